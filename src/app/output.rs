@@ -1,0 +1,100 @@
+//! Turning stream slices into response fields: text or base64, cut at UTF-8 boundaries,
+//! with cursors and truncation stated plainly.
+
+use base64::Engine;
+use serde_json::{Value, json};
+
+use crate::contract::Encoding;
+use crate::spool::{Slice, incomplete_utf8_tail};
+
+/// Default most bytes per stream in one answer.
+pub const DEFAULT_MAX_BYTES: usize = 64 * 1024;
+
+/// One stream's part of an answer.
+pub struct StreamOut {
+    pub text: String,
+    pub info: Value,
+    pub next_cursor: u64,
+    pub truncated: bool,
+}
+
+/// Render `slice`. `more_may_come` is true while the producer is alive: then a character
+/// split at the end is held back for the next read instead of being mangled.
+pub fn render(mut slice: Slice, encoding: Encoding, total: u64, more_may_come: bool) -> StreamOut {
+    let cut_inside = slice.omitted_after > 0 || more_may_come;
+    if encoding == Encoding::Utf8 && cut_inside {
+        let drop = incomplete_utf8_tail(&slice.bytes);
+        if drop > 0 && drop < slice.bytes.len() {
+            slice.bytes.truncate(slice.bytes.len() - drop);
+            slice.end -= drop as u64;
+            slice.omitted_after += drop as u64;
+        }
+    }
+    let (text, lossy) = match encoding {
+        Encoding::Utf8 => match String::from_utf8(slice.bytes) {
+            Ok(s) => (s, false),
+            Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+        },
+        Encoding::Base64 => (
+            base64::engine::general_purpose::STANDARD.encode(&slice.bytes),
+            false,
+        ),
+    };
+    let truncated = slice.omitted_after > 0 || slice.omitted_before > 0;
+    let mut info = json!({
+        "start": slice.start,
+        "end": slice.end,
+        "total": total,
+        "truncated": truncated,
+        "bytes_omitted": slice.omitted_after + slice.omitted_before,
+    });
+    if lossy {
+        info["lossy"] = json!(true);
+    }
+    StreamOut {
+        text,
+        info,
+        next_cursor: slice.end,
+        truncated,
+    }
+}
+
+pub fn encoding_name(e: Encoding) -> &'static str {
+    match e {
+        Encoding::Utf8 => "utf8",
+        Encoding::Base64 => "base64",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slice(bytes: &[u8], omitted_after: u64) -> Slice {
+        Slice {
+            bytes: bytes.to_vec(),
+            start: 0,
+            end: bytes.len() as u64,
+            omitted_after,
+            omitted_before: 0,
+        }
+    }
+
+    #[test]
+    fn split_characters_are_held_back() {
+        let euro = "a€".as_bytes();
+        let out = render(slice(&euro[..3], 1), Encoding::Utf8, 4, false);
+        assert_eq!(out.text, "a");
+        assert_eq!(out.next_cursor, 1);
+        assert!(out.truncated);
+    }
+
+    #[test]
+    fn invalid_bytes_are_lossy_or_exact() {
+        let out = render(slice(&[0x66, 0xff, 0x6f], 0), Encoding::Utf8, 3, false);
+        assert_eq!(out.text, "f\u{fffd}o");
+        assert_eq!(out.info["lossy"], true);
+        let out = render(slice(&[0x66, 0xff, 0x6f], 0), Encoding::Base64, 3, false);
+        assert_eq!(out.text, "Zv9v");
+    }
+}

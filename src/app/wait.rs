@@ -1,0 +1,54 @@
+//! Bounded waits that keep the caller informed: every wait has a deadline, and while it
+//! lasts a progress report goes out at a steady pace (MCP clients give up on silent calls).
+
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+/// Pace of progress reports during a wait.
+pub const PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Where progress goes; the MCP layer turns it into `notifications/progress`.
+pub trait Progress: Send + Sync {
+    fn report(&self, elapsed: Duration, message: String);
+}
+
+/// Progress nobody listens to.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn report(&self, _elapsed: Duration, _message: String) {}
+}
+
+/// Wait until `done()` holds or `deadline` passes, waking on every change of `rx`.
+/// Returns whether `done()` held.
+pub async fn wait_until(
+    rx: &mut watch::Receiver<u64>,
+    deadline: Instant,
+    progress: &dyn Progress,
+    what: &str,
+    mut done: impl FnMut() -> bool,
+) -> bool {
+    let started = Instant::now();
+    let mut next_report = started + PROGRESS_INTERVAL;
+    loop {
+        if done() {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        if now >= next_report {
+            let elapsed = now - started;
+            progress.report(elapsed, format!("{what} ({}s)", elapsed.as_secs()));
+            next_report = now + PROGRESS_INTERVAL;
+        }
+        let wake = deadline.min(next_report);
+        match tokio::time::timeout_at(wake.into(), rx.changed()).await {
+            Ok(Ok(())) | Err(_) => {}
+            // The sender is gone: nothing will change any more.
+            Ok(Err(_)) => return done(),
+        }
+    }
+}

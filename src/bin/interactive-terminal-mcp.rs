@@ -1,0 +1,116 @@
+//! `interactive-terminal-mcp`: the MCP server on stdio.
+
+use itmcp::app::App;
+use itmcp::cli::{self, Outcome};
+use itmcp::config::{Config, OPTS};
+use itmcp::contract::schema;
+use itmcp::mcp::McpServer;
+use itmcp::process::reaper;
+use rmcp::ServiceExt;
+
+const ABOUT: &str = "interactive-terminal-mcp: an MCP server (stdio) that lets AI agents run and drive \
+terminals: one-shot commands, long-running processes, shells and REPLs.\n\n\
+It serves the tool memory_terminal_interactive (seed 003 contract: execute, read_output, terminate, list). \
+Headless commands run over pipes in their own process group; every byte of output stays readable by cursor; \
+terminate and timeouts kill the whole process tree; when the server exits (stdin closed, SIGTERM, SIGINT) \
+everything it started is killed. Logs go to stderr; stdout is the MCP channel.";
+
+const FOOTER: &str = "Register it in an MCP client as a stdio server whose command is this binary \
+(see README.md for Claude Desktop, VS Code and Codex).";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let parsed = match cli::parse(OPTS, &args, &|k| std::env::var(k).ok()) {
+        Ok(Outcome::Run(p)) => p,
+        Ok(Outcome::Help) => {
+            print!(
+                "{}",
+                cli::help(ABOUT, "interactive-terminal-mcp [OPTIONS]", OPTS, FOOTER)
+            );
+            return;
+        }
+        Ok(Outcome::Version) => {
+            println!("interactive-terminal-mcp {}", env!("CARGO_PKG_VERSION"));
+            return;
+        }
+        Err(e) => {
+            eprintln!("interactive-terminal-mcp: {e}");
+            std::process::exit(2);
+        }
+    };
+    let cfg = match Config::from_parsed(&parsed) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("interactive-terminal-mcp: {e}");
+            std::process::exit(2);
+        }
+    };
+    itmcp::telemetry::init(&cfg.log, "info");
+    if let Err(e) = schema::init() {
+        eprintln!("interactive-terminal-mcp: {e}");
+        std::process::exit(1);
+    }
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("interactive-terminal-mcp: cannot start the runtime: {e}");
+            std::process::exit(1);
+        }
+    };
+    let code = rt.block_on(serve(cfg));
+    rt.shutdown_timeout(std::time::Duration::from_secs(1));
+    std::process::exit(code);
+}
+
+async fn serve(cfg: Config) -> i32 {
+    reaper::become_subreaper();
+    reaper::spawn_reaper();
+    let app = App::new(cfg);
+    let server = match McpServer::new(app.clone()) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot build the tool server");
+            return 1;
+        }
+    };
+    let running = match server.serve(rmcp::transport::stdio()).await {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::error!(error = %e, "MCP initialization failed");
+            app.shutdown().await;
+            return 1;
+        }
+    };
+    tracing::info!("serving MCP on stdio");
+    let ct = running.cancellation_token();
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let waiting = running.waiting();
+    tokio::pin!(waiting);
+    let sigterm = async {
+        match &mut term {
+            Some(s) => {
+                s.recv().await;
+            }
+            None => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        r = &mut waiting => {
+            if let Err(e) = r {
+                tracing::warn!(error = %e, "MCP service ended with an error");
+            }
+            tracing::info!("client closed the connection");
+        }
+        _ = sigterm => {
+            tracing::info!("SIGTERM");
+            ct.cancel();
+        }
+        _ = tokio::signal::ctrl_c() => {
+            tracing::info!("SIGINT");
+            ct.cancel();
+        }
+    }
+    app.shutdown().await;
+    tracing::info!("stopped; every process this server started was killed");
+    0
+}

@@ -1,0 +1,132 @@
+//! The MCP server's settings: every flag and environment variable, declared once.
+
+use std::path::PathBuf;
+
+use crate::cli::{Opt, Parsed};
+use crate::contract::Phase;
+
+/// Default wait of `execute` before answering `running: true`.
+pub const DEFAULT_EXECUTE_WAIT_MS: u64 = 5_000;
+/// Longest any single call may wait.
+pub const MAX_WAIT_MS: u64 = 600_000;
+
+pub const OPTS: &[Opt] = &[
+    Opt {
+        flag: "--shell",
+        env: "PM_TERM_SHELL",
+        value: Some("PATH"),
+        default: "/bin/sh",
+        help: "Shell that runs headless command lines (execution.command without args) as `<shell> -c <line>`.",
+    },
+    Opt {
+        flag: "--deprecation-phase",
+        env: "PM_TERM_DEPRECATION_PHASE",
+        value: Some("A|B|C"),
+        default: "A",
+        help: "Legacy alias handling (seed 003 §9.3): A accepts aliases and records the resolution; B also returns a deprecation warning; C rejects aliases with a migration hint.",
+    },
+    Opt {
+        flag: "--spool-dir",
+        env: "PM_TERM_SPOOL_DIR",
+        value: Some("DIR"),
+        default: "",
+        help: "Directory for output that no longer fits in memory (files are unlinked at once and vanish with the server). Default: $TMPDIR/interactive-terminal-mcp-<uid>.",
+    },
+    Opt {
+        flag: "--output-memory",
+        env: "PM_TERM_OUTPUT_MEMORY_BYTES",
+        value: Some("BYTES"),
+        default: "1048576",
+        help: "Bytes of output each stream keeps in memory; older output moves to the spool directory and stays readable by cursor.",
+    },
+    Opt {
+        flag: "--max-sessions",
+        env: "PM_TERM_MAX_SESSIONS",
+        value: Some("N"),
+        default: "64",
+        help: "Most headless sessions running at once; beyond it execute answers PM_TERM_INVALID_PAYLOAD with the limit.",
+    },
+    Opt {
+        flag: "--max-retained",
+        env: "PM_TERM_MAX_RETAINED",
+        value: Some("N"),
+        default: "256",
+        help: "Most exited sessions kept readable; the oldest are pruned first.",
+    },
+    Opt {
+        flag: "--wait-ms",
+        env: "PM_TERM_DEFAULT_WAIT_MS",
+        value: Some("MS"),
+        default: "5000",
+        help: "How long execute waits for a command to finish before answering running: true (a request's runtime.wait_ms overrides it).",
+    },
+    Opt {
+        flag: "--log",
+        env: "PM_TERM_LOG",
+        value: Some("FILTER"),
+        default: "info",
+        help: "Log filter for stderr (tracing EnvFilter syntax, e.g. debug or itmcp=trace). RUST_LOG is honoured when this is unset.",
+    },
+];
+
+/// Settings of the MCP server, typed.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub shell: PathBuf,
+    pub phase: Phase,
+    pub spool_dir: PathBuf,
+    pub output_memory: usize,
+    pub max_sessions: usize,
+    pub max_retained: usize,
+    pub default_wait_ms: u64,
+    pub log: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            shell: PathBuf::from("/bin/sh"),
+            phase: Phase::A,
+            spool_dir: default_spool_dir(),
+            output_memory: crate::spool::DEFAULT_MEMORY_LIMIT,
+            max_sessions: crate::exec::DEFAULT_MAX_RUNNING,
+            max_retained: crate::exec::DEFAULT_MAX_RETAINED,
+            default_wait_ms: DEFAULT_EXECUTE_WAIT_MS,
+            log: "info".into(),
+        }
+    }
+}
+
+pub fn default_spool_dir() -> PathBuf {
+    let uid = nix::unistd::getuid().as_raw();
+    std::env::temp_dir().join(format!("interactive-terminal-mcp-{uid}"))
+}
+
+impl Config {
+    pub fn from_parsed(p: &Parsed) -> Result<Config, String> {
+        let d = Config::default();
+        let positive = |flag: &str, default: usize| -> Result<usize, String> {
+            match p.number::<usize>(flag)? {
+                Some(0) => Err(format!("{flag} must be at least 1")),
+                Some(n) => Ok(n),
+                None => Ok(default),
+            }
+        };
+        Ok(Config {
+            shell: p.get("--shell").map(PathBuf::from).unwrap_or(d.shell),
+            phase: match p.get("--deprecation-phase") {
+                Some(v) => v.parse()?,
+                None => d.phase,
+            },
+            spool_dir: p.get("--spool-dir").map(PathBuf::from).unwrap_or(d.spool_dir),
+            output_memory: positive("--output-memory", d.output_memory)?,
+            max_sessions: positive("--max-sessions", d.max_sessions)?,
+            max_retained: positive("--max-retained", d.max_retained)?,
+            default_wait_ms: p
+                .number::<u64>("--wait-ms")?
+                .unwrap_or(d.default_wait_ms)
+                .min(MAX_WAIT_MS),
+            log: p.get("--log").unwrap_or("info").to_string(),
+        })
+    }
+}

@@ -1,0 +1,20 @@
+//! The canonical interactive-terminal contract (seed 003 §1–§3): request parsing, alias
+//! resolution, validation, responses and the `PM_TERM_*` error taxonomy. Nothing here
+//! knows about MCP or about how commands run.
+
+pub mod alias;
+pub mod error;
+pub mod keys;
+pub mod request;
+pub mod response;
+pub mod schema;
+pub mod validate;
+
+#[cfg(test)]
+mod tests;
+
+pub use alias::Phase;
+pub use error::{ErrorCode, Fallback, TermError};
+pub use request::{Action, Encoding, Intent, Mode, Request, View};
+pub use response::Ctx;
+pub use validate::{Rejected, parse};

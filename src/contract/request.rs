@@ -1,0 +1,207 @@
+//! The canonical request of seed 003 §2.1, as the rest of the server sees it: every alias
+//! resolved, every legacy flat key moved to its nested place, every §2.3 rule checked.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Execute,
+    ReadOutput,
+    Terminate,
+    List,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Execute => "execute",
+            Action::ReadOutput => "read_output",
+            Action::Terminate => "terminate",
+            Action::List => "list",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Action> {
+        match s {
+            "execute" => Some(Action::Execute),
+            "read_output" => Some(Action::ReadOutput),
+            "terminate" => Some(Action::Terminate),
+            "list" => Some(Action::List),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    Interactive,
+    Headless,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Interactive => "interactive",
+            Mode::Headless => "headless",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "interactive" => Some(Mode::Interactive),
+            "headless" => Some(Mode::Headless),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Intent {
+    OpenOnly,
+    ExecuteCommand,
+}
+
+/// Terminal output views of `read_output`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum View {
+    Raw,
+    #[default]
+    Text,
+    Screen,
+    Commands,
+}
+
+impl View {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            View::Raw => "raw",
+            View::Text => "text",
+            View::Screen => "screen",
+            View::Commands => "commands",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Encoding {
+    #[default]
+    Utf8,
+    Base64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Correlation {
+    pub request_id: String,
+    pub trace_id: String,
+    pub client_request_id: Option<String>,
+}
+
+/// How the request's action was reached: directly, or through a legacy alias.
+#[derive(Debug, Clone, Default)]
+pub struct Resolution {
+    pub canonical_action: Option<Action>,
+    pub alias_applied: bool,
+    pub legacy_action: Option<String>,
+    pub mode: Option<Mode>,
+    pub deprecation: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Runtime {
+    pub workspace_id: Option<String>,
+    pub cwd: Option<String>,
+    pub timeout_ms: Option<u64>,
+    pub wait_ms: Option<u64>,
+    pub adapter_override: Option<String>,
+    pub binary_path: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Execution {
+    pub command: Option<String>,
+    pub args: Option<Vec<String>>,
+    pub env: Option<BTreeMap<String, String>>,
+    pub input: Option<String>,
+    pub keys: Option<Vec<String>>,
+    pub wait_for: Option<String>,
+    pub name: Option<String>,
+    pub shell: Option<String>,
+    pub cols: Option<u16>,
+    pub rows: Option<u16>,
+}
+
+impl Execution {
+    pub fn is_empty(&self) -> bool {
+        self.command.is_none()
+            && self.args.is_none()
+            && self.env.is_none()
+            && self.input.is_none()
+            && self.keys.is_none()
+            && self.wait_for.is_none()
+            && self.name.is_none()
+            && self.shell.is_none()
+            && self.cols.is_none()
+            && self.rows.is_none()
+    }
+
+    /// True when the request sends keystrokes rather than a command line.
+    pub fn has_raw_input(&self) -> bool {
+        self.input.is_some() || self.keys.is_some()
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Target {
+    pub session_id: Option<String>,
+    pub terminal_id: Option<String>,
+}
+
+impl Target {
+    pub fn is_empty(&self) -> bool {
+        self.session_id.is_none() && self.terminal_id.is_none()
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct OutputOptions {
+    pub cursor: Option<u64>,
+    pub stdout_cursor: Option<u64>,
+    pub stderr_cursor: Option<u64>,
+    pub max_bytes: Option<usize>,
+    pub tail: Option<bool>,
+    pub view: Option<View>,
+    pub encoding: Option<Encoding>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Compat {
+    pub legacy_action: Option<String>,
+    pub caller_surface: Option<String>,
+}
+
+/// A validated canonical request.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub action: Action,
+    /// For execute: the requested mode. For the other actions: the mode the target implies.
+    pub mode: Option<Mode>,
+    pub intent: Option<Intent>,
+    pub correlation: Correlation,
+    pub resolution: Resolution,
+    pub runtime: Runtime,
+    pub execution: Execution,
+    pub target: Target,
+    pub output: OutputOptions,
+    pub compat: Compat,
+}

@@ -1,0 +1,147 @@
+//! Headless execution: one manager owning every pipe-based session, its limits as named
+//! constants, every session's output kept by cursor until it is pruned.
+
+pub mod session;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+pub use session::{Program, Session, StartSpec, Status, Stream};
+
+use crate::ids;
+
+/// Default most sessions running at once.
+pub const DEFAULT_MAX_RUNNING: usize = 64;
+/// Default most exited sessions kept readable; the oldest are pruned first.
+pub const DEFAULT_MAX_RETAINED: usize = 256;
+
+#[derive(Debug, Clone)]
+pub struct ExecConfig {
+    pub spool_dir: PathBuf,
+    pub memory_limit: usize,
+    pub max_running: usize,
+    pub max_retained: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error("working directory {path:?} {reason}")]
+    Cwd { path: String, reason: String },
+    #[error("cannot start {program:?}: {source}")]
+    Spawn {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("too many running sessions ({max}); terminate some or wait for them to finish")]
+    Limit { max: usize },
+}
+
+pub struct ExecManager {
+    cfg: ExecConfig,
+    /// Keyed by id: ULIDs sort by creation time, so iteration is oldest first.
+    sessions: Mutex<BTreeMap<String, Arc<Session>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Resolve and check a working directory: it must exist and be a directory; a relative
+/// path is taken from the server's own directory.
+pub fn resolve_cwd(cwd: Option<&str>) -> Result<PathBuf, ExecError> {
+    let base = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let Some(raw) = cwd else { return Ok(base) };
+    let path = if Path::new(raw).is_absolute() {
+        PathBuf::from(raw)
+    } else {
+        base.join(raw)
+    };
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_dir() => Ok(path),
+        Ok(_) => Err(ExecError::Cwd {
+            path: raw.to_string(),
+            reason: "is not a directory".into(),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ExecError::Cwd {
+            path: raw.to_string(),
+            reason: "does not exist".into(),
+        }),
+        Err(e) => Err(ExecError::Cwd {
+            path: raw.to_string(),
+            reason: format!("is not accessible ({e})"),
+        }),
+    }
+}
+
+impl ExecManager {
+    pub fn new(cfg: ExecConfig) -> ExecManager {
+        ExecManager {
+            cfg,
+            sessions: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    pub fn start(&self, spec: StartSpec) -> Result<Arc<Session>, ExecError> {
+        let mut sessions = lock(&self.sessions);
+        let running = sessions.values().filter(|s| s.is_running()).count();
+        if running >= self.cfg.max_running {
+            return Err(ExecError::Limit {
+                max: self.cfg.max_running,
+            });
+        }
+        prune(&mut sessions, self.cfg.max_retained.saturating_sub(1));
+        let id = ids::new_id(ids::SESSION);
+        let program = match &spec.program {
+            Program::Shell { shell, .. } => shell.display().to_string(),
+            Program::Argv { program, .. } => program.clone(),
+        };
+        let session = Session::spawn(id.clone(), spec, &self.cfg.spool_dir, self.cfg.memory_limit)
+            .map_err(|source| ExecError::Spawn { program, source })?;
+        tracing::info!(session = %id, pid = session.pid, command = %session.command, "session started");
+        sessions.insert(id, session.clone());
+        Ok(session)
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<Session>> {
+        lock(&self.sessions).get(id).cloned()
+    }
+
+    /// Every session, oldest first.
+    pub fn list(&self) -> Vec<Arc<Session>> {
+        lock(&self.sessions).values().cloned().collect()
+    }
+
+    /// Kill every session's process tree (server shutdown).
+    pub async fn shutdown(&self) {
+        let all = self.list();
+        for s in all {
+            if s.is_running() {
+                s.kill().await;
+            } else {
+                let sel = crate::process::Selector {
+                    marker: Some(s.id.clone()),
+                    ..Default::default()
+                };
+                let _ = tokio::task::spawn_blocking(move || crate::process::kill_tree(&sel)).await;
+            }
+        }
+    }
+}
+
+/// Drop the oldest exited sessions until at most `keep_exited` remain.
+fn prune(sessions: &mut BTreeMap<String, Arc<Session>>, keep_exited: usize) {
+    let exited: Vec<String> = sessions
+        .iter()
+        .filter(|(_, s)| !s.is_running())
+        .map(|(k, _)| k.clone())
+        .collect();
+    if exited.len() <= keep_exited {
+        return;
+    }
+    for id in exited.iter().take(exited.len() - keep_exited) {
+        sessions.remove(id);
+        tracing::debug!(session = %id, "pruned exited session");
+    }
+}

@@ -1,0 +1,332 @@
+//! One headless execution: a process over pipes, stdin closed, stdout and stderr kept apart
+//! in their own spools, in its own process group.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime};
+
+use tokio::io::AsyncReadExt;
+use tokio::sync::watch;
+
+use crate::process::{self, OWNER_ENV, Selector, reaper};
+use crate::spool::{Slice, Spool};
+
+/// Read size for the stdout / stderr pipes.
+const PIPE_READ_SIZE: usize = 64 * 1024;
+
+/// After the process exits, how long to wait for its pipes to close before reporting the
+/// exit (background children may hold them open; their output keeps arriving anyway).
+const PIPE_DRAIN_GRACE: Duration = Duration::from_millis(250);
+
+/// How long terminate waits for the killed root to be reaped.
+const KILL_REAP_WAIT: Duration = Duration::from_secs(5);
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub enum Program {
+    /// A command line for the shell (`<shell> -c <line>`).
+    Shell { shell: PathBuf, line: String },
+    /// A program and its argv, without a shell.
+    Argv { program: String, args: Vec<String> },
+}
+
+#[derive(Debug, Clone)]
+pub struct StartSpec {
+    pub program: Program,
+    /// The command as shown in `list`.
+    pub display: String,
+    pub cwd: PathBuf,
+    pub env: BTreeMap<String, String>,
+    pub timeout: Option<Duration>,
+    pub workspace_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+impl Stream {
+    fn index(self) -> usize {
+        match self {
+            Stream::Stdout => 0,
+            Stream::Stderr => 1,
+        }
+    }
+}
+
+/// A point-in-time view of a session.
+#[derive(Debug, Clone)]
+pub struct Status {
+    pub running: bool,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    pub duration: Duration,
+    pub stdout_len: u64,
+    pub stderr_len: u64,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Set once the process exited and its pipes drained (or the grace passed).
+    exited: Option<(Option<i32>, Option<i32>)>,
+    ended: Option<Instant>,
+    /// The root process has been reaped: its pid may be reused, never signal it again.
+    reaped: bool,
+    timed_out: bool,
+}
+
+pub struct Session {
+    pub id: String,
+    pub command: String,
+    pub cwd: PathBuf,
+    pub workspace_id: Option<String>,
+    pub started_at: SystemTime,
+    pub pid: i32,
+    started: Instant,
+    state: Mutex<State>,
+    streams: [Mutex<Spool>; 2],
+    delivered: Mutex<[u64; 2]>,
+    changed: watch::Sender<u64>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Session {
+    /// Start the process. The caller has validated `spec.cwd`.
+    pub fn spawn(
+        id: String,
+        spec: StartSpec,
+        spool_dir: &std::path::Path,
+        memory_limit: usize,
+    ) -> std::io::Result<Arc<Session>> {
+        let mut cmd = match &spec.program {
+            Program::Shell { shell, line } => {
+                let mut c = tokio::process::Command::new(shell);
+                c.arg("-c").arg(line);
+                c
+            }
+            Program::Argv { program, args } => {
+                let mut c = tokio::process::Command::new(program);
+                c.args(args);
+                c
+            }
+        };
+        cmd.current_dir(&spec.cwd)
+            .envs(&spec.env)
+            .env(OWNER_ENV, &id)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(false);
+        let mut child = {
+            let mut guard = reaper::spawn_guard();
+            let child = cmd.spawn()?;
+            if let Some(pid) = child.id() {
+                guard.register(pid as i32);
+            }
+            child
+        };
+        let pid = child.id().map(|p| p as i32).unwrap_or(0);
+        let (changed, _) = watch::channel(0u64);
+        let session = Arc::new(Session {
+            id,
+            command: spec.display,
+            cwd: spec.cwd,
+            workspace_id: spec.workspace_id,
+            started_at: SystemTime::now(),
+            pid,
+            started: Instant::now(),
+            state: Mutex::new(State::default()),
+            streams: [
+                Mutex::new(Spool::new(spool_dir, memory_limit)),
+                Mutex::new(Spool::new(spool_dir, memory_limit)),
+            ],
+            delivered: Mutex::new([0, 0]),
+            changed,
+        });
+        let out = child.stdout.take().map(|r| session.clone().pump(r, Stream::Stdout));
+        let err = child.stderr.take().map(|r| session.clone().pump(r, Stream::Stderr));
+        let s = session.clone();
+        tokio::spawn(async move {
+            let status = child.wait().await;
+            {
+                let mut st = lock(&s.state);
+                st.reaped = true;
+            }
+            reaper::unregister(pid);
+            let drain = async {
+                if let Some(h) = out {
+                    let _ = h.await;
+                }
+                if let Some(h) = err {
+                    let _ = h.await;
+                }
+            };
+            let _ = tokio::time::timeout(PIPE_DRAIN_GRACE, drain).await;
+            let (code, signal) = match status {
+                Ok(st) => {
+                    use std::os::unix::process::ExitStatusExt;
+                    (st.code(), st.signal())
+                }
+                Err(e) => {
+                    tracing::warn!(session = %s.id, error = %e, "wait failed");
+                    (None, None)
+                }
+            };
+            {
+                let mut st = lock(&s.state);
+                st.exited = Some((code, signal));
+                st.ended = Some(Instant::now());
+            }
+            s.bump();
+            tracing::debug!(session = %s.id, ?code, ?signal, "session exited");
+        });
+        if let Some(limit) = spec.timeout {
+            let s = session.clone();
+            tokio::spawn(async move {
+                let mut rx = s.subscribe();
+                let deadline = tokio::time::Instant::now() + limit;
+                while s.is_running() {
+                    match tokio::time::timeout_at(deadline, rx.changed()).await {
+                        Ok(Ok(())) => continue,
+                        Ok(Err(_)) => return,
+                        Err(_) => break,
+                    }
+                }
+                if s.is_running() {
+                    lock(&s.state).timed_out = true;
+                    tracing::info!(session = %s.id, timeout_ms = limit.as_millis() as u64, "timeout: killing process tree");
+                    s.kill().await;
+                }
+            });
+        }
+        Ok(session)
+    }
+
+    fn pump<R>(self: Arc<Self>, mut r: R, which: Stream) -> tokio::task::JoinHandle<()>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    {
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; PIPE_READ_SIZE];
+            loop {
+                match r.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        lock(&self.streams[which.index()]).append(&buf[..n]);
+                        self.bump();
+                    }
+                }
+            }
+        })
+    }
+
+    fn bump(&self) {
+        self.changed.send_modify(|v| *v = v.wrapping_add(1));
+    }
+
+    /// A receiver that wakes on new output and on exit.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    pub fn is_running(&self) -> bool {
+        lock(&self.state).exited.is_none()
+    }
+
+    pub fn status(&self) -> Status {
+        let st = lock(&self.state);
+        let (exit_code, signal) = st.exited.unwrap_or((None, None));
+        let end = st.ended.unwrap_or_else(Instant::now);
+        Status {
+            running: st.exited.is_none(),
+            exit_code,
+            signal,
+            timed_out: st.timed_out,
+            duration: end.duration_since(self.started),
+            stdout_len: lock(&self.streams[0]).len(),
+            stderr_len: lock(&self.streams[1]).len(),
+        }
+    }
+
+    pub fn age(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    pub fn stream_len(&self, which: Stream) -> u64 {
+        lock(&self.streams[which.index()]).len()
+    }
+
+    /// Where the last answer for this stream ended.
+    pub fn delivered(&self, which: Stream) -> u64 {
+        lock(&self.delivered)[which.index()]
+    }
+
+    /// Read from `cursor` (or the last delivered offset); remembers what was delivered.
+    pub fn read(
+        &self,
+        which: Stream,
+        cursor: Option<u64>,
+        max: usize,
+        tail: bool,
+    ) -> std::io::Result<Slice> {
+        let from = cursor.unwrap_or_else(|| self.delivered(which));
+        let spool = lock(&self.streams[which.index()]);
+        let slice = if tail {
+            spool.read_tail(from, max)?
+        } else {
+            spool.read(from, max)?
+        };
+        drop(spool);
+        let mut d = lock(&self.delivered);
+        d[which.index()] = d[which.index()].max(slice.end);
+        Ok(slice)
+    }
+
+    /// Memory held by this session's output.
+    pub fn memory_bytes(&self) -> usize {
+        self.streams.iter().map(|s| lock(s).memory_bytes()).sum()
+    }
+
+    /// Kill everything this session started; returns the pids killed.
+    pub async fn kill(self: &Arc<Self>) -> Vec<i32> {
+        let sel = {
+            let st = lock(&self.state);
+            if st.reaped {
+                Selector {
+                    marker: Some(self.id.clone()),
+                    ..Selector::default()
+                }
+            } else {
+                Selector {
+                    root: Some(self.pid),
+                    pgrp: Some(self.pid),
+                    marker: Some(self.id.clone()),
+                    ..Selector::default()
+                }
+            }
+        };
+        let killed = tokio::task::spawn_blocking(move || process::kill_tree(&sel))
+            .await
+            .unwrap_or_default();
+        // Wait for the exit to be recorded so the caller sees the final status.
+        let mut rx = self.subscribe();
+        let _ = tokio::time::timeout(KILL_REAP_WAIT, async {
+            while self.is_running() {
+                if rx.changed().await.is_err() {
+                    break;
+                }
+            }
+        })
+        .await;
+        killed
+    }
+}

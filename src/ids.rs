@@ -1,0 +1,48 @@
+//! Identities: ULIDs with a prefix naming what they identify (DESIGN.md "Identities").
+
+/// Prefix of generated request ids.
+pub const REQUEST: &str = "req";
+/// Prefix of generated trace ids.
+pub const TRACE: &str = "trace";
+/// Prefix of headless session ids.
+pub const SESSION: &str = "ses";
+/// Prefix of terminal ids.
+pub const TERMINAL: &str = "term";
+
+/// Longest id accepted from a caller.
+const MAX_EXTERNAL_ID_LEN: usize = 256;
+
+/// A fresh `<prefix>_<ulid>`.
+pub fn new_id(prefix: &str) -> String {
+    format!("{prefix}_{}", ulid::Ulid::generate())
+}
+
+/// Ids from callers are echoed back and logged: printable ASCII without spaces only.
+pub fn is_acceptable_external_id(s: &str) -> bool {
+    !s.is_empty() && s.len() <= MAX_EXTERNAL_ID_LEN && s.bytes().all(|b| (0x21..=0x7e).contains(&b))
+}
+
+/// The AHP channel URI of a terminal (`ahp-terminal:/term_<ulid>`).
+pub fn terminal_uri(terminal_id: &str) -> String {
+    format!("ahp-terminal:/{terminal_id}")
+}
+
+/// The terminal id in an AHP terminal channel URI.
+pub fn terminal_id_from_uri(uri: &str) -> Option<&str> {
+    uri.strip_prefix("ahp-terminal:/").filter(|id| !id.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_have_prefixes() {
+        let id = new_id(SESSION);
+        assert!(id.starts_with("ses_") && id.len() == 4 + 26);
+        assert!(is_acceptable_external_id("req_abc-1"));
+        assert!(!is_acceptable_external_id("has space"));
+        assert!(!is_acceptable_external_id(""));
+        assert_eq!(terminal_id_from_uri(&terminal_uri("term_X")), Some("term_X"));
+    }
+}

@@ -1,0 +1,17 @@
+//! interactive-terminal-mcp: an MCP server that lets AI agents run and drive terminals.
+//!
+//! Layers, top to bottom (see DESIGN.md): `mcp` (rmcp tool server) → `app` (the contract
+//! service: parse, authorize, route, respond) → `contract` (request, aliases, validation,
+//! `PM_TERM_*` errors) → `exec` (headless pipes). Shared below them: `spool` (output by
+//! absolute offset) and `process` (subreaper, process-tree kill).
+
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod contract;
+pub mod exec;
+pub mod ids;
+pub mod mcp;
+pub mod process;
+pub mod spool;
+pub mod telemetry;

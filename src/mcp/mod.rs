@@ -1,0 +1,146 @@
+//! The rmcp tool server: one struct, its tools described from `schemas/`, structured results
+//! that are the canonical payloads, and a readable text block beside them.
+//!
+//! Protocol errors (an unknown tool) stay JSON-RPC errors; everything the contract rejects or
+//! the runtime fails at is a tool result with `isError: true` and its `PM_TERM_*` payload.
+
+pub mod text;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
+use serde_json::{Map, Value};
+
+use crate::app::{App, NoProgress, Progress};
+use crate::contract::schema;
+
+/// The canonical tool of seed 003.
+pub const INTERACTIVE_TOOL: &str = "memory_terminal_interactive";
+
+const INTERACTIVE_DESCRIPTION: &str = "Run and drive terminals without losing a byte.\n\
+- Run a command: {\"action\":\"execute\",\"invocation\":{\"mode\":\"headless\",\"intent\":\"execute_command\"},\"execution\":{\"command\":\"cargo test\"}}. Headless runs over pipes (stdout/stderr apart, stdin closed) and answers when it exits or after runtime.wait_ms (default 5s) with running:true and a session_id.\n\
+- Follow up: {\"action\":\"read_output\",\"target\":{\"session_id\":\"ses_...\"},\"runtime\":{\"wait_ms\":10000}} returns only output you have not seen yet (or after output.stdout_cursor / stderr_cursor), plus exit_code once done.\n\
+- Stop: {\"action\":\"terminate\",\"target\":{\"session_id\":\"ses_...\"}} kills the whole process tree. {\"action\":\"list\"} shows everything.\n\
+- runtime.timeout_ms is a hard limit (the tree is killed; PM_TERM_TIMEOUT with the output so far). Failures carry error.code PM_TERM_* and a fallback telling you what to do next.";
+
+const INSTRUCTIONS: &str = "interactive-terminal-mcp runs commands for you. Use memory_terminal_interactive: \
+execute (headless for builds/tests/one-shot commands), read_output to follow long-running commands by cursor, \
+terminate to stop a process tree, list to see everything. Every failure has a PM_TERM_* code and a fallback.";
+
+/// The MCP face of the [`App`].
+#[derive(Clone)]
+pub struct McpServer {
+    app: Arc<App>,
+    tools: Arc<Vec<Tool>>,
+}
+
+impl McpServer {
+    pub fn new(app: Arc<App>) -> Result<McpServer, String> {
+        let input = Arc::new(schema::request_schema()?);
+        let output = Arc::new(schema::output_schema()?);
+        let interactive = Tool::new(INTERACTIVE_TOOL, INTERACTIVE_DESCRIPTION, input)
+            .with_title("Interactive terminal")
+            .with_raw_output_schema(output)
+            .with_annotations(
+                ToolAnnotations::with_title("Interactive terminal")
+                    .read_only(false)
+                    .destructive(true)
+                    .idempotent(false)
+                    .open_world(true),
+            );
+        Ok(McpServer {
+            app,
+            tools: Arc::new(vec![interactive]),
+        })
+    }
+
+    /// Turn a payload into a tool result: structured content plus its text rendering.
+    fn tool_result(payload: Value) -> CallToolResult {
+        let text = text::render(&payload);
+        let failed = payload.get("success") != Some(&Value::Bool(true));
+        let mut r = if failed {
+            CallToolResult::error(vec![ContentBlock::text(text)])
+        } else {
+            CallToolResult::success(vec![ContentBlock::text(text)])
+        };
+        r.structured_content = Some(payload);
+        r
+    }
+}
+
+/// MCP progress notifications for one tool call.
+struct McpProgress {
+    peer: Peer<RoleServer>,
+    token: ProgressToken,
+    sent: AtomicU64,
+}
+
+impl Progress for McpProgress {
+    fn report(&self, elapsed: Duration, message: String) {
+        let n = self.sent.fetch_add(1, Ordering::Relaxed) + 1;
+        let peer = self.peer.clone();
+        let param = ProgressNotificationParam::new(self.token.clone(), n as f64)
+            .with_message(format!("{message}; {} ms", elapsed.as_millis()));
+        tokio::spawn(async move {
+            let _ = peer.notify_progress(param).await;
+        });
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("interactive-terminal-mcp", env!("CARGO_PKG_VERSION"))
+                    .with_title("Interactive terminal MCP server"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        if request.name != INTERACTIVE_TOOL {
+            return Err(McpError::invalid_params(
+                format!("unknown tool {:?}", request.name),
+                None,
+            ));
+        }
+        let args = Value::Object(request.arguments.unwrap_or_else(Map::new));
+        let token = context.meta.get_progress_token();
+        let payload = match token {
+            Some(token) => {
+                let p = McpProgress {
+                    peer: context.peer.clone(),
+                    token,
+                    sent: AtomicU64::new(0),
+                };
+                self.app.handle(&args, &p).await
+            }
+            None => self.app.handle(&args, &NoProgress).await,
+        };
+        Ok(McpServer::tool_result(payload).into())
+    }
+}

@@ -1,0 +1,160 @@
+//! The short readable text block that accompanies every structured result: status, exit
+//! code, the output, and what to do next. Built from the canonical payload alone.
+
+use serde_json::Value;
+
+fn s<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    path.iter().try_fold(v, |v, k| v.get(*k))
+}
+
+fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
+    s(v, path).and_then(Value::as_str)
+}
+
+/// Render a payload (success or failure) as text for the model.
+pub fn render(payload: &Value) -> String {
+    if payload.get("success") != Some(&Value::Bool(true)) {
+        return render_failure(payload);
+    }
+    let mut out = String::new();
+    let action = str_at(payload, &["action"]).unwrap_or("");
+    let status = str_at(payload, &["status"]).unwrap_or("");
+    let r = payload.get("result").unwrap_or(&Value::Null);
+    let id = str_at(payload, &["identity", "session_id"])
+        .or_else(|| str_at(payload, &["identity", "terminal_id"]));
+    if action == "list" {
+        return render_list(r);
+    }
+    let mut head = format!("[{status}]");
+    if let Some(code) = r.get("exit_code").and_then(Value::as_i64) {
+        head.push_str(&format!(" exit {code}"));
+    }
+    if let Some(sig) = str_at(r, &["signal"]) {
+        head.push_str(&format!(" signal {sig}"));
+    }
+    if let Some(ms) = r.get("duration_ms").and_then(Value::as_u64) {
+        head.push_str(&format!(" after {ms} ms"));
+    }
+    if let Some(id) = id {
+        head.push_str(&format!(" · {id}"));
+    }
+    if r.get("running") == Some(&Value::Bool(true)) {
+        head.push_str(" · still running: call read_output (runtime.wait_ms to wait) or terminate");
+    }
+    out.push_str(&head);
+    out.push('\n');
+    if let Some(w) = str_at(r, &["warning"]) {
+        out.push_str(&format!("warning: {w}\n"));
+    }
+    if let Some(d) = str_at(payload, &["resolved", "deprecation"]) {
+        out.push_str(&format!("deprecated: {d}\n"));
+    }
+    if let Some(c) = s(r, &["command"]) {
+        if let Some(line) = str_at(c, &["command_line"]) {
+            out.push_str(&format!("command: {line}\n"));
+        }
+    }
+    for (label, key) in [("stdout", "stdout"), ("stderr", "stderr"), ("output", "output")] {
+        if let Some(text) = str_at(r, &[key]) {
+            if !text.is_empty() {
+                out.push_str(&format!("--- {label} ---\n{text}"));
+                if !text.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+        }
+        if let Some(info) = s(r, &["streams", key]) {
+            if info.get("truncated") == Some(&Value::Bool(true)) {
+                let omitted = info.get("bytes_omitted").and_then(Value::as_u64).unwrap_or(0);
+                let next = s(r, &["cursor", key]).and_then(Value::as_u64).unwrap_or(0);
+                out.push_str(&format!(
+                    "({label} truncated: {omitted} bytes not shown; continue from cursor {next})\n"
+                ));
+            }
+        }
+    }
+    if let Some(screen) = str_at(r, &["screen", "text"]) {
+        out.push_str("--- screen ---\n");
+        out.push_str(screen);
+        out.push('\n');
+    }
+    if let Some(cmds) = r.get("commands").and_then(Value::as_array) {
+        for c in cmds {
+            out.push_str(&format!(
+                "{} {} (exit {})\n",
+                str_at(c, &["command_id"]).unwrap_or("?"),
+                str_at(c, &["command_line"]).unwrap_or(""),
+                c.get("exit_code").map(|v| v.to_string()).unwrap_or_else(|| "?".into())
+            ));
+        }
+    }
+    if let Some(n) = str_at(r, &["note"]) {
+        out.push_str(&format!("note: {n}\n"));
+    }
+    out
+}
+
+fn render_list(r: &Value) -> String {
+    let items = r.get("items").and_then(Value::as_array);
+    let Some(items) = items.filter(|i| !i.is_empty()) else {
+        return "no sessions or terminals\n".into();
+    };
+    let mut out = String::new();
+    for i in items {
+        let state = str_at(i, &["state"]).unwrap_or("?");
+        let code = i
+            .get("exit_code")
+            .and_then(Value::as_i64)
+            .map(|c| format!(" (exit {c})"))
+            .unwrap_or_default();
+        let what = str_at(i, &["command"])
+            .or_else(|| str_at(i, &["title"]))
+            .unwrap_or("");
+        let age = i.get("age_ms").and_then(Value::as_u64).unwrap_or(0) / 1000;
+        out.push_str(&format!(
+            "{} {}{} {}s {}\n",
+            str_at(i, &["id"]).unwrap_or("?"),
+            state,
+            code,
+            age,
+            what
+        ));
+    }
+    out
+}
+
+fn render_failure(payload: &Value) -> String {
+    let code = str_at(payload, &["error", "code"]).unwrap_or("PM_TERM_INTERNAL");
+    let msg = str_at(payload, &["error", "message"]).unwrap_or("");
+    let strategy = str_at(payload, &["fallback", "strategy"]).unwrap_or("");
+    let hint = str_at(payload, &["fallback", "user_message"]).unwrap_or("");
+    let mut out = format!("{code}: {msg}\nfallback {strategy}: {hint}\n");
+    let details = s(payload, &["error", "details"]);
+    for key in ["stdout", "stderr"] {
+        if let Some(text) = details.and_then(|d| d.get(key)).and_then(Value::as_str) {
+            if !text.is_empty() {
+                out.push_str(&format!("--- {key} so far ---\n{text}\n"));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn renders_success_and_failure() {
+        let ok = json!({"success": true, "action": "execute", "status": "completed",
+            "identity": {"session_id": "ses_1"},
+            "result": {"exit_code": 0, "running": false, "stdout": "hi\n", "stderr": "", "duration_ms": 3}});
+        let t = render(&ok);
+        assert!(t.starts_with("[completed] exit 0 after 3 ms · ses_1"));
+        assert!(t.contains("--- stdout ---\nhi\n"));
+        let err = json!({"success": false, "error": {"code": "PM_TERM_NOT_FOUND", "message": "no session"},
+            "fallback": {"strategy": "refresh_list_then_retry", "user_message": "list"}});
+        assert!(render(&err).starts_with("PM_TERM_NOT_FOUND: no session"));
+    }
+}

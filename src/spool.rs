@@ -1,0 +1,247 @@
+//! An append-only byte stream addressed by absolute offsets, with bounded memory.
+//!
+//! The newest bytes stay in memory; when the memory part passes its limit, its older half
+//! moves to a file on disk, which is unlinked as soon as it is created so that nothing is
+//! left behind even if the server is killed. Every byte ever appended stays readable by
+//! offset for the spool's lifetime: readers pass a cursor and get exactly what follows it.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// Default bytes a spool keeps in memory before spilling to disk.
+pub const DEFAULT_MEMORY_LIMIT: usize = 1024 * 1024;
+
+/// Smallest memory limit honoured (tests use small limits to exercise spilling).
+const MIN_MEMORY_LIMIT: usize = 64;
+
+#[derive(Debug)]
+pub struct Spool {
+    mem: Vec<u8>,
+    /// Absolute offset of `mem[0]`; everything before it is in `file`.
+    mem_start: u64,
+    file: Option<File>,
+    dir: PathBuf,
+    limit: usize,
+    spilled_bytes: u64,
+}
+
+/// A slice of the stream: `bytes` are the stream's bytes `start..end`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Slice {
+    pub bytes: Vec<u8>,
+    pub start: u64,
+    pub end: u64,
+    /// Bytes of the stream after `end` that this slice left out.
+    pub omitted_after: u64,
+    /// Bytes between the requested cursor and `start` that a tail read skipped.
+    pub omitted_before: u64,
+}
+
+impl Spool {
+    pub fn new(dir: &Path, limit: usize) -> Spool {
+        Spool {
+            mem: Vec::new(),
+            mem_start: 0,
+            file: None,
+            dir: dir.to_path_buf(),
+            limit: limit.max(MIN_MEMORY_LIMIT),
+            spilled_bytes: 0,
+        }
+    }
+
+    /// Total bytes ever appended: the offset the next byte will have.
+    pub fn len(&self) -> u64 {
+        self.mem_start + self.mem.len() as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes currently held in memory.
+    pub fn memory_bytes(&self) -> usize {
+        self.mem.capacity()
+    }
+
+    pub fn spilled_bytes(&self) -> u64 {
+        self.spilled_bytes
+    }
+
+    pub fn append(&mut self, data: &[u8]) {
+        self.mem.extend_from_slice(data);
+        if self.mem.len() > self.limit {
+            self.spill();
+        }
+    }
+
+    /// Move the older part of memory to disk. If the disk refuses, the bytes stay in
+    /// memory: losing output is worse than exceeding the memory bound.
+    fn spill(&mut self) {
+        let keep = self.limit / 2;
+        let n = self.mem.len() - keep;
+        if let Err(e) = self.write_to_file(n) {
+            tracing::warn!(error = %e, dir = %self.dir.display(), "spool spill failed; keeping output in memory");
+            return;
+        }
+        self.mem.drain(..n);
+        self.mem_start += n as u64;
+        self.spilled_bytes += n as u64;
+        if self.mem.capacity() > self.limit * 2 {
+            self.mem.shrink_to(self.limit);
+        }
+    }
+
+    fn write_to_file(&mut self, n: usize) -> io::Result<()> {
+        if self.file.is_none() {
+            self.file = Some(open_unlinked(&self.dir)?);
+        }
+        match &mut self.file {
+            Some(f) => f.write_all(&self.mem[..n]),
+            None => Err(io::Error::other("spool file missing")),
+        }
+    }
+
+    /// Up to `max` bytes starting at `from`. Offsets past the end give an empty slice.
+    pub fn read(&self, from: u64, max: usize) -> io::Result<Slice> {
+        let len = self.len();
+        let start = from.min(len);
+        let end = start.saturating_add(max as u64).min(len);
+        let mut bytes = Vec::with_capacity((end - start) as usize);
+        let mut pos = start;
+        if pos < self.mem_start {
+            let file_end = end.min(self.mem_start);
+            let mut buf = vec![0u8; (file_end - pos) as usize];
+            match &self.file {
+                Some(f) => f.read_exact_at(&mut buf, pos)?,
+                None => return Err(io::Error::other("spool file missing")),
+            }
+            bytes.extend_from_slice(&buf);
+            pos = file_end;
+        }
+        if pos < end {
+            let a = (pos - self.mem_start) as usize;
+            let b = (end - self.mem_start) as usize;
+            bytes.extend_from_slice(&self.mem[a..b]);
+        }
+        Ok(Slice {
+            bytes,
+            start,
+            end,
+            omitted_after: len - end,
+            omitted_before: 0,
+        })
+    }
+
+    /// The last `max` bytes, but nothing before `from`; the start moves forward to a UTF-8
+    /// character boundary so the text does not begin with half a character.
+    pub fn read_tail(&self, from: u64, max: usize) -> io::Result<Slice> {
+        let len = self.len();
+        let from = from.min(len);
+        let mut start = len.saturating_sub(max as u64).max(from);
+        if start > from {
+            let probe = self.read(start, 4)?;
+            let skip = probe.bytes.iter().take_while(|b| is_continuation(**b)).count();
+            if skip < 4 {
+                start += skip as u64;
+            }
+        }
+        let mut s = self.read(start, (len - start) as usize)?;
+        s.omitted_before = start - from;
+        Ok(s)
+    }
+}
+
+fn is_continuation(b: u8) -> bool {
+    b & 0xC0 == 0x80
+}
+
+/// Bytes to drop from the end of `bytes` so it does not stop inside a UTF-8 character.
+/// Only an incomplete but so-far-valid sequence is dropped; invalid bytes stay as they are.
+pub fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    for back in 1..=3.min(n) {
+        let b = bytes[n - back];
+        if is_continuation(b) {
+            continue;
+        }
+        let need = match b {
+            0xC2..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF4 => 4,
+            _ => return 0,
+        };
+        return if back < need { back } else { 0 };
+    }
+    0
+}
+
+/// Create a file in `dir` and unlink it at once: readable through the handle, invisible
+/// on disk, gone when the handle closes.
+fn open_unlinked(dir: &Path) -> io::Result<File> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(format!("spool-{}", ulid::Ulid::generate()));
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)?;
+    std::fs::remove_file(&path)?;
+    Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir() -> PathBuf {
+        std::env::temp_dir().join(format!("itmcp-spool-test-{}", std::process::id()))
+    }
+
+    #[test]
+    fn every_byte_stays_readable_across_spills() {
+        let mut s = Spool::new(&dir(), 100);
+        let mut all = Vec::new();
+        for i in 0..1000u32 {
+            let chunk = format!("{i},");
+            all.extend_from_slice(chunk.as_bytes());
+            s.append(chunk.as_bytes());
+        }
+        assert!(s.spilled_bytes() > 0);
+        assert!(s.memory_bytes() < 1000);
+        assert_eq!(s.len() as usize, all.len());
+        // Read back in odd-sized steps by cursor: nothing lost, nothing duplicated.
+        let mut cursor = 0;
+        let mut back = Vec::new();
+        while cursor < s.len() {
+            let sl = s.read(cursor, 37).expect("read");
+            assert_eq!(sl.start, cursor);
+            back.extend_from_slice(&sl.bytes);
+            cursor = sl.end;
+        }
+        assert_eq!(back, all);
+        assert!(s.read(s.len() + 10, 5).expect("read").bytes.is_empty());
+    }
+
+    #[test]
+    fn tail_reads_start_on_a_character() {
+        let mut s = Spool::new(&dir(), 1 << 20);
+        s.append("aé€😀".as_bytes());
+        let t = s.read_tail(0, 5).expect("tail");
+        assert_eq!(std::str::from_utf8(&t.bytes).ok(), Some("😀"));
+        assert_eq!(t.omitted_before, t.start);
+        assert_eq!(t.end, s.len());
+    }
+
+    #[test]
+    fn incomplete_tails() {
+        assert_eq!(incomplete_utf8_tail("a€".as_bytes()), 0);
+        let euro = "€".as_bytes();
+        assert_eq!(incomplete_utf8_tail(&euro[..2]), 2);
+        assert_eq!(incomplete_utf8_tail(&euro[..1]), 1);
+        assert_eq!(incomplete_utf8_tail(&[0xff, 0xfe]), 0);
+        assert_eq!(incomplete_utf8_tail(b""), 0);
+    }
+}
