@@ -57,9 +57,29 @@ pub fn render(payload: &Value) -> String {
     for (label, key) in [("stdout", "stdout"), ("stderr", "stderr"), ("output", "output")] {
         if let Some(text) = str_at(r, &[key]) {
             if !text.is_empty() {
-                out.push_str(&format!("--- {label} ---\n{text}"));
-                if !text.ends_with('\n') {
+                let shown = cap_text(text);
+                out.push_str(&format!("--- {label} ---\n{shown}"));
+                if !shown.ends_with('\n') {
                     out.push('\n');
+                }
+                if shown.len() < text.len() {
+                    // Say exactly where the text stopped, so a reader of the text alone
+                    // can continue without losing a byte.
+                    let start = s(r, &["streams", key, "start"]).and_then(Value::as_u64);
+                    let base64 = str_at(r, &["encoding"]) == Some("base64");
+                    match start {
+                        Some(start) if !base64 => out.push_str(&format!(
+                            "({label}: this text shows {} of {} bytes of the answer; the rest is in structuredContent, or continue from cursor {})\n",
+                            shown.len(),
+                            text.len(),
+                            start + shown.len() as u64
+                        )),
+                        _ => out.push_str(&format!(
+                            "({label}: text shortened to {} of {} characters; the whole answer is in structuredContent)\n",
+                            shown.len(),
+                            text.len()
+                        )),
+                    }
                 }
             }
         }
@@ -92,6 +112,21 @@ pub fn render(payload: &Value) -> String {
         out.push_str(&format!("note: {n}\n"));
     }
     out
+}
+
+/// Most bytes of one stream repeated in the text block (the structured payload has all of
+/// the answer; the text stays well inside clients' message limits).
+pub const TEXT_CAP: usize = 128 * 1024;
+
+fn cap_text(text: &str) -> &str {
+    if text.len() <= TEXT_CAP {
+        return text;
+    }
+    let mut end = TEXT_CAP;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 fn render_list(r: &Value) -> String {
