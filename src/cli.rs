@@ -29,7 +29,10 @@ pub struct Parsed {
 
 impl Parsed {
     pub fn get(&self, flag: &str) -> Option<&str> {
-        self.values.get(flag).map(String::as_str).filter(|s| !s.is_empty())
+        self.values
+            .get(flag)
+            .map(String::as_str)
+            .filter(|s| !s.is_empty())
     }
 
     pub fn switch(&self, flag: &str) -> bool {
@@ -101,7 +104,9 @@ pub fn parse(
 
 /// The `--help` text.
 pub fn help(about: &str, usage: &str, opts: &[Opt], footer: &str) -> String {
-    let mut s = format!("{about}\n\nUsage: {usage}\n\nOptions (each also read from its environment variable; flags win):\n");
+    let mut s = format!(
+        "{about}\n\nUsage: {usage}\n\nOptions (each also read from its environment variable; flags win):\n"
+    );
     for o in opts {
         let flag = match o.value {
             Some(v) => format!("{} <{v}>", o.flag),
@@ -187,6 +192,9 @@ mod tests {
         assert!(!p.switch("--gui"));
         assert!(parse(&OPTS, &["--nope".to_string()], &env).is_err());
         assert!(parse(&OPTS, &["--phase".to_string()], &env).is_err());
-        assert!(matches!(parse(&OPTS, &["-h".to_string()], &env), Ok(Outcome::Help)));
+        assert!(matches!(
+            parse(&OPTS, &["-h".to_string()], &env),
+            Ok(Outcome::Help)
+        ));
     }
 }

@@ -118,7 +118,10 @@ impl Config {
                 Some(v) => v.parse()?,
                 None => d.phase,
             },
-            spool_dir: p.get("--spool-dir").map(PathBuf::from).unwrap_or(d.spool_dir),
+            spool_dir: p
+                .get("--spool-dir")
+                .map(PathBuf::from)
+                .unwrap_or(d.spool_dir),
             output_memory: positive("--output-memory", d.output_memory)?,
             max_sessions: positive("--max-sessions", d.max_sessions)?,
             max_retained: positive("--max-retained", d.max_retained)?,

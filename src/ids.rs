@@ -29,7 +29,8 @@ pub fn terminal_uri(terminal_id: &str) -> String {
 
 /// The terminal id in an AHP terminal channel URI.
 pub fn terminal_id_from_uri(uri: &str) -> Option<&str> {
-    uri.strip_prefix("ahp-terminal:/").filter(|id| !id.is_empty())
+    uri.strip_prefix("ahp-terminal:/")
+        .filter(|id| !id.is_empty())
 }
 
 #[cfg(test)]
@@ -43,6 +44,9 @@ mod tests {
         assert!(is_acceptable_external_id("req_abc-1"));
         assert!(!is_acceptable_external_id("has space"));
         assert!(!is_acceptable_external_id(""));
-        assert_eq!(terminal_id_from_uri(&terminal_uri("term_X")), Some("term_X"));
+        assert_eq!(
+            terminal_id_from_uri(&terminal_uri("term_X")),
+            Some("term_X")
+        );
     }
 }

@@ -142,7 +142,11 @@ impl Spool {
         let mut start = len.saturating_sub(max as u64).max(from);
         if start > from {
             let probe = self.read(start, 4)?;
-            let skip = probe.bytes.iter().take_while(|b| is_continuation(**b)).count();
+            let skip = probe
+                .bytes
+                .iter()
+                .take_while(|b| is_continuation(**b))
+                .count();
             if skip < 4 {
                 start += skip as u64;
             }

@@ -22,10 +22,26 @@ async fn tool_is_listed_with_schemas_and_annotations() {
     let input = serde_json::to_value(t.input_schema.as_ref()).unwrap();
     assert_eq!(input["type"], "object");
     // Every field a model fills in is described.
-    for group in ["invocation", "correlation", "runtime", "execution", "target", "output"] {
-        assert!(input["properties"][group]["description"].is_string(), "{group}");
-        for (k, v) in input["properties"][group]["properties"].as_object().unwrap() {
-            assert!(v["description"].is_string(), "{group}.{k} has a description");
+    for group in [
+        "invocation",
+        "correlation",
+        "runtime",
+        "execution",
+        "target",
+        "output",
+    ] {
+        assert!(
+            input["properties"][group]["description"].is_string(),
+            "{group}"
+        );
+        for (k, v) in input["properties"][group]["properties"]
+            .as_object()
+            .unwrap()
+        {
+            assert!(
+                v["description"].is_string(),
+                "{group}.{k} has a description"
+            );
         }
     }
     assert!(t.output_schema.is_some());
@@ -47,8 +63,18 @@ async fn execute_returns_exit_code_and_separate_streams() {
     assert_eq!(r["exit_code"], 7);
     assert_eq!(r["running"], false);
     assert_eq!(r["authorization"], "allowed");
-    assert!(p["identity"]["session_id"].as_str().unwrap().starts_with("ses_"));
-    assert!(p["correlation"]["request_id"].as_str().unwrap().starts_with("req_"));
+    assert!(
+        p["identity"]["session_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("ses_")
+    );
+    assert!(
+        p["correlation"]["request_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("req_")
+    );
     s.stop().await;
 }
 
@@ -87,7 +113,12 @@ async fn missing_cwd_and_missing_program_are_clear_payload_errors() {
     req["runtime"] = json!({"cwd": "/definitely/not/here"});
     let p = s.call(req).await;
     assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD");
-    assert!(p["error"]["message"].as_str().unwrap().contains("does not exist"));
+    assert!(
+        p["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not exist")
+    );
     assert_eq!(p["fallback"]["strategy"], "reject_no_retry");
     let p = s
         .call(json!({
@@ -162,10 +193,17 @@ async fn hard_timeout_kills_the_tree_and_returns_output_so_far() {
     req["runtime"] = json!({"timeout_ms": 700});
     let t = Instant::now();
     let p = s.call(req).await;
-    assert!(t.elapsed() < Duration::from_secs(6), "answered in {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_secs(6),
+        "answered in {:?}",
+        t.elapsed()
+    );
     assert_eq!(code(&p), "PM_TERM_TIMEOUT");
     assert_eq!(p["error"]["retriable"], true);
-    assert_eq!(p["fallback"]["strategy"], "suggest_retry_headless_or_interactive");
+    assert_eq!(
+        p["fallback"]["strategy"],
+        "suggest_retry_headless_or_interactive"
+    );
     assert_eq!(p["error"]["details"]["stdout"], "started\n");
     assert_eq!(p["error"]["details"]["timeout_ms"], 700);
     assert!(p["identity"]["session_id"].is_string());
@@ -209,7 +247,9 @@ async fn terminate_after_exit_kills_what_it_left_behind() {
     let s = start().await;
     let tag = unique_sleep();
     let p = s
-        .call(headless(&format!("setsid sleep {tag} >/dev/null 2>&1 < /dev/null & echo bye")))
+        .call(headless(&format!(
+            "setsid sleep {tag} >/dev/null 2>&1 < /dev/null & echo bye"
+        )))
         .await;
     assert_eq!(p["result"]["running"], false);
     assert_eq!(pids_with_arg(&tag).len(), 1);
@@ -241,8 +281,10 @@ async fn huge_output_is_bounded_in_memory_and_every_byte_is_readable() {
     let mut cursor: u64 = 0;
     while cursor < TOTAL {
         let r = s
-            .call(json!({"action": "read_output", "target": {"session_id": id},
-                "output": {"stdout_cursor": cursor, "max_bytes": 1_048_576}}))
+            .call(
+                json!({"action": "read_output", "target": {"session_id": id},
+                "output": {"stdout_cursor": cursor, "max_bytes": 1_048_576}}),
+            )
             .await;
         let chunk = r["result"]["stdout"].as_str().unwrap().as_bytes();
         assert!(!chunk.is_empty());
@@ -256,8 +298,14 @@ async fn huge_output_is_bounded_in_memory_and_every_byte_is_readable() {
     assert_eq!(cursor, TOTAL);
     let rss_after = rss_kib(s.pid);
     eprintln!("server RSS: {rss} KiB after 100 MB of output, {rss_after} KiB after reading it all");
-    assert!(rss < 40 * 1024, "server RSS {rss} KiB after 100 MB of output");
-    assert!(rss_after < 64 * 1024, "server RSS {rss_after} KiB after reading 100 MB back");
+    assert!(
+        rss < 40 * 1024,
+        "server RSS {rss} KiB after 100 MB of output"
+    );
+    assert!(
+        rss_after < 64 * 1024,
+        "server RSS {rss_after} KiB after reading 100 MB back"
+    );
     s.stop().await;
 }
 
@@ -269,8 +317,10 @@ async fn non_utf8_output_is_flagged_or_exact_in_base64() {
     assert_eq!(p["result"]["streams"]["stdout"]["lossy"], true);
     let id = p["identity"]["session_id"].as_str().unwrap();
     let r = s
-        .call(json!({"action": "read_output", "target": {"session_id": id},
-            "output": {"stdout_cursor": 0, "encoding": "base64"}}))
+        .call(
+            json!({"action": "read_output", "target": {"session_id": id},
+            "output": {"stdout_cursor": 0, "encoding": "base64"}}),
+        )
         .await;
     assert_eq!(r["result"]["encoding"], "base64");
     let bytes = base64::engine::general_purpose::STANDARD
@@ -281,8 +331,10 @@ async fn non_utf8_output_is_flagged_or_exact_in_base64() {
     let p = s.call(headless("printf 'ab€cd'")).await;
     let id = p["identity"]["session_id"].as_str().unwrap();
     let r = s
-        .call(json!({"action": "read_output", "target": {"session_id": id},
-            "output": {"stdout_cursor": 0, "max_bytes": 4}}))
+        .call(
+            json!({"action": "read_output", "target": {"session_id": id},
+            "output": {"stdout_cursor": 0, "max_bytes": 4}}),
+        )
         .await;
     assert_eq!(r["result"]["stdout"], "ab");
     assert_eq!(r["result"]["cursor"]["stdout"], 2);
@@ -297,7 +349,10 @@ async fn concurrent_sessions_keep_their_own_output() {
         let s = s.clone();
         handles.push(tokio::spawn(async move {
             let p = s
-                .call(headless(&format!("sleep 0.{}; echo me-{i}; echo err-{i} >&2", i % 5)))
+                .call(headless(&format!(
+                    "sleep 0.{}; echo me-{i}; echo err-{i} >&2",
+                    i % 5
+                )))
                 .await;
             assert_eq!(p["result"]["stdout"], format!("me-{i}\n"));
             assert_eq!(p["result"]["stderr"], format!("err-{i}\n"));
@@ -377,29 +432,76 @@ async fn every_validation_rule_is_a_pm_term_payload() {
     let cases: Vec<(Value, &str)> = vec![
         (json!({}), "PM_TERM_INVALID_PAYLOAD"),
         (json!({"action": "explode"}), "PM_TERM_INVALID_ACTION"),
-        (json!({"action": "execute", "invocation": {"mode": "gui", "intent": "open_only"}}), "PM_TERM_INVALID_MODE"),
-        (json!({"action": "execute", "invocation": {"intent": "execute_command"}, "execution": {"command": "ls"}}), "PM_TERM_INVALID_PAYLOAD"),
-        (json!({"action": "execute", "invocation": {"mode": "headless"}, "execution": {"command": "ls"}}), "PM_TERM_INVALID_PAYLOAD"),
-        (json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"}}), "PM_TERM_INVALID_PAYLOAD"),
-        (json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}, "execution": {"command": "ls"}}), "PM_TERM_INVALID_PAYLOAD"),
+        (
+            json!({"action": "execute", "invocation": {"mode": "gui", "intent": "open_only"}}),
+            "PM_TERM_INVALID_MODE",
+        ),
+        (
+            json!({"action": "execute", "invocation": {"intent": "execute_command"}, "execution": {"command": "ls"}}),
+            "PM_TERM_INVALID_PAYLOAD",
+        ),
+        (
+            json!({"action": "execute", "invocation": {"mode": "headless"}, "execution": {"command": "ls"}}),
+            "PM_TERM_INVALID_PAYLOAD",
+        ),
+        (
+            json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"}}),
+            "PM_TERM_INVALID_PAYLOAD",
+        ),
+        (
+            json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}, "execution": {"command": "ls"}}),
+            "PM_TERM_INVALID_PAYLOAD",
+        ),
         (json!({"action": "read_output"}), "PM_TERM_INVALID_PAYLOAD"),
-        (json!({"action": "terminate", "target": {}}), "PM_TERM_INVALID_PAYLOAD"),
-        (json!({"action": "list", "execution": {"command": "ls"}}), "PM_TERM_INVALID_PAYLOAD"),
-        (json!({"action": "list", "target": {"session_id": "ses_1"}}), "PM_TERM_INVALID_PAYLOAD"),
-        (json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"}, "execution": {"command": "ls"}, "target": {"terminal_id": "term_1"}}), "PM_TERM_INVALID_PAYLOAD"),
-        (json!({"action": "list", "compat": {"legacy_action": "zap"}}), "PM_TERM_INVALID_ACTION"),
-        (json!({"action": "list", "compat": {"legacy_action": "run"}}), "PM_TERM_INVALID_PAYLOAD"),
-        (json!({"action": "list", "runtime": {"adapter_override": "weird"}}), "PM_TERM_INVALID_PAYLOAD"),
-        (json!({"action": "list", "extra": true}), "PM_TERM_INVALID_PAYLOAD"),
+        (
+            json!({"action": "terminate", "target": {}}),
+            "PM_TERM_INVALID_PAYLOAD",
+        ),
+        (
+            json!({"action": "list", "execution": {"command": "ls"}}),
+            "PM_TERM_INVALID_PAYLOAD",
+        ),
+        (
+            json!({"action": "list", "target": {"session_id": "ses_1"}}),
+            "PM_TERM_INVALID_PAYLOAD",
+        ),
+        (
+            json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"}, "execution": {"command": "ls"}, "target": {"terminal_id": "term_1"}}),
+            "PM_TERM_INVALID_PAYLOAD",
+        ),
+        (
+            json!({"action": "list", "compat": {"legacy_action": "zap"}}),
+            "PM_TERM_INVALID_ACTION",
+        ),
+        (
+            json!({"action": "list", "compat": {"legacy_action": "run"}}),
+            "PM_TERM_INVALID_PAYLOAD",
+        ),
+        (
+            json!({"action": "list", "runtime": {"adapter_override": "weird"}}),
+            "PM_TERM_INVALID_PAYLOAD",
+        ),
+        (
+            json!({"action": "list", "extra": true}),
+            "PM_TERM_INVALID_PAYLOAD",
+        ),
         (json!({"action": ["execute"]}), "PM_TERM_INVALID_PAYLOAD"),
-        (json!({"action": "list", "correlation": {"request_id": ""}}), "PM_TERM_INVALID_PAYLOAD"),
+        (
+            json!({"action": "list", "correlation": {"request_id": ""}}),
+            "PM_TERM_INVALID_PAYLOAD",
+        ),
     ];
     for (req, want) in cases {
         let p = s.call(req.clone()).await;
         assert_eq!(code(&p), want, "{req} -> {p:#}");
         assert_eq!(p["status"], "failed");
         assert!(p["fallback"]["strategy"].is_string());
-        assert!(p["correlation"]["request_id"].as_str().unwrap().starts_with("req_"));
+        assert!(
+            p["correlation"]["request_id"]
+                .as_str()
+                .unwrap()
+                .starts_with("req_")
+        );
     }
     // The caller's trace id survives a rejection unchanged.
     let p = s
@@ -415,7 +517,9 @@ async fn tool_call_without_arguments_or_for_unknown_tools() {
     let s = start().await;
     let r = s
         .client
-        .call_tool(rmcp::model::CallToolRequestParams::new("memory_terminal_interactive"))
+        .call_tool(rmcp::model::CallToolRequestParams::new(
+            "memory_terminal_interactive",
+        ))
         .await
         .unwrap();
     let p = check_result(&r);
@@ -437,17 +541,26 @@ async fn server_exit_kills_everything(how: &str) {
     let p = s.call(req).await;
     assert_eq!(p["result"]["running"], true);
     // A finished session's leftover, too.
-    s.call(headless(&format!("nohup sleep {tag} >/dev/null 2>&1 &"))).await;
+    s.call(headless(&format!("nohup sleep {tag} >/dev/null 2>&1 &")))
+        .await;
     assert!(pids_with_arg(&tag).len() >= 3);
     let pid = s.pid as i32;
     match how {
         "stdin" => s.stop().await,
         "sigterm" => {
-            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM).unwrap();
+            nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGTERM,
+            )
+            .unwrap();
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
         _ => {
-            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGINT).unwrap();
+            nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGINT,
+            )
+            .unwrap();
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::output::{self, DEFAULT_MAX_BYTES};
 use super::wait::{Progress, wait_until};
-use super::{App, Answer};
+use super::{Answer, App};
 use crate::contract::{Ctx, ErrorCode, Request, TermError};
 use crate::exec::{ExecError, Program, Session, StartSpec, Stream, resolve_cwd};
 use crate::process;
@@ -17,8 +17,13 @@ const KILL_MARGIN: Duration = Duration::from_millis(2_000);
 
 pub(crate) fn exec_error(e: ExecError) -> TermError {
     match e {
-        ExecError::Cwd { .. } => TermError::payload(e.to_string()).with("field", json!("runtime.cwd")),
-        ExecError::Spawn { ref source, ref program } => match source.kind() {
+        ExecError::Cwd { .. } => {
+            TermError::payload(e.to_string()).with("field", json!("runtime.cwd"))
+        }
+        ExecError::Spawn {
+            ref source,
+            ref program,
+        } => match source.kind() {
             std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
                 TermError::payload(format!("cannot run {program:?}: {source}"))
                     .with("field", json!("execution.command"))
@@ -76,7 +81,8 @@ impl App {
         };
         let session = self.exec.start(spec).map_err(exec_error)?;
         ctx.session_id = Some(session.id.clone());
-        let mut wait = Duration::from_millis(req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms));
+        let mut wait =
+            Duration::from_millis(req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms));
         if let Some(t) = timeout {
             if t <= wait {
                 wait = t + KILL_MARGIN;
@@ -84,23 +90,43 @@ impl App {
         }
         let mut rx = session.subscribe();
         let s = session.clone();
-        wait_until(&mut rx, Instant::now() + wait, progress, "running", || !s.is_running()).await;
+        wait_until(&mut rx, Instant::now() + wait, progress, "running", || {
+            !s.is_running()
+        })
+        .await;
         self.session_answer(req, &session, true)
     }
 
-    pub(crate) async fn headless_read(&self, req: &Request, id: &str, progress: &dyn Progress) -> Answer {
+    pub(crate) async fn headless_read(
+        &self,
+        req: &Request,
+        id: &str,
+        progress: &dyn Progress,
+    ) -> Answer {
         let session = self.session(id)?;
         let wait = Duration::from_millis(req.runtime.wait_ms.unwrap_or(0));
         if !wait.is_zero() {
-            let out_from = req.output.stdout_cursor.unwrap_or_else(|| session.delivered(Stream::Stdout));
-            let err_from = req.output.stderr_cursor.unwrap_or_else(|| session.delivered(Stream::Stderr));
+            let out_from = req
+                .output
+                .stdout_cursor
+                .unwrap_or_else(|| session.delivered(Stream::Stdout));
+            let err_from = req
+                .output
+                .stderr_cursor
+                .unwrap_or_else(|| session.delivered(Stream::Stderr));
             let mut rx = session.subscribe();
             let s = session.clone();
-            wait_until(&mut rx, Instant::now() + wait, progress, "waiting for output", || {
-                !s.is_running()
-                    || s.stream_len(Stream::Stdout) > out_from
-                    || s.stream_len(Stream::Stderr) > err_from
-            })
+            wait_until(
+                &mut rx,
+                Instant::now() + wait,
+                progress,
+                "waiting for output",
+                || {
+                    !s.is_running()
+                        || s.stream_len(Stream::Stdout) > out_from
+                        || s.stream_len(Stream::Stderr) > err_from
+                },
+            )
             .await;
         }
         self.session_answer(req, &session, false)
@@ -156,10 +182,22 @@ impl App {
         let encoding = req.output.encoding.unwrap_or_default();
         let cursor = |c: Option<u64>| if from_start { Some(c.unwrap_or(0)) } else { c };
         let read = |which: Stream, c: Option<u64>| {
-            session.read(which, cursor(c), max, tail).map_err(TermError::internal)
+            session
+                .read(which, cursor(c), max, tail)
+                .map_err(TermError::internal)
         };
-        let out = output::render(read(Stream::Stdout, req.output.stdout_cursor)?, encoding, st.stdout_len, st.running);
-        let err = output::render(read(Stream::Stderr, req.output.stderr_cursor)?, encoding, st.stderr_len, st.running);
+        let out = output::render(
+            read(Stream::Stdout, req.output.stdout_cursor)?,
+            encoding,
+            st.stdout_len,
+            st.running,
+        );
+        let err = output::render(
+            read(Stream::Stderr, req.output.stderr_cursor)?,
+            encoding,
+            st.stderr_len,
+            st.running,
+        );
         if st.timed_out {
             let limit = req.runtime.timeout_ms.unwrap_or(0);
             return Err(TermError::new(
@@ -171,7 +209,10 @@ impl App {
             .with("session_id", json!(session.id))
             .with("stdout", json!(out.text))
             .with("stderr", json!(err.text))
-            .with("cursor", json!({"stdout": out.next_cursor, "stderr": err.next_cursor}))
+            .with(
+                "cursor",
+                json!({"stdout": out.next_cursor, "stderr": err.next_cursor}),
+            )
             .with("exit_code", json!(st.exit_code))
             .with("signal", json!(st.signal.map(process::signal_name))));
         }
@@ -192,7 +233,10 @@ impl App {
             "cursor".into(),
             json!({"stdout": out.next_cursor, "stderr": err.next_cursor}),
         );
-        r.insert("streams".into(), json!({"stdout": out.info, "stderr": err.info}));
+        r.insert(
+            "streams".into(),
+            json!({"stdout": out.info, "stderr": err.info}),
+        );
         r.insert("truncated".into(), json!(out.truncated || err.truncated));
         Ok(r)
     }

@@ -50,7 +50,10 @@ fn main() {
         eprintln!("interactive-terminal-mcp: {e}");
         std::process::exit(1);
     }
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("interactive-terminal-mcp: cannot start the runtime: {e}");

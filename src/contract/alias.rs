@@ -26,7 +26,9 @@ impl FromStr for Phase {
             "A" => Ok(Phase::A),
             "B" => Ok(Phase::B),
             "C" => Ok(Phase::C),
-            other => Err(format!("deprecation phase must be A, B or C, not {other:?}")),
+            other => Err(format!(
+                "deprecation phase must be A, B or C, not {other:?}"
+            )),
         }
     }
 }
@@ -150,7 +152,10 @@ mod tests {
             }
         }
         assert_eq!(resolve("list"), Some(Resolved::Canonical(Action::List)));
-        assert_eq!(resolve("execute"), Some(Resolved::Canonical(Action::Execute)));
+        assert_eq!(
+            resolve("execute"),
+            Some(Resolved::Canonical(Action::Execute))
+        );
         assert_eq!(resolve("Execute"), None);
         assert_eq!(resolve("delete"), None);
     }

@@ -305,7 +305,12 @@ mod tests {
             false,
             "reject_no_retry",
         ),
-        ("PM_TERM_INVALID_MODE", "validation", false, "reject_no_retry"),
+        (
+            "PM_TERM_INVALID_MODE",
+            "validation",
+            false,
+            "reject_no_retry",
+        ),
         ("PM_TERM_DECLINED", "user_decision", false, "report_decline"),
         (
             "PM_TERM_TIMEOUT",

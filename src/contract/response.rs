@@ -142,11 +142,12 @@ mod tests {
         let p = failure(&ctx(), &err);
         assert_eq!(p["error"]["details"]["trace_id"], "trace_1");
         assert!(p["error"]["details"].get("cause").is_none());
-        assert_eq!(
-            p["fallback"]["strategy"],
-            "deterministic_internal_fallback"
+        assert_eq!(p["fallback"]["strategy"], "deterministic_internal_fallback");
+        assert!(
+            schema::is_valid_payload(&p),
+            "{:?}",
+            schema::payload_violations(&p)
         );
-        assert!(schema::is_valid_payload(&p), "{:?}", schema::payload_violations(&p));
     }
 
     #[test]
@@ -155,7 +156,11 @@ mod tests {
             let p = failure(&ctx(), &TermError::new(code, "x"));
             assert_eq!(p["success"], false);
             assert_eq!(p["fallback"]["strategy"], code.strategy().as_str());
-            assert!(schema::is_valid_payload(&p), "{:?}", schema::payload_violations(&p));
+            assert!(
+                schema::is_valid_payload(&p),
+                "{:?}",
+                schema::payload_violations(&p)
+            );
         }
     }
 

@@ -43,7 +43,9 @@ fn exec(mode: &str, intent: &str) -> Value {
 #[test]
 fn execute_requires_mode() {
     assert_eq!(
-        code(json!({"action": "execute", "invocation": {"intent": "execute_command"}, "execution": {"command": "ls"}})),
+        code(
+            json!({"action": "execute", "invocation": {"intent": "execute_command"}, "execution": {"command": "ls"}})
+        ),
         ErrorCode::InvalidPayload
     );
 }
@@ -51,15 +53,23 @@ fn execute_requires_mode() {
 #[test]
 fn execute_requires_intent() {
     assert_eq!(
-        code(json!({"action": "execute", "invocation": {"mode": "headless"}, "execution": {"command": "ls"}})),
+        code(
+            json!({"action": "execute", "invocation": {"mode": "headless"}, "execution": {"command": "ls"}})
+        ),
         ErrorCode::InvalidPayload
     );
 }
 
 #[test]
 fn execute_command_requires_command() {
-    assert_eq!(code(exec("headless", "execute_command")), ErrorCode::InvalidPayload);
-    assert_eq!(code(exec("interactive", "execute_command")), ErrorCode::InvalidPayload);
+    assert_eq!(
+        code(exec("headless", "execute_command")),
+        ErrorCode::InvalidPayload
+    );
+    assert_eq!(
+        code(exec("interactive", "execute_command")),
+        ErrorCode::InvalidPayload
+    );
     let mut v = exec("headless", "execute_command");
     v["execution"] = json!({"command": "echo hi"});
     assert_eq!(ok(v).intent, Some(Intent::ExecuteCommand));
@@ -70,15 +80,24 @@ fn open_only_forbids_command() {
     let mut v = exec("interactive", "open_only");
     v["execution"] = json!({"command": "ls"});
     assert_eq!(code(v), ErrorCode::InvalidPayload);
-    assert_eq!(ok(exec("interactive", "open_only")).intent, Some(Intent::OpenOnly));
+    assert_eq!(
+        ok(exec("interactive", "open_only")).intent,
+        Some(Intent::OpenOnly)
+    );
 }
 
 // --- read_output / terminate / list ---
 
 #[test]
 fn read_output_requires_a_target() {
-    assert_eq!(code(json!({"action": "read_output"})), ErrorCode::InvalidPayload);
-    assert_eq!(code(json!({"action": "read_output", "target": {}})), ErrorCode::InvalidPayload);
+    assert_eq!(
+        code(json!({"action": "read_output"})),
+        ErrorCode::InvalidPayload
+    );
+    assert_eq!(
+        code(json!({"action": "read_output", "target": {}})),
+        ErrorCode::InvalidPayload
+    );
     let r = ok(json!({"action": "read_output", "target": {"session_id": "ses_1"}}));
     assert_eq!(r.mode, Some(Mode::Headless));
     let r = ok(json!({"action": "read_output", "target": {"terminal_id": "term_1"}}));
@@ -87,7 +106,10 @@ fn read_output_requires_a_target() {
 
 #[test]
 fn terminate_requires_a_target() {
-    assert_eq!(code(json!({"action": "terminate"})), ErrorCode::InvalidPayload);
+    assert_eq!(
+        code(json!({"action": "terminate"})),
+        ErrorCode::InvalidPayload
+    );
     ok(json!({"action": "terminate", "target": {"terminal_id": "term_1"}}));
 }
 
@@ -102,7 +124,10 @@ fn list_forbids_execution_and_target() {
         ErrorCode::InvalidPayload
     );
     // Legacy flat keys count too.
-    assert_eq!(code(json!({"action": "list", "session_id": "ses_1"})), ErrorCode::InvalidPayload);
+    assert_eq!(
+        code(json!({"action": "list", "session_id": "ses_1"})),
+        ErrorCode::InvalidPayload
+    );
     assert_eq!(ok(json!({"action": "list"})).action, Action::List);
 }
 
@@ -118,10 +143,16 @@ fn headless_forbids_terminal_id_on_execute() {
 
 #[test]
 fn headless_allows_session_id_for_follow_ups() {
-    ok(json!({"action": "read_output", "invocation": {"mode": "headless"}, "target": {"session_id": "ses_1"}}));
-    ok(json!({"action": "terminate", "invocation": {"mode": "headless"}, "target": {"session_id": "ses_1"}}));
+    ok(
+        json!({"action": "read_output", "invocation": {"mode": "headless"}, "target": {"session_id": "ses_1"}}),
+    );
+    ok(
+        json!({"action": "terminate", "invocation": {"mode": "headless"}, "target": {"session_id": "ses_1"}}),
+    );
     assert_eq!(
-        code(json!({"action": "read_output", "invocation": {"mode": "headless"}, "target": {"terminal_id": "term_1"}})),
+        code(
+            json!({"action": "read_output", "invocation": {"mode": "headless"}, "target": {"terminal_id": "term_1"}})
+        ),
         ErrorCode::InvalidPayload
     );
 }
@@ -136,7 +167,10 @@ fn interactive_allows_terminal_id_and_open_only() {
     v["execution"] = json!({"input": "y\n", "keys": ["enter"]});
     v["target"] = json!({"terminal_id": "term_1"});
     assert_eq!(ok(v).execution.input.as_deref(), Some("y\n\r"));
-    assert_eq!(code(exec("headless", "open_only")), ErrorCode::InvalidPayload);
+    assert_eq!(
+        code(exec("headless", "open_only")),
+        ErrorCode::InvalidPayload
+    );
 }
 
 #[test]
@@ -186,7 +220,9 @@ fn request_id_is_generated_when_absent() {
 
 #[test]
 fn trace_id_is_propagated_unchanged() {
-    let r = ok(json!({"action": "list", "correlation": {"request_id": "req_mine", "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "client_request_id": "c-1"}}));
+    let r = ok(
+        json!({"action": "list", "correlation": {"request_id": "req_mine", "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "client_request_id": "c-1"}}),
+    );
     assert_eq!(r.correlation.request_id, "req_mine");
     assert_eq!(r.correlation.trace_id, "4bf92f3577b34da6a3ce929d0e0e4736");
     assert_eq!(r.correlation.client_request_id.as_deref(), Some("c-1"));
@@ -198,8 +234,7 @@ fn rejections_carry_the_callers_trace() {
         &json!({"action": "nope", "correlation": {"trace_id": "trace_keep"}}),
         Phase::A,
     )
-    .err()
-    .expect("rejected");
+    .expect_err("rejected");
     assert_eq!(e.ctx.correlation.trace_id, "trace_keep");
     assert_eq!(e.error.code, ErrorCode::InvalidAction);
 }
@@ -220,7 +255,9 @@ fn malformed_correlation_is_a_payload_error() {
 
 #[test]
 fn alias_run() {
-    let r = ok(json!({"action": "run", "command": "echo", "args": ["hi"], "cwd": "/tmp", "timeout": 5000, "env": {"A": "1"}, "workspace_id": "w"}));
+    let r = ok(
+        json!({"action": "run", "command": "echo", "args": ["hi"], "cwd": "/tmp", "timeout": 5000, "env": {"A": "1"}, "workspace_id": "w"}),
+    );
     assert_eq!(r.action, Action::Execute);
     assert_eq!(r.mode, Some(Mode::Headless));
     assert_eq!(r.intent, Some(Intent::ExecuteCommand));
@@ -250,7 +287,10 @@ fn alias_send() {
     assert_eq!(r.action, Action::Execute);
     assert_eq!(r.mode, Some(Mode::Interactive));
     assert_eq!(r.target.terminal_id.as_deref(), Some("term_1"));
-    assert_eq!(code(json!({"action": "send", "command": "ls"})), ErrorCode::InvalidPayload);
+    assert_eq!(
+        code(json!({"action": "send", "command": "ls"})),
+        ErrorCode::InvalidPayload
+    );
 }
 
 #[test]
@@ -258,7 +298,10 @@ fn alias_close() {
     let r = ok(json!({"action": "close", "terminal_id": "term_1"}));
     assert_eq!(r.action, Action::Terminate);
     assert_eq!(r.mode, Some(Mode::Interactive));
-    assert_eq!(code(json!({"action": "close", "session_id": "ses_1"})), ErrorCode::InvalidPayload);
+    assert_eq!(
+        code(json!({"action": "close", "session_id": "ses_1"})),
+        ErrorCode::InvalidPayload
+    );
 }
 
 #[test]
@@ -286,7 +329,7 @@ fn canonical_actions_are_not_aliases() {
 
 #[test]
 fn unknown_action_fails_fast_with_a_hint() {
-    let e = parse(&json!({"action": "delete"}), Phase::A).err().expect("rejected");
+    let e = parse(&json!({"action": "delete"}), Phase::A).expect_err("rejected");
     assert_eq!(e.error.code, ErrorCode::InvalidAction);
     assert!(e.error.details.contains_key("migration"));
     assert_eq!(code(json!({})), ErrorCode::InvalidPayload);
@@ -318,13 +361,19 @@ fn flat_and_nested_must_agree() {
 #[test]
 fn deprecation_phases() {
     let v = json!({"action": "kill", "session_id": "ses_1"});
-    assert!(parse(&v, Phase::A).map(|r| r.resolution.deprecation.is_none()).unwrap_or(false));
-    let b = parse(&v, Phase::B).ok().and_then(|r| r.resolution.deprecation);
+    assert!(
+        parse(&v, Phase::A)
+            .map(|r| r.resolution.deprecation.is_none())
+            .unwrap_or(false)
+    );
+    let b = parse(&v, Phase::B)
+        .ok()
+        .and_then(|r| r.resolution.deprecation);
     assert_eq!(
         b.as_deref(),
         Some("action \"kill\" is deprecated: use action \"terminate\" with target.session_id")
     );
-    let e = parse(&v, Phase::C).err().expect("phase C rejects");
+    let e = parse(&v, Phase::C).expect_err("phase C rejects");
     assert_eq!(e.error.code, ErrorCode::InvalidAction);
     assert!(e.error.message.contains("terminate"));
     // Canonical requests are untouched in every phase.
@@ -350,7 +399,10 @@ fn relative_binary_path_is_rejected() {
 
 #[test]
 fn unknown_fields_and_wrong_types_are_rejected() {
-    assert_eq!(code(json!({"action": "list", "bogus": 1})), ErrorCode::InvalidPayload);
+    assert_eq!(
+        code(json!({"action": "list", "bogus": 1})),
+        ErrorCode::InvalidPayload
+    );
     let mut v = exec("headless", "execute_command");
     v["execution"] = json!({"command": "ls", "args": "not-an-array"});
     assert_eq!(code(v), ErrorCode::InvalidPayload);
@@ -367,5 +419,8 @@ fn unknown_fields_and_wrong_types_are_rejected() {
 fn interactive_argv_becomes_a_quoted_command_line() {
     let mut v = exec("interactive", "execute_command");
     v["execution"] = json!({"command": "echo", "args": ["a b", "$HOME"]});
-    assert_eq!(ok(v).execution.command.as_deref(), Some("echo 'a b' '$HOME'"));
+    assert_eq!(
+        ok(v).execution.command.as_deref(),
+        Some("echo 'a b' '$HOME'")
+    );
 }

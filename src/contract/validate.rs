@@ -135,7 +135,8 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
     }
 
     // 3. Shape and types, against schemas/request.schema.json.
-    let violations = schema::check_request(raw).map_err(|e| reject(&ctx, TermError::internal(e)))?;
+    let violations =
+        schema::check_request(raw).map_err(|e| reject(&ctx, TermError::internal(e)))?;
     if !violations.is_empty() {
         let first = &violations[0];
         let list: Vec<Value> = violations
@@ -153,11 +154,13 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
     let nested = move_flat_keys(obj).map_err(|e| reject(&ctx, e))?;
     let group = |name: &str| nested.get(name).cloned().unwrap_or(Value::Null);
     let de = |name: &str| TermError::payload(format!("{name} is malformed"));
-    let mut runtime: Runtime = from_group(group("runtime")).map_err(|_| reject(&ctx, de("runtime")))?;
+    let mut runtime: Runtime =
+        from_group(group("runtime")).map_err(|_| reject(&ctx, de("runtime")))?;
     let mut execution: Execution =
         from_group(group("execution")).map_err(|_| reject(&ctx, de("execution")))?;
     let target: Target = from_group(group("target")).map_err(|_| reject(&ctx, de("target")))?;
-    let output: OutputOptions = from_group(group("output")).map_err(|_| reject(&ctx, de("output")))?;
+    let output: OutputOptions =
+        from_group(group("output")).map_err(|_| reject(&ctx, de("output")))?;
     let compat: Compat = from_group(group("compat")).map_err(|_| reject(&ctx, de("compat")))?;
     let invocation = nested.get("invocation");
     let mut mode = invocation
@@ -180,7 +183,12 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
         let maps_to = match alias::resolve(la) {
             Some(Resolved::Canonical(a)) => a,
             Some(Resolved::Alias(l)) => l.canonical(),
-            None => return Err(reject(&ctx, unknown_action(la).with("field", json!("compat.legacy_action")))),
+            None => {
+                return Err(reject(
+                    &ctx,
+                    unknown_action(la).with("field", json!("compat.legacy_action")),
+                ));
+            }
         };
         if maps_to != action {
             return Err(reject(
@@ -388,7 +396,11 @@ fn check_coupling(
             forbid(has_execution, "list forbids execution", "execution")?;
             forbid(has_target, "list forbids target", "target")?;
             forbid(has_output, "list takes no output options", "output")?;
-            forbid(intent.is_some(), "list takes no invocation.intent", "invocation.intent")?;
+            forbid(
+                intent.is_some(),
+                "list takes no invocation.intent",
+                "invocation.intent",
+            )?;
             Ok(*mode)
         }
         Action::ReadOutput | Action::Terminate => {
@@ -403,7 +415,11 @@ fn check_coupling(
                 &format!("{name} takes no execution fields"),
                 "execution",
             )?;
-            forbid(intent.is_some(), &format!("{name} takes no invocation.intent"), "invocation.intent")?;
+            forbid(
+                intent.is_some(),
+                &format!("{name} takes no invocation.intent"),
+                "invocation.intent",
+            )?;
             if action == Action::Terminate {
                 forbid(has_output, "terminate takes no output options", "output")?;
             }
@@ -527,7 +543,11 @@ fn check_interactive_execute(
                 "intent open_only requires execution.command to be absent",
                 "execution.command",
             )?;
-            forbid(execution.args.is_some(), "intent open_only takes no execution.args", "execution.args")?;
+            forbid(
+                execution.args.is_some(),
+                "intent open_only takes no execution.args",
+                "execution.args",
+            )?;
             forbid(
                 execution.has_raw_input(),
                 "execution.input / keys are sent with intent execute_command",
@@ -580,8 +600,10 @@ fn check_interactive_execute(
     )?;
     if let Some(pattern) = &execution.wait_for {
         regex::Regex::new(pattern).map_err(|e| {
-            TermError::payload(format!("execution.wait_for is not a valid regular expression: {e}"))
-                .with("field", json!("execution.wait_for"))
+            TermError::payload(format!(
+                "execution.wait_for is not a valid regular expression: {e}"
+            ))
+            .with("field", json!("execution.wait_for"))
         })?;
     }
     if let Some(shell) = &execution.shell {
@@ -602,9 +624,11 @@ fn check_interactive_execute(
             }
         }
         if !unknown.is_empty() {
-            return Err(TermError::payload(format!("unknown key names: {}", unknown.join(", ")))
-                .with("field", json!("execution.keys"))
-                .with("unknown", json!(unknown)));
+            return Err(
+                TermError::payload(format!("unknown key names: {}", unknown.join(", ")))
+                    .with("field", json!("execution.keys"))
+                    .with("unknown", json!(unknown)),
+            );
         }
         execution.input = Some(data);
     }

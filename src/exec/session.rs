@@ -7,6 +7,8 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
+use std::os::fd::AsRawFd;
+
 use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
 
@@ -14,7 +16,11 @@ use crate::process::{self, OWNER_ENV, Selector, reaper};
 use crate::spool::{Slice, Spool};
 
 /// Read size for the stdout / stderr pipes.
-const PIPE_READ_SIZE: usize = 64 * 1024;
+const PIPE_READ_SIZE: usize = 256 * 1024;
+
+/// Pipe capacity asked of the kernel: fewer, larger reads for chatty commands (the
+/// kernel caps it at /proc/sys/fs/pipe-max-size; failure just keeps the default).
+const PIPE_CAPACITY: i32 = 1024 * 1024;
 
 /// After the process exits, how long to wait for its pipes to close before reporting the
 /// exit (background children may hold them open; their output keeps arriving anyway).
@@ -152,8 +158,24 @@ impl Session {
             delivered: Mutex::new([0, 0]),
             changed,
         });
-        let out = child.stdout.take().map(|r| session.clone().pump(r, Stream::Stdout));
-        let err = child.stderr.take().map(|r| session.clone().pump(r, Stream::Stderr));
+        for fd in [
+            child.stdout.as_ref().map(|p| p.as_raw_fd()),
+            child.stderr.as_ref().map(|p| p.as_raw_fd()),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            // An error leaves the pipe at its default size.
+            let _ = nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_CAPACITY));
+        }
+        let out = child
+            .stdout
+            .take()
+            .map(|r| session.clone().pump(r, Stream::Stdout));
+        let err = child
+            .stderr
+            .take()
+            .map(|r| session.clone().pump(r, Stream::Stderr));
         let s = session.clone();
         tokio::spawn(async move {
             let status = child.wait().await;

@@ -17,7 +17,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::app::{App, NoProgress, Progress};
 use crate::contract::schema;
@@ -128,7 +128,7 @@ impl ServerHandler for McpServer {
                 None,
             ));
         }
-        let args = Value::Object(request.arguments.unwrap_or_else(Map::new));
+        let args = Value::Object(request.arguments.unwrap_or_default());
         let token = context.meta.get_progress_token();
         let payload = match token {
             Some(token) => {

@@ -54,7 +54,11 @@ pub fn render(payload: &Value) -> String {
             out.push_str(&format!("command: {line}\n"));
         }
     }
-    for (label, key) in [("stdout", "stdout"), ("stderr", "stderr"), ("output", "output")] {
+    for (label, key) in [
+        ("stdout", "stdout"),
+        ("stderr", "stderr"),
+        ("output", "output"),
+    ] {
         if let Some(text) = str_at(r, &[key]) {
             if !text.is_empty() {
                 let shown = cap_text(text);
@@ -85,7 +89,10 @@ pub fn render(payload: &Value) -> String {
         }
         if let Some(info) = s(r, &["streams", key]) {
             if info.get("truncated") == Some(&Value::Bool(true)) {
-                let omitted = info.get("bytes_omitted").and_then(Value::as_u64).unwrap_or(0);
+                let omitted = info
+                    .get("bytes_omitted")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
                 let next = s(r, &["cursor", key]).and_then(Value::as_u64).unwrap_or(0);
                 out.push_str(&format!(
                     "({label} truncated: {omitted} bytes not shown; continue from cursor {next})\n"
@@ -104,7 +111,9 @@ pub fn render(payload: &Value) -> String {
                 "{} {} (exit {})\n",
                 str_at(c, &["command_id"]).unwrap_or("?"),
                 str_at(c, &["command_line"]).unwrap_or(""),
-                c.get("exit_code").map(|v| v.to_string()).unwrap_or_else(|| "?".into())
+                c.get("exit_code")
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|| "?".into())
             ));
         }
     }

@@ -59,10 +59,12 @@ pub fn reap_orphans() -> usize {
     let guard = owned().lock().unwrap_or_else(|p| p.into_inner());
     let mut reaped = 0;
     for p in super::tree::snapshot() {
-        if p.ppid == me && p.zombie && !guard.contains(&p.pid) {
-            if waitpid(Pid::from_raw(p.pid), Some(WaitPidFlag::WNOHANG)).is_ok() {
-                reaped += 1;
-            }
+        if p.ppid == me
+            && p.zombie
+            && !guard.contains(&p.pid)
+            && waitpid(Pid::from_raw(p.pid), Some(WaitPidFlag::WNOHANG)).is_ok()
+        {
+            reaped += 1;
         }
     }
     reaped
@@ -71,14 +73,14 @@ pub fn reap_orphans() -> usize {
 /// Run the reaper for the life of the process: on every SIGCHLD and every few seconds.
 pub fn spawn_reaper() {
     tokio::spawn(async move {
-        let mut sigchld =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child()) {
-                Ok(s) => Some(s),
-                Err(e) => {
-                    tracing::warn!(error = %e, "no SIGCHLD stream; reaping on a timer only");
-                    None
-                }
-            };
+        let mut sigchld = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child())
+        {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::warn!(error = %e, "no SIGCHLD stream; reaping on a timer only");
+                None
+            }
+        };
         loop {
             match &mut sigchld {
                 Some(s) => {

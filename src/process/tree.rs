@@ -172,15 +172,54 @@ mod tests {
     #[test]
     fn members_close_over_descendants() {
         let t = [
-            ProcEntry { pid: 10, ppid: 1, pgrp: 10, session: 10, zombie: false },
-            ProcEntry { pid: 11, ppid: 10, pgrp: 10, session: 10, zombie: false },
-            ProcEntry { pid: 12, ppid: 11, pgrp: 12, session: 12, zombie: false },
-            ProcEntry { pid: 13, ppid: 1, pgrp: 13, session: 13, zombie: false },
-            ProcEntry { pid: 14, ppid: 12, pgrp: 12, session: 12, zombie: true },
+            ProcEntry {
+                pid: 10,
+                ppid: 1,
+                pgrp: 10,
+                session: 10,
+                zombie: false,
+            },
+            ProcEntry {
+                pid: 11,
+                ppid: 10,
+                pgrp: 10,
+                session: 10,
+                zombie: false,
+            },
+            ProcEntry {
+                pid: 12,
+                ppid: 11,
+                pgrp: 12,
+                session: 12,
+                zombie: false,
+            },
+            ProcEntry {
+                pid: 13,
+                ppid: 1,
+                pgrp: 13,
+                session: 13,
+                zombie: false,
+            },
+            ProcEntry {
+                pid: 14,
+                ppid: 12,
+                pgrp: 12,
+                session: 12,
+                zombie: true,
+            },
         ];
-        let sel = Selector { root: Some(10), ..Selector::default() };
-        assert_eq!(members(&t, &sel).into_iter().collect::<Vec<_>>(), vec![10, 11, 12]);
-        let sel = Selector { pgrp: Some(13), ..Selector::default() };
+        let sel = Selector {
+            root: Some(10),
+            ..Selector::default()
+        };
+        assert_eq!(
+            members(&t, &sel).into_iter().collect::<Vec<_>>(),
+            vec![10, 11, 12]
+        );
+        let sel = Selector {
+            pgrp: Some(13),
+            ..Selector::default()
+        };
         assert_eq!(members(&t, &sel).into_iter().collect::<Vec<_>>(), vec![13]);
     }
 

@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ProgressNotificationParam,
-    ProgressToken, RequestMetaObject, ResourceUpdatedNotificationParam, ServerResult,
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest,
+    ProgressNotificationParam, ProgressToken, RequestMetaObject, ResourceUpdatedNotificationParam,
+    ServerResult,
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::transport::TokioChildProcess;
@@ -61,7 +62,10 @@ pub async fn start() -> Server {
 pub async fn start_bin(bin: &str, args: &[&str], env: &[(&str, &str)]) -> Server {
     let mut cmd = tokio::process::Command::new(bin);
     cmd.args(args);
-    cmd.env("PM_TERM_LOG", std::env::var("PM_TEST_SERVER_LOG").unwrap_or_else(|_| "warn".into()));
+    cmd.env(
+        "PM_TERM_LOG",
+        std::env::var("PM_TEST_SERVER_LOG").unwrap_or_else(|_| "warn".into()),
+    );
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -85,7 +89,9 @@ impl Server {
             panic!("arguments must be an object")
         };
         self.client
-            .call_tool(CallToolRequestParams::new("memory_terminal_interactive").with_arguments(map))
+            .call_tool(
+                CallToolRequestParams::new("memory_terminal_interactive").with_arguments(map),
+            )
             .await
             .expect("tools/call")
     }
@@ -103,8 +109,11 @@ impl Server {
             panic!("arguments must be an object")
         };
         let mut meta = RequestMetaObject::new();
-        meta.set_progress_token(ProgressToken(rmcp::model::NumberOrString::String(token.into())));
-        let mut params = CallToolRequestParams::new("memory_terminal_interactive").with_arguments(map);
+        meta.set_progress_token(ProgressToken(rmcp::model::NumberOrString::String(
+            token.into(),
+        )));
+        let mut params =
+            CallToolRequestParams::new("memory_terminal_interactive").with_arguments(map);
         params.meta = Some(meta);
         let handle = self
             .client
@@ -128,10 +137,20 @@ impl Server {
 pub fn check_result(r: &CallToolResult) -> Value {
     let payload = r.structured_content.clone().expect("structuredContent");
     let violations = itmcp::contract::schema::payload_violations(&payload);
-    assert!(violations.is_empty(), "payload violates schema: {violations:?}\n{payload:#}");
+    assert!(
+        violations.is_empty(),
+        "payload violates schema: {violations:?}\n{payload:#}"
+    );
     let success = payload["success"].as_bool().unwrap();
-    assert_eq!(r.is_error, Some(!success), "isError must mirror success: {payload:#}");
-    assert!(!r.content.is_empty(), "a text block accompanies the payload");
+    assert_eq!(
+        r.is_error,
+        Some(!success),
+        "isError must mirror success: {payload:#}"
+    );
+    assert!(
+        !r.content.is_empty(),
+        "a text block accompanies the payload"
+    );
     payload
 }
 
@@ -184,7 +203,11 @@ pub async fn wait_gone(needle: &str, within: Duration) -> Vec<i32> {
 
 /// A unique token for process command lines in this test.
 pub fn unique(tag: &str) -> String {
-    format!("{tag}{}{}", std::process::id(), Instant::now().elapsed().as_nanos() % 100_000)
+    format!(
+        "{tag}{}{}",
+        std::process::id(),
+        Instant::now().elapsed().as_nanos() % 100_000
+    )
 }
 
 /// A unique number usable as a `sleep` argument, so leftover processes can be found.

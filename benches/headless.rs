@@ -1,0 +1,164 @@
+//! Headless benchmarks: cold start, `echo` end to end through MCP, pipe throughput, idle
+//! memory. Run with `cargo bench --bench headless`; results go in docs/benchmarks.md.
+
+#![allow(clippy::unwrap_used)]
+
+#[path = "support/mod.rs"]
+mod support;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use support::*;
+
+/// Bytes pushed through the pipe in the throughput run.
+const THROUGHPUT_BYTES: u64 = 512 * 1024 * 1024;
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(run());
+}
+
+async fn cold_start() -> Duration {
+    // Raw JSON-RPC over the child's stdio: the time until the initialize answer arrives.
+    let t = Instant::now();
+    let mut child = Command::new(SERVER_BIN)
+        .env("PM_TERM_LOG", "error")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}\n")
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+    let d = t.elapsed();
+    assert!(line.contains("\"result\""), "{line}");
+    drop(stdin);
+    let _ = child.wait();
+    d
+}
+
+async fn run() {
+    println!("## headless (`cargo bench --bench headless`)");
+    let floor = sh_true_floor(200);
+
+    header("start-up and round trip");
+    let mut cs = Vec::new();
+    for _ in 0..15 {
+        cs.push(cold_start().await);
+    }
+    let cold = median(cs);
+    row(
+        "cold start → initialize answer",
+        &ms(cold),
+        "`sh -c true` spawn+wait",
+        &ms(floor),
+        cold.as_secs_f64() / floor.as_secs_f64(),
+    );
+
+    let (c, pid) = start(&[]).await;
+    let req = json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+        "execution": {"command": "echo hi"}});
+    // Warm up.
+    for _ in 0..5 {
+        call(&c, req.clone()).await;
+    }
+    let echo = time_n(200, || async {
+        let p = call(&c, req.clone()).await;
+        assert_eq!(p["result"]["stdout"], "hi\n");
+    })
+    .await;
+    row(
+        "`echo hi` execute, end to end through MCP",
+        &ms(echo),
+        "`sh -c true` spawn+wait",
+        &ms(floor),
+        echo.as_secs_f64() / floor.as_secs_f64(),
+    );
+    let argv = json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+        "execution": {"command": "true", "args": []}});
+    let direct = time_n(200, || async {
+        call(&c, argv.clone()).await;
+    })
+    .await;
+    row(
+        "`true` as argv (no shell), end to end through MCP",
+        &ms(direct),
+        "`sh -c true` spawn+wait",
+        &ms(floor),
+        direct.as_secs_f64() / floor.as_secs_f64(),
+    );
+
+    header("throughput");
+    let cmd = format!("head -c {THROUGHPUT_BYTES} /dev/zero");
+    let mut floors = Vec::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        Command::new("/bin/sh")
+            .args(["-c", &format!("{cmd} | cat > /dev/null")])
+            .status()
+            .unwrap();
+        floors.push(t.elapsed());
+    }
+    let pipe_floor = median(floors);
+    let big = json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+        "execution": {"command": cmd}, "runtime": {"wait_ms": 600000}, "output": {"max_bytes": 1}});
+    let ours = time_n(3, || async {
+        let p = call(&c, big.clone()).await;
+        assert_eq!(p["result"]["streams"]["stdout"]["total"], THROUGHPUT_BYTES);
+    })
+    .await;
+    let mbps = |d: Duration| THROUGHPUT_BYTES as f64 / d.as_secs_f64() / 1e6;
+    row(
+        &format!(
+            "{} MiB through the server's pipe (read + spooled)",
+            THROUGHPUT_BYTES >> 20
+        ),
+        &format!("{:.0} MB/s", mbps(ours)),
+        "`… | cat > /dev/null`",
+        &format!("{:.0} MB/s", mbps(pipe_floor)),
+        ours.as_secs_f64() / pipe_floor.as_secs_f64(),
+    );
+
+    header("memory");
+    let (idle, idle_pid) = start(&[]).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let idle_rss = rss_kib(idle_pid);
+    let sh_rss = {
+        let mut child = Command::new("/bin/sh")
+            .args(["-c", "sleep 1"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        let r = rss_kib(child.id());
+        let _ = child.kill();
+        let _ = child.wait();
+        r
+    };
+    row(
+        "idle RSS after initialize",
+        &format!("{idle_rss} KiB"),
+        "idle `sh` RSS",
+        &format!("{sh_rss} KiB"),
+        idle_rss as f64 / sh_rss.max(1) as f64,
+    );
+    row(
+        "RSS after the throughput runs",
+        &format!("{} KiB", rss_kib(pid)),
+        "idle RSS after initialize",
+        &format!("{idle_rss} KiB"),
+        rss_kib(pid) as f64 / idle_rss.max(1) as f64,
+    );
+    let _ = idle.cancel().await;
+    let _ = c.cancel().await;
+}

@@ -1,0 +1,99 @@
+//! Shared bench plumbing: start the real binaries, talk MCP with rmcp's client, take
+//! medians, print a markdown table. Every figure is reported beside a floor measured in the
+//! same run, because these machines are shared and noisy.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+
+pub const SERVER_BIN: &str = env!("CARGO_BIN_EXE_interactive-terminal-mcp");
+pub const HOST_BIN: &str = env!("CARGO_BIN_EXE_interactive-terminal");
+
+pub type Client = RunningService<RoleClient, ()>;
+
+pub async fn start(env: &[(&str, &str)]) -> (Client, u32) {
+    let mut cmd = tokio::process::Command::new(SERVER_BIN);
+    cmd.env("PM_TERM_LOG", "error");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let (t, _) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = t.id().unwrap();
+    (().serve(t).await.unwrap(), pid)
+}
+
+pub async fn call(c: &Client, args: Value) -> Value {
+    let Value::Object(m) = args else { panic!() };
+    let r = c
+        .call_tool(CallToolRequestParams::new("memory_terminal_interactive").with_arguments(m))
+        .await
+        .unwrap();
+    r.structured_content.unwrap()
+}
+
+pub fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Median of `n` timed runs of `f`.
+pub async fn time_n<F, Fut>(n: usize, mut f: F) -> Duration
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t = Instant::now();
+        f().await;
+        v.push(t.elapsed());
+    }
+    median(v)
+}
+
+/// Time to spawn and reap `sh -c true`: the floor for anything that starts a process.
+pub fn sh_true_floor(n: usize) -> Duration {
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t = Instant::now();
+        std::process::Command::new("/bin/sh")
+            .args(["-c", "true"])
+            .status()
+            .unwrap();
+        v.push(t.elapsed());
+    }
+    median(v)
+}
+
+pub fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+pub fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+pub fn row(name: &str, ours: &str, floor_name: &str, floor: &str, ratio: f64) {
+    println!("| {name} | {ours} | {floor_name} | {floor} | {ratio:.2}x |");
+}
+
+pub fn header(title: &str) {
+    println!("\n### {title}\n");
+    println!("| measure | ours | floor | floor value | ratio |");
+    println!("| --- | --- | --- | --- | --- |");
+}
