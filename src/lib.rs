@@ -15,3 +15,4 @@ pub mod mcp;
 pub mod process;
 pub mod spool;
 pub mod telemetry;
+pub mod terminal;

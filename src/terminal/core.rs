@@ -1,0 +1,662 @@
+//! The AHP terminal core: every terminal, the root list, and the one action log.
+//!
+//! State changes only by dispatching `StateAction`s: each gets the next server sequence
+//! number, is applied by Microsoft's reducers (`apply_action_to_terminal`,
+//! `apply_action_to_root`), kept in a bounded log and broadcast. A subscriber snapshots,
+//! follows the broadcast, and after a gap replays from the log, or snapshots again when the
+//! log no longer reaches back far enough.
+//!
+//! Locking: `inner` (sequence, log, root, terminal table) is taken before any terminal's
+//! state lock, never after, so no two paths can wait on each other.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Instant, SystemTime};
+
+use ahp::reducers::{apply_action_to_root, apply_action_to_terminal};
+use ahp_types::actions::*;
+use ahp_types::state::{
+    RootState, Snapshot, SnapshotState, TerminalClaim, TerminalContentPart, TerminalInfo,
+    TerminalLifecycleState, TerminalRunningLifecycleState, TerminalState,
+};
+use ahp_types::{ActionEnvelope, ROOT_RESOURCE_URI};
+use tokio::sync::{broadcast, watch};
+
+use super::osc::{Event, Item, Scanner};
+use super::term::{CommandRecord, ExitInfo, TermState, Terminal, TitleWatch, decode_utf8, lock};
+use super::{CoreConfig, CoreError, CreateSpec, shell};
+use crate::ids;
+use crate::spool::Spool;
+
+/// Capacity of the live action broadcast; a subscriber further behind replays from the log.
+const BROADCAST_CAPACITY: usize = 4096;
+
+/// Fixed per-envelope size estimate added to its payload for the log's byte budget.
+const ENVELOPE_OVERHEAD: usize = 160;
+
+pub(super) struct Inner {
+    pub seq: u64,
+    log: VecDeque<Arc<ActionEnvelope>>,
+    log_bytes: usize,
+    root: RootState,
+    pub terminals: BTreeMap<String, Arc<Terminal>>,
+    infos: BTreeMap<String, TerminalInfo>,
+}
+
+pub struct Core {
+    pub cfg: CoreConfig,
+    inner: Mutex<Inner>,
+    tx: broadcast::Sender<Arc<ActionEnvelope>>,
+    /// Bumped on every SIGCHLD so exit watchers look again.
+    pub(super) child_events: watch::Sender<u64>,
+}
+
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// A `file://` URI for a local path.
+pub fn file_uri(path: &str) -> String {
+    let mut s = String::from("file://");
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
+                s.push(b as char)
+            }
+            _ => s.push_str(&format!("%{b:02X}")),
+        }
+    }
+    s
+}
+
+fn envelope_size(a: &StateAction) -> usize {
+    ENVELOPE_OVERHEAD
+        + match a {
+            StateAction::TerminalData(d) => d.data.len(),
+            StateAction::TerminalInput(d) => d.data.len(),
+            StateAction::RootTerminalsChanged(r) => r.terminals.len() * 200,
+            _ => 0,
+        }
+}
+
+fn info_of(uri: &str, st: &TerminalState) -> TerminalInfo {
+    TerminalInfo {
+        resource: uri.to_string(),
+        title: st.title.clone(),
+        claim: st.claim.clone(),
+        lifecycle: st.lifecycle.clone(),
+    }
+}
+
+/// Bound the content parts: drop whole parts from the front while over `limit` (never the
+/// last, which may still be growing), then cut the oldest remaining part's text from the
+/// front at a character boundary. The full stream stays in the spool.
+fn trim_content(content: &mut Vec<TerminalContentPart>, limit: usize) -> usize {
+    let text_len = |p: &TerminalContentPart| match p {
+        TerminalContentPart::Unclassified(u) => u.value.len(),
+        TerminalContentPart::Command(c) => c.output.len(),
+        TerminalContentPart::Unknown(_) => 0,
+    };
+    let mut total: usize = content.iter().map(text_len).sum();
+    while total > limit && content.len() > 1 {
+        total -= text_len(&content[0]);
+        content.remove(0);
+    }
+    if total > limit {
+        if let Some(first) = content.first_mut() {
+            let s = match first {
+                TerminalContentPart::Unclassified(u) => &mut u.value,
+                TerminalContentPart::Command(c) => &mut c.output,
+                TerminalContentPart::Unknown(_) => return total,
+            };
+            let mut cut = total - limit;
+            while cut < s.len() && !s.is_char_boundary(cut) {
+                cut += 1;
+            }
+            s.drain(..cut);
+            total -= cut;
+        }
+    }
+    total
+}
+
+impl Core {
+    pub fn new(cfg: CoreConfig) -> Arc<Core> {
+        let (tx, _) = broadcast::channel(BROADCAST_CAPACITY);
+        let (child_events, _) = watch::channel(0);
+        let core = Arc::new(Core {
+            cfg,
+            inner: Mutex::new(Inner {
+                seq: 0,
+                log: VecDeque::new(),
+                log_bytes: 0,
+                root: RootState {
+                    agents: vec![],
+                    active_sessions: None,
+                    terminals: Some(vec![]),
+                    config: None,
+                    meta: None,
+                },
+                terminals: BTreeMap::new(),
+                infos: BTreeMap::new(),
+            }),
+            tx,
+            child_events,
+        });
+        super::lifecycle::watch_children(&core);
+        core
+    }
+
+    pub(super) fn inner(&self) -> MutexGuard<'_, Inner> {
+        lock(&self.inner)
+    }
+
+    /// Give `action` the next sequence number, log it and broadcast it.
+    fn record(
+        &self,
+        inner: &mut Inner,
+        channel: &str,
+        action: StateAction,
+        origin: Option<ActionOrigin>,
+    ) -> Arc<ActionEnvelope> {
+        inner.seq += 1;
+        let size = envelope_size(&action);
+        let env = Arc::new(ActionEnvelope {
+            channel: channel.to_string(),
+            action,
+            server_seq: inner.seq,
+            origin,
+            rejection_reason: None,
+        });
+        inner.log.push_back(env.clone());
+        inner.log_bytes += size;
+        while inner.log.len() > self.cfg.log_max_actions
+            || (inner.log_bytes > self.cfg.log_max_bytes && inner.log.len() > 1)
+        {
+            if let Some(old) = inner.log.pop_front() {
+                inner.log_bytes = inner.log_bytes.saturating_sub(envelope_size(&old.action));
+            }
+        }
+        let _ = self.tx.send(env.clone());
+        env
+    }
+
+    fn publish_root(&self, inner: &mut Inner) {
+        let action = StateAction::RootTerminalsChanged(RootTerminalsChangedAction {
+            terminals: inner.infos.values().cloned().collect(),
+        });
+        apply_action_to_root(&mut inner.root, &action);
+        self.record(inner, ROOT_RESOURCE_URI, action, None);
+    }
+
+    /// Apply a terminal action: reducer first, then the side effects the core owns.
+    pub(super) fn apply(
+        &self,
+        inner: &mut Inner,
+        term: &Terminal,
+        st: &mut TermState,
+        action: StateAction,
+        origin: Option<ActionOrigin>,
+    ) -> Arc<ActionEnvelope> {
+        apply_action_to_terminal(&mut st.state, &action);
+        let mut title_from_screen = None;
+        if let StateAction::TerminalData(d) = &action {
+            st.spool.append(d.data.as_bytes());
+            st.vt.process(d.data.as_bytes());
+            title_from_screen = st.vt.callbacks_mut().title.take();
+            st.content_bytes += d.data.len();
+            if st.content_bytes > self.cfg.scrollback_bytes {
+                st.content_bytes = trim_content(&mut st.state.content, self.cfg.scrollback_bytes);
+            }
+        }
+        if let StateAction::TerminalCleared(_) = &action {
+            st.content_bytes = 0;
+        }
+        let env = self.record(inner, &term.uri, action, origin);
+        if let Some(t) = title_from_screen.filter(|t| *t != st.state.title) {
+            self.apply(
+                inner,
+                term,
+                st,
+                StateAction::TerminalTitleChanged(TerminalTitleChangedAction { title: t }),
+                None,
+            );
+        }
+        let info = info_of(&term.uri, &st.state);
+        if inner.infos.get(&term.id) != Some(&info) {
+            inner.infos.insert(term.id.clone(), info);
+            self.publish_root(inner);
+        }
+        env
+    }
+
+    /// Feed what the pty printed into the terminal.
+    pub(super) fn ingest(&self, term: &Terminal, bytes: &[u8]) {
+        {
+            let mut inner = self.inner();
+            let mut st = term.state();
+            let items = st.scanner.feed(bytes);
+            for item in items {
+                match item {
+                    Item::Data(b) => {
+                        let s = decode_utf8(&mut st.utf8_carry, &b);
+                        if !s.is_empty() {
+                            let a = StateAction::TerminalData(TerminalDataAction { data: s });
+                            self.apply(&mut inner, term, &mut st, a, None);
+                        }
+                    }
+                    Item::Event(e) => self.on_event(&mut inner, term, &mut st, e),
+                }
+            }
+        }
+        term.bump();
+    }
+
+    fn on_event(&self, inner: &mut Inner, term: &Terminal, st: &mut TermState, e: Event) {
+        if !st.detection {
+            st.detection = true;
+            let a = StateAction::TerminalCommandDetectionAvailable(
+                TerminalCommandDetectionAvailableAction {},
+            );
+            self.apply(inner, term, st, a, None);
+        }
+        match e {
+            Event::PromptStart => st.at_prompt = false,
+            Event::PromptEnd => {
+                st.prompts += 1;
+                st.at_prompt = true;
+            }
+            Event::CommandLine(line) => st.pending_line = Some(line),
+            Event::Executed => {
+                st.at_prompt = false;
+                if st.executing().is_some() {
+                    self.finish_command(inner, term, st, None);
+                }
+                st.next_command += 1;
+                let command_id = format!("cmd_{}", st.next_command);
+                let command_line = st.pending_line.take().unwrap_or_default();
+                let timestamp = now_ms();
+                st.commands.push_back(CommandRecord {
+                    command_id: command_id.clone(),
+                    command_line: command_line.clone(),
+                    complete: false,
+                    exit_code: None,
+                    duration_ms: None,
+                    started_at_ms: timestamp,
+                    output_start: st.spool.len(),
+                    output_end: None,
+                });
+                while st.commands.len() > super::term::MAX_COMMAND_RECORDS {
+                    st.commands.pop_front();
+                }
+                st.command_started = Some(Instant::now());
+                let a = StateAction::TerminalCommandExecuted(TerminalCommandExecutedAction {
+                    command_id,
+                    command_line,
+                    timestamp,
+                });
+                self.apply(inner, term, st, a, None);
+            }
+            Event::Finished(code) => {
+                if st.executing().is_some() {
+                    self.finish_command(inner, term, st, code.map(i64::from));
+                }
+            }
+            Event::Cwd(path) => {
+                let uri = file_uri(&path);
+                if st.state.cwd.as_deref() != Some(uri.as_str()) {
+                    let a = StateAction::TerminalCwdChanged(TerminalCwdChangedAction { cwd: uri });
+                    self.apply(inner, term, st, a, None);
+                }
+            }
+        }
+    }
+
+    fn finish_command(
+        &self,
+        inner: &mut Inner,
+        term: &Terminal,
+        st: &mut TermState,
+        code: Option<i64>,
+    ) {
+        let end = st.spool.len();
+        let duration = st
+            .command_started
+            .take()
+            .map(|t| t.elapsed().as_millis() as i64);
+        let Some(rec) = st.commands.back_mut().filter(|c| !c.complete) else {
+            return;
+        };
+        rec.complete = true;
+        rec.exit_code = code;
+        rec.duration_ms = duration;
+        rec.output_end = Some(end);
+        let a = StateAction::TerminalCommandFinished(TerminalCommandFinishedAction {
+            command_id: rec.command_id.clone(),
+            exit_code: code,
+            duration_ms: duration,
+        });
+        self.apply(inner, term, st, a, None);
+    }
+
+    /// The terminal's process is gone: settle its state once.
+    pub(super) fn on_exit(&self, term: &Terminal, info: ExitInfo) {
+        {
+            let mut inner = self.inner();
+            let mut st = term.state();
+            if st.exit.is_some() {
+                return;
+            }
+            if !st.utf8_carry.is_empty() {
+                let s = String::from_utf8_lossy(&std::mem::take(&mut st.utf8_carry)).into_owned();
+                let a = StateAction::TerminalData(TerminalDataAction { data: s });
+                self.apply(&mut inner, term, &mut st, a, None);
+            }
+            if st.executing().is_some() {
+                self.finish_command(&mut inner, term, &mut st, None);
+            }
+            st.exit = Some(info.clone());
+            let a = StateAction::TerminalExited(TerminalExitedAction {
+                exit_code: info.exit_code,
+            });
+            self.apply(&mut inner, term, &mut st, a, None);
+        }
+        if let Some(f) = &term.nonce_file {
+            let _ = std::fs::remove_file(f);
+        }
+        tracing::debug!(terminal = %term.id, ?info, "terminal exited");
+        term.bump();
+    }
+
+    /// Open a terminal running the user's shell.
+    pub fn create(self: &Arc<Self>, spec: CreateSpec) -> Result<Arc<Terminal>, CoreError> {
+        let id = match spec.id {
+            Some(id) => id,
+            None => ids::new_id(ids::TERMINAL),
+        };
+        {
+            let inner = self.inner();
+            if inner.terminals.contains_key(&id) {
+                return Err(CoreError::Exists(id));
+            }
+            let live = inner
+                .terminals
+                .values()
+                .filter(|t| t.state().running())
+                .count();
+            if live >= self.cfg.max_terminals {
+                return Err(CoreError::Limit(self.cfg.max_terminals));
+            }
+        }
+        let program = shell::resolve(spec.shell.as_deref(), self.cfg.default_shell.as_deref())
+            .map_err(CoreError::Invalid)?;
+        let nonce = shell::new_nonce();
+        let launch = shell::prepare(
+            &program,
+            &self.cfg.runtime_dir,
+            &id,
+            &nonce,
+            self.cfg.skip_user_rc,
+        )
+        .map_err(|e| CoreError::Spawn(format!("cannot prepare shell integration: {e}")))?;
+        let pty = super::pty::spawn(&launch, &spec.cwd, &spec.env, &id, spec.cols, spec.rows)
+            .map_err(|e| CoreError::Spawn(format!("cannot start {}: {e}", program.display())))?;
+        let uri = ids::terminal_uri(&id);
+        let shell_name = program
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "shell".into());
+        let cwd_text = spec.cwd.display().to_string();
+        let state = TerminalState {
+            title: spec.name.clone().unwrap_or_else(|| shell_name.clone()),
+            cwd: Some(file_uri(&cwd_text)),
+            cols: Some(i64::from(spec.cols)),
+            rows: Some(i64::from(spec.rows)),
+            content: vec![],
+            lifecycle: TerminalLifecycleState::Running(TerminalRunningLifecycleState {}),
+            claim: spec.claim,
+            supports_command_detection: None,
+            is_pty: Some(true),
+        };
+        let (changed, _) = watch::channel(0);
+        let term = Arc::new(Terminal {
+            id: id.clone(),
+            uri: uri.clone(),
+            shell: program.display().to_string(),
+            cwd: cwd_text,
+            workspace_id: spec.workspace_id,
+            created_at: SystemTime::now(),
+            created: Instant::now(),
+            pid: pty.pid,
+            io: pty.io,
+            master: Mutex::new(pty.master),
+            child: Mutex::new(pty.child),
+            st: Mutex::new(TermState {
+                state,
+                spool: Spool::new(&self.cfg.spool_dir, self.cfg.memory_limit),
+                vt: vt100::Parser::new_with_callbacks(
+                    super::term::dim(spec.rows),
+                    super::term::dim(spec.cols),
+                    0,
+                    TitleWatch::default(),
+                ),
+                scanner: Scanner::new(&nonce),
+                utf8_carry: Vec::new(),
+                commands: VecDeque::new(),
+                pending_line: None,
+                command_started: None,
+                detection: false,
+                prompts: 0,
+                at_prompt: false,
+                exit: None,
+                reader_done: false,
+                content_bytes: 0,
+                delivered: 0,
+                holder_client: spec.holder_client,
+                next_command: 0,
+            }),
+            changed,
+            write_lock: tokio::sync::Mutex::new(()),
+            nonce_file: launch.nonce_file,
+            reaped: AtomicBool::new(false),
+        });
+        {
+            let mut inner = self.inner();
+            let info = info_of(&uri, &term.state().state);
+            inner.terminals.insert(id.clone(), term.clone());
+            inner.infos.insert(id.clone(), info);
+            self.publish_root(&mut inner);
+            self.prune(&mut inner);
+        }
+        tracing::info!(terminal = %id, pid = term.pid, shell = %term.shell, "terminal created");
+        super::lifecycle::start(self, &term);
+        Ok(term)
+    }
+
+    /// Forget the oldest exited terminals beyond the retention limit.
+    fn prune(&self, inner: &mut Inner) {
+        let exited: Vec<String> = inner
+            .terminals
+            .iter()
+            .filter(|(_, t)| !t.state().running())
+            .map(|(k, _)| k.clone())
+            .collect();
+        if exited.len() <= self.cfg.max_exited {
+            return;
+        }
+        for id in &exited[..exited.len() - self.cfg.max_exited] {
+            inner.terminals.remove(id);
+            inner.infos.remove(id);
+        }
+        self.publish_root(inner);
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<Terminal>> {
+        self.inner().terminals.get(id).cloned()
+    }
+
+    pub fn list(&self) -> Vec<Arc<Terminal>> {
+        self.inner().terminals.values().cloned().collect()
+    }
+
+    /// Dispatch a server-side action on a terminal (title, claim, clear, resize...).
+    pub fn dispatch(
+        &self,
+        term: &Terminal,
+        action: StateAction,
+        origin: Option<ActionOrigin>,
+    ) -> Arc<ActionEnvelope> {
+        let env = {
+            let mut inner = self.inner();
+            let mut st = term.state();
+            self.apply(&mut inner, term, &mut st, action, origin)
+        };
+        term.bump();
+        env
+    }
+
+    /// Remove a terminal, killing its processes first.
+    pub async fn dispose(&self, id: &str) -> Result<Vec<i32>, CoreError> {
+        let term = self
+            .get(id)
+            .ok_or_else(|| CoreError::NotFound(id.to_string()))?;
+        let killed = super::lifecycle::kill(self, &term).await;
+        let mut inner = self.inner();
+        inner.terminals.remove(id);
+        inner.infos.remove(id);
+        self.publish_root(&mut inner);
+        tracing::info!(terminal = %id, "terminal disposed");
+        Ok(killed)
+    }
+
+    /// State snapshots for `uris` and a receiver for everything after them, taken together
+    /// so nothing falls between. Unknown URIs are returned apart.
+    pub fn subscribe(
+        &self,
+        uris: &[String],
+    ) -> (
+        Vec<Snapshot>,
+        Vec<String>,
+        broadcast::Receiver<Arc<ActionEnvelope>>,
+    ) {
+        let inner = self.inner();
+        let mut snaps = Vec::new();
+        let mut missing = Vec::new();
+        for uri in uris {
+            match self.snapshot_locked(&inner, uri) {
+                Some(s) => snaps.push(s),
+                None => missing.push(uri.clone()),
+            }
+        }
+        (snaps, missing, self.tx.subscribe())
+    }
+
+    fn snapshot_locked(&self, inner: &Inner, uri: &str) -> Option<Snapshot> {
+        let state = if uri == ROOT_RESOURCE_URI {
+            SnapshotState::Root(Box::new(inner.root.clone()))
+        } else {
+            let id = ids::terminal_id_from_uri(uri)?;
+            let t = inner.terminals.get(id)?;
+            SnapshotState::Terminal(Box::new(t.state().state.clone()))
+        };
+        Some(Snapshot {
+            resource: uri.to_string(),
+            state,
+            from_seq: inner.seq as i64,
+        })
+    }
+
+    pub fn snapshot(&self, uri: &str) -> Option<Snapshot> {
+        let inner = self.inner();
+        self.snapshot_locked(&inner, uri)
+    }
+
+    pub fn current_seq(&self) -> u64 {
+        self.inner().seq
+    }
+
+    /// Actions on `channels` after `seq`, or `None` when the log no longer reaches back.
+    pub fn replay_after(
+        &self,
+        seq: u64,
+        channels: &BTreeSet<String>,
+    ) -> Option<Vec<Arc<ActionEnvelope>>> {
+        let inner = self.inner();
+        if seq < inner.seq {
+            let oldest = inner.log.front().map(|e| e.server_seq)?;
+            if oldest > seq + 1 {
+                return None;
+            }
+        }
+        Some(
+            inner
+                .log
+                .iter()
+                .filter(|e| e.server_seq > seq && channels.contains(&e.channel))
+                .cloned()
+                .collect(),
+        )
+    }
+
+    /// A live receiver of every action from now on.
+    pub fn follow(&self) -> broadcast::Receiver<Arc<ActionEnvelope>> {
+        self.tx.subscribe()
+    }
+
+    /// The claim currently on a terminal.
+    pub fn claim_of(&self, term: &Terminal) -> TerminalClaim {
+        term.state().state.claim.clone()
+    }
+
+    /// Kill every terminal's processes (shutdown).
+    pub async fn shutdown(&self) {
+        for t in self.list() {
+            super::lifecycle::kill(self, &t).await;
+        }
+    }
+
+    /// Runtime directory for shell integration files.
+    pub fn runtime_dir(&self) -> PathBuf {
+        self.cfg.runtime_dir.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ahp_types::state::{TerminalCommandPart, TerminalUnclassifiedPart};
+
+    #[test]
+    fn trimming_keeps_the_tail() {
+        let mut c = vec![
+            TerminalContentPart::Unclassified(TerminalUnclassifiedPart {
+                value: "a".repeat(50),
+            }),
+            TerminalContentPart::Command(TerminalCommandPart {
+                command_id: "c1".into(),
+                command_line: "x".into(),
+                output: "€".repeat(20),
+                timestamp: 0,
+                is_complete: false,
+                exit_code: None,
+                duration_ms: None,
+            }),
+        ];
+        let total = trim_content(&mut c, 30);
+        assert_eq!(c.len(), 1);
+        assert!(total <= 30);
+        if let TerminalContentPart::Command(cmd) = &c[0] {
+            assert!(cmd.output.chars().all(|ch| ch == '€'));
+        }
+    }
+
+    #[test]
+    fn file_uris_escape() {
+        assert_eq!(file_uri("/tmp/a b#c"), "file:///tmp/a%20b%23c");
+    }
+}

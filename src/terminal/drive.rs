@@ -1,0 +1,356 @@
+//! Driving a terminal for an agent: open a shell, run a command line and wait for its
+//! `commandFinished`, send raw input and wait for the answer, all within bounded waits.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ahp_types::actions::{StateAction, TerminalClaimedAction};
+use ahp_types::state::TerminalClaim;
+
+use super::core::Core;
+use super::ops::{
+    AgentClaim, InputArgs, OpError, OpErrorKind, OpResult, OpenArgs, RunArgs, chunk, find, respond,
+};
+use super::term::{CommandRecord, TermState, Terminal, strip_escapes};
+use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, lifecycle};
+
+/// Longest wait for a new shell's first prompt.
+pub const STARTUP_WAIT: Duration = Duration::from_secs(10);
+/// Raw input answers once the output has been quiet this long.
+pub const INPUT_QUIET: Duration = Duration::from_millis(300);
+/// After Ctrl-C on a timeout, how long to wait for the command to wind down.
+pub const INTERRUPT_SETTLE: Duration = Duration::from_secs(2);
+/// After a command finishes, how long to wait for the prompt (and its cwd report).
+pub const PROMPT_GRACE: Duration = Duration::from_millis(1_000);
+/// How much recent text `wait_for` patterns are matched against.
+const WAIT_FOR_WINDOW: u64 = 64 * 1024;
+
+/// Wait until `cond` holds on the terminal's state or `deadline` passes.
+pub async fn wait_for(
+    t: &Terminal,
+    deadline: Instant,
+    mut cond: impl FnMut(&TermState) -> bool,
+) -> bool {
+    let mut rx = t.subscribe();
+    loop {
+        if cond(&t.state()) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        match tokio::time::timeout_at(deadline.into(), rx.changed()).await {
+            Ok(Ok(())) => {}
+            _ => return cond(&t.state()),
+        }
+    }
+}
+
+/// Take the claim for the agent (active during a call, backgrounded after), unless someone
+/// else holds the terminal: a person's claim is never taken away by an agent.
+pub fn set_claim(core: &Core, t: &Terminal, claim: &AgentClaim, active: bool) {
+    let current = t.state().state.claim.clone();
+    let ours = matches!(&current, TerminalClaim::Session(s) if s.session == claim.session);
+    if !ours {
+        return;
+    }
+    let want = if active {
+        claim.active()
+    } else {
+        claim.background()
+    };
+    if current != want {
+        core.dispatch(
+            t,
+            StateAction::TerminalClaimed(TerminalClaimedAction { claim: want }),
+            None,
+        );
+    }
+}
+
+fn command_number(r: &CommandRecord) -> u64 {
+    r.command_id
+        .strip_prefix("cmd_")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The first command detected after `base` (the terminal's counter before we typed).
+fn ours(st: &TermState, base: u64) -> Option<&CommandRecord> {
+    st.commands.iter().find(|c| command_number(c) > base)
+}
+
+fn check_cwd(cwd: &str) -> Result<PathBuf, OpError> {
+    let p = Path::new(cwd);
+    let path = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .unwrap_or_else(|_| PathBuf::from("/"))
+            .join(p)
+    };
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_dir() => Ok(path),
+        Ok(_) => Err(OpError::new(
+            OpErrorKind::Invalid,
+            format!("working directory {cwd:?} is not a directory"),
+        )),
+        Err(_) => Err(OpError::new(
+            OpErrorKind::Invalid,
+            format!("working directory {cwd:?} does not exist"),
+        )),
+    }
+}
+
+pub async fn open(core: &Arc<Core>, a: OpenArgs) -> OpResult {
+    let started = Instant::now();
+    let cwd = check_cwd(&a.cwd)?;
+    let spec = CreateSpec {
+        id: None,
+        name: a.name.clone(),
+        cwd,
+        env: a.env.clone(),
+        shell: a.shell.clone(),
+        cols: a.cols.unwrap_or(DEFAULT_COLS),
+        rows: a.rows.unwrap_or(DEFAULT_ROWS),
+        claim: a.claim.active(),
+        holder_client: None,
+        workspace_id: a.workspace_id.clone(),
+    };
+    let t = core.create(spec)?;
+    if let Some(command) = a.command {
+        let left = Duration::from_millis(a.wait_ms).saturating_sub(started.elapsed());
+        return run(
+            core,
+            RunArgs {
+                terminal_id: t.id.clone(),
+                command,
+                wait_ms: left.as_millis() as u64,
+                timeout_ms: a.timeout_ms,
+                claim: Some(a.claim),
+                output: a.output,
+            },
+        )
+        .await;
+    }
+    let ready_by = Instant::now() + STARTUP_WAIT.min(Duration::from_millis(a.wait_ms.max(1)));
+    wait_ready(&t, ready_by).await;
+    set_claim(core, &t, &a.claim, false);
+    let mut out_spec = a.output.clone();
+    out_spec.cursor = Some(out_spec.cursor.unwrap_or(0));
+    let out = chunk(&t, None, None, &out_spec)?;
+    let mut r = respond(&t, Some(out), t.is_running());
+    if !t.state().detection {
+        r.note = Some(no_detection_note(&t));
+    }
+    Ok(r)
+}
+
+async fn wait_ready(t: &Terminal, by: Instant) {
+    let integrated = t.nonce_file.is_some();
+    if integrated {
+        wait_for(t, by, |st| st.prompts > 0 || !st.running()).await;
+    } else {
+        // Without integration the best sign of a prompt is output that has gone quiet.
+        quiet_after(t, 0, by).await;
+    }
+}
+
+fn no_detection_note(t: &Terminal) -> String {
+    format!(
+        "{} has no shell integration here, so commands are not detected: exit codes are unknown and output is returned once it goes quiet",
+        t.shell
+    )
+}
+
+/// Wait until output after `from` has stopped changing for [`INPUT_QUIET`].
+async fn quiet_after(t: &Terminal, from: u64, deadline: Instant) {
+    let mut last_len = from;
+    let mut last_change = Instant::now();
+    let mut rx = t.subscribe();
+    loop {
+        let (len, running) = {
+            let st = t.state();
+            (st.spool.len(), st.running())
+        };
+        let now = Instant::now();
+        if len != last_len {
+            last_len = len;
+            last_change = now;
+        } else if now.duration_since(last_change) >= INPUT_QUIET || !running {
+            return;
+        }
+        if now >= deadline {
+            return;
+        }
+        let wake = deadline.min(last_change + INPUT_QUIET);
+        let _ = tokio::time::timeout_at(wake.into(), rx.changed()).await;
+    }
+}
+
+pub async fn run(core: &Arc<Core>, a: RunArgs) -> OpResult {
+    let started = Instant::now();
+    let t = find(core, &a.terminal_id)?;
+    if !t.is_running() {
+        return Err(OpError::new(
+            OpErrorKind::Invalid,
+            format!("terminal {} has exited", t.id),
+        ));
+    }
+    if let Some(c) = &a.claim {
+        set_claim(core, &t, c, true);
+    }
+    let deadline = started + Duration::from_millis(a.wait_ms);
+    let hard = a.timeout_ms.map(|ms| started + Duration::from_millis(ms));
+    wait_ready(&t, deadline.min(started + STARTUP_WAIT)).await;
+    let (base, before) = {
+        let st = t.state();
+        if let Some(busy) = st.executing() {
+            let msg = format!(
+                "terminal {} is busy running {:?}; send raw input with execution.input (e.g. to a REPL), or wait for it",
+                t.id, busy.command_line
+            );
+            drop(st);
+            if let Some(c) = &a.claim {
+                set_claim(core, &t, c, false);
+            }
+            return Err(OpError::new(OpErrorKind::Busy, msg));
+        }
+        (st.next_command, st.spool.len())
+    };
+    lifecycle::input(core, &t, &format!("{}\r", a.command), None)
+        .await
+        .map_err(|e| {
+            OpError::new(
+                OpErrorKind::Invalid,
+                format!("cannot write to terminal {}: {e}", t.id),
+            )
+        })?;
+    let integrated = t.state().detection;
+    let limit = hard.map_or(deadline, |h| h.min(deadline));
+    let finished = if integrated {
+        let done = wait_for(&t, limit, |st| {
+            ours(st, base).is_some_and(|c| c.complete) || !st.running()
+        })
+        .await;
+        if done {
+            // The shell reports its cwd as it draws the next prompt.
+            let by = limit.min(Instant::now() + PROMPT_GRACE);
+            wait_for(&t, by, |st| st.at_prompt || !st.running()).await;
+        }
+        done
+    } else {
+        quiet_after(&t, before, limit).await;
+        false
+    };
+    let timed_out = !finished && hard.is_some_and(|h| Instant::now() >= h);
+    if timed_out {
+        tracing::info!(terminal = %t.id, "timeout: interrupting the command");
+        let _ = lifecycle::input(core, &t, "\x03", None).await;
+        wait_for(&t, Instant::now() + INTERRUPT_SETTLE, |st| {
+            ours(st, base).is_none_or(|c| c.complete) || !st.running()
+        })
+        .await;
+    }
+    let rec = ours(&t.state(), base).cloned();
+    let (from, until) = match &rec {
+        Some(r) => (r.output_start, r.output_end),
+        None => (before, None),
+    };
+    let out = chunk(&t, Some(from), until, &a.output)?;
+    let still = rec.as_ref().is_some_and(|r| !r.complete) && t.is_running();
+    let mut r = respond(
+        &t,
+        Some(out),
+        still || (!integrated && !finished && t.is_running()),
+    );
+    r.command = rec;
+    r.timed_out = timed_out;
+    if !integrated {
+        r.note = Some(no_detection_note(&t));
+    }
+    if let Some(c) = &a.claim {
+        set_claim(core, &t, c, false);
+        r.terminal = Some(super::ops::summary(&t));
+    }
+    if timed_out {
+        let limit_ms = a.timeout_ms.unwrap_or(0);
+        return Err(OpError {
+            kind: OpErrorKind::Timeout,
+            message: format!(
+                "the command ran past timeout_ms {limit_ms}; it was interrupted with Ctrl-C"
+            ),
+            partial: Some(Box::new(r)),
+        });
+    }
+    Ok(r)
+}
+
+pub async fn input(core: &Arc<Core>, a: InputArgs) -> OpResult {
+    let started = Instant::now();
+    let t = find(core, &a.terminal_id)?;
+    if !t.is_running() {
+        return Err(OpError::new(
+            OpErrorKind::Invalid,
+            format!("terminal {} has exited", t.id),
+        ));
+    }
+    let pattern = match &a.wait_for {
+        Some(p) => Some(regex::Regex::new(p).map_err(|e| {
+            OpError::new(
+                OpErrorKind::Invalid,
+                format!("wait_for is not a valid regular expression: {e}"),
+            )
+        })?),
+        None => None,
+    };
+    if let Some(c) = &a.claim {
+        set_claim(core, &t, c, true);
+    }
+    let (before, last_before) = {
+        let st = t.state();
+        (st.spool.len(), st.commands.back().cloned())
+    };
+    lifecycle::input(core, &t, &a.data, None)
+        .await
+        .map_err(|e| {
+            OpError::new(
+                OpErrorKind::Invalid,
+                format!("cannot write to terminal {}: {e}", t.id),
+            )
+        })?;
+    let deadline = started + Duration::from_millis(a.wait_ms);
+    match &pattern {
+        Some(re) => {
+            let mut seen = before;
+            wait_for(&t, deadline, |st| {
+                let len = st.spool.len();
+                if len == seen {
+                    return !st.running();
+                }
+                seen = len;
+                let from = before.max(len.saturating_sub(WAIT_FOR_WINDOW));
+                let text = st
+                    .spool
+                    .read(from, (len - from) as usize)
+                    .map(|s| strip_escapes(&s.bytes))
+                    .unwrap_or_default();
+                re.is_match(&text) || !st.running()
+            })
+            .await;
+        }
+        None => quiet_after(&t, before, deadline).await,
+    }
+    let out = chunk(&t, Some(before), None, &a.output)?;
+    let mut r = respond(&t, Some(out), t.is_running());
+    let last_now = t.state().commands.back().cloned();
+    if last_now != last_before {
+        r.command = last_now;
+    }
+    if let Some(c) = &a.claim {
+        set_claim(core, &t, c, false);
+        r.terminal = Some(super::ops::summary(&t));
+    }
+    Ok(r)
+}

@@ -1,0 +1,97 @@
+//! The AHP terminal core (seed 000 / 001): pty terminals, shell integration, OSC 633/133
+//! parsing, state changed only through Microsoft's reducers, bounded content, an action log
+//! with server sequence numbers, subscriptions, and the operations every runtime adapter
+//! and the host service serve (`ops`).
+
+pub mod core;
+pub mod drive;
+pub mod lifecycle;
+pub mod ops;
+pub mod osc;
+pub mod pty;
+pub mod shell;
+pub mod term;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use ahp_types::state::TerminalClaim;
+
+pub use self::core::Core;
+pub use term::{CommandRecord, Terminal};
+
+/// Default text kept in a terminal's AHP content parts (the stream keeps everything).
+pub const DEFAULT_SCROLLBACK_BYTES: usize = 512 * 1024;
+/// Default most live terminals.
+pub const DEFAULT_MAX_TERMINALS: usize = 64;
+/// Default most exited terminals kept readable.
+pub const DEFAULT_MAX_EXITED: usize = 64;
+/// Default action log bounds.
+pub const DEFAULT_LOG_ACTIONS: usize = 50_000;
+pub const DEFAULT_LOG_BYTES: usize = 32 * 1024 * 1024;
+/// Default terminal size.
+pub const DEFAULT_COLS: u16 = 120;
+pub const DEFAULT_ROWS: u16 = 30;
+
+#[derive(Debug, Clone)]
+pub struct CoreConfig {
+    /// Shell integration scripts and nonce files.
+    pub runtime_dir: PathBuf,
+    pub spool_dir: PathBuf,
+    pub memory_limit: usize,
+    pub scrollback_bytes: usize,
+    pub max_terminals: usize,
+    pub max_exited: usize,
+    pub default_shell: Option<String>,
+    /// Do not source the user's rc files (deterministic tests and benchmarks).
+    pub skip_user_rc: bool,
+    pub log_max_actions: usize,
+    pub log_max_bytes: usize,
+}
+
+impl CoreConfig {
+    pub fn new(spool_dir: PathBuf, memory_limit: usize) -> CoreConfig {
+        CoreConfig {
+            runtime_dir: spool_dir.join(format!("run-{}", std::process::id())),
+            spool_dir,
+            memory_limit,
+            scrollback_bytes: DEFAULT_SCROLLBACK_BYTES,
+            max_terminals: DEFAULT_MAX_TERMINALS,
+            max_exited: DEFAULT_MAX_EXITED,
+            default_shell: None,
+            skip_user_rc: false,
+            log_max_actions: DEFAULT_LOG_ACTIONS,
+            log_max_bytes: DEFAULT_LOG_BYTES,
+        }
+    }
+}
+
+/// What a new terminal looks like.
+#[derive(Debug, Clone)]
+pub struct CreateSpec {
+    /// Client-chosen id (AHP `createTerminal` names its channel); generated when absent.
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub cwd: PathBuf,
+    pub env: BTreeMap<String, String>,
+    pub shell: Option<String>,
+    pub cols: u16,
+    pub rows: u16,
+    pub claim: TerminalClaim,
+    pub holder_client: Option<String>,
+    pub workspace_id: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CoreError {
+    #[error("no terminal {0:?}")]
+    NotFound(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("too many live terminals ({0}); terminate some first")]
+    Limit(usize),
+    #[error("{0}")]
+    Spawn(String),
+    #[error("terminal {0:?} already exists")]
+    Exists(String),
+}

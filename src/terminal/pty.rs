@@ -1,0 +1,141 @@
+//! Pseudo-terminals: portable-pty opens the pty and spawns the shell in its own session;
+//! the master side is then driven without threads, through a non-blocking descriptor
+//! registered with tokio's reactor, so a thousand idle terminals cost no threads.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::Path;
+
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use tokio::io::unix::AsyncFd;
+
+use super::shell::ShellLaunch;
+use crate::process::{OWNER_ENV, reaper};
+
+/// The terminal type advertised to programs in the pty.
+pub const TERM: &str = "xterm-256color";
+
+pub struct Pty {
+    pub master: Box<dyn MasterPty + Send>,
+    pub child: Box<dyn Child + Send + Sync>,
+    pub io: PtyIo,
+    pub pid: i32,
+}
+
+/// Non-blocking reads and writes on the pty master.
+pub struct PtyIo {
+    fd: AsyncFd<OwnedFd>,
+}
+
+fn errno(e: nix::errno::Errno) -> io::Error {
+    io::Error::from_raw_os_error(e as i32)
+}
+
+impl PtyIo {
+    fn new(master_fd: RawFd) -> io::Result<PtyIo> {
+        // A close-on-exec duplicate, so no program started later inherits the master.
+        let dup = fcntl(master_fd, FcntlArg::F_DUPFD_CLOEXEC(0)).map_err(errno)?;
+        // SAFETY: F_DUPFD_CLOEXEC just returned this descriptor; nothing else owns it.
+        let owned = unsafe { OwnedFd::from_raw_fd(dup) };
+        let flags = fcntl(owned.as_raw_fd(), FcntlArg::F_GETFL).map_err(errno)?;
+        let flags = OFlag::from_bits_truncate(flags) | OFlag::O_NONBLOCK;
+        fcntl(owned.as_raw_fd(), FcntlArg::F_SETFL(flags)).map_err(errno)?;
+        // SAFETY: the descriptor is an open OwnedFd that this AsyncFd owns for its whole
+        // life, so it stays open and refers to the same file description.
+        let fd =
+            unsafe { AsyncFd::register(owned) }.map_err(|e| io::Error::other(e.to_string()))?;
+        Ok(PtyIo { fd })
+    }
+
+    /// Read what the terminal printed; `Ok(0)` once every slave side has closed.
+    pub async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let mut guard = self.fd.readable().await?;
+            match guard.try_io(|inner| {
+                nix::unistd::read(inner.as_raw_fd(), buf).map_err(|e| match e {
+                    nix::errno::Errno::EAGAIN => io::ErrorKind::WouldBlock.into(),
+                    other => errno(other),
+                })
+            }) {
+                Ok(Ok(n)) => return Ok(n),
+                // The slave side is gone: the terminal has nothing more to say.
+                Ok(Err(e)) if e.raw_os_error() == Some(nix::libc::EIO) => return Ok(0),
+                Ok(Err(e)) => return Err(e),
+                Err(_would_block) => continue,
+            }
+        }
+    }
+
+    /// Write all of `data` to the terminal's input.
+    pub async fn write_all(&self, mut data: &[u8]) -> io::Result<()> {
+        while !data.is_empty() {
+            let mut guard = self.fd.writable().await?;
+            match guard.try_io(|inner| {
+                nix::unistd::write(inner.get_ref(), data).map_err(|e| match e {
+                    nix::errno::Errno::EAGAIN => io::ErrorKind::WouldBlock.into(),
+                    other => errno(other),
+                })
+            }) {
+                Ok(Ok(n)) => data = &data[n..],
+                Ok(Err(e)) => return Err(e),
+                Err(_would_block) => continue,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Spawn `launch` in a new pty of `cols` x `rows`, marked as `owner`'s.
+pub fn spawn(
+    launch: &ShellLaunch,
+    cwd: &Path,
+    extra_env: &BTreeMap<String, String>,
+    owner: &str,
+    cols: u16,
+    rows: u16,
+) -> io::Result<Pty> {
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows,
+            cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .map_err(io::Error::other)?;
+    let mut cmd = CommandBuilder::new(&launch.program);
+    cmd.args(&launch.args);
+    cmd.cwd(cwd);
+    cmd.env("TERM", TERM);
+    cmd.env("COLORTERM", "truecolor");
+    for (k, v) in &launch.env {
+        cmd.env(k, v);
+    }
+    for (k, v) in extra_env {
+        cmd.env(k, v);
+    }
+    cmd.env(OWNER_ENV, owner);
+    let child = {
+        let mut guard = reaper::spawn_guard();
+        let child = pair.slave.spawn_command(cmd).map_err(io::Error::other)?;
+        if let Some(pid) = child.process_id() {
+            guard.register(pid as i32);
+        }
+        child
+    };
+    // The slave must close here, or reads never see the end of the terminal.
+    drop(pair.slave);
+    let pid = child.process_id().map(|p| p as i32).unwrap_or(0);
+    let fd = pair
+        .master
+        .as_raw_fd()
+        .ok_or_else(|| io::Error::other("pty master has no descriptor"))?;
+    let io = PtyIo::new(fd)?;
+    Ok(Pty {
+        master: pair.master,
+        child,
+        io,
+        pid,
+    })
+}

@@ -1,0 +1,193 @@
+//! Choosing a shell and injecting shell integration the way VS Code does: bash gets our
+//! script as `--init-file`, zsh gets our `ZDOTDIR`; both still run the user's own rc files.
+//! The nonce travels in a file the script reads and deletes, so no later process can find
+//! it in an environment.
+
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+const BASH_SCRIPT: &str = include_str!("scripts/bash-integration.sh");
+const ZSH_ENV: &str = include_str!("scripts/zsh/.zshenv");
+const ZSH_RC: &str = include_str!("scripts/zsh/.zshrc");
+
+/// Shells with shell integration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShellKind {
+    Bash,
+    Zsh,
+    /// Any other shell: no command detection.
+    Plain,
+}
+
+/// How to start a terminal's shell.
+#[derive(Debug, Clone)]
+pub struct ShellLaunch {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub kind: ShellKind,
+    /// Removed by the script; removed by us if the shell never reads it.
+    pub nonce_file: Option<PathBuf>,
+}
+
+/// Find `name` on PATH.
+pub fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| is_executable(p))
+}
+
+pub fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+fn kind_of(program: &Path) -> ShellKind {
+    match program.file_name().and_then(|n| n.to_str()) {
+        Some("bash") => ShellKind::Bash,
+        Some("zsh") => ShellKind::Zsh,
+        _ => ShellKind::Plain,
+    }
+}
+
+/// Resolve the shell for a new terminal: the request's, else the operator's default, else
+/// `$SHELL` when it is bash or zsh, else bash, else `/bin/sh`.
+pub fn resolve(requested: Option<&str>, default: Option<&str>) -> Result<PathBuf, String> {
+    let pick = |name: &str| -> Result<PathBuf, String> {
+        let p = Path::new(name);
+        if p.is_absolute() {
+            if is_executable(p) {
+                Ok(p.to_path_buf())
+            } else {
+                Err(format!(
+                    "shell {name:?} does not exist or is not executable"
+                ))
+            }
+        } else {
+            which(name).ok_or_else(|| format!("shell {name:?} is not installed (not on PATH)"))
+        }
+    };
+    if let Some(r) = requested {
+        return pick(r);
+    }
+    if let Some(d) = default {
+        return pick(d);
+    }
+    if let Ok(sh) = std::env::var("SHELL") {
+        let p = PathBuf::from(&sh);
+        if kind_of(&p) != ShellKind::Plain && is_executable(&p) {
+            return Ok(p);
+        }
+    }
+    which("bash")
+        .or_else(|| Some(PathBuf::from("/bin/sh")).filter(|p| is_executable(p)))
+        .ok_or_else(|| "no shell found: neither bash nor /bin/sh".to_string())
+}
+
+/// Write the integration scripts under `dir` (once per content) and return their paths.
+fn install_scripts(dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
+    let base = dir.join("shell-integration");
+    let zdot = base.join("zsh");
+    std::fs::create_dir_all(&zdot)?;
+    let bash = base.join("bash-integration.sh");
+    write_if_changed(&bash, BASH_SCRIPT)?;
+    write_if_changed(&zdot.join(".zshenv"), ZSH_ENV)?;
+    write_if_changed(&zdot.join(".zshrc"), ZSH_RC)?;
+    Ok((bash, zdot))
+}
+
+fn write_if_changed(path: &Path, content: &str) -> std::io::Result<()> {
+    if std::fs::read_to_string(path).ok().as_deref() == Some(content) {
+        return Ok(());
+    }
+    let tmp = path.with_extension(format!("tmp-{}", ulid::Ulid::generate()));
+    std::fs::write(&tmp, content)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Prepare the launch of `program` with shell integration for `terminal_id`.
+pub fn prepare(
+    program: &Path,
+    runtime_dir: &Path,
+    terminal_id: &str,
+    nonce: &str,
+    skip_user_rc: bool,
+) -> std::io::Result<ShellLaunch> {
+    let kind = kind_of(program);
+    let mut env = Vec::new();
+    let mut args = Vec::new();
+    let mut nonce_file = None;
+    if kind != ShellKind::Plain {
+        let (bash, zdot) = install_scripts(runtime_dir)?;
+        let nf = runtime_dir.join(format!("nonce-{terminal_id}"));
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&nf)?;
+        f.write_all(nonce.as_bytes())?;
+        env.push(("PM_TERM_NONCE_FILE".into(), nf.display().to_string()));
+        nonce_file = Some(nf);
+        if skip_user_rc {
+            env.push(("PM_TERM_NO_USER_RC".into(), "1".into()));
+        }
+        match kind {
+            ShellKind::Bash => {
+                args.push("--init-file".into());
+                args.push(bash.display().to_string());
+                args.push("-i".into());
+            }
+            ShellKind::Zsh => {
+                if let Ok(user) = std::env::var("ZDOTDIR") {
+                    env.push(("PM_TERM_USER_ZDOTDIR".into(), user));
+                }
+                env.push(("ZDOTDIR".into(), zdot.display().to_string()));
+                args.push("-i".into());
+            }
+            ShellKind::Plain => {}
+        }
+    } else {
+        args.push("-i".into());
+    }
+    Ok(ShellLaunch {
+        program: program.to_path_buf(),
+        args,
+        env,
+        kind,
+        nonce_file,
+    })
+}
+
+/// A fresh random nonce (hex).
+pub fn new_nonce() -> String {
+    let mut buf = [0u8; 16];
+    let filled = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut buf))
+        .is_ok();
+    if !filled {
+        // A ULID still has 80 random bits.
+        return ulid::Ulid::generate().to_string().to_lowercase();
+    }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shells_resolve() {
+        assert!(resolve(Some("sh"), None).is_ok());
+        assert!(resolve(Some("/no/such/shell"), None).is_err());
+        assert!(resolve(Some("no-such-shell-xyz"), None).is_err());
+        assert_eq!(kind_of(Path::new("/usr/bin/zsh")), ShellKind::Zsh);
+        assert_eq!(kind_of(Path::new("/bin/dash")), ShellKind::Plain);
+        assert_eq!(new_nonce().len(), 32);
+        assert_ne!(new_nonce(), new_nonce());
+    }
+}

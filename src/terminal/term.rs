@@ -1,0 +1,258 @@
+//! One terminal: its pty, its AHP `TerminalState` (changed only through the ahp reducer, in
+//! `core`), the raw stream by absolute offset, a rendered screen, and its detected commands.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Instant, SystemTime};
+
+use ahp_types::state::TerminalState;
+use portable_pty::{Child, MasterPty};
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+
+use super::osc::Scanner;
+use super::pty::PtyIo;
+use crate::spool::{Spool, incomplete_utf8_tail};
+
+/// Detected commands remembered per terminal (oldest forgotten first).
+pub const MAX_COMMAND_RECORDS: usize = 1000;
+
+/// A detected command and where its output lies in the stream.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CommandRecord {
+    pub command_id: String,
+    pub command_line: String,
+    pub complete: bool,
+    pub exit_code: Option<i64>,
+    pub duration_ms: Option<i64>,
+    pub started_at_ms: i64,
+    pub output_start: u64,
+    pub output_end: Option<u64>,
+}
+
+/// How the terminal's process ended.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ExitInfo {
+    pub exit_code: Option<i64>,
+    pub signal: Option<String>,
+}
+
+/// vt100 callbacks: notice title changes (OSC 0 / 2) as the screen parses them.
+#[derive(Default)]
+pub struct TitleWatch {
+    pub title: Option<String>,
+}
+
+impl vt100::Callbacks for TitleWatch {
+    fn set_window_title(&mut self, _: &mut vt100::Screen, title: &[u8]) {
+        self.title = Some(String::from_utf8_lossy(title).into_owned());
+    }
+}
+
+/// Mutable state of a terminal, behind one lock.
+pub struct TermState {
+    /// AHP state: changed only by `ahp::reducers::apply_action_to_terminal` (and trimming).
+    pub state: TerminalState,
+    /// The stream after integration sequences are stripped, every byte by offset.
+    pub spool: Spool,
+    pub vt: vt100::Parser<TitleWatch>,
+    pub scanner: Scanner,
+    pub utf8_carry: Vec<u8>,
+    pub commands: VecDeque<CommandRecord>,
+    pub pending_line: Option<String>,
+    pub command_started: Option<Instant>,
+    pub detection: bool,
+    /// Prompt-end (B) markers seen: the shell is ready for input after the first.
+    pub prompts: u64,
+    pub at_prompt: bool,
+    pub exit: Option<ExitInfo>,
+    pub reader_done: bool,
+    /// Bytes of text in `state.content`, for the scrollback bound.
+    pub content_bytes: usize,
+    /// Where the last answer of `read_output` ended.
+    pub delivered: u64,
+    /// The AHP client that holds a session claim on this terminal, if it came from one.
+    pub holder_client: Option<String>,
+    pub next_command: u64,
+}
+
+impl TermState {
+    pub fn executing(&self) -> Option<&CommandRecord> {
+        self.commands.back().filter(|c| !c.complete)
+    }
+
+    pub fn running(&self) -> bool {
+        self.exit.is_none()
+    }
+}
+
+pub struct Terminal {
+    pub id: String,
+    pub uri: String,
+    pub shell: String,
+    pub cwd: String,
+    pub workspace_id: Option<String>,
+    pub created_at: SystemTime,
+    pub created: Instant,
+    pub pid: i32,
+    pub io: PtyIo,
+    pub master: Mutex<Box<dyn MasterPty + Send>>,
+    pub child: Mutex<Box<dyn Child + Send + Sync>>,
+    pub st: Mutex<TermState>,
+    pub changed: watch::Sender<u64>,
+    pub write_lock: tokio::sync::Mutex<()>,
+    pub nonce_file: Option<PathBuf>,
+    /// The shell's exit status was collected: its pid may be reused, never signal it.
+    pub reaped: AtomicBool,
+}
+
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Terminal {
+    pub fn state(&self) -> MutexGuard<'_, TermState> {
+        lock(&self.st)
+    }
+
+    /// Whether the process runs; takes and releases the lock (safe inside expressions that
+    /// lock again).
+    pub fn is_running(&self) -> bool {
+        self.state().running()
+    }
+
+    pub fn bump(&self) {
+        self.changed.send_modify(|v| *v = v.wrapping_add(1));
+    }
+
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+}
+
+/// A screen dimension for vt100 (zero is treated as one).
+pub fn dim(v: u16) -> std::num::NonZeroU16 {
+    std::num::NonZeroU16::new(v).unwrap_or(std::num::NonZeroU16::MIN)
+}
+
+/// Decode `bytes` after `carry` as UTF-8. An incomplete character at the end waits in
+/// `carry` for the next read; invalid bytes become U+FFFD.
+pub fn decode_utf8(carry: &mut Vec<u8>, bytes: &[u8]) -> String {
+    let mut buf = std::mem::take(carry);
+    buf.extend_from_slice(bytes);
+    let keep = incomplete_utf8_tail(&buf);
+    if keep > 0 {
+        carry.extend_from_slice(&buf[buf.len() - keep..]);
+        buf.truncate(buf.len() - keep);
+    }
+    match String::from_utf8(buf) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+/// The stream as plain text, the way it reads on a terminal line by line: escape sequences
+/// removed, a carriage return going back to the start of the line (so progress bars show
+/// their last state), backspace and erase-to-end-of-line applied, trailing blanks trimmed.
+pub fn strip_escapes(bytes: &[u8]) -> String {
+    struct Text {
+        out: String,
+        line: Vec<char>,
+        col: usize,
+    }
+    impl Text {
+        /// End a line: complete lines lose trailing blanks; the last, unfinished line
+        /// (a prompt waiting for input) keeps them, unless it is nothing but blanks.
+        fn commit(&mut self, complete: bool) {
+            let s: String = self.line.iter().collect();
+            if complete {
+                self.out.push_str(s.trim_end_matches(' '));
+            } else if !s.trim().is_empty() {
+                self.out.push_str(&s);
+            }
+            self.line.clear();
+            self.col = 0;
+        }
+    }
+    impl vte::Perform for Text {
+        fn print(&mut self, c: char) {
+            if self.col < self.line.len() {
+                self.line[self.col] = c;
+            } else {
+                self.line.push(c);
+            }
+            self.col += 1;
+        }
+        fn execute(&mut self, byte: u8) {
+            match byte {
+                b'\n' => {
+                    self.commit(true);
+                    self.out.push('\n');
+                }
+                b'\r' => self.col = 0,
+                b'\t' => self.print('\t'),
+                0x08 => self.col = self.col.saturating_sub(1),
+                _ => {}
+            }
+        }
+        fn csi_dispatch(
+            &mut self,
+            params: &vte::Params,
+            _intermediates: &[u8],
+            _ignore: bool,
+            action: char,
+        ) {
+            // Erase in line: 0 (default) to the end, 2 the whole line.
+            if action == 'K' {
+                let mode = params
+                    .iter()
+                    .next()
+                    .and_then(|p| p.first().copied())
+                    .unwrap_or(0);
+                match mode {
+                    0 => self.line.truncate(self.col),
+                    2 => self.line.clear(),
+                    _ => {}
+                }
+            }
+        }
+    }
+    let mut t = Text {
+        out: String::with_capacity(bytes.len()),
+        line: Vec::new(),
+        col: 0,
+    };
+    let mut p = vte::Parser::new();
+    p.advance(&mut t, bytes);
+    t.commit(false);
+    t.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf8_carry_across_reads() {
+        let mut carry = Vec::new();
+        let euro = "€".as_bytes();
+        assert_eq!(decode_utf8(&mut carry, &[b'a', euro[0]]), "a");
+        assert_eq!(carry.len(), 1);
+        assert_eq!(decode_utf8(&mut carry, &euro[1..]), "€");
+        assert!(carry.is_empty());
+        assert_eq!(decode_utf8(&mut carry, &[0xff, b'b']), "\u{fffd}b");
+    }
+
+    #[test]
+    fn text_view_drops_escapes() {
+        let raw = b"\x1b[1;31mred\x1b[0m\r\nab\x08c\x1b]0;t\x07\tz";
+        assert_eq!(strip_escapes(raw), "red\nac\tz");
+        // Progress bars keep their last state; erased tails vanish.
+        assert_eq!(strip_escapes(b"10%\r50%\r100%\n"), "100%\n");
+        assert_eq!(strip_escapes(b"loading...\r\x1b[Kdone\n"), "done\n");
+        assert_eq!(strip_escapes(b"out\n       \r"), "out\n");
+        assert_eq!(strip_escapes(b"x  \n>>> "), "x\n>>> ");
+    }
+}
