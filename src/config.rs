@@ -61,6 +61,34 @@ pub const OPTS: &[Opt] = &[
         help: "How long execute waits for a command to finish before answering running: true (a request's runtime.wait_ms overrides it).",
     },
     Opt {
+        flag: "--interactive-shell",
+        env: "PM_TERM_INTERACTIVE_SHELL",
+        value: Some("SHELL"),
+        default: "",
+        help: "Shell for new interactive terminals (bash, zsh, or a path). Default: $SHELL when it is bash or zsh, else bash, else /bin/sh. bash and zsh get shell integration (command detection, exit codes, cwd).",
+    },
+    Opt {
+        flag: "--max-terminals",
+        env: "PM_TERM_MAX_TERMINALS",
+        value: Some("N"),
+        default: "64",
+        help: "Most live interactive terminals; beyond it execute answers PM_TERM_INVALID_PAYLOAD with the limit. Exited terminals are pruned oldest first.",
+    },
+    Opt {
+        flag: "--scrollback",
+        env: "PM_TERM_SCROLLBACK_BYTES",
+        value: Some("BYTES"),
+        default: "524288",
+        help: "Text kept in a terminal's AHP content parts (TerminalState.content): the oldest parts are dropped first. The full stream stays readable by cursor.",
+    },
+    Opt {
+        flag: "--no-user-rc",
+        env: "PM_TERM_NO_USER_RC",
+        value: None,
+        default: "",
+        help: "Do not source the user's ~/.bashrc / ~/.zshrc in interactive terminals (clean, reproducible shells).",
+    },
+    Opt {
         flag: "--log",
         env: "PM_TERM_LOG",
         value: Some("FILTER"),
@@ -79,6 +107,10 @@ pub struct Config {
     pub max_sessions: usize,
     pub max_retained: usize,
     pub default_wait_ms: u64,
+    pub interactive_shell: Option<String>,
+    pub max_terminals: usize,
+    pub scrollback_bytes: usize,
+    pub no_user_rc: bool,
     pub log: String,
 }
 
@@ -92,6 +124,10 @@ impl Default for Config {
             max_sessions: crate::exec::DEFAULT_MAX_RUNNING,
             max_retained: crate::exec::DEFAULT_MAX_RETAINED,
             default_wait_ms: DEFAULT_EXECUTE_WAIT_MS,
+            interactive_shell: None,
+            max_terminals: crate::terminal::DEFAULT_MAX_TERMINALS,
+            scrollback_bytes: crate::terminal::DEFAULT_SCROLLBACK_BYTES,
+            no_user_rc: false,
             log: "info".into(),
         }
     }
@@ -129,6 +165,10 @@ impl Config {
                 .number::<u64>("--wait-ms")?
                 .unwrap_or(d.default_wait_ms)
                 .min(MAX_WAIT_MS),
+            interactive_shell: p.get("--interactive-shell").map(String::from),
+            max_terminals: positive("--max-terminals", d.max_terminals)?,
+            scrollback_bytes: positive("--scrollback", d.scrollback_bytes)?,
+            no_user_rc: p.switch("--no-user-rc"),
             log: p.get("--log").unwrap_or("info").to_string(),
         })
     }

@@ -13,6 +13,7 @@ pub mod exec;
 pub mod ids;
 pub mod mcp;
 pub mod process;
+pub mod runtime;
 pub mod spool;
 pub mod telemetry;
 pub mod terminal;

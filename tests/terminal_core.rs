@@ -32,7 +32,7 @@ fn claim() -> AgentClaim {
 fn open(shell: &str, command: Option<&str>) -> TermRequest {
     TermRequest::Open(OpenArgs {
         name: None,
-        cwd: "/tmp".into(),
+        cwd: Some("/tmp".into()),
         env: BTreeMap::new(),
         shell: Some(shell.into()),
         cols: Some(100),

@@ -3,6 +3,7 @@
 //! every outcome, good or bad, into a §2.2 response or a §3.2 error payload.
 
 mod headless;
+mod interactive;
 pub mod output;
 pub mod wait;
 
@@ -14,6 +15,9 @@ use serde_json::{Map, Value, json};
 use crate::config::Config;
 use crate::contract::{self, Action, Ctx, ErrorCode, Mode, Request, TermError, response};
 use crate::exec::{ExecConfig, ExecManager};
+use crate::ids;
+use crate::runtime::{LocalAdapter, Runtime};
+use crate::terminal::{Core, CoreConfig};
 
 pub use wait::{NoProgress, Progress};
 
@@ -23,6 +27,10 @@ pub(crate) type Answer = Result<Map<String, Value>, TermError>;
 pub struct App {
     pub cfg: Config,
     pub exec: ExecManager,
+    pub runtime: Runtime,
+    /// The AHP session this server claims its terminals as (seed 001 "Claims").
+    pub session_uri: String,
+    pub chat_uri: String,
 }
 
 pub(crate) fn unix_ms(t: SystemTime) -> u64 {
@@ -39,7 +47,20 @@ impl App {
             max_running: cfg.max_sessions,
             max_retained: cfg.max_retained,
         });
-        Arc::new(App { cfg, exec })
+        let mut core_cfg = CoreConfig::new(cfg.spool_dir.clone(), cfg.output_memory);
+        core_cfg.default_shell = cfg.interactive_shell.clone();
+        core_cfg.max_terminals = cfg.max_terminals;
+        core_cfg.scrollback_bytes = cfg.scrollback_bytes;
+        core_cfg.skip_user_rc = cfg.no_user_rc;
+        let local = LocalAdapter::new(Core::new(core_cfg));
+        let instance = ids::new_id("mcp");
+        Arc::new(App {
+            cfg,
+            exec,
+            runtime: Runtime::new(local),
+            session_uri: format!("ahp-session:/{instance}"),
+            chat_uri: format!("ahp-chat:/{instance}"),
+        })
     }
 
     /// Handle one raw request; always answers a payload, never panics on input.
@@ -77,18 +98,20 @@ impl App {
 
     async fn dispatch(&self, req: &Request, ctx: &mut Ctx, progress: &dyn Progress) -> Answer {
         match req.action {
-            Action::List => self.list(req),
+            Action::List => self.list(req).await,
             Action::Execute => match req.mode {
                 Some(Mode::Headless) => self.headless_execute(req, ctx, progress).await,
-                _ => Err(interactive_unavailable()),
+                _ => self.interactive_execute(req, ctx, progress).await,
             },
             Action::ReadOutput => {
+                // Both identities at once: the session's streams and the terminal's output.
                 let mut result = Map::new();
                 if let Some(id) = &req.target.session_id {
                     result = self.headless_read(req, id, progress).await?;
                 }
-                if req.target.terminal_id.is_some() {
-                    return Err(interactive_unavailable());
+                if let Some(id) = &req.target.terminal_id {
+                    let t = self.interactive_read(req, id, ctx, progress).await?;
+                    merge(&mut result, t);
                 }
                 Ok(result)
             }
@@ -97,18 +120,22 @@ impl App {
                 if let Some(id) = &req.target.session_id {
                     result = self.headless_terminate(id).await?;
                 }
-                if req.target.terminal_id.is_some() {
-                    return Err(interactive_unavailable());
+                if let Some(id) = &req.target.terminal_id {
+                    let t = self.interactive_terminate(req, id, ctx, progress).await?;
+                    merge(&mut result, t);
                 }
                 Ok(result)
             }
         }
     }
 
-    fn list(&self, req: &Request) -> Answer {
+    async fn list(&self, req: &Request) -> Answer {
         let mut items = Vec::new();
         if req.mode != Some(Mode::Interactive) {
             items.extend(self.session_items());
+        }
+        if req.mode != Some(Mode::Headless) {
+            items.extend(self.terminal_items().await);
         }
         let mut r = Map::new();
         r.insert("running".into(), json!(false));
@@ -119,13 +146,44 @@ impl App {
     /// Kill everything this server started.
     pub async fn shutdown(&self) {
         self.exec.shutdown().await;
+        self.runtime.shutdown().await;
         let _ = tokio::task::spawn_blocking(crate::process::kill_all_descendants).await;
     }
 }
 
-fn interactive_unavailable() -> TermError {
-    TermError::new(
-        ErrorCode::GuiUnavailable,
-        "no interactive runtime is available in this server",
-    )
+/// Combine two results (a session's and a terminal's): running if either runs; the
+/// cursors of both.
+fn merge(into: &mut Map<String, Value>, from: Map<String, Value>) {
+    if into.is_empty() {
+        *into = from;
+        return;
+    }
+    let running = into
+        .get("running")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+        || from
+            .get("running")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+    for (k, v) in from {
+        match (k.as_str(), into.get_mut(&k)) {
+            ("cursor" | "streams", Some(Value::Object(dst))) => {
+                if let Value::Object(src) = v {
+                    dst.extend(src);
+                }
+            }
+            ("terminated", Some(Value::Array(dst))) => {
+                if let Value::Array(src) = v {
+                    dst.extend(src);
+                }
+            }
+            ("truncated", Some(Value::Bool(b))) => *b = *b || v.as_bool().unwrap_or(false),
+            ("exit_code" | "signal" | "duration_ms", Some(_)) => {}
+            _ => {
+                into.insert(k, v);
+            }
+        }
+    }
+    into.insert("running".into(), json!(running));
 }

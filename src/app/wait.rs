@@ -52,3 +52,24 @@ pub async fn wait_until(
         }
     }
 }
+
+/// Await `fut`, reporting progress at a steady pace while it runs.
+pub async fn with_progress<F: std::future::Future>(
+    fut: F,
+    progress: &dyn Progress,
+    what: &str,
+) -> F::Output {
+    let started = Instant::now();
+    tokio::pin!(fut);
+    let mut tick =
+        tokio::time::interval_at((started + PROGRESS_INTERVAL).into(), PROGRESS_INTERVAL);
+    loop {
+        tokio::select! {
+            out = &mut fut => return out,
+            _ = tick.tick() => {
+                let elapsed = started.elapsed();
+                progress.report(elapsed, format!("{what} ({}s)", elapsed.as_secs()));
+            }
+        }
+    }
+}

@@ -4,6 +4,7 @@
 //! Protocol errors (an unknown tool) stay JSON-RPC errors; everything the contract rejects or
 //! the runtime fails at is a tool result with `isError: true` and its `PM_TERM_*` payload.
 
+pub mod resources;
 pub mod text;
 
 use std::sync::Arc;
@@ -12,8 +13,9 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
@@ -26,20 +28,30 @@ use crate::contract::schema;
 pub const INTERACTIVE_TOOL: &str = "memory_terminal_interactive";
 
 const INTERACTIVE_DESCRIPTION: &str = "Run and drive terminals without losing a byte.\n\
-- Run a command: {\"action\":\"execute\",\"invocation\":{\"mode\":\"headless\",\"intent\":\"execute_command\"},\"execution\":{\"command\":\"cargo test\"}}. Headless runs over pipes (stdout/stderr apart, stdin closed) and answers when it exits or after runtime.wait_ms (default 5s) with running:true and a session_id.\n\
-- Follow up: {\"action\":\"read_output\",\"target\":{\"session_id\":\"ses_...\"},\"runtime\":{\"wait_ms\":10000}} returns only output you have not seen yet (or after output.stdout_cursor / stderr_cursor), plus exit_code once done.\n\
-- Stop: {\"action\":\"terminate\",\"target\":{\"session_id\":\"ses_...\"}} kills the whole process tree. {\"action\":\"list\"} shows everything.\n\
-- runtime.timeout_ms is a hard limit (the tree is killed; PM_TERM_TIMEOUT with the output so far). Failures carry error.code PM_TERM_* and a fallback telling you what to do next.";
+HEADLESS (builds, tests, one-shot commands; pipes, stdout/stderr apart, stdin closed):\n\
+  {\"action\":\"execute\",\"invocation\":{\"mode\":\"headless\",\"intent\":\"execute_command\"},\"execution\":{\"command\":\"cargo test\"}}\n\
+  Answers when it exits, or after runtime.wait_ms (default 5000) with running:true and a session_id.\n\
+INTERACTIVE (a real terminal with a shell: REPLs, prompts, full-screen programs, long-lived shells):\n\
+  open a shell: {\"action\":\"execute\",\"invocation\":{\"mode\":\"interactive\",\"intent\":\"open_only\"}} -> terminal_id\n\
+  run a command line in it (exit code + that command's output): {\"action\":\"execute\",\"invocation\":{\"mode\":\"interactive\",\"intent\":\"execute_command\"},\"target\":{\"terminal_id\":\"term_...\"},\"execution\":{\"command\":\"npm run dev\"}}\n\
+  (without target.terminal_id a new terminal is opened for the command)\n\
+  type raw input (prompt answers, REPL lines, Ctrl-C): same with \"execution\":{\"input\":\"y\\n\"} or {\"keys\":[\"ctrl-c\"]}, optionally \"wait_for\":\">>> $\"\n\
+FOLLOW UP: {\"action\":\"read_output\",\"target\":{\"session_id\" or \"terminal_id\":...},\"runtime\":{\"wait_ms\":10000}} returns only what you have not seen (or after output.cursor / stdout_cursor / stderr_cursor). Terminals also have output.view screen (rendered screen, for vim/top) and commands (exit codes).\n\
+STOP: {\"action\":\"terminate\",\"target\":{...}} kills the whole process tree. LIST: {\"action\":\"list\"}.\n\
+runtime.timeout_ms is a hard limit (PM_TERM_TIMEOUT with the output so far). Every failure has error.code PM_TERM_* and a fallback saying what to do next.";
 
 const INSTRUCTIONS: &str = "interactive-terminal-mcp runs commands for you. Use memory_terminal_interactive: \
-execute (headless for builds/tests/one-shot commands), read_output to follow long-running commands by cursor, \
-terminate to stop a process tree, list to see everything. Every failure has a PM_TERM_* code and a fallback.";
+execute (headless for builds/tests/one-shot commands; interactive for shells, REPLs, prompts and full-screen \
+programs), read_output to follow output by cursor, terminate to stop a process tree, list to see everything. \
+Terminals are also resources at ahp-terminal:/term_<id> (subscribe for updates). Every failure has a PM_TERM_* \
+code and a fallback.";
 
 /// The MCP face of the [`App`].
 #[derive(Clone)]
 pub struct McpServer {
     app: Arc<App>,
     tools: Arc<Vec<Tool>>,
+    subs: Arc<resources::Subscriptions>,
 }
 
 impl McpServer {
@@ -59,6 +71,7 @@ impl McpServer {
         Ok(McpServer {
             app,
             tools: Arc::new(vec![interactive]),
+            subs: Arc::new(resources::Subscriptions::default()),
         })
     }
 
@@ -97,12 +110,19 @@ impl Progress for McpProgress {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new("interactive-terminal-mcp", env!("CARGO_PKG_VERSION"))
-                    .with_title("Interactive terminal MCP server"),
-            )
-            .with_instructions(INSTRUCTIONS)
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .enable_resources_list_changed()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new("interactive-terminal-mcp", env!("CARGO_PKG_VERSION"))
+                .with_title("Interactive terminal MCP server"),
+        )
+        .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
@@ -111,6 +131,45 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(resources::list(&self.app).await)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        resources::read(&self.app, &request.uri)
+            .await
+            .map(Into::into)
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subs
+            .subscribe(&self.app, request.uri, context.peer.clone());
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subs.unsubscribe(&request.uri);
+        Ok(())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -81,7 +81,10 @@ fn ours(st: &TermState, base: u64) -> Option<&CommandRecord> {
     st.commands.iter().find(|c| command_number(c) > base)
 }
 
-fn check_cwd(cwd: &str) -> Result<PathBuf, OpError> {
+fn check_cwd(cwd: Option<&str>) -> Result<PathBuf, OpError> {
+    let Some(cwd) = cwd else {
+        return Ok(std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")));
+    };
     let p = Path::new(cwd);
     let path = if p.is_absolute() {
         p.to_path_buf()
@@ -105,7 +108,7 @@ fn check_cwd(cwd: &str) -> Result<PathBuf, OpError> {
 
 pub async fn open(core: &Arc<Core>, a: OpenArgs) -> OpResult {
     let started = Instant::now();
-    let cwd = check_cwd(&a.cwd)?;
+    let cwd = check_cwd(a.cwd.as_deref())?;
     let spec = CreateSpec {
         id: None,
         name: a.name.clone(),
@@ -274,6 +277,11 @@ pub async fn run(core: &Arc<Core>, a: RunArgs) -> OpResult {
         set_claim(core, &t, c, false);
         r.terminal = Some(super::ops::summary(&t));
     }
+    if still && !timed_out {
+        if let Some(h) = hard {
+            interrupt_at(core, &t, base, h);
+        }
+    }
     if timed_out {
         let limit_ms = a.timeout_ms.unwrap_or(0);
         return Err(OpError {
@@ -285,6 +293,22 @@ pub async fn run(core: &Arc<Core>, a: RunArgs) -> OpResult {
         });
     }
     Ok(r)
+}
+
+/// The call answered before the command's hard timeout: interrupt it when the timeout
+/// comes, if it is still the command running then.
+fn interrupt_at(core: &Arc<Core>, t: &Arc<Terminal>, base: u64, at: Instant) {
+    let (core, t) = (core.clone(), t.clone());
+    tokio::spawn(async move {
+        let finished = wait_for(&t, at, |st| {
+            ours(st, base).is_none_or(|c| c.complete) || !st.running()
+        })
+        .await;
+        if !finished {
+            tracing::info!(terminal = %t.id, "timeout: interrupting the command");
+            let _ = lifecycle::input(&core, &t, "\x03", None).await;
+        }
+    });
 }
 
 pub async fn input(core: &Arc<Core>, a: InputArgs) -> OpResult {

@@ -67,7 +67,8 @@ pub struct OutputSpec {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OpenArgs {
     pub name: Option<String>,
-    pub cwd: String,
+    /// Absent: the serving process's own directory.
+    pub cwd: Option<String>,
     pub env: BTreeMap<String, String>,
     pub shell: Option<String>,
     pub cols: Option<u16>,

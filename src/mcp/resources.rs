@@ -1,0 +1,159 @@
+//! Terminals as MCP resources: each at its AHP channel URI (`ahp-terminal:/term_<ulid>`),
+//! read as its `TerminalState` JSON, with `resources/updated` sent to subscribers when the
+//! terminal's state changes (coalesced, so a chatty terminal cannot flood the client).
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ahp_types::ROOT_RESOURCE_URI;
+use rmcp::model::{
+    ListResourcesResult, ReadResourceResult, Resource, ResourceContents,
+    ResourceUpdatedNotificationParam,
+};
+use rmcp::{ErrorData as McpError, Peer, RoleServer};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::app::App;
+use crate::ids;
+
+/// Updates to one resource are coalesced over this window.
+const UPDATE_COALESCE: Duration = Duration::from_millis(100);
+
+/// Resource subscriptions of the connected client.
+#[derive(Default)]
+pub struct Subscriptions {
+    uris: Mutex<HashSet<String>>,
+    peer: Mutex<Option<Peer<RoleServer>>>,
+    started: AtomicBool,
+}
+
+pub async fn list(app: &App) -> ListResourcesResult {
+    let resources = app
+        .runtime
+        .list()
+        .await
+        .into_iter()
+        .map(|(adapter, t)| {
+            let state = if t.running { "running" } else { "exited" };
+            Resource::new(t.resource.clone(), t.terminal_id.clone())
+                .with_title(t.title.clone())
+                .with_description(format!(
+                    "AHP TerminalState of a {} terminal ({state}, {} adapter)",
+                    t.shell,
+                    adapter.as_str()
+                ))
+                .with_mime_type("application/json")
+        })
+        .collect();
+    ListResourcesResult::with_all_items(resources)
+}
+
+pub async fn read(app: &App, uri: &str) -> Result<ReadResourceResult, McpError> {
+    let not_found = || McpError::resource_not_found(format!("no terminal at {uri}"), None);
+    let id = ids::terminal_id_from_uri(uri).ok_or_else(not_found)?;
+    let adapter = app
+        .runtime
+        .adapter_for_terminal(id)
+        .map_err(|e| McpError::internal_error(e.message, None))?;
+    let state = adapter.terminal_state(id).await.ok_or_else(not_found)?;
+    let text =
+        serde_json::to_string(&state).map_err(|e| McpError::internal_error(e.to_string(), None))?;
+    Ok(ReadResourceResult::new(vec![
+        ResourceContents::text(text, uri).with_mime_type("application/json"),
+    ]))
+}
+
+impl Subscriptions {
+    pub fn subscribe(self: &Arc<Self>, app: &Arc<App>, uri: String, peer: Peer<RoleServer>) {
+        self.uris
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(uri);
+        *self.peer.lock().unwrap_or_else(|p| p.into_inner()) = Some(peer);
+        if !self.started.swap(true, Ordering::SeqCst) {
+            self.clone().notify_loop(app.clone());
+        }
+    }
+
+    pub fn unsubscribe(&self, uri: &str) {
+        self.uris
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(uri);
+    }
+
+    fn peer(&self) -> Option<Peer<RoleServer>> {
+        self.peer.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Follow the runtime's actions; tell the client which subscribed terminals changed.
+    fn notify_loop(self: Arc<Self>, app: Arc<App>) {
+        let mut rx = app.runtime.local.core.follow();
+        tokio::spawn(async move {
+            let mut dirty: HashSet<String> = HashSet::new();
+            let mut list_changed = false;
+            let mut flush_at: Option<tokio::time::Instant> = None;
+            loop {
+                let event = match flush_at {
+                    None => Some(rx.recv().await),
+                    Some(at) => tokio::time::timeout_at(at, rx.recv()).await.ok(),
+                };
+                match event {
+                    Some(Ok(env)) => {
+                        if env.channel == ROOT_RESOURCE_URI {
+                            list_changed = true;
+                        } else if self
+                            .uris
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .contains(&env.channel)
+                        {
+                            dirty.insert(env.channel.clone());
+                        }
+                        if (list_changed || !dirty.is_empty()) && flush_at.is_none() {
+                            flush_at = Some(tokio::time::Instant::now() + UPDATE_COALESCE);
+                        }
+                        continue;
+                    }
+                    Some(Err(RecvError::Lagged(_))) => {
+                        // Missed some: every subscription may have changed.
+                        dirty.extend(
+                            self.uris
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .iter()
+                                .cloned(),
+                        );
+                        list_changed = true;
+                        flush_at
+                            .get_or_insert_with(|| tokio::time::Instant::now() + UPDATE_COALESCE);
+                        continue;
+                    }
+                    Some(Err(RecvError::Closed)) => return,
+                    None => flush_at = None,
+                }
+                let Some(peer) = self.peer() else {
+                    dirty.clear();
+                    list_changed = false;
+                    continue;
+                };
+                for uri in dirty.drain() {
+                    if peer
+                        .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
+                        .await
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+                if std::mem::take(&mut list_changed)
+                    && peer.notify_resource_list_changed().await.is_err()
+                {
+                    return;
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,464 @@
+//! Interactive terminals through the real binary and rmcp's client: shells, command
+//! detection, raw input, REPLs, prompts, Ctrl-C, full-screen programs through the screen
+//! view, kills that leave nothing behind, 50 terminals at once, and MCP resources.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use rmcp::model::{ReadResourceRequestParams, SubscribeRequestParams};
+use serde_json::{Value, json};
+
+fn open() -> Value {
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
+}
+
+fn open_running(command: &str) -> Value {
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "execution": {"command": command}})
+}
+
+fn send(id: &str, command: &str) -> Value {
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "target": {"terminal_id": id}, "execution": {"command": command}})
+}
+
+fn input(id: &str, data: &str, wait_for: Option<&str>) -> Value {
+    let mut e = json!({"input": data});
+    if let Some(w) = wait_for {
+        e["wait_for"] = json!(w);
+    }
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "target": {"terminal_id": id}, "execution": e, "runtime": {"wait_ms": 10000}})
+}
+
+fn keys(id: &str, keys: &[&str]) -> Value {
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "target": {"terminal_id": id}, "execution": {"keys": keys}})
+}
+
+fn read(id: &str, output: Value) -> Value {
+    json!({"action": "read_output", "target": {"terminal_id": id}, "output": output})
+}
+
+async fn shell(s: &Server) -> String {
+    let p = s.call(open()).await;
+    assert_eq!(p["success"], true, "{p:#}");
+    p["identity"]["terminal_id"].as_str().unwrap().to_string()
+}
+
+/// Shell environment for predictable prompts in the tests.
+fn env() -> Vec<(&'static str, &'static str)> {
+    vec![("PM_TERM_NO_USER_RC", "1")]
+}
+
+#[tokio::test]
+async fn open_run_and_detect_commands_in_bash_and_zsh() {
+    let s = start_with(&env()).await;
+    for sh in ["bash", "zsh"] {
+        let p = s
+            .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
+                "execution": {"shell": sh, "name": format!("{sh}-term")}, "runtime": {"cwd": "/tmp"}}))
+            .await;
+        assert_eq!(p["status"], "accepted", "{p:#}");
+        assert_eq!(p["result"]["running"], true);
+        assert_eq!(p["result"]["supports_command_detection"], true);
+        assert_eq!(p["resolved"]["adapter"], "local");
+        let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+        assert!(id.starts_with("term_"));
+        let r = s.call(send(&id, "echo $((6*7)); false")).await;
+        assert_eq!(r["status"], "completed", "{r:#}");
+        assert_eq!(r["result"]["output"], "42\n");
+        assert_eq!(r["result"]["exit_code"], 1);
+        assert_eq!(
+            r["result"]["command"]["command_line"],
+            "echo $((6*7)); false"
+        );
+        let r = s.call(send(&id, "cd / && pwd")).await;
+        assert_eq!(r["result"]["output"], "/\n");
+        assert_eq!(r["result"]["exit_code"], 0);
+        let c = s.call(read(&id, json!({"view": "commands"}))).await;
+        let cmds = c["result"]["commands"].as_array().unwrap();
+        assert_eq!(cmds.len(), 2);
+        assert_eq!(cmds[0]["exit_code"], 1);
+        let l = s
+            .call(json!({"action": "list", "invocation": {"mode": "interactive"}}))
+            .await;
+        let item = l["result"]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["id"] == id.as_str())
+            .cloned()
+            .unwrap();
+        assert_eq!(item["title"], format!("{sh}-term"));
+        assert_eq!(item["cwd"], "/");
+        assert_eq!(item["claim"]["kind"], "session");
+        assert!(
+            item["claim"].get("toolCallId").is_none(),
+            "backgrounded after the call"
+        );
+    }
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn execute_command_in_a_new_terminal_and_legacy_aliases() {
+    let s = start_with(&env()).await;
+    let p = s
+        .call(open_running(
+            "printf 'a\\nb\\n'; exit_code=3; (exit $exit_code)",
+        ))
+        .await;
+    assert_eq!(p["result"]["output"], "a\nb\n");
+    assert_eq!(p["result"]["exit_code"], 3);
+    assert_eq!(p["result"]["running"], false);
+    // create / send / close aliases.
+    let c = s.call(json!({"action": "create", "name": "legacy"})).await;
+    assert_eq!(c["resolved"]["legacy_action"], "create");
+    assert_eq!(c["resolved"]["mode"], "interactive");
+    let id = c["identity"]["terminal_id"].as_str().unwrap().to_string();
+    let r = s
+        .call(json!({"action": "send", "terminal_id": id, "command": "echo via-send"}))
+        .await;
+    assert_eq!(r["result"]["output"], "via-send\n");
+    assert_eq!(r["resolved"]["legacy_action"], "send");
+    let k = s.call(json!({"action": "close", "terminal_id": id})).await;
+    assert_eq!(k["resolved"]["canonical_action"], "terminate");
+    assert_eq!(k["result"]["running"], false);
+    // Output stays readable after the terminal is closed.
+    let r = s.call(read(&id, json!({"cursor": 0}))).await;
+    assert!(r["result"]["output"].as_str().unwrap().contains("via-send"));
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn a_prompt_answered_with_raw_input() {
+    let s = start_with(&env()).await;
+    let id = shell(&s).await;
+    let mut q = send(&id, "read -p 'Name? ' n; echo \"hi $n\"");
+    q["runtime"] = json!({"wait_ms": 500});
+    let p = s.call(q).await;
+    assert_eq!(p["result"]["running"], true, "waiting at the prompt: {p:#}");
+    assert!(p["result"]["output"].as_str().unwrap().contains("Name? "));
+    let a = s.call(input(&id, "bob\r", Some("hi bob"))).await;
+    assert!(
+        a["result"]["output"].as_str().unwrap().contains("hi bob"),
+        "{a:#}"
+    );
+    let c = s.call(read(&id, json!({"view": "commands"}))).await;
+    let last = c["result"]["commands"]
+        .as_array()
+        .unwrap()
+        .last()
+        .cloned()
+        .unwrap();
+    assert_eq!(last["complete"], true);
+    assert_eq!(last["exit_code"], 0);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn python_repl_round_trips() {
+    let s = start_with(&env()).await;
+    let id = shell(&s).await;
+    let p = s.call(input(&id, "python3 -q\r", Some(">>> $"))).await;
+    assert!(
+        p["result"]["output"].as_str().unwrap().ends_with(">>> "),
+        "{p:#}"
+    );
+    // A command line sent while python runs is refused: it would go to python's stdin.
+    let busy = s.call(send(&id, "ls")).await;
+    assert_eq!(code(&busy), "PM_TERM_INVALID_PAYLOAD");
+    assert_eq!(busy["error"]["details"]["busy"], true);
+    for (line, want) in [
+        ("x = 6 * 7\r", ""),
+        ("print(x)\r", "42"),
+        ("'ab' * 3\r", "'ababab'"),
+    ] {
+        let r = s.call(input(&id, line, Some(">>> $"))).await;
+        let out = r["result"]["output"].as_str().unwrap();
+        assert!(out.contains(want), "{line:?} -> {out:?}");
+        assert!(out.ends_with(">>> "));
+    }
+    let r = s.call(keys(&id, &["ctrl-d"])).await;
+    assert_eq!(r["success"], true);
+    let c = s.call(read(&id, json!({"view": "commands"}))).await;
+    let last = c["result"]["commands"]
+        .as_array()
+        .unwrap()
+        .last()
+        .cloned()
+        .unwrap();
+    assert_eq!(last["command_line"], "python3 -q");
+    assert_eq!(last["exit_code"], 0);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn ctrl_c_interrupts_sleep() {
+    let s = start_with(&env()).await;
+    let id = shell(&s).await;
+    let mut q = send(&id, "sleep 100");
+    q["runtime"] = json!({"wait_ms": 300});
+    let p = s.call(q).await;
+    assert_eq!(p["result"]["running"], true);
+    let r = s.call(keys(&id, &["ctrl-c"])).await;
+    assert_eq!(r["result"]["command"]["exit_code"], 130, "{r:#}");
+    assert_eq!(r["result"]["command"]["complete"], true);
+    // The shell is usable again.
+    let r = s.call(send(&id, "echo back")).await;
+    assert_eq!(r["result"]["output"], "back\n");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn interactive_timeout_interrupts_with_output_so_far() {
+    let s = start_with(&env()).await;
+    let id = shell(&s).await;
+    let mut q = send(&id, "echo first; sleep 30");
+    q["runtime"] = json!({"timeout_ms": 800});
+    let p = s.call(q).await;
+    assert_eq!(code(&p), "PM_TERM_TIMEOUT", "{p:#}");
+    assert_eq!(p["error"]["details"]["target"], "terminal_id");
+    // The terminal echoes the interrupt (^C) into the command's output, as a person sees it.
+    assert!(
+        p["error"]["details"]["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("first\n"),
+        "{p:#}"
+    );
+    assert_eq!(p["error"]["details"]["command"]["exit_code"], 130);
+    assert_eq!(p["fallback"]["recommended_mode"], "headless");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn vim_and_top_through_the_screen_view() {
+    let s = start_with(&env()).await;
+    let id = shell(&s).await;
+    let file = std::env::temp_dir().join(format!("itmcp-vim-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    let r = s
+        .call(input(
+            &id,
+            &format!("vim -u NONE -N {}\r", file.display()),
+            Some("~"),
+        ))
+        .await;
+    assert_eq!(r["success"], true);
+    let sc = s.call(read(&id, json!({"view": "screen"}))).await;
+    assert_eq!(sc["result"]["screen"]["alternate_screen"], true, "{sc:#}");
+    assert!(
+        sc["result"]["screen"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("~")
+    );
+    s.call(input(&id, "ihello from vim", Some("hello from vim")))
+        .await;
+    let sc = s.call(read(&id, json!({"view": "screen"}))).await;
+    assert!(
+        sc["result"]["screen"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("hello from vim")
+    );
+    s.call(keys(&id, &["escape"])).await;
+    s.call(input(&id, ":wq\r", None)).await;
+    let done = s.call(send(&id, "true")).await;
+    assert_eq!(done["success"], true);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "hello from vim\n");
+    let sc = s.call(read(&id, json!({"view": "screen"}))).await;
+    assert_eq!(sc["result"]["screen"]["alternate_screen"], false);
+
+    s.call(input(&id, "top -d 0.5\r", Some("load average")))
+        .await;
+    let sc = s.call(read(&id, json!({"view": "screen"}))).await;
+    let text = sc["result"]["screen"]["text"].as_str().unwrap().to_string();
+    assert!(
+        text.contains("load average") && text.contains("PID"),
+        "{text}"
+    );
+    s.call(input(&id, "q", None)).await;
+    let r = s.call(send(&id, "echo after-top")).await;
+    assert_eq!(r["result"]["output"], "after-top\n");
+    let _ = std::fs::remove_file(&file);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn killing_a_shell_with_background_jobs_leaves_nothing() {
+    let s = start_with(&env()).await;
+    let id = shell(&s).await;
+    let tag = unique_sleep();
+    let r = s
+        .call(send(
+            &id,
+            &format!("sleep {tag} & setsid sleep {tag} & (sh -c 'sleep {tag} &' &); nohup sleep {tag} >/dev/null 2>&1 &"),
+        ))
+        .await;
+    assert_eq!(r["success"], true);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(pids_with_arg(&tag).len() >= 4, "{:?}", pids_with_arg(&tag));
+    let k = s
+        .call(json!({"action": "terminate", "target": {"terminal_id": id}}))
+        .await;
+    assert_eq!(k["success"], true, "{k:#}");
+    assert!(k["result"]["terminated"].as_array().unwrap().len() >= 5);
+    assert!(wait_gone(&tag, Duration::from_secs(3)).await.is_empty());
+    let l = s.call(json!({"action": "list"})).await;
+    let item = l["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == id.as_str())
+        .cloned()
+        .unwrap();
+    assert_eq!(item["state"], "exited");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn fifty_terminals_at_once() {
+    let s = std::sync::Arc::new(start_with(&env()).await);
+    let mut hs = Vec::new();
+    for i in 0..50 {
+        let s = s.clone();
+        hs.push(tokio::spawn(async move {
+            let mut q = open_running(&format!("echo t-{i}"));
+            q["runtime"] = json!({"wait_ms": 60000});
+            let p = s.call(q).await;
+            assert_eq!(p["result"]["output"], format!("t-{i}\n"), "{p:#}");
+            assert_eq!(p["result"]["exit_code"], 0);
+            p["identity"]["terminal_id"].as_str().unwrap().to_string()
+        }));
+    }
+    let mut ids = Vec::new();
+    for h in hs {
+        ids.push(h.await.unwrap());
+    }
+    let l = s
+        .call(json!({"action": "list", "invocation": {"mode": "interactive"}}))
+        .await;
+    let items = l["result"]["items"].as_array().unwrap();
+    assert_eq!(items.len(), 50);
+    assert!(items.iter().all(|i| i["running"] == true));
+    for id in &ids {
+        let r = s
+            .call(json!({"action": "terminate", "target": {"terminal_id": id}}))
+            .await;
+        assert_eq!(r["success"], true);
+    }
+}
+
+#[tokio::test]
+async fn read_output_views_and_cursors() {
+    let s = start_with(&env()).await;
+    let id = shell(&s).await;
+    s.call(send(&id, "printf '\\033[31mred\\033[0m plain\\n'"))
+        .await;
+    let raw = s.call(read(&id, json!({"view": "raw", "cursor": 0}))).await;
+    let raw_text = raw["result"]["output"].as_str().unwrap().to_string();
+    assert!(raw_text.contains("\u{1b}[31mred"));
+    let total = raw["result"]["streams"]["output"]["total"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(raw["result"]["cursor"]["output"], total);
+    let text = s.call(read(&id, json!({"cursor": 0}))).await;
+    assert!(
+        text["result"]["output"]
+            .as_str()
+            .unwrap()
+            .contains("red plain\n")
+    );
+    // Nothing new since the last answer.
+    let again = s.call(read(&id, json!({}))).await;
+    assert_eq!(again["result"]["output"], "");
+    // Waiting for output that arrives later.
+    let mut q = send(&id, "sleep 0.5; echo late");
+    q["runtime"] = json!({"wait_ms": 100});
+    s.call(q).await;
+    let late = s
+        .call(json!({"action": "read_output", "target": {"terminal_id": id}, "runtime": {"wait_ms": 5000}}))
+        .await;
+    assert!(
+        late["result"]["output"].as_str().unwrap().contains("late"),
+        "{late:#}"
+    );
+    // Byte cursors resume exactly: two halves make the whole.
+    let a = s
+        .call(read(
+            &id,
+            json!({"view": "raw", "cursor": 0, "max_bytes": 10}),
+        ))
+        .await;
+    let next = a["result"]["cursor"]["output"].as_u64().unwrap();
+    let b = s
+        .call(read(
+            &id,
+            json!({"view": "raw", "cursor": next, "max_bytes": 1048576}),
+        ))
+        .await;
+    let joined = format!(
+        "{}{}",
+        a["result"]["output"].as_str().unwrap(),
+        b["result"]["output"].as_str().unwrap()
+    );
+    assert!(joined.starts_with(&raw_text));
+    let nf = s.call(read("term_NOPE", json!({}))).await;
+    assert_eq!(code(&nf), "PM_TERM_NOT_FOUND");
+    s.stop().await;
+}
+
+#[tokio::test]
+#[allow(deprecated)] // resources/subscribe is the subscription of the negotiated 2025-11-25 protocol
+async fn terminals_are_resources_with_updates() {
+    let s = start_with(&env()).await;
+    let id = shell(&s).await;
+    let uri = format!("ahp-terminal:/{id}");
+    let list = s.client.list_all_resources().await.unwrap();
+    assert!(list.iter().any(|r| r.uri == uri));
+    let read = s
+        .client
+        .read_resource(ReadResourceRequestParams::new(uri.clone()))
+        .await
+        .unwrap();
+    let rmcp::model::ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
+        panic!("text contents")
+    };
+    let state: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(state["lifecycle"]["status"], "running");
+    assert_eq!(state["claim"]["kind"], "session");
+    s.client
+        .subscribe(SubscribeRequestParams::new(uri.clone()))
+        .await
+        .unwrap();
+    s.call(send(&id, "echo resource-update")).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !s.recorder.updated.lock().unwrap().contains(&uri) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no resources/updated for {uri}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let read = s
+        .client
+        .read_resource(ReadResourceRequestParams::new(uri.clone()))
+        .await
+        .unwrap();
+    let rmcp::model::ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
+        panic!()
+    };
+    let state: Value = serde_json::from_str(text).unwrap();
+    let parts = state["content"].as_array().unwrap();
+    assert!(parts.iter().any(|p| p["type"] == "command"
+        && p["commandLine"] == "echo resource-update"
+        && p["exitCode"] == 0));
+    assert_eq!(state["supportsCommandDetection"], true);
+    s.stop().await;
+}
