@@ -462,3 +462,30 @@ async fn terminals_are_resources_with_updates() {
     assert_eq!(state["supportsCommandDetection"], true);
     s.stop().await;
 }
+
+#[tokio::test]
+async fn titles_set_by_programs_become_terminal_titles() {
+    let s = start_with(&env()).await;
+    let id = shell(&s).await;
+    s.call(send(&id, "printf '\\033]0;build: step 2\\007'"))
+        .await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let l = s
+            .call(json!({"action": "list", "invocation": {"mode": "interactive"}}))
+            .await;
+        let title = l["result"]["items"][0]["title"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        if title == "build: step 2" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "title stayed {title:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    s.stop().await;
+}

@@ -204,11 +204,14 @@ impl Core {
         origin: Option<ActionOrigin>,
     ) -> Arc<ActionEnvelope> {
         apply_action_to_terminal(&mut st.state, &action);
-        let mut title_from_screen = None;
+        let mut root_may_change = matches!(
+            action,
+            StateAction::TerminalTitleChanged(_)
+                | StateAction::TerminalClaimed(_)
+                | StateAction::TerminalExited(_)
+        );
         if let StateAction::TerminalData(d) = &action {
             st.spool.append(d.data.as_bytes());
-            st.vt.process(d.data.as_bytes());
-            title_from_screen = st.vt.callbacks_mut().title.take();
             st.content_bytes += d.data.len();
             if st.content_bytes > self.cfg.scrollback_bytes {
                 st.content_bytes = trim_content(&mut st.state.content, self.cfg.scrollback_bytes);
@@ -218,19 +221,13 @@ impl Core {
             st.content_bytes = 0;
         }
         let env = self.record(inner, &term.uri, action, origin);
-        if let Some(t) = title_from_screen.filter(|t| *t != st.state.title) {
-            self.apply(
-                inner,
-                term,
-                st,
-                StateAction::TerminalTitleChanged(TerminalTitleChangedAction { title: t }),
-                None,
-            );
-        }
-        let info = info_of(&term.uri, &st.state);
-        if inner.infos.get(&term.id) != Some(&info) {
-            inner.infos.insert(term.id.clone(), info);
-            self.publish_root(inner);
+        root_may_change |= !inner.infos.contains_key(&term.id);
+        if root_may_change {
+            let info = info_of(&term.uri, &st.state);
+            if inner.infos.get(&term.id) != Some(&info) {
+                inner.infos.insert(term.id.clone(), info);
+                self.publish_root(inner);
+            }
         }
         env
     }
@@ -255,6 +252,45 @@ impl Core {
             }
         }
         term.bump();
+        term.vt_wake.notify_one();
+    }
+
+    /// Catch the rendered screen up with the stream; a title the program set on the way
+    /// (OSC 0 / 2, as vt100 parses it) becomes `terminal/titleChanged`.
+    pub fn sync_screen(&self, term: &Terminal) {
+        /// Stream bytes rendered per step, so the stream lock is never held long.
+        const STEP: usize = 256 * 1024;
+        let mut title = None;
+        {
+            let mut vt = lock(&term.vt);
+            loop {
+                let bytes = {
+                    let st = term.state();
+                    if vt.pos >= st.spool.len() {
+                        break;
+                    }
+                    match st.spool.read(vt.pos, STEP) {
+                        Ok(s) => s.bytes,
+                        Err(e) => {
+                            tracing::warn!(terminal = %term.id, error = %e, "screen catch-up failed");
+                            break;
+                        }
+                    }
+                };
+                vt.parser.process(&bytes);
+                vt.pos += bytes.len() as u64;
+                if let Some(t) = vt.parser.callbacks_mut().title.take() {
+                    title = Some(t);
+                }
+            }
+        }
+        if let Some(t) = title.filter(|t| *t != term.state().state.title) {
+            self.dispatch(
+                term,
+                StateAction::TerminalTitleChanged(TerminalTitleChangedAction { title: t }),
+                None,
+            );
+        }
     }
 
     fn on_event(&self, inner: &mut Inner, term: &Terminal, st: &mut TermState, e: Event) {
@@ -439,12 +475,6 @@ impl Core {
             st: Mutex::new(TermState {
                 state,
                 spool: Spool::new(&self.cfg.spool_dir, self.cfg.memory_limit),
-                vt: vt100::Parser::new_with_callbacks(
-                    super::term::dim(spec.rows),
-                    super::term::dim(spec.cols),
-                    0,
-                    TitleWatch::default(),
-                ),
                 scanner: Scanner::new(&nonce),
                 utf8_carry: Vec::new(),
                 commands: VecDeque::new(),
@@ -460,6 +490,16 @@ impl Core {
                 holder_client: spec.holder_client,
                 next_command: 0,
             }),
+            vt: Mutex::new(super::term::Screen {
+                parser: vt100::Parser::new_with_callbacks(
+                    super::term::dim(spec.rows),
+                    super::term::dim(spec.cols),
+                    0,
+                    TitleWatch::default(),
+                ),
+                pos: 0,
+            }),
+            vt_wake: tokio::sync::Notify::new(),
             changed,
             write_lock: tokio::sync::Mutex::new(()),
             nonce_file: launch.nonce_file,

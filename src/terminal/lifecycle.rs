@@ -44,8 +44,20 @@ pub(super) fn watch_children(core: &Arc<Core>) {
     });
 }
 
-/// Start the reader and the exit watcher of a new terminal.
+/// Start the reader, the screen renderer and the exit watcher of a new terminal.
 pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
+    let (c, t) = (core.clone(), term.clone());
+    tokio::spawn(async move {
+        loop {
+            let wake = t.vt_wake.notified();
+            c.sync_screen(&t);
+            if t.state().reader_done {
+                c.sync_screen(&t);
+                return;
+            }
+            wake.await;
+        }
+    });
     let (c, t) = (core.clone(), term.clone());
     tokio::spawn(async move {
         let mut buf = vec![0u8; PTY_READ_SIZE];
@@ -61,6 +73,7 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
         }
         t.state().reader_done = true;
         t.bump();
+        t.vt_wake.notify_one();
     });
     let (c, t) = (core.clone(), term.clone());
     tokio::spawn(async move {
@@ -144,8 +157,10 @@ pub fn resize(core: &Core, term: &Terminal, cols: u16, rows: u16, origin: Option
     if let Err(e) = lock(&term.master).resize(size) {
         tracing::warn!(terminal = %term.id, error = %e, "resize failed");
     }
-    term.state()
-        .vt
+    // Earlier output was drawn at the old size: render it first, then resize.
+    core.sync_screen(term);
+    lock(&term.vt)
+        .parser
         .screen_mut()
         .set_size(super::term::dim(rows), super::term::dim(cols));
     core.dispatch(

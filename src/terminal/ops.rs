@@ -242,7 +242,7 @@ pub async fn execute(core: &Arc<Core>, req: TermRequest) -> OpResult {
                 drive::set_claim(core, &t, c, false);
             }
             let mut r = respond(&t, None, false);
-            r.screen = Some(screen(&t));
+            r.screen = Some(screen(core, &t));
             r.commands = Some(t.state().commands.iter().cloned().collect());
             r.running = t.is_running();
             Ok(r)
@@ -328,9 +328,10 @@ pub fn summary(t: &Terminal) -> TermSummary {
     }
 }
 
-pub fn screen(t: &Terminal) -> ScreenView {
-    let st = t.state();
-    let s = st.vt.screen();
+pub fn screen(core: &Core, t: &Terminal) -> ScreenView {
+    core.sync_screen(t);
+    let vt = super::term::lock(&t.vt);
+    let s = vt.parser.screen();
     let (rows, cols) = s.size();
     let (cursor_row, cursor_col) = s.cursor_position();
     ScreenView {
@@ -417,7 +418,7 @@ async fn read(core: &Arc<Core>, a: ReadArgs) -> OpResult {
     let mut r = respond(&t, None, t.is_running());
     match a.output.view {
         View::Raw | View::Text => r.output = Some(chunk(&t, None, None, &a.output)?),
-        View::Screen => r.screen = Some(screen(&t)),
+        View::Screen => r.screen = Some(screen(core, &t)),
         View::Commands => r.commands = Some(t.state().commands.iter().cloned().collect()),
     }
     Ok(r)

@@ -51,13 +51,18 @@ impl vt100::Callbacks for TitleWatch {
     }
 }
 
+/// A vt100 screen and how much of the stream it has seen.
+pub struct Screen {
+    pub parser: vt100::Parser<TitleWatch>,
+    pub pos: u64,
+}
+
 /// Mutable state of a terminal, behind one lock.
 pub struct TermState {
     /// AHP state: changed only by `ahp::reducers::apply_action_to_terminal` (and trimming).
     pub state: TerminalState,
     /// The stream after integration sequences are stripped, every byte by offset.
     pub spool: Spool,
-    pub vt: vt100::Parser<TitleWatch>,
     pub scanner: Scanner,
     pub utf8_carry: Vec<u8>,
     pub commands: VecDeque<CommandRecord>,
@@ -101,6 +106,9 @@ pub struct Terminal {
     pub master: Mutex<Box<dyn MasterPty + Send>>,
     pub child: Mutex<Box<dyn Child + Send + Sync>>,
     pub st: Mutex<TermState>,
+    /// The rendered screen, caught up from the stream off the reading path.
+    pub vt: Mutex<Screen>,
+    pub vt_wake: tokio::sync::Notify,
     pub changed: watch::Sender<u64>,
     pub write_lock: tokio::sync::Mutex<()>,
     pub nonce_file: Option<PathBuf>,

@@ -1,0 +1,238 @@
+//! Interactive benchmarks: REPL round trip, pty throughput, memory per idle terminal, and
+//! `list` latency with 500 live terminals, each beside a floor measured in the same run.
+//! Run with `cargo bench --bench interactive`; results go in docs/benchmarks.md.
+#![allow(clippy::unwrap_used)]
+
+#[path = "support/mod.rs"]
+mod support;
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use serde_json::{Value, json};
+use support::*;
+
+/// Bytes printed through a terminal in the throughput run.
+const PTY_BYTES: usize = 64 * 1024 * 1024;
+/// Terminals for the memory figure.
+const IDLE_TERMINALS: usize = 100;
+/// Terminals alive while `list` is timed.
+const LIST_TERMINALS: usize = 500;
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(run());
+}
+
+fn open_req(command: Option<&str>) -> Value {
+    match command {
+        Some(c) => {
+            json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "execution": {"command": c}, "runtime": {"wait_ms": 600000}, "output": {"max_bytes": 1}})
+        }
+        None => {
+            json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
+        }
+    }
+}
+
+/// The floor for a REPL round trip: python in a pty driven directly, no server at all.
+fn direct_repl_round_trip(n: usize) -> Duration {
+    let pair = native_pty_system().openpty(PtySize::default()).unwrap();
+    let mut cmd = CommandBuilder::new("python3");
+    cmd.arg("-q");
+    let mut child = pair.slave.spawn_command(cmd).unwrap();
+    drop(pair.slave);
+    let mut reader = pair.master.try_clone_reader().unwrap();
+    let mut writer = pair.master.take_writer().unwrap();
+    let mut buf = [0u8; 4096];
+    let mut wait_prompt = |reader: &mut Box<dyn Read + Send>| {
+        let mut seen = Vec::new();
+        while !seen.ends_with(b">>> ") {
+            let k = reader.read(&mut buf).unwrap();
+            seen.extend_from_slice(&buf[..k]);
+        }
+    };
+    wait_prompt(&mut reader);
+    let mut v = Vec::new();
+    for _ in 0..n {
+        let t = Instant::now();
+        writer.write_all(b"1+1\r").unwrap();
+        wait_prompt(&mut reader);
+        v.push(t.elapsed());
+    }
+    let _ = child.kill();
+    median(v)
+}
+
+async fn run() {
+    println!("## interactive (`cargo bench --bench interactive`)");
+    let env = [
+        ("PM_TERM_NO_USER_RC", "1"),
+        ("PM_TERM_MAX_TERMINALS", "600"),
+    ];
+    let (c, pid) = start(&env).await;
+
+    header("REPL round trip");
+    let p = call(&c, open_req(None)).await;
+    let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+    let send = |data: &str, wait_for: &str| {
+        json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "target": {"terminal_id": id}, "execution": {"input": data, "wait_for": wait_for},
+            "runtime": {"wait_ms": 10000}})
+    };
+    call(&c, send("python3 -q\r", ">>> $")).await;
+    for _ in 0..5 {
+        call(&c, send("1+1\r", ">>> $")).await;
+    }
+    let ours = time_n(100, || async {
+        let r = call(&c, send("1+1\r", ">>> $")).await;
+        assert!(r["result"]["output"].as_str().unwrap().contains('2'));
+    })
+    .await;
+    let floor = direct_repl_round_trip(100);
+    row(
+        "python `1+1` → `2`, send + answer through MCP",
+        &ms(ours),
+        "same REPL on a bare pty",
+        &ms(floor),
+        ours.as_secs_f64() / floor.as_secs_f64(),
+    );
+    let detected = {
+        call(&c, json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "target": {"terminal_id": id}, "execution": {"keys": ["ctrl-d"]}})).await;
+        time_n(100, || async {
+            let r = call(
+                &c,
+                json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+                    "target": {"terminal_id": id}, "execution": {"command": "true"}}),
+            )
+            .await;
+            assert_eq!(r["result"]["exit_code"], 0);
+        })
+        .await
+    };
+    row(
+        "shell command `true` with exit code (detected), through MCP",
+        &ms(detected),
+        "`sh -c true` spawn+wait",
+        &ms(sh_true_floor(200)),
+        detected.as_secs_f64() / sh_true_floor(200).as_secs_f64(),
+    );
+
+    header("pty throughput");
+    let file = std::env::temp_dir().join(format!("itmcp-bench-{}.txt", std::process::id()));
+    {
+        let line = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!@#$%^&*()_+-=[]{}|;:,.<>/?\n";
+        let mut f = std::fs::File::create(&file).unwrap();
+        let mut written = 0;
+        while written < PTY_BYTES {
+            f.write_all(line).unwrap();
+            written += line.len();
+        }
+    }
+    let floor = {
+        let mut v = Vec::new();
+        for _ in 0..3 {
+            let t = Instant::now();
+            Command::new("script")
+                .args(["-qc", &format!("cat {}", file.display()), "/dev/null"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .status()
+                .unwrap();
+            v.push(t.elapsed());
+        }
+        median(v)
+    };
+    let ours = time_n(3, || async {
+        let r = call(&c, open_req(Some(&format!("cat {}", file.display())))).await;
+        assert_eq!(r["result"]["exit_code"], 0, "{r}");
+        let tid = r["identity"]["terminal_id"].as_str().unwrap().to_string();
+        call(
+            &c,
+            json!({"action": "terminate", "target": {"terminal_id": tid}}),
+        )
+        .await;
+    })
+    .await;
+    let mbps = |d: Duration| PTY_BYTES as f64 / d.as_secs_f64() / 1e6;
+    row(
+        &format!(
+            "`cat` of {} MiB in a terminal (parsed, spooled, reduced)",
+            PTY_BYTES >> 20
+        ),
+        &format!("{:.0} MB/s", mbps(ours)),
+        "`script -qc 'cat FILE' /dev/null`",
+        &format!("{:.0} MB/s", mbps(floor)),
+        ours.as_secs_f64() / floor.as_secs_f64(),
+    );
+    let _ = std::fs::remove_file(&file);
+
+    header("memory and list");
+    let (m, mpid) = start(&env).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let before = rss_kib(mpid);
+    let mut opened = Vec::new();
+    for _ in 0..IDLE_TERMINALS {
+        let p = call(&m, open_req(None)).await;
+        opened.push(p["identity"]["terminal_id"].as_str().unwrap().to_string());
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after = rss_kib(mpid);
+    let per = (after.saturating_sub(before)) as f64 / IDLE_TERMINALS as f64;
+    let bash_rss = {
+        let mut child = Command::new("bash")
+            .args(["--norc", "-c", "sleep 1"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        let r = rss_kib(child.id());
+        let _ = child.kill();
+        let _ = child.wait();
+        r
+    };
+    row(
+        "server memory per idle terminal",
+        &format!("{per:.0} KiB"),
+        "RSS of the idle bash it runs",
+        &format!("{bash_rss} KiB"),
+        per / bash_rss.max(1) as f64,
+    );
+    let list = json!({"action": "list"});
+    let one = {
+        let (l, _) = start(&env).await;
+        call(&l, open_req(None)).await;
+        let d = time_n(50, || async {
+            call(&l, list.clone()).await;
+        })
+        .await;
+        let _ = l.cancel().await;
+        d
+    };
+    for _ in IDLE_TERMINALS..LIST_TERMINALS {
+        let p = call(&m, open_req(None)).await;
+        opened.push(p["identity"]["terminal_id"].as_str().unwrap().to_string());
+    }
+    let many = time_n(30, || async {
+        let r = call(&m, list.clone()).await;
+        assert_eq!(
+            r["result"]["items"].as_array().unwrap().len(),
+            LIST_TERMINALS
+        );
+    })
+    .await;
+    row(
+        &format!("`list` with {LIST_TERMINALS} live terminals"),
+        &ms(many),
+        "`list` with 1 terminal",
+        &ms(one),
+        many.as_secs_f64() / one.as_secs_f64(),
+    );
+    let _ = (pid, m.cancel().await, c.cancel().await);
+}
