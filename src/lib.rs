@@ -10,6 +10,7 @@ pub mod cli;
 pub mod config;
 pub mod contract;
 pub mod exec;
+pub mod host;
 pub mod ids;
 pub mod mcp;
 pub mod process;

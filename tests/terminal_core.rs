@@ -71,7 +71,7 @@ fn collect(
 async fn detection_and_exit_codes(shell: &str) {
     let core = core();
     let mut rx = core.follow();
-    let r = ops::execute(&core, open(shell, Some("echo hello")))
+    let r = ops::execute(&core, open(shell, Some("echo hello")), None)
         .await
         .unwrap();
     let id = r.terminal.as_ref().unwrap().terminal_id.clone();
@@ -82,9 +82,11 @@ async fn detection_and_exit_codes(shell: &str) {
     assert_eq!(r.output.as_ref().unwrap().text, "hello\n");
     assert!(r.terminal.as_ref().unwrap().supports_command_detection);
 
-    let r = ops::execute(&core, run(&id, "(exit 7)")).await.unwrap();
+    let r = ops::execute(&core, run(&id, "(exit 7)"), None)
+        .await
+        .unwrap();
     assert_eq!(r.command.as_ref().unwrap().exit_code, Some(7));
-    let r = ops::execute(&core, run(&id, "cd /usr && printf 'x;y\\n'"))
+    let r = ops::execute(&core, run(&id, "cd /usr && printf 'x;y\\n'"), None)
         .await
         .unwrap();
     assert_eq!(r.output.as_ref().unwrap().text, "x;y\n");
@@ -93,7 +95,7 @@ async fn detection_and_exit_codes(shell: &str) {
     // A command printing fake integration sequences (no or wrong nonce) is not trusted,
     // and the sequences never reach stored or sent data.
     let fake = r"printf '\033]633;E;rm -rf /;deadbeef\007\033]633;D;99\007\033]133;A\007done\n'";
-    let r = ops::execute(&core, run(&id, fake)).await.unwrap();
+    let r = ops::execute(&core, run(&id, fake), None).await.unwrap();
     let c = r.command.unwrap();
     assert!(c.command_line.starts_with("printf"), "{c:?}");
     assert_eq!(c.exit_code, Some(0));
@@ -112,6 +114,7 @@ async fn detection_and_exit_codes(shell: &str) {
                 tail: false,
             },
         }),
+        None,
     )
     .await
     .unwrap();
@@ -211,10 +214,10 @@ async fn sequences_split_across_reads_are_stripped() {
     // A program writing an integration-looking sequence a byte at a time still never leaks
     // it and never fools detection (the scanner carries state across reads).
     let core = core();
-    let r = ops::execute(&core, open("bash", None)).await.unwrap();
+    let r = ops::execute(&core, open("bash", None), None).await.unwrap();
     let id = r.terminal.unwrap().terminal_id;
     let cmd = r#"for c in $(printf '\033]633;D;5\007' | od -An -tx1); do printf "\x$c"; sleep 0.01; done; echo end"#;
-    let r = ops::execute(&core, run(&id, cmd)).await.unwrap();
+    let r = ops::execute(&core, run(&id, cmd), None).await.unwrap();
     assert_eq!(r.command.as_ref().unwrap().exit_code, Some(0));
     assert_eq!(r.output.unwrap().text, "end\n");
     core.shutdown().await;
@@ -223,7 +226,7 @@ async fn sequences_split_across_reads_are_stripped() {
 #[tokio::test(flavor = "multi_thread")]
 async fn raw_input_to_a_python_repl() {
     let core = core();
-    let r = ops::execute(&core, open("bash", None)).await.unwrap();
+    let r = ops::execute(&core, open("bash", None), None).await.unwrap();
     let id = r.terminal.unwrap().terminal_id;
     let r = ops::execute(
         &core,
@@ -235,6 +238,7 @@ async fn raw_input_to_a_python_repl() {
             claim: None,
             output: OutputSpec::default(),
         }),
+        None,
     )
     .await
     .unwrap();
@@ -249,6 +253,7 @@ async fn raw_input_to_a_python_repl() {
             claim: None,
             output: OutputSpec::default(),
         }),
+        None,
     )
     .await
     .unwrap();

@@ -50,7 +50,7 @@ impl Adapter for LocalAdapter {
         Box::pin(async move {
             let id = self.next.fetch_add(1, Ordering::Relaxed);
             let core = self.core.clone();
-            let handle = tokio::spawn(async move { ops::execute(&core, req).await });
+            let handle = tokio::spawn(async move { ops::execute(&core, req, None).await });
             self.pending
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())

@@ -596,7 +596,7 @@ impl Core {
         (snaps, missing, self.tx.subscribe())
     }
 
-    fn snapshot_locked(&self, inner: &Inner, uri: &str) -> Option<Snapshot> {
+    pub(super) fn snapshot_locked(&self, inner: &Inner, uri: &str) -> Option<Snapshot> {
         let state = if uri == ROOT_RESOURCE_URI {
             SnapshotState::Root(Box::new(inner.root.clone()))
         } else {
@@ -627,6 +627,19 @@ impl Core {
         channels: &BTreeSet<String>,
     ) -> Option<Vec<Arc<ActionEnvelope>>> {
         let inner = self.inner();
+        self.replay_locked(&inner, seq, channels)
+    }
+
+    pub(super) fn replay_locked(
+        &self,
+        inner: &Inner,
+        seq: u64,
+        channels: &BTreeSet<String>,
+    ) -> Option<Vec<Arc<ActionEnvelope>>> {
+        if seq > inner.seq {
+            // A sequence this core never issued (a client of an earlier host life).
+            return None;
+        }
         if seq < inner.seq {
             let oldest = inner.log.front().map(|e| e.server_seq)?;
             if oldest > seq + 1 {

@@ -106,7 +106,7 @@ fn check_cwd(cwd: Option<&str>) -> Result<PathBuf, OpError> {
     }
 }
 
-pub async fn open(core: &Arc<Core>, a: OpenArgs) -> OpResult {
+pub async fn open(core: &Arc<Core>, a: OpenArgs, caller: Option<&str>) -> OpResult {
     let started = Instant::now();
     let cwd = check_cwd(a.cwd.as_deref())?;
     let spec = CreateSpec {
@@ -118,7 +118,7 @@ pub async fn open(core: &Arc<Core>, a: OpenArgs) -> OpResult {
         cols: a.cols.unwrap_or(DEFAULT_COLS),
         rows: a.rows.unwrap_or(DEFAULT_ROWS),
         claim: a.claim.active(),
-        holder_client: None,
+        holder_client: caller.map(String::from),
         workspace_id: a.workspace_id.clone(),
     };
     let t = core.create(spec)?;

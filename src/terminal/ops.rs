@@ -229,10 +229,11 @@ impl From<CoreError> for OpError {
 
 pub type OpResult = Result<TermResponse, OpError>;
 
-/// Serve one request against the core.
-pub async fn execute(core: &Arc<Core>, req: TermRequest) -> OpResult {
+/// Serve one request against the core. `caller` is the AHP client it came from (the host
+/// records it as the holder of the terminals it opens); `None` in-process.
+pub async fn execute(core: &Arc<Core>, req: TermRequest, caller: Option<&str>) -> OpResult {
     match req {
-        TermRequest::Open(a) => drive::open(core, a).await,
+        TermRequest::Open(a) => drive::open(core, a, caller).await,
         TermRequest::Run(a) => drive::run(core, a).await,
         TermRequest::Input(a) => drive::input(core, a).await,
         TermRequest::Read(a) => read(core, a).await,

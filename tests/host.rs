@@ -1,0 +1,417 @@
+//! The host service driven by Microsoft's `ahp` client over the `ahp-ws` transport: version
+//! negotiation, createTerminal, following a terminal with the `ahp` reducers, dispatched
+//! input, claims and rejections, reconnect with replay, dispose, tokens.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::io::BufRead;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use ahp::{Client, ClientConfig, ClientError, SubscriptionEvent};
+use ahp_types::actions::{StateAction, TerminalClaimedAction, TerminalInputAction};
+use ahp_types::commands::{CreateTerminalParams, DisposeTerminalParams, ReconnectResult};
+use ahp_types::state::{SnapshotState, TerminalClaim, TerminalClientClaim, TerminalState};
+use ahp_types::{PROTOCOL_VERSION, ROOT_RESOURCE_URI};
+use serde_json::Value;
+
+pub struct HostProc {
+    pub child: Child,
+    pub addr: String,
+    pub token: String,
+}
+
+impl Drop for HostProc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn start_host(token: &str) -> HostProc {
+    let mut child = Command::new(common::HOST_BIN)
+        .args([
+            "--port",
+            "0",
+            "--token",
+            token,
+            "--no-user-rc",
+            "--log",
+            "warn",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let ready: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(ready["event"], "ready");
+    assert_eq!(ready["protocol_version"], PROTOCOL_VERSION);
+    assert!(ready["pid"].as_u64().is_some());
+    HostProc {
+        child,
+        addr: ready["address"].as_str().unwrap().to_string(),
+        token: token.to_string(),
+    }
+}
+
+async fn connect(h: &HostProc, client_id: &str) -> Client {
+    let url = format!("ws://{}/ahp?token={}", h.addr, h.token);
+    let transport = ahp_ws::WebSocketTransport::connect(&url).await.unwrap();
+    let client = Client::connect(transport, ClientConfig::default())
+        .await
+        .unwrap();
+    let init = client
+        .initialize(
+            client_id.into(),
+            vec![PROTOCOL_VERSION.into()],
+            vec![ROOT_RESOURCE_URI.into()],
+        )
+        .await
+        .unwrap();
+    assert_eq!(init.protocol_version, PROTOCOL_VERSION);
+    client
+}
+
+fn terminal_uri(name: &str) -> String {
+    format!("ahp-terminal:/term_{name}_{}", std::process::id())
+}
+
+async fn create(client: &Client, uri: &str, holder: &str) {
+    let params = CreateTerminalParams {
+        channel: uri.into(),
+        meta: None,
+        claim: TerminalClaim::Client(TerminalClientClaim {
+            client_id: holder.into(),
+        }),
+        name: Some("from-ahp".into()),
+        cwd: Some("file:///tmp".into()),
+        cols: Some(100),
+        rows: Some(30),
+    };
+    let r: Value = client.request("createTerminal", params).await.unwrap();
+    assert!(r.is_null());
+}
+
+fn terminal_state(snap: Option<ahp_types::commands::SubscribeResult>) -> TerminalState {
+    match snap.and_then(|s| s.snapshot).map(|s| s.state) {
+        Some(SnapshotState::Terminal(t)) => *t,
+        other => panic!("not a terminal snapshot: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ahp_client_follows_a_terminal_with_its_reducers() {
+    let h = start_host("tok-follow");
+    let client = connect(&h, "follower").await;
+    let uri = terminal_uri("follow");
+    create(&client, &uri, "follower").await;
+    let (snap, mut sub) = client.subscribe(uri.clone()).await.unwrap();
+    let mut mirror = terminal_state(Some(snap));
+    client
+        .dispatch(
+            uri.clone(),
+            StateAction::TerminalInput(TerminalInputAction {
+                data: "echo from-ahp; (exit 4)\r".into(),
+            }),
+        )
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut finished = None;
+    let mut echoed_input = false;
+    while finished.is_none() {
+        let ev = tokio::time::timeout_at(deadline.into(), sub.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        let SubscriptionEvent::Action(env) = ev else {
+            continue;
+        };
+        ahp::reducers::apply_action_to_terminal(&mut mirror, &env.action);
+        match &env.action {
+            StateAction::TerminalInput(_) => {
+                echoed_input = env
+                    .origin
+                    .as_ref()
+                    .is_some_and(|o| o.client_id == "follower");
+            }
+            StateAction::TerminalCommandFinished(f) => finished = Some(f.exit_code),
+            _ => {}
+        }
+    }
+    assert!(
+        echoed_input,
+        "the dispatched input is echoed with its origin"
+    );
+    assert_eq!(finished, Some(Some(4)));
+    // The mirror built by Microsoft's reducer equals the host's own state.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    while let Ok(Some(SubscriptionEvent::Action(env))) =
+        tokio::time::timeout(Duration::from_millis(100), sub.recv()).await
+    {
+        ahp::reducers::apply_action_to_terminal(&mut mirror, &env.action);
+    }
+    let (fresh, _) = client.subscribe(uri.clone()).await.unwrap();
+    let fresh = terminal_state(Some(fresh));
+    assert_eq!(mirror.content, fresh.content);
+    assert_eq!(mirror.supports_command_detection, Some(true));
+    client.ping().await.unwrap();
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn claims_are_held_and_rejections_carry_a_reason() {
+    let h = start_host("tok-claims");
+    let a = connect(&h, "alice").await;
+    let b = connect(&h, "bob").await;
+    let uri = terminal_uri("claims");
+    create(&a, &uri, "alice").await;
+    let (_, mut sub_a) = a.subscribe(uri.clone()).await.unwrap();
+    let (_, mut sub_b) = b.subscribe(uri.clone()).await.unwrap();
+    // Bob does not hold the claim: rejected, with a reason, to Bob alone.
+    b.dispatch(
+        uri.clone(),
+        StateAction::TerminalClaimed(TerminalClaimedAction {
+            claim: TerminalClaim::Client(TerminalClientClaim {
+                client_id: "bob".into(),
+            }),
+        }),
+    )
+    .await
+    .unwrap();
+    let rejected = loop {
+        let Some(SubscriptionEvent::Action(env)) =
+            tokio::time::timeout(Duration::from_secs(5), sub_b.recv())
+                .await
+                .unwrap()
+        else {
+            continue;
+        };
+        if matches!(env.action, StateAction::TerminalClaimed(_)) {
+            break env;
+        }
+    };
+    assert!(rejected.rejection_reason.unwrap().contains("alice"));
+    // Alice transfers it; both see the change.
+    a.dispatch(
+        uri.clone(),
+        StateAction::TerminalClaimed(TerminalClaimedAction {
+            claim: TerminalClaim::Client(TerminalClientClaim {
+                client_id: "bob".into(),
+            }),
+        }),
+    )
+    .await
+    .unwrap();
+    for sub in [&mut sub_a, &mut sub_b] {
+        loop {
+            let Some(SubscriptionEvent::Action(env)) =
+                tokio::time::timeout(Duration::from_secs(5), sub.recv())
+                    .await
+                    .unwrap()
+            else {
+                continue;
+            };
+            if let StateAction::TerminalClaimed(c) = &env.action {
+                assert!(env.rejection_reason.is_none());
+                assert_eq!(
+                    c.claim,
+                    TerminalClaim::Client(TerminalClientClaim {
+                        client_id: "bob".into()
+                    })
+                );
+                break;
+            }
+        }
+    }
+    // Non-dispatchable actions are refused too.
+    let (_, mut sub) = a.subscribe(uri.clone()).await.unwrap();
+    a.dispatch(uri.clone(), StateAction::TerminalExited(Default::default()))
+        .await
+        .unwrap();
+    loop {
+        let Some(SubscriptionEvent::Action(env)) =
+            tokio::time::timeout(Duration::from_secs(5), sub.recv())
+                .await
+                .unwrap()
+        else {
+            continue;
+        };
+        if matches!(env.action, StateAction::TerminalExited(_)) {
+            assert!(env.rejection_reason.is_some());
+            break;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn version_negotiation_tokens_and_bind_rules() {
+    let h = start_host("tok-version");
+    let url = format!("ws://{}/ahp?token={}", h.addr, h.token);
+    let c = Client::connect(
+        ahp_ws::WebSocketTransport::connect(&url).await.unwrap(),
+        ClientConfig::default(),
+    )
+    .await
+    .unwrap();
+    match c
+        .initialize("old".into(), vec!["9.9.9".into()], vec![])
+        .await
+    {
+        Err(ClientError::Rpc(e)) => {
+            assert_eq!(
+                e.code,
+                ahp_types::errors::ahp_error_codes::UNSUPPORTED_PROTOCOL_VERSION
+            );
+            let versions = e.data.unwrap()["supportedVersions"].clone();
+            assert!(
+                versions
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|v| v == PROTOCOL_VERSION)
+            );
+        }
+        other => panic!("expected UnsupportedProtocolVersion, got {other:?}"),
+    }
+    // No token, or a wrong one: refused at the upgrade.
+    for bad in [
+        format!("ws://{}/ahp", h.addr),
+        format!("ws://{}/ahp?token=nope", h.addr),
+    ] {
+        assert!(
+            ahp_ws::WebSocketTransport::connect(&bad).await.is_err(),
+            "{bad}"
+        );
+    }
+    // The page needs the token too.
+    let page = reqwest_like_get(&h.addr, "/").await;
+    assert!(page.starts_with("HTTP/1.1 401"), "{page}");
+    let page = reqwest_like_get(&h.addr, &format!("/?token={}", h.token)).await;
+    assert!(
+        page.starts_with("HTTP/1.1 200") && page.contains("<title>interactive-terminal</title>")
+    );
+    // A public address without a configured token is refused.
+    let out = Command::new(common::HOST_BIN)
+        .args(["--bind", "0.0.0.0", "--port", "0"])
+        .env_remove("PM_INTERACTIVE_TERMINAL_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("non-loopback"));
+}
+
+async fn reqwest_like_get(addr: &str, path: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut out)).await;
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reconnect_replays_what_was_missed_and_dispose_removes() {
+    let h = start_host("tok-reconnect");
+    let a = connect(&h, "watcher").await;
+    let uri = terminal_uri("replay");
+    create(&a, &uri, "watcher").await;
+    let (snap, mut sub) = a.subscribe(uri.clone()).await.unwrap();
+    let mut mirror = terminal_state(Some(snap));
+    let mut last_seq = 0u64;
+    // Follow until the first prompt, then drop the connection.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while mirror.supports_command_detection != Some(true) {
+        if let SubscriptionEvent::Action(env) = tokio::time::timeout_at(deadline.into(), sub.recv())
+            .await
+            .unwrap()
+            .unwrap()
+        {
+            ahp::reducers::apply_action_to_terminal(&mut mirror, &env.action);
+            last_seq = env.server_seq;
+        }
+    }
+    a.shutdown().await;
+    // Someone else makes things happen meanwhile.
+    let other = connect(&h, "other").await;
+    other
+        .dispatch(
+            uri.clone(),
+            StateAction::TerminalInput(TerminalInputAction {
+                data: "echo while-away\r".into(),
+            }),
+        )
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    // The watcher comes back: replay from its last sequence.
+    let url = format!("ws://{}/ahp?token={}", h.addr, h.token);
+    let back = Client::connect(
+        ahp_ws::WebSocketTransport::connect(&url).await.unwrap(),
+        ClientConfig::default(),
+    )
+    .await
+    .unwrap();
+    match back
+        .reconnect("watcher".into(), last_seq as i64, vec![uri.clone()])
+        .await
+        .unwrap()
+    {
+        ReconnectResult::Replay(r) => {
+            assert!(r.missing.is_empty());
+            assert!(
+                r.actions
+                    .iter()
+                    .all(|e| e.server_seq > last_seq && e.channel == uri)
+            );
+            for e in &r.actions {
+                ahp::reducers::apply_action_to_terminal(&mut mirror, &e.action);
+            }
+            let text: String = mirror
+                .content
+                .iter()
+                .map(|p| match p {
+                    ahp_types::state::TerminalContentPart::Command(c) => c.output.clone(),
+                    ahp_types::state::TerminalContentPart::Unclassified(u) => u.value.clone(),
+                    _ => String::new(),
+                })
+                .collect();
+            assert!(text.contains("while-away"), "{text:?}");
+        }
+        ReconnectResult::Snapshot(_) => panic!("the log still holds the gap: expected a replay"),
+    }
+    // A sequence from another life of the host gets a snapshot.
+    match back
+        .reconnect("watcher".into(), 1 << 40, vec![uri.clone()])
+        .await
+        .unwrap()
+    {
+        ReconnectResult::Snapshot(s) => assert_eq!(s.snapshots.len(), 1),
+        ReconnectResult::Replay(_) => panic!("expected a snapshot"),
+    }
+    // Dispose: the root list drops it; a reconnect reports it missing.
+    let _: Value = back
+        .request(
+            "disposeTerminal",
+            DisposeTerminalParams {
+                channel: uri.clone(),
+                meta: None,
+            },
+        )
+        .await
+        .unwrap();
+    match back
+        .reconnect("watcher".into(), last_seq as i64, vec![uri.clone()])
+        .await
+        .unwrap()
+    {
+        ReconnectResult::Replay(r) => assert_eq!(r.missing, vec![uri.clone()]),
+        ReconnectResult::Snapshot(s) => assert!(s.snapshots.is_empty()),
+    }
+}
