@@ -5,8 +5,7 @@
 
 mod common;
 
-use std::io::BufRead;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use ahp::{Client, ClientConfig, ClientError, SubscriptionEvent};
@@ -14,49 +13,8 @@ use ahp_types::actions::{StateAction, TerminalClaimedAction, TerminalInputAction
 use ahp_types::commands::{CreateTerminalParams, DisposeTerminalParams, ReconnectResult};
 use ahp_types::state::{SnapshotState, TerminalClaim, TerminalClientClaim, TerminalState};
 use ahp_types::{PROTOCOL_VERSION, ROOT_RESOURCE_URI};
+use common::{HostProc, start_host};
 use serde_json::Value;
-
-pub struct HostProc {
-    pub child: Child,
-    pub addr: String,
-    pub token: String,
-}
-
-impl Drop for HostProc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-pub fn start_host(token: &str) -> HostProc {
-    let mut child = Command::new(common::HOST_BIN)
-        .args([
-            "--port",
-            "0",
-            "--token",
-            token,
-            "--no-user-rc",
-            "--log",
-            "warn",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let ready: Value = serde_json::from_str(&line).unwrap();
-    assert_eq!(ready["event"], "ready");
-    assert_eq!(ready["protocol_version"], PROTOCOL_VERSION);
-    assert!(ready["pid"].as_u64().is_some());
-    HostProc {
-        child,
-        addr: ready["address"].as_str().unwrap().to_string(),
-        token: token.to_string(),
-    }
-}
 
 async fn connect(h: &HostProc, client_id: &str) -> Client {
     let url = format!("ws://{}/ahp?token={}", h.addr, h.token);

@@ -11,6 +11,7 @@ use super::wait::{Progress, with_progress};
 use super::{Answer, App};
 use crate::contract::{Ctx, Encoding, ErrorCode, Intent, Request, TermError, View};
 use crate::runtime::{Adapter, AdapterType};
+
 use crate::terminal::CommandRecord;
 use crate::terminal::ops::{
     self, AgentClaim, InputArgs, OpError, OpErrorKind, OpenArgs, OutputSpec, ReadArgs, RunArgs,
@@ -209,8 +210,7 @@ impl App {
         let resp = r.map_err(|e| op_error(e, tid.as_deref(), req.runtime.timeout_ms))?;
         if let Some(t) = &resp.terminal {
             ctx.terminal_id = Some(t.terminal_id.clone());
-            self.runtime
-                .remember(&t.terminal_id, adapter.adapter_type());
+            self.runtime.remember(&t.terminal_id, adapter.clone());
         }
         Ok(term_result(&resp, req.output.encoding.unwrap_or_default()))
     }
@@ -228,7 +228,13 @@ impl App {
         let x = &req.execution;
         let (adapter, op) = match (&req.target.terminal_id, req.intent) {
             (None, intent) => {
-                let adapter = self.runtime.adapter_for_new()?;
+                let adapter = self
+                    .runtime
+                    .adapter_for_new(
+                        req.runtime.adapter_override.as_deref(),
+                        req.runtime.binary_path.as_deref(),
+                    )
+                    .await?;
                 let op = TermRequest::Open(OpenArgs {
                     name: x.name.clone(),
                     cwd: req.runtime.cwd.clone(),
@@ -250,14 +256,14 @@ impl App {
                 (adapter, op)
             }
             (Some(id), Some(Intent::OpenOnly)) => (
-                self.runtime.adapter_for_terminal(id)?,
+                self.runtime.adapter_for_terminal(id).await?,
                 TermRequest::Attach {
                     terminal_id: id.clone(),
                     claim: Some(claim),
                 },
             ),
             (Some(id), _) => {
-                let adapter = self.runtime.adapter_for_terminal(id)?;
+                let adapter = self.runtime.adapter_for_terminal(id).await?;
                 let op = match (&x.command, &x.input) {
                     (Some(command), _) => TermRequest::Run(RunArgs {
                         terminal_id: id.clone(),
@@ -297,7 +303,7 @@ impl App {
         progress: &dyn Progress,
     ) -> Answer {
         let wait_ms = req.runtime.wait_ms.unwrap_or(0);
-        let adapter = self.runtime.adapter_for_terminal(id)?;
+        let adapter = self.runtime.adapter_for_terminal(id).await?;
         let op = TermRequest::Read(ReadArgs {
             terminal_id: id.to_string(),
             wait_ms,
@@ -321,7 +327,7 @@ impl App {
         ctx: &mut Ctx,
         progress: &dyn Progress,
     ) -> Answer {
-        let adapter = self.runtime.adapter_for_terminal(id)?;
+        let adapter = self.runtime.adapter_for_terminal(id).await?;
         let op = TermRequest::Kill {
             terminal_id: id.to_string(),
         };

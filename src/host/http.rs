@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 
 use super::{Shared, WS_PATH, token};
 
@@ -138,9 +137,8 @@ pub async fn handle(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
         .await;
     }
     if upgrade && (head.path == WS_PATH || head.path == "/") {
-        let accept =
-            |_req: &Request, resp: Response| -> Result<Response, ErrorResponse> { Ok(resp) };
-        match tokio_tungstenite::accept_hdr_async(stream, accept).await {
+        // The token was checked on the peeked head; the upgrade itself needs no callback.
+        match tokio_tungstenite::accept_async(stream).await {
             Ok(ws) => super::conn::serve(ws, peer, shared).await,
             Err(e) => tracing::info!(%peer, error = %e, "websocket handshake failed"),
         }

@@ -56,6 +56,7 @@ pub async fn read(app: &App, uri: &str) -> Result<ReadResourceResult, McpError> 
     let adapter = app
         .runtime
         .adapter_for_terminal(id)
+        .await
         .map_err(|e| McpError::internal_error(e.message, None))?;
     let state = adapter.terminal_state(id).await.ok_or_else(not_found)?;
     let text =
@@ -90,7 +91,7 @@ impl Subscriptions {
 
     /// Follow the runtime's actions; tell the client which subscribed terminals changed.
     fn notify_loop(self: Arc<Self>, app: Arc<App>) {
-        let mut rx = app.runtime.local.core.follow();
+        let mut rx = app.runtime.follow();
         tokio::spawn(async move {
             let mut dirty: HashSet<String> = HashSet::new();
             let mut list_changed = false;

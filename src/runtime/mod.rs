@@ -2,9 +2,12 @@
 //! reach them. Every adapter has the §5.1 shape and serves the same terminal operations, so
 //! the interactive contract behaves the same whichever adapter serves it.
 
+pub mod discovery;
 pub mod local;
+pub mod mode;
+pub mod remote;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -18,10 +21,12 @@ use crate::contract::TermError;
 use crate::terminal::ops::{OpResult, TermRequest, TermSummary};
 
 pub use local::LocalAdapter;
+pub use mode::RuntimeInputs;
+use remote::{RemoteAdapter, Target};
 
 pub type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum AdapterType {
     Local,
     Bundled,
@@ -66,41 +71,148 @@ pub trait Adapter: Send + Sync {
 
 /// Extra time beyond a request's own wait before an adapter call is abandoned.
 const CALL_MARGIN: Duration = Duration::from_secs(15);
+/// Longest `list` waits on one adapter (an unreachable host lists nothing).
+const LIST_TIMEOUT: Duration = Duration::from_secs(3);
+/// Buffer of the merged action stream.
+const EVENTS_BUFFER: usize = 4096;
 
 /// Routes interactive requests to adapters and remembers which adapter owns each terminal.
 pub struct Runtime {
     pub local: Arc<LocalAdapter>,
-    owners: Mutex<HashMap<String, AdapterType>>,
+    inputs: RuntimeInputs,
+    bundled: tokio::sync::Mutex<BTreeMap<Option<String>, Arc<RemoteAdapter>>>,
+    bridge: tokio::sync::Mutex<Option<Arc<RemoteAdapter>>>,
+    owners: Mutex<HashMap<String, Arc<dyn Adapter>>>,
+    events: broadcast::Sender<Arc<ActionEnvelope>>,
 }
 
 impl Runtime {
-    pub fn new(local: Arc<LocalAdapter>) -> Runtime {
-        Runtime {
-            local,
+    pub fn new(local: Arc<LocalAdapter>, inputs: RuntimeInputs) -> Runtime {
+        let (events, _) = broadcast::channel(EVENTS_BUFFER);
+        let rt = Runtime {
+            local: local.clone(),
+            inputs,
+            bundled: tokio::sync::Mutex::new(BTreeMap::new()),
+            bridge: tokio::sync::Mutex::new(None),
             owners: Mutex::new(HashMap::new()),
+            events,
+        };
+        rt.forward(local.as_ref());
+        rt
+    }
+
+    /// Pass an adapter's actions into the merged stream.
+    fn forward(&self, adapter: &dyn Adapter) {
+        let mut rx = adapter.follow();
+        let tx = self.events.clone();
+        tokio::spawn(async move {
+            loop {
+                match rx.recv().await {
+                    Ok(e) => {
+                        let _ = tx.send(e);
+                    }
+                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+
+    /// Every adapter's actions, merged (MCP resource updates).
+    pub fn follow(&self) -> broadcast::Receiver<Arc<ActionEnvelope>> {
+        self.events.subscribe()
+    }
+
+    pub fn inputs(&self) -> &RuntimeInputs {
+        &self.inputs
+    }
+
+    fn spawn_timeout(&self) -> Duration {
+        let ms = self
+            .inputs
+            .spawn_timeout_ms
+            .as_deref()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(mode::DEFAULT_SPAWN_TIMEOUT_MS)
+            .clamp(1, mode::MAX_SPAWN_TIMEOUT_MS);
+        Duration::from_millis(ms)
+    }
+
+    /// The adapter for a new interactive request (§5.2).
+    pub async fn adapter_for_new(
+        &self,
+        adapter_override: Option<&str>,
+        binary_path: Option<&str>,
+    ) -> Result<Arc<dyn Adapter>, TermError> {
+        match mode::resolve(adapter_override, binary_path, &self.inputs)? {
+            AdapterType::Local => Ok(self.local.clone()),
+            AdapterType::Bundled => {
+                let configured = binary_path
+                    .map(String::from)
+                    .or_else(|| self.inputs.binary.clone());
+                if let Some(c) = &configured {
+                    discovery::candidates(Some(c))?;
+                }
+                let mut set = self.bundled.lock().await;
+                if let Some(a) = set.get(&configured) {
+                    return Ok(a.clone());
+                }
+                let port = self
+                    .inputs
+                    .bundled_port
+                    .as_deref()
+                    .and_then(|p| p.trim().parse::<u16>().ok())
+                    .unwrap_or(0);
+                let a = RemoteAdapter::new(
+                    AdapterType::Bundled,
+                    Target::Bundled {
+                        configured: configured.clone(),
+                        port,
+                        spawn_timeout: self.spawn_timeout(),
+                        keep_host: self.inputs.keep_host,
+                    },
+                    self.inputs.trace_bridge,
+                );
+                self.forward(a.as_ref());
+                set.insert(configured, a.clone());
+                Ok(a)
+            }
+            AdapterType::ContainerBridge => {
+                let spec = mode::bridge_spec(&self.inputs)?;
+                let mut b = self.bridge.lock().await;
+                if let Some(a) = b.as_ref() {
+                    return Ok(a.clone());
+                }
+                let a = RemoteAdapter::new(
+                    AdapterType::ContainerBridge,
+                    Target::Bridge(spec),
+                    self.inputs.trace_bridge,
+                );
+                self.forward(a.as_ref());
+                *b = Some(a.clone());
+                Ok(a)
+            }
         }
     }
 
-    /// The adapter for a new interactive request.
-    pub fn adapter_for_new(&self) -> Result<Arc<dyn Adapter>, TermError> {
-        Ok(self.local.clone())
-    }
-
-    /// The adapter that owns `terminal_id` (the default one when it is not known here).
-    pub fn adapter_for_terminal(&self, terminal_id: &str) -> Result<Arc<dyn Adapter>, TermError> {
+    /// The adapter that owns `terminal_id`, or the default one when it is not known here.
+    pub async fn adapter_for_terminal(
+        &self,
+        terminal_id: &str,
+    ) -> Result<Arc<dyn Adapter>, TermError> {
         let owner = self
             .owners
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(terminal_id)
-            .copied();
+            .cloned();
         match owner {
-            Some(AdapterType::Local) | None => Ok(self.local.clone()),
-            Some(_) => self.adapter_for_new(),
+            Some(a) => Ok(a),
+            None => self.adapter_for_new(None, None).await,
         }
     }
 
-    pub fn remember(&self, terminal_id: &str, adapter: AdapterType) {
+    pub fn remember(&self, terminal_id: &str, adapter: Arc<dyn Adapter>) {
         self.owners
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -119,20 +231,44 @@ impl Runtime {
         adapter.await_response(ticket, wait + CALL_MARGIN).await
     }
 
-    /// Terminals across every adapter in use.
-    pub async fn list(&self) -> Vec<(AdapterType, TermSummary)> {
-        let adapter: Arc<dyn Adapter> = self.local.clone();
-        match self.call(&adapter, TermRequest::List, Duration::ZERO).await {
-            Ok(Ok(r)) => r
-                .list
-                .into_iter()
-                .map(|s| (AdapterType::Local, s))
-                .collect(),
-            _ => Vec::new(),
+    /// Adapters in use: the local one, and remote ones that were ever connected.
+    async fn adapters(&self) -> Vec<Arc<dyn Adapter>> {
+        let mut v: Vec<Arc<dyn Adapter>> = vec![self.local.clone()];
+        v.extend(
+            self.bundled
+                .lock()
+                .await
+                .values()
+                .map(|a| a.clone() as Arc<dyn Adapter>),
+        );
+        if let Some(b) = self.bridge.lock().await.as_ref() {
+            v.push(b.clone());
         }
+        v
+    }
+
+    /// Terminals across every adapter in use (an unreachable host lists nothing).
+    pub async fn list(&self) -> Vec<(AdapterType, TermSummary)> {
+        let mut out = Vec::new();
+        for a in self.adapters().await {
+            let listed = tokio::time::timeout(
+                LIST_TIMEOUT,
+                self.call(&a, TermRequest::List, Duration::ZERO),
+            )
+            .await;
+            if let Ok(Ok(Ok(r))) = listed {
+                for t in r.list {
+                    self.remember(&t.terminal_id, a.clone());
+                    out.push((a.adapter_type(), t));
+                }
+            }
+        }
+        out
     }
 
     pub async fn shutdown(&self) {
-        self.local.close().await;
+        for a in self.adapters().await {
+            a.close().await;
+        }
     }
 }

@@ -48,6 +48,8 @@ pub struct Server {
     pub client: RunningService<RoleClient, Recorder>,
     pub recorder: Recorder,
     pub pid: u32,
+    /// The server's stderr, when started with [`start_capturing`].
+    pub stderr: Arc<Mutex<String>>,
 }
 
 /// Start the server with extra environment variables.
@@ -60,6 +62,15 @@ pub async fn start() -> Server {
 }
 
 pub async fn start_bin(bin: &str, args: &[&str], env: &[(&str, &str)]) -> Server {
+    start_full(bin, args, env, false).await
+}
+
+/// Start the server and keep what it writes on stderr.
+pub async fn start_capturing(env: &[(&str, &str)]) -> Server {
+    start_full(SERVER_BIN, &[], env, true).await
+}
+
+pub async fn start_full(bin: &str, args: &[&str], env: &[(&str, &str)], capture: bool) -> Server {
     let mut cmd = tokio::process::Command::new(bin);
     cmd.args(args);
     cmd.env(
@@ -69,10 +80,30 @@ pub async fn start_bin(bin: &str, args: &[&str], env: &[(&str, &str)]) -> Server
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let (transport, _stderr) = TokioChildProcess::builder(cmd)
-        .stderr(Stdio::inherit())
+    let (transport, stderr) = TokioChildProcess::builder(cmd)
+        .stderr(if capture {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        })
         .spawn()
         .expect("spawn server");
+    let captured = Arc::new(Mutex::new(String::new()));
+    if let Some(mut e) = stderr {
+        let sink = captured.clone();
+        tokio::spawn(async move {
+            use tokio::io::AsyncReadExt;
+            let mut buf = vec![0u8; 8192];
+            while let Ok(n) = e.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+    }
     let pid = transport.id().expect("server pid");
     let recorder = Recorder::default();
     let client = recorder.clone().serve(transport).await.expect("initialize");
@@ -80,6 +111,95 @@ pub async fn start_bin(bin: &str, args: &[&str], env: &[(&str, &str)]) -> Server
         client,
         recorder,
         pid,
+        stderr: captured,
+    }
+}
+
+/// An `interactive-terminal` host started for a test.
+pub struct HostProc {
+    pub child: std::process::Child,
+    pub addr: String,
+    pub port: u16,
+    pub token: String,
+}
+
+impl Drop for HostProc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Start a host on `port` (0: any) and wait for its ready line.
+pub fn start_host_on(token: &str, port: u16) -> HostProc {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(HOST_BIN)
+        .args([
+            "--port",
+            &port.to_string(),
+            "--token",
+            token,
+            "--no-user-rc",
+            "--log",
+            "warn",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let ready: Value =
+        serde_json::from_str(&line).unwrap_or_else(|_| panic!("ready line: {line:?}"));
+    assert_eq!(ready["event"], "ready", "{ready}");
+    let addr = ready["address"].as_str().unwrap().to_string();
+    let port = addr.rsplit(':').next().unwrap().parse().unwrap();
+    HostProc {
+        child,
+        addr,
+        port,
+        token: token.to_string(),
+    }
+}
+
+pub fn start_host(token: &str) -> HostProc {
+    start_host_on(token, 0)
+}
+
+/// A TCP proxy on loopback whose live connections can be cut at will.
+pub struct Proxy {
+    pub port: u16,
+    cut: tokio::sync::watch::Sender<u64>,
+}
+
+impl Proxy {
+    pub async fn start(target: String) -> Proxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (cut, _) = tokio::sync::watch::channel(0u64);
+        let cuts = cut.clone();
+        tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                let target = target.clone();
+                let mut rx = cuts.subscribe();
+                tokio::spawn(async move {
+                    let Ok(mut outbound) = tokio::net::TcpStream::connect(&target).await else {
+                        return;
+                    };
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                        _ = rx.changed() => {}
+                    }
+                });
+            }
+        });
+        Proxy { port, cut }
+    }
+
+    /// Drop every connection currently through the proxy.
+    pub fn cut(&self) {
+        self.cut.send_modify(|v| *v += 1);
     }
 }
 

@@ -1,0 +1,275 @@
+//! Runtime mode resolution (seed 003 §5.2, §9.4) and the operator's runtime inputs.
+//!
+//! Precedence is fixed: the request's `runtime.adapter_override`, then
+//! `PM_TERM_ADAPTER_MODE`, then `PM_RUNNING_IN_CONTAINER=true`, then the default. `auto` in a
+//! container is `container_bridge`; outside one it is `bundled` when the operator asked for
+//! the GUI (or configured a host binary) and `local` otherwise: an embedded default that
+//! always works, on CI and servers without a display.
+
+use serde_json::json;
+
+use super::AdapterType;
+use crate::contract::{ErrorCode, TermError};
+
+/// Default host alias tried first from a container (§7.1).
+pub const PRIMARY_ALIAS: &str = "host.containers.internal";
+/// Default fallback alias (§7.1).
+pub const FALLBACK_ALIAS: &str = "host.docker.internal";
+pub const DEFAULT_CONNECT_TIMEOUT_MS: u64 = 3_000;
+pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 30_000;
+/// Bundled launch readiness timer (§6.2).
+pub const DEFAULT_SPAWN_TIMEOUT_MS: u64 = 8_000;
+pub const MAX_SPAWN_TIMEOUT_MS: u64 = 30_000;
+
+/// The operator's runtime settings, as given (validated when a request needs them, so a
+/// bad value answers with its own error class instead of stopping the server).
+#[derive(Debug, Clone, Default)]
+pub struct RuntimeInputs {
+    pub adapter_mode: Option<String>,
+    pub in_container: bool,
+    pub gui: bool,
+    pub binary: Option<String>,
+    pub spawn_timeout_ms: Option<String>,
+    pub bundled_port: Option<String>,
+    pub keep_host: bool,
+    pub alias: Option<String>,
+    pub fallback_alias: Option<String>,
+    pub port: Option<String>,
+    pub connect_timeout_ms: Option<String>,
+    pub request_timeout_ms: Option<String>,
+    pub token: Option<String>,
+    pub trace_bridge: bool,
+}
+
+fn parse_mode(value: &str, source: &str) -> Result<Option<AdapterType>, TermError> {
+    match value {
+        "local" => Ok(Some(AdapterType::Local)),
+        "bundled" => Ok(Some(AdapterType::Bundled)),
+        "container_bridge" => Ok(Some(AdapterType::ContainerBridge)),
+        "auto" | "" => Ok(None),
+        other => Err(TermError::payload(format!(
+            "{source} {other:?} is not one of auto, local, bundled, container_bridge"
+        ))
+        .with("field", json!(source))
+        .with(
+            "supported",
+            json!(["auto", "local", "bundled", "container_bridge"]),
+        )),
+    }
+}
+
+/// Which adapter serves a new interactive request.
+pub fn resolve(
+    request_override: Option<&str>,
+    request_binary: Option<&str>,
+    inputs: &RuntimeInputs,
+) -> Result<AdapterType, TermError> {
+    let explicit = match request_override {
+        Some(v) => parse_mode(v, "runtime.adapter_override")?,
+        None => match inputs.adapter_mode.as_deref() {
+            Some(v) => parse_mode(v.trim(), "PM_TERM_ADAPTER_MODE")?,
+            None => None,
+        },
+    };
+    if let Some(a) = explicit {
+        return Ok(a);
+    }
+    if inputs.in_container {
+        return Ok(AdapterType::ContainerBridge);
+    }
+    if inputs.gui || inputs.binary.is_some() || request_binary.is_some() {
+        return Ok(AdapterType::Bundled);
+    }
+    Ok(AdapterType::Local)
+}
+
+/// Validated container-bridge inputs (§7.2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BridgeSpec {
+    pub aliases: Vec<String>,
+    pub port: u16,
+    pub connect_timeout_ms: u64,
+    pub request_timeout_ms: u64,
+    pub token: String,
+}
+
+fn valid_host(h: &str) -> bool {
+    !h.is_empty()
+        && h.len() <= 253
+        && h.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b':' | b'[' | b']')
+        })
+}
+
+/// Check the bridge inputs; anything missing or malformed is `PM_TERM_INVALID_MODE`.
+pub fn bridge_spec(inputs: &RuntimeInputs) -> Result<BridgeSpec, TermError> {
+    let mut problems = Vec::new();
+    let number =
+        |name: &str, raw: &Option<String>, default: u64, problems: &mut Vec<String>| -> u64 {
+            match raw.as_deref().map(str::trim) {
+                None | Some("") => default,
+                Some(v) => match v.parse::<u64>() {
+                    Ok(n) if n > 0 => n,
+                    _ => {
+                        problems.push(format!("{name} must be a positive integer, not {v:?}"));
+                        default
+                    }
+                },
+            }
+        };
+    let port = number(
+        "PM_INTERACTIVE_TERMINAL_HOST_PORT",
+        &inputs.port,
+        u64::from(crate::host::DEFAULT_PORT),
+        &mut problems,
+    );
+    if port > u64::from(u16::MAX) {
+        problems.push(format!(
+            "PM_INTERACTIVE_TERMINAL_HOST_PORT {port} is not a TCP port"
+        ));
+    }
+    let connect = number(
+        "PM_INTERACTIVE_TERMINAL_CONNECT_TIMEOUT_MS",
+        &inputs.connect_timeout_ms,
+        DEFAULT_CONNECT_TIMEOUT_MS,
+        &mut problems,
+    );
+    let request = number(
+        "PM_INTERACTIVE_TERMINAL_REQUEST_TIMEOUT_MS",
+        &inputs.request_timeout_ms,
+        DEFAULT_REQUEST_TIMEOUT_MS,
+        &mut problems,
+    );
+    let mut aliases = Vec::new();
+    for (name, value, default) in [
+        ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", &inputs.alias, None),
+        ("(primary alias)", &None, Some(PRIMARY_ALIAS)),
+        (
+            "PM_INTERACTIVE_TERMINAL_HOST_FALLBACK_ALIAS",
+            &inputs.fallback_alias,
+            Some(FALLBACK_ALIAS),
+        ),
+    ] {
+        let v = value
+            .as_deref()
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .or(default);
+        if let Some(v) = v {
+            if !valid_host(v) {
+                problems.push(format!("{name} {v:?} is not a host name or address"));
+            } else if !aliases.iter().any(|a| a == v) {
+                aliases.push(v.to_string());
+            }
+        }
+    }
+    let token = inputs
+        .token
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
+    if token.is_none() {
+        problems.push("PM_INTERACTIVE_TERMINAL_TOKEN is required: the host service accepts no connection without its token".into());
+    }
+    if !problems.is_empty() {
+        return Err(TermError::new(
+            ErrorCode::InvalidMode,
+            format!(
+                "container_bridge is not configured: {}",
+                problems.join("; ")
+            ),
+        )
+        .with("problems", json!(problems))
+        .with("mode", json!("container_bridge")));
+    }
+    Ok(BridgeSpec {
+        aliases,
+        port: port as u16,
+        connect_timeout_ms: connect,
+        request_timeout_ms: request,
+        token: token.unwrap_or_default().to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inputs() -> RuntimeInputs {
+        RuntimeInputs::default()
+    }
+
+    #[test]
+    fn precedence_is_request_then_env_then_container_then_default() {
+        let mut i = inputs();
+        assert_eq!(resolve(None, None, &i).ok(), Some(AdapterType::Local));
+        i.in_container = true;
+        assert_eq!(
+            resolve(None, None, &i).ok(),
+            Some(AdapterType::ContainerBridge)
+        );
+        i.adapter_mode = Some("bundled".into());
+        assert_eq!(resolve(None, None, &i).ok(), Some(AdapterType::Bundled));
+        assert_eq!(
+            resolve(Some("local"), None, &i).ok(),
+            Some(AdapterType::Local)
+        );
+        // auto defers to the next level.
+        assert_eq!(
+            resolve(Some("auto"), None, &i).ok(),
+            Some(AdapterType::Bundled)
+        );
+        i.adapter_mode = Some("auto".into());
+        assert_eq!(
+            resolve(Some("auto"), None, &i).ok(),
+            Some(AdapterType::ContainerBridge)
+        );
+        let mut j = inputs();
+        j.gui = true;
+        assert_eq!(resolve(None, None, &j).ok(), Some(AdapterType::Bundled));
+        assert_eq!(
+            resolve(None, Some("/x"), &inputs()).ok(),
+            Some(AdapterType::Bundled)
+        );
+    }
+
+    #[test]
+    fn unknown_modes_are_payload_errors() {
+        let mut i = inputs();
+        assert_eq!(
+            resolve(Some("gui"), None, &i).map_err(|e| e.code).err(),
+            Some(ErrorCode::InvalidPayload)
+        );
+        i.adapter_mode = Some("fancy".into());
+        assert_eq!(
+            resolve(None, None, &i).map_err(|e| e.code).err(),
+            Some(ErrorCode::InvalidPayload)
+        );
+    }
+
+    #[test]
+    fn bridge_inputs_are_checked() {
+        let mut i = inputs();
+        assert_eq!(
+            bridge_spec(&i).map_err(|e| e.code).err(),
+            Some(ErrorCode::InvalidMode)
+        );
+        i.token = Some("t".into());
+        let s = bridge_spec(&i).expect("defaults");
+        assert_eq!(s.aliases, vec![PRIMARY_ALIAS, FALLBACK_ALIAS]);
+        assert_eq!(
+            (s.port, s.connect_timeout_ms, s.request_timeout_ms),
+            (45459, 3000, 30000)
+        );
+        i.alias = Some("gateway.local".into());
+        i.port = Some("4000".into());
+        assert_eq!(bridge_spec(&i).map(|s| s.aliases.len()).ok(), Some(3));
+        i.port = Some("70000".into());
+        assert!(bridge_spec(&i).is_err());
+        i.port = Some("abc".into());
+        assert!(bridge_spec(&i).is_err());
+        i.port = None;
+        i.alias = Some("bad host".into());
+        assert!(bridge_spec(&i).is_err());
+    }
+}

@@ -1,0 +1,582 @@
+//! The `bundled` and `container_bridge` adapters: the terminal core in an
+//! `interactive-terminal` host, reached over AHP with Microsoft's `ahp` client on the
+//! `ahp-ws` transport. Terminal operations travel as `pm/terminal` requests, each with a
+//! request id the host runs at most once, so a request re-sent after a dropped connection
+//! neither runs twice nor loses its answer; the action stream catches up by server sequence
+//! (`reconnect`), and cursor reads come from the host's own stream, byte for byte.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ahp::{Client, ClientConfig, ClientError, SubscriptionEvent};
+use ahp_types::ActionEnvelope;
+use ahp_types::commands::ReconnectResult;
+use ahp_types::state::{SnapshotState, TerminalState};
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+
+use super::discovery::{self, LaunchSpec, Launched};
+use super::mode::BridgeSpec;
+use super::{Adapter, AdapterType, BoxFut, Ticket};
+use crate::contract::{ErrorCode, TermError};
+use crate::ids;
+use crate::terminal::ops::{OpError, OpResult, TermRequest, TermResponse};
+
+/// Extra time a request may take beyond its own wait.
+const REQUEST_MARGIN: Duration = Duration::from_secs(10);
+/// After a drop, how long a request keeps trying to reconnect before it gives up.
+const RECOVER_WINDOW: Duration = Duration::from_secs(8);
+/// First pause between reconnect attempts; it doubles up to the cap.
+const BACKOFF_START: Duration = Duration::from_millis(100);
+const BACKOFF_CAP: Duration = Duration::from_millis(1_000);
+/// Buffered host actions for followers (MCP resource updates).
+const EVENT_BUFFER: usize = 4096;
+/// JSON-RPC code the `ahp` client gives pending requests when its transport goes away.
+const TRANSPORT_CLOSED: i32 = -32000;
+/// How long a launched host gets to stop on its own before it is killed.
+const HOST_STOP_GRACE: Duration = Duration::from_secs(3);
+
+/// Where the host is.
+pub enum Target {
+    Bundled {
+        configured: Option<String>,
+        port: u16,
+        spawn_timeout: Duration,
+        keep_host: bool,
+    },
+    Bridge(BridgeSpec),
+}
+
+struct Live {
+    client: Client,
+    alive: Arc<AtomicBool>,
+}
+
+pub struct RemoteAdapter {
+    me: std::sync::Weak<RemoteAdapter>,
+    kind: AdapterType,
+    target: Target,
+    client_id: String,
+    runtime_session_id: String,
+    trace: bool,
+    request_timeout: Duration,
+    connect_timeout: Duration,
+    conn: tokio::sync::Mutex<Option<Live>>,
+    launched: tokio::sync::Mutex<Option<Launched>>,
+    events: broadcast::Sender<Arc<ActionEnvelope>>,
+    mirror: Arc<Mutex<HashMap<String, TerminalState>>>,
+    last_seq: Arc<AtomicU64>,
+    /// A connection was up once: failing to reach the host now means the bridge dropped.
+    ever_connected: AtomicBool,
+    instance: Mutex<Option<String>>,
+    next: AtomicU64,
+    pending: Mutex<HashMap<u64, JoinHandle<Result<OpResult, TermError>>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// How long an operation may take on the host.
+fn wait_of(req: &TermRequest) -> Duration {
+    let ms = match req {
+        TermRequest::Open(a) => a.wait_ms,
+        TermRequest::Run(a) => a.wait_ms,
+        TermRequest::Input(a) => a.wait_ms,
+        TermRequest::Read(a) => a.wait_ms,
+        _ => 0,
+    };
+    Duration::from_millis(ms)
+}
+
+impl RemoteAdapter {
+    pub fn new(kind: AdapterType, target: Target, trace: bool) -> Arc<RemoteAdapter> {
+        let (connect_timeout, request_timeout) = match &target {
+            Target::Bridge(s) => (
+                Duration::from_millis(s.connect_timeout_ms),
+                Duration::from_millis(s.request_timeout_ms),
+            ),
+            Target::Bundled { spawn_timeout, .. } => (*spawn_timeout, Duration::from_secs(30)),
+        };
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        Arc::new_cyclic(|me| RemoteAdapter {
+            me: me.clone(),
+            kind,
+            target,
+            client_id: ids::new_id("mcp-client"),
+            runtime_session_id: ids::new_id("rts"),
+            trace,
+            request_timeout,
+            connect_timeout,
+            conn: tokio::sync::Mutex::new(None),
+            launched: tokio::sync::Mutex::new(None),
+            events,
+            mirror: Arc::new(Mutex::new(HashMap::new())),
+            last_seq: Arc::new(AtomicU64::new(0)),
+            ever_connected: AtomicBool::new(false),
+            instance: Mutex::new(None),
+            next: AtomicU64::new(1),
+            pending: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn telemetry(&self, what: &str, detail: Value) {
+        if self.trace {
+            tracing::info!(adapter = self.kind.as_str(), client = %self.client_id, %detail, "bridge: {what}");
+        } else {
+            tracing::debug!(adapter = self.kind.as_str(), %detail, "bridge: {what}");
+        }
+    }
+
+    /// Where to connect and with which token; launches the bundled host when needed.
+    async fn endpoints(&self) -> Result<(Vec<String>, String), TermError> {
+        match &self.target {
+            Target::Bridge(s) => Ok((
+                s.aliases
+                    .iter()
+                    .map(|a| format!("{a}:{}", s.port))
+                    .collect(),
+                s.token.clone(),
+            )),
+            Target::Bundled {
+                configured,
+                port,
+                spawn_timeout,
+                ..
+            } => {
+                let mut launched = self.launched.lock().await;
+                let alive = match launched.as_mut() {
+                    Some(l) => matches!(l.child.try_wait(), Ok(None)),
+                    None => false,
+                };
+                if !alive {
+                    let spec = LaunchSpec {
+                        port: *port,
+                        spawn_timeout: *spawn_timeout,
+                        trace_id: ids::new_id(ids::TRACE),
+                        runtime_session_id: self.runtime_session_id.clone(),
+                        token: crate::terminal::shell::new_nonce(),
+                    };
+                    let l = discovery::launch(configured.as_deref(), &spec).await?;
+                    self.telemetry(
+                        "launched",
+                        json!({"address": l.address, "candidate": l.candidate, "ready": l.ready}),
+                    );
+                    *launched = Some(l);
+                }
+                match launched.as_ref() {
+                    Some(l) => Ok((vec![l.address.clone()], l.token.clone())),
+                    None => Err(TermError::internal("launch left no host")),
+                }
+            }
+        }
+    }
+
+    /// Open a WebSocket to the first endpoint that answers, classifying every failure.
+    async fn open(&self, endpoints: &[String], token: &str) -> Result<Client, TermError> {
+        let mut attempts = Vec::new();
+        let mut refused_by_host = false;
+        for ep in endpoints {
+            let url = format!("ws://{ep}/ahp");
+            let mut req = url.clone().into_client_request().map_err(|e| {
+                TermError::new(
+                    ErrorCode::InvalidMode,
+                    format!("bad host address {ep:?}: {e}"),
+                )
+            })?;
+            if let Ok(v) = HeaderValue::from_str(&format!("Bearer {token}")) {
+                req.headers_mut().insert("Authorization", v);
+            }
+            self.telemetry("connect", json!({"endpoint": ep}));
+            match tokio::time::timeout(self.connect_timeout, tokio_tungstenite::connect_async(req)).await {
+                Ok(Ok((ws, _))) => {
+                    let transport = ahp_ws::WebSocketTransport::from_stream(ws);
+                    let cfg = ClientConfig {
+                        default_request_timeout: None,
+                        subscription_buffer: EVENT_BUFFER,
+                    };
+                    return Client::connect(transport, cfg).await.map_err(|e| {
+                        TermError::new(ErrorCode::Disconnected, format!("AHP client failed to start: {e}"))
+                    });
+                }
+                Ok(Err(tokio_tungstenite::tungstenite::Error::Http(resp))) => {
+                    refused_by_host = true;
+                    attempts.push(json!({"endpoint": ep, "error": format!("the host answered HTTP {}", resp.status())}));
+                }
+                Ok(Err(e)) => attempts.push(json!({"endpoint": ep, "error": e.to_string()})),
+                Err(_) => attempts.push(json!({"endpoint": ep, "error": format!("no connection within {} ms", self.connect_timeout.as_millis())})),
+            }
+            self.telemetry(
+                "connect failed",
+                attempts.last().cloned().unwrap_or_default(),
+            );
+        }
+        if refused_by_host {
+            return Err(TermError::new(
+                ErrorCode::Disconnected,
+                "the terminal host refused the handshake (check PM_INTERACTIVE_TERMINAL_TOKEN)",
+            )
+            .with("attempts", json!(attempts)));
+        }
+        Err(TermError::new(
+            ErrorCode::GuiUnavailable,
+            format!(
+                "the terminal host is unreachable ({} endpoints tried)",
+                endpoints.len()
+            ),
+        )
+        .with("attempts", json!(attempts)))
+    }
+
+    /// Initialize, then catch up from the last sequence seen on an earlier connection.
+    async fn handshake(&self, client: &Client) -> Result<(), TermError> {
+        let versions: Vec<String> = ahp_types::SUPPORTED_PROTOCOL_VERSIONS
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let init = tokio::time::timeout(
+            self.request_timeout,
+            client.initialize(
+                self.client_id.clone(),
+                versions,
+                vec![ahp_types::ROOT_RESOURCE_URI.into()],
+            ),
+        )
+        .await
+        .map_err(|_| {
+            TermError::new(
+                ErrorCode::Timeout,
+                "the terminal host did not answer initialize in time",
+            )
+        })?
+        .map_err(|e| TermError::new(ErrorCode::Disconnected, format!("handshake failed: {e}")))?;
+        let instance = init
+            .meta
+            .as_ref()
+            .and_then(|m| m.get("interactiveTerminal"))
+            .and_then(|m| m.get("instance"))
+            .and_then(Value::as_str)
+            .map(String::from);
+        self.telemetry("initialized", json!({"protocol_version": init.protocol_version, "instance": instance, "server_seq": init.server_seq}));
+        let previous = lock(&self.instance).replace(instance.clone().unwrap_or_default());
+        let same_host = previous.is_some() && previous == instance;
+        let last = self.last_seq.load(Ordering::SeqCst);
+        if !same_host {
+            lock(&self.mirror).clear();
+            self.last_seq.store(
+                u64::try_from(init.server_seq).unwrap_or(0),
+                Ordering::SeqCst,
+            );
+            return Ok(());
+        }
+        let mut subs: Vec<String> = lock(&self.mirror).keys().cloned().collect();
+        subs.push(ahp_types::ROOT_RESOURCE_URI.into());
+        let r = client
+            .reconnect(self.client_id.clone(), last as i64, subs)
+            .await
+            .map_err(|e| {
+                TermError::new(ErrorCode::Disconnected, format!("reconnect failed: {e}"))
+            })?;
+        match r {
+            ReconnectResult::Replay(r) => {
+                self.telemetry(
+                    "replay",
+                    json!({"from": last, "actions": r.actions.len(), "missing": r.missing}),
+                );
+                for uri in &r.missing {
+                    lock(&self.mirror).remove(uri);
+                }
+                for env in r.actions {
+                    absorb(&self.mirror, &self.last_seq, &self.events, Arc::new(env));
+                }
+            }
+            ReconnectResult::Snapshot(s) => {
+                self.telemetry(
+                    "snapshot",
+                    json!({"from": last, "snapshots": s.snapshots.len()}),
+                );
+                let mut m = lock(&self.mirror);
+                m.clear();
+                for snap in s.snapshots {
+                    if let SnapshotState::Terminal(t) = snap.state {
+                        m.insert(snap.resource, *t);
+                    }
+                    self.last_seq
+                        .fetch_max(u64::try_from(snap.from_seq).unwrap_or(0), Ordering::SeqCst);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The live client, connecting first when there is none.
+    async fn client(&self) -> Result<Client, TermError> {
+        let mut conn = self.conn.lock().await;
+        if let Some(l) = conn.as_ref() {
+            if l.alive.load(Ordering::SeqCst) {
+                return Ok(l.client.clone());
+            }
+        }
+        *conn = None;
+        let (endpoints, token) = self.endpoints().await?;
+        let client = self.open(&endpoints, &token).await?;
+        self.handshake(&client).await?;
+        let alive = Arc::new(AtomicBool::new(true));
+        let mut events = client.events();
+        let (mirror, last, tx, flag) = (
+            self.mirror.clone(),
+            self.last_seq.clone(),
+            self.events.clone(),
+            alive.clone(),
+        );
+        tokio::spawn(async move {
+            while let Some(ev) = events.recv().await {
+                if let SubscriptionEvent::Action(env) = ev.event {
+                    absorb(&mirror, &last, &tx, Arc::new(env));
+                }
+            }
+            flag.store(false, Ordering::SeqCst);
+        });
+        *conn = Some(Live {
+            client: client.clone(),
+            alive,
+        });
+        self.ever_connected.store(true, Ordering::SeqCst);
+        Ok(client)
+    }
+
+    async fn drop_connection(&self) {
+        if let Some(l) = self.conn.lock().await.take() {
+            l.client.shutdown().await;
+        }
+    }
+
+    /// One operation, exactly once on the host, surviving dropped connections.
+    async fn request(self: Arc<Self>, req: TermRequest) -> Result<OpResult, TermError> {
+        let request_id = ids::new_id(ids::REQUEST);
+        let budget = self.request_timeout.max(wait_of(&req) + REQUEST_MARGIN);
+        let deadline = Instant::now() + budget;
+        let params =
+            json!({"request_id": request_id, "trace_id": ids::new_id(ids::TRACE), "request": req});
+        let mut dropped_at: Option<Instant> = None;
+        let mut backoff = BACKOFF_START;
+        loop {
+            let client = match self.client().await {
+                Ok(c) => c,
+                // Never connected: the failure says why (unreachable, refused, bad config).
+                Err(e) if !self.ever_connected.load(Ordering::SeqCst) => return Err(e),
+                Err(e) => {
+                    let since = dropped_at.get_or_insert_with(Instant::now);
+                    if since.elapsed() >= RECOVER_WINDOW || Instant::now() >= deadline {
+                        return Err(TermError::new(
+                            ErrorCode::Disconnected,
+                            "the connection to the terminal host dropped and could not be re-established",
+                        )
+                        .with("request_id", json!(request_id))
+                        .with("last_error", json!(e.message)));
+                    }
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(BACKOFF_CAP);
+                    continue;
+                }
+            };
+            self.telemetry(
+                "request",
+                json!({"request_id": request_id, "op": params["request"]["op"]}),
+            );
+            let sent = tokio::time::timeout_at(
+                deadline.into(),
+                client.request::<_, Value>("pm/terminal", params.clone()),
+            )
+            .await;
+            match sent {
+                Err(_) => {
+                    return Err(TermError::new(
+                        ErrorCode::Timeout,
+                        "the terminal host did not answer in time",
+                    )
+                    .with("timeout_ms", json!(budget.as_millis() as u64)));
+                }
+                Ok(Ok(v)) => {
+                    self.telemetry(
+                        "response",
+                        json!({"request_id": request_id, "ok": v.get("ok").is_some()}),
+                    );
+                    if let Some(ok) = v.get("ok") {
+                        let r: TermResponse =
+                            serde_json::from_value(ok.clone()).map_err(TermError::internal)?;
+                        return Ok(Ok(r));
+                    }
+                    if let Some(err) = v.get("err") {
+                        let e: OpError =
+                            serde_json::from_value(err.clone()).map_err(TermError::internal)?;
+                        return Ok(Err(e));
+                    }
+                    return Err(TermError::internal(format!(
+                        "unexpected answer from the host: {v}"
+                    )));
+                }
+                Ok(Err(ClientError::Rpc(e))) if e.code != TRANSPORT_CLOSED => {
+                    return Err(TermError::internal(format!(
+                        "host error {}: {}",
+                        e.code, e.message
+                    )));
+                }
+                Ok(Err(e)) => {
+                    // The connection went away under the request: reconnect and ask again
+                    // with the same id; the host answers it once.
+                    self.telemetry(
+                        "dropped",
+                        json!({"request_id": request_id, "error": e.to_string()}),
+                    );
+                    self.drop_connection().await;
+                    dropped_at.get_or_insert_with(Instant::now);
+                }
+            }
+        }
+    }
+}
+
+/// Fold one host action into the mirror and pass it on.
+fn absorb(
+    mirror: &Mutex<HashMap<String, TerminalState>>,
+    last: &AtomicU64,
+    tx: &broadcast::Sender<Arc<ActionEnvelope>>,
+    env: Arc<ActionEnvelope>,
+) {
+    last.fetch_max(env.server_seq, Ordering::SeqCst);
+    if let Some(state) = lock(mirror).get_mut(&env.channel) {
+        ahp::reducers::apply_action_to_terminal(state, &env.action);
+    }
+    let _ = tx.send(env);
+}
+
+impl Adapter for RemoteAdapter {
+    fn adapter_type(&self) -> AdapterType {
+        self.kind
+    }
+
+    fn connect(&self) -> BoxFut<'_, Result<(), TermError>> {
+        Box::pin(async move {
+            match self.client().await {
+                Ok(_) => Ok(()),
+                // Connected before: the request itself rides out the drop (and says
+                // DISCONNECTED if the host does not come back in time).
+                Err(_) if self.ever_connected.load(Ordering::SeqCst) => Ok(()),
+                Err(e) => Err(e),
+            }
+        })
+    }
+
+    fn health_check(&self) -> BoxFut<'_, Result<(), TermError>> {
+        Box::pin(async move {
+            let c = self.client().await?;
+            match tokio::time::timeout(self.connect_timeout, c.ping()).await {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) => Err(TermError::new(
+                    ErrorCode::Disconnected,
+                    format!("ping failed: {e}"),
+                )),
+                Err(_) => Err(TermError::new(
+                    ErrorCode::Timeout,
+                    "the terminal host did not answer a ping",
+                )),
+            }
+        })
+    }
+
+    fn send_request(&self, req: TermRequest) -> BoxFut<'_, Result<Ticket, TermError>> {
+        Box::pin(async move {
+            let id = self.next.fetch_add(1, Ordering::Relaxed);
+            let this = self
+                .me
+                .upgrade()
+                .ok_or_else(|| TermError::internal("adapter is gone"))?;
+            let handle = tokio::spawn(this.request(req));
+            lock(&self.pending).insert(id, handle);
+            Ok(Ticket(id))
+        })
+    }
+
+    fn await_response(
+        &self,
+        ticket: Ticket,
+        timeout: Duration,
+    ) -> BoxFut<'_, Result<OpResult, TermError>> {
+        Box::pin(async move {
+            let Some(handle) = lock(&self.pending).remove(&ticket.0) else {
+                return Err(TermError::internal(format!("unknown ticket {}", ticket.0)));
+            };
+            let abort = handle.abort_handle();
+            match tokio::time::timeout(timeout.max(self.request_timeout), handle).await {
+                Ok(Ok(r)) => r,
+                Ok(Err(e)) => Err(TermError::internal(e)),
+                Err(_) => {
+                    abort.abort();
+                    Err(TermError::new(
+                        ErrorCode::Timeout,
+                        "the terminal host did not answer in time",
+                    ))
+                }
+            }
+        })
+    }
+
+    fn close(&self) -> BoxFut<'_, ()> {
+        Box::pin(async move {
+            self.drop_connection().await;
+            if let Target::Bundled {
+                keep_host: false, ..
+            } = &self.target
+            {
+                if let Some(mut l) = self.launched.lock().await.take() {
+                    if let Some(pid) = l.child.id() {
+                        let _ = nix::sys::signal::kill(
+                            nix::unistd::Pid::from_raw(pid as i32),
+                            nix::sys::signal::Signal::SIGTERM,
+                        );
+                    }
+                    if tokio::time::timeout(HOST_STOP_GRACE, l.child.wait())
+                        .await
+                        .is_err()
+                    {
+                        let _ = l.child.kill().await;
+                    }
+                }
+            }
+        })
+    }
+
+    fn recover(&self) -> BoxFut<'_, Result<(), TermError>> {
+        Box::pin(async move {
+            self.drop_connection().await;
+            self.client().await.map(|_| ())
+        })
+    }
+
+    fn terminal_state(&self, terminal_id: &str) -> BoxFut<'_, Option<TerminalState>> {
+        let uri = ids::terminal_uri(terminal_id);
+        Box::pin(async move {
+            if let Some(s) = lock(&self.mirror).get(&uri) {
+                return Some(s.clone());
+            }
+            let client = self.client().await.ok()?;
+            let (snap, _) = client.subscribe(uri.clone()).await.ok()?;
+            let snap = snap.snapshot?;
+            let SnapshotState::Terminal(t) = snap.state else {
+                return None;
+            };
+            lock(&self.mirror).insert(uri, (*t).clone());
+            Some(*t)
+        })
+    }
+
+    fn follow(&self) -> broadcast::Receiver<Arc<ActionEnvelope>> {
+        self.events.subscribe()
+    }
+}

@@ -1,0 +1,159 @@
+//! One interactive suite, run against every adapter: local (embedded core), bundled (a host
+//! launched from the binary beside the server), container_bridge (a host reached over TCP
+//! with the container environment of seed 003 §7.2). The contract must not tell them apart.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use rmcp::model::ReadResourceRequestParams;
+use serde_json::{Value, json};
+
+fn exec(target: Option<&str>, execution: Value) -> Value {
+    let mut v = json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "execution": execution, "runtime": {"wait_ms": 10000}});
+    if let Some(t) = target {
+        v["target"] = json!({"terminal_id": t});
+    }
+    v
+}
+
+async fn suite(s: &Server, adapter: &str) {
+    // Open a shell.
+    let p = s.call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
+        "runtime": {"cwd": "/tmp"}})).await;
+    assert_eq!(p["success"], true, "{p:#}");
+    assert_eq!(p["resolved"]["adapter"], adapter);
+    assert_eq!(p["result"]["supports_command_detection"], true);
+    let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+    // A detected command with its exit code and only its output.
+    let r = s
+        .call(exec(
+            Some(&id),
+            json!({"command": "printf 'one\\ntwo\\n'; (exit 5)"}),
+        ))
+        .await;
+    assert_eq!(r["result"]["output"], "one\ntwo\n", "{r:#}");
+    assert_eq!(r["result"]["exit_code"], 5);
+    assert_eq!(r["resolved"]["adapter"], adapter);
+    // A new terminal running a command.
+    let n = s.call(exec(None, json!({"command": "pwd"}))).await;
+    assert_eq!(n["result"]["exit_code"], 0, "{n:#}");
+    let n_id = n["identity"]["terminal_id"].as_str().unwrap().to_string();
+    // Raw input into a REPL.
+    let r = s
+        .call(exec(
+            Some(&id),
+            json!({"input": "python3 -q\r", "wait_for": ">>> $"}),
+        ))
+        .await;
+    assert!(
+        r["result"]["output"].as_str().unwrap().ends_with(">>> "),
+        "{r:#}"
+    );
+    let r = s
+        .call(exec(
+            Some(&id),
+            json!({"input": "print(2**10)\r", "wait_for": ">>> $"}),
+        ))
+        .await;
+    assert!(r["result"]["output"].as_str().unwrap().contains("1024"));
+    s.call(exec(Some(&id), json!({"keys": ["ctrl-d"]}))).await;
+    // Cursor reads: the whole stream, then nothing new.
+    let all = s.call(json!({"action": "read_output", "target": {"terminal_id": id}, "output": {"cursor": 0, "view": "raw"}})).await;
+    let raw = all["result"]["output"].as_str().unwrap();
+    assert!(raw.contains("one\r\ntwo") && raw.contains("1024"));
+    let commands = s.call(json!({"action": "read_output", "target": {"terminal_id": id}, "output": {"view": "commands"}})).await;
+    let cmds = commands["result"]["commands"].as_array().unwrap();
+    assert_eq!(cmds[0]["exit_code"], 5);
+    let screen = s.call(json!({"action": "read_output", "target": {"terminal_id": id}, "output": {"view": "screen"}})).await;
+    assert!(
+        screen["result"]["screen"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("1024")
+    );
+    // The terminal is a resource whatever the adapter.
+    let uri = format!("ahp-terminal:/{id}");
+    let res = s
+        .client
+        .read_resource(ReadResourceRequestParams::new(uri.clone()))
+        .await
+        .unwrap();
+    let rmcp::model::ResourceContents::TextResourceContents { text, .. } = &res.contents[0] else {
+        panic!()
+    };
+    let state: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(state["supportsCommandDetection"], true);
+    // list shows both terminals with their adapter.
+    let l = s
+        .call(json!({"action": "list", "invocation": {"mode": "interactive"}}))
+        .await;
+    let items = l["result"]["items"].as_array().unwrap();
+    for tid in [&id, &n_id] {
+        let it = items
+            .iter()
+            .find(|i| i["id"] == tid.as_str())
+            .unwrap_or_else(|| panic!("{tid} listed: {l:#}"));
+        assert_eq!(it["adapter"], adapter);
+    }
+    // Terminate: killed, still readable.
+    let t = s
+        .call(json!({"action": "terminate", "target": {"terminal_id": id}}))
+        .await;
+    assert_eq!(t["success"], true, "{t:#}");
+    assert_eq!(t["result"]["running"], false);
+    let after = s.call(json!({"action": "read_output", "target": {"terminal_id": id}, "output": {"cursor": 0}})).await;
+    assert!(after["result"]["output"].as_str().unwrap().contains("two"));
+    let nf = s
+        .call(json!({"action": "read_output", "target": {"terminal_id": "term_NOT_THERE"}}))
+        .await;
+    assert_eq!(code(&nf), "PM_TERM_NOT_FOUND");
+    // Headless requests still run where the server runs.
+    let h = s.call(headless("echo headless-here")).await;
+    assert_eq!(h["result"]["stdout"], "headless-here\n");
+    assert!(h["resolved"].get("adapter").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn local_adapter() {
+    let s = start_with(&[("PM_TERM_NO_USER_RC", "1")]).await;
+    suite(&s, "local").await;
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bundled_adapter_from_the_sibling_binary() {
+    let s = start_with(&[
+        ("PM_TERM_NO_USER_RC", "1"),
+        ("PM_TERM_ADAPTER_MODE", "bundled"),
+    ])
+    .await;
+    suite(&s, "bundled").await;
+    let pid = s.pid;
+    s.stop().await;
+    // The launched host goes with the server.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let children =
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+    assert!(children.trim().is_empty(), "left: {children}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn container_bridge_adapter() {
+    let host = start_host("tok-bridge-suite");
+    let port = host.port.to_string();
+    let s = start_with(&[
+        ("PM_RUNNING_IN_CONTAINER", "true"),
+        ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", "127.0.0.1"),
+        ("PM_INTERACTIVE_TERMINAL_HOST_PORT", &port),
+        ("PM_INTERACTIVE_TERMINAL_TOKEN", "tok-bridge-suite"),
+        ("PM_INTERACTIVE_TERMINAL_CONNECT_TIMEOUT_MS", "2000"),
+        ("PM_INTERACTIVE_TERMINAL_REQUEST_TIMEOUT_MS", "30000"),
+    ])
+    .await;
+    suite(&s, "container_bridge").await;
+    s.stop().await;
+}

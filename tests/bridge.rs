@@ -1,0 +1,302 @@
+//! Faults across the container bridge and in bundled discovery: connections cut mid-stream
+//! (no byte lost or duplicated), the host killed and restarted, bad or missing tokens and
+//! inputs, an unreachable host, bridge telemetry, launches from PATH, bad configured paths.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{Value, json};
+
+fn bridge_env(port: &str, token: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("PM_RUNNING_IN_CONTAINER", "true".into()),
+        ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", "127.0.0.1".into()),
+        ("PM_INTERACTIVE_TERMINAL_FALLBACK_UNUSED", String::new()),
+        ("PM_INTERACTIVE_TERMINAL_HOST_PORT", port.into()),
+        ("PM_INTERACTIVE_TERMINAL_TOKEN", token.into()),
+        ("PM_INTERACTIVE_TERMINAL_CONNECT_TIMEOUT_MS", "1000".into()),
+        ("PM_TERM_NO_USER_RC", "1".into()),
+    ]
+}
+
+async fn start_env(env: &[(&'static str, String)]) -> Server {
+    let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    start_with(&pairs).await
+}
+
+fn open_running(command: &str, wait_ms: u64) -> Value {
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "execution": {"command": command}, "runtime": {"wait_ms": wait_ms}})
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cut_connection_loses_and_duplicates_nothing() {
+    let host = start_host("tok-cut");
+    let proxy = Proxy::start(host.addr.clone()).await;
+    let s = start_env(&bridge_env(&proxy.port.to_string(), "tok-cut")).await;
+    let p = s
+        .call(open_running(
+            "for i in $(seq 1 60); do echo line-$i; sleep 0.04; done",
+            300,
+        ))
+        .await;
+    assert_eq!(p["result"]["running"], true, "{p:#}");
+    let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+    let mut text = p["result"]["output"].as_str().unwrap().to_string();
+    let mut cursor = p["result"]["cursor"]["output"].as_u64().unwrap();
+    let mut reads = 0;
+    loop {
+        reads += 1;
+        if reads % 3 == 0 {
+            proxy.cut();
+        }
+        let r = s
+            .call(
+                json!({"action": "read_output", "target": {"terminal_id": id},
+                "output": {"cursor": cursor}, "runtime": {"wait_ms": 300}}),
+            )
+            .await;
+        assert_eq!(r["success"], true, "read {reads}: {r:#}");
+        text.push_str(r["result"]["output"].as_str().unwrap());
+        cursor = r["result"]["cursor"]["output"].as_u64().unwrap();
+        let c = s
+            .call(json!({"action": "read_output", "target": {"terminal_id": id}, "output": {"view": "commands"}}))
+            .await;
+        let done = c["result"]["commands"][0]["complete"] == true;
+        if done
+            && r["result"]["streams"]["output"]["end"] == r["result"]["streams"]["output"]["total"]
+        {
+            break;
+        }
+        assert!(reads < 200);
+    }
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("line-")).collect();
+    let want: Vec<String> = (1..=60).map(|i| format!("line-{i}")).collect();
+    assert_eq!(
+        lines,
+        want,
+        "every line exactly once, in order, across {} cuts",
+        reads / 3
+    );
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cut_connection_in_the_middle_of_a_wait_still_answers_once() {
+    let host = start_host("tok-midwait");
+    let proxy = Proxy::start(host.addr.clone()).await;
+    let s =
+        std::sync::Arc::new(start_env(&bridge_env(&proxy.port.to_string(), "tok-midwait")).await);
+    let p = s.call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})).await;
+    let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+    let marker = unique("ran-once-");
+    // The command runs while the connection is cut under the waiting request.
+    let call = {
+        let (s, id, marker) = (s.clone(), id.clone(), marker.clone());
+        tokio::spawn(async move {
+            s.call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+                "target": {"terminal_id": id}, "execution": {"command": format!("sleep 1; echo {marker}")},
+                "runtime": {"wait_ms": 10000}}))
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    proxy.cut();
+    let r = call.await.unwrap();
+    assert_eq!(r["success"], true, "{r:#}");
+    assert_eq!(r["result"]["output"], format!("{marker}\n"));
+    assert_eq!(r["result"]["exit_code"], 0);
+    // It ran exactly once.
+    let c = s.call(json!({"action": "read_output", "target": {"terminal_id": id}, "output": {"view": "commands"}})).await;
+    let ran = c["result"]["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["command_line"].as_str().unwrap().contains(&marker))
+        .count();
+    assert_eq!(ran, 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_host_killed_and_restarted() {
+    let mut host = start_host("tok-restart");
+    let port = host.port;
+    let s = start_env(&bridge_env(&port.to_string(), "tok-restart")).await;
+    let p = s.call(open_running("echo before", 10000)).await;
+    let old = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+    // Killed with nobody to restart it: the dropped bridge is DISCONNECTED.
+    host.child.kill().unwrap();
+    host.child.wait().unwrap();
+    let t = Instant::now();
+    let r = s
+        .call(json!({"action": "read_output", "target": {"terminal_id": old}}))
+        .await;
+    assert_eq!(code(&r), "PM_TERM_DISCONNECTED", "{r:#}");
+    assert_eq!(r["fallback"]["strategy"], "suggest_reconnect_retry");
+    assert!(t.elapsed() < Duration::from_secs(20));
+    // Back on the same port: new terminals work; the old one is gone with the old host.
+    let _host = start_host_on("tok-restart", port);
+    let r = s
+        .call(json!({"action": "read_output", "target": {"terminal_id": old}}))
+        .await;
+    assert_eq!(code(&r), "PM_TERM_NOT_FOUND", "{r:#}");
+    assert_eq!(r["fallback"]["next_action"], "list");
+    let n = s.call(open_running("echo after", 10000)).await;
+    assert_eq!(n["result"]["output"], "after\n", "{n:#}");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_inputs_tokens_and_unreachable_hosts() {
+    let host = start_host("tok-right");
+    let port = host.port.to_string();
+    // No token: the bridge is not configured.
+    let mut env = bridge_env(&port, "");
+    env.retain(|(k, _)| *k != "PM_INTERACTIVE_TERMINAL_TOKEN");
+    let s = start_env(&env).await;
+    let r = s.call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})).await;
+    assert_eq!(code(&r), "PM_TERM_INVALID_MODE", "{r:#}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("PM_INTERACTIVE_TERMINAL_TOKEN")
+    );
+    s.stop().await;
+    // A port that is not a port.
+    let s = start_env(&bridge_env("not-a-port", "x")).await;
+    let r = s.call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})).await;
+    assert_eq!(code(&r), "PM_TERM_INVALID_MODE");
+    s.stop().await;
+    // The wrong token: the host refuses the handshake.
+    let s = start_env(&bridge_env(&port, "tok-wrong")).await;
+    let r = s.call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})).await;
+    assert_eq!(code(&r), "PM_TERM_DISCONNECTED", "{r:#}");
+    assert!(
+        r["error"]["details"]["attempts"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("401")
+    );
+    s.stop().await;
+    // Nobody listening: GUI unavailable, every alias tried and reported.
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let s = start_env(&bridge_env(&closed.to_string(), "x")).await;
+    let r = s.call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})).await;
+    assert_eq!(code(&r), "PM_TERM_GUI_UNAVAILABLE", "{r:#}");
+    assert_eq!(r["fallback"]["strategy"], "fallback_to_headless_if_allowed");
+    assert_eq!(r["fallback"]["recommended_mode"], "headless");
+    let attempts = r["error"]["details"]["attempts"].as_array().unwrap();
+    let tried: Vec<&str> = attempts
+        .iter()
+        .map(|a| a["endpoint"].as_str().unwrap())
+        .collect();
+    assert_eq!(tried.len(), 3, "{tried:?}");
+    assert!(
+        tried[0].starts_with("127.0.0.1:")
+            && tried[1].starts_with("host.containers.internal:")
+            && tried[2].starts_with("host.docker.internal:")
+    );
+    // Headless still works inside the "container".
+    let h = s.call(headless("echo still-here")).await;
+    assert_eq!(h["result"]["stdout"], "still-here\n");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bridge_telemetry_on_stderr() {
+    let host = start_host("tok-trace");
+    let mut env = bridge_env(&host.port.to_string(), "tok-trace");
+    env.push(("PM_INTERACTIVE_TERMINAL_TRACE_BRIDGE", "1".into()));
+    env.push(("PM_TERM_LOG", "info".into()));
+    let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let s = start_capturing(&pairs).await;
+    let r = s.call(open_running("true", 10000)).await;
+    assert_eq!(r["success"], true);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let log = s.stderr.lock().unwrap().clone();
+    for what in [
+        "bridge: connect",
+        "bridge: initialized",
+        "bridge: request",
+        "bridge: response",
+    ] {
+        assert!(log.contains(what), "missing {what:?} in:\n{log}");
+    }
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bundled_from_path_and_bad_configured_paths() {
+    // A copy of the server with no host beside it: the host is found on PATH.
+    let dir = std::env::temp_dir().join(format!("itmcp-path-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lone = dir.join("interactive-terminal-mcp");
+    std::fs::copy(SERVER_BIN, &lone).unwrap();
+    let host_dir = std::path::Path::new(HOST_BIN)
+        .parent()
+        .unwrap()
+        .display()
+        .to_string();
+    let path = format!("{host_dir}:/usr/bin:/bin");
+    let s = start_bin(
+        lone.to_str().unwrap(),
+        &[],
+        &[
+            ("PM_TERM_ADAPTER_MODE", "bundled"),
+            ("PATH", &path),
+            ("PM_TERM_NO_USER_RC", "1"),
+        ],
+    )
+    .await;
+    let r = s.call(open_running("echo from-path", 15000)).await;
+    assert_eq!(r["result"]["output"], "from-path\n", "{r:#}");
+    assert_eq!(r["resolved"]["adapter"], "bundled");
+    s.stop().await;
+    // A relative configured path is refused.
+    let s = start_with(&[("PM_INTERACTIVE_TERMINAL_BINARY", "bin/interactive-terminal")]).await;
+    let r = s.call(open_running("true", 1000)).await;
+    assert_eq!(code(&r), "PM_TERM_INVALID_PAYLOAD", "{r:#}");
+    s.stop().await;
+    let r_req = start().await;
+    let r = r_req
+        .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
+            "runtime": {"adapter_override": "bundled", "binary_path": "relative/interactive-terminal"}}))
+        .await;
+    assert_eq!(code(&r), "PM_TERM_INVALID_PAYLOAD");
+    r_req.stop().await;
+    // Nothing usable anywhere: GUI unavailable with every candidate and why it failed.
+    let s = start_bin(
+        lone.to_str().unwrap(),
+        &[],
+        &[
+            (
+                "PM_INTERACTIVE_TERMINAL_BINARY",
+                "/nonexistent/interactive-terminal",
+            ),
+            ("PATH", "/usr/bin:/bin"),
+        ],
+    )
+    .await;
+    let r = s.call(open_running("true", 1000)).await;
+    assert_eq!(code(&r), "PM_TERM_GUI_UNAVAILABLE", "{r:#}");
+    let cands = r["error"]["details"]["attempted_candidates"]
+        .as_array()
+        .unwrap();
+    assert_eq!(cands[0]["source"], "configured");
+    assert_eq!(cands[1]["source"], "bundled");
+    let errs = r["error"]["details"]["spawn_errors"].as_array().unwrap();
+    assert!(
+        errs.iter()
+            .all(|e| e["transient"] == false && e["attempt"] == 1),
+        "no retry for missing binaries: {errs:?}"
+    );
+    s.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
