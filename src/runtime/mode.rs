@@ -214,10 +214,10 @@ mod tests {
             resolve(Some("local"), None, &i).ok(),
             Some(AdapterType::Local)
         );
-        // auto defers to the next level.
+        // An explicit auto resolves automatically (here: in a container).
         assert_eq!(
             resolve(Some("auto"), None, &i).ok(),
-            Some(AdapterType::Bundled)
+            Some(AdapterType::ContainerBridge)
         );
         i.adapter_mode = Some("auto".into());
         assert_eq!(
