@@ -223,7 +223,11 @@ async fn terminate_kills_escaping_children() {
     req["runtime"] = json!({"wait_ms": 600});
     let p = s.call(req).await;
     assert_eq!(p["result"]["running"], true);
-    assert!(pids_with_arg(&tag).len() >= 5, "{:?}", pids_with_arg(&tag));
+    assert!(
+        wait_present(&tag, 5, Duration::from_secs(3)).await >= 5,
+        "{:?}",
+        pids_with_arg(&tag)
+    );
     let id = p["identity"]["session_id"].as_str().unwrap().to_string();
     let t = s
         .call(json!({"action": "terminate", "target": {"session_id": id}}))
@@ -252,7 +256,7 @@ async fn terminate_after_exit_kills_what_it_left_behind() {
         )))
         .await;
     assert_eq!(p["result"]["running"], false);
-    assert_eq!(pids_with_arg(&tag).len(), 1);
+    assert!(wait_present(&tag, 1, Duration::from_secs(3)).await >= 1);
     let id = p["identity"]["session_id"].as_str().unwrap();
     let t = s.call(json!({"action": "kill", "session_id": id})).await;
     assert_eq!(t["resolved"]["legacy_action"], "kill");
@@ -543,7 +547,7 @@ async fn server_exit_kills_everything(how: &str) {
     // A finished session's leftover, too.
     s.call(headless(&format!("nohup sleep {tag} >/dev/null 2>&1 &")))
         .await;
-    assert!(pids_with_arg(&tag).len() >= 3);
+    assert!(wait_present(&tag, 3, Duration::from_secs(3)).await >= 3);
     let pid = s.pid as i32;
     match how {
         "stdin" => s.stop().await,

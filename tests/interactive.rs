@@ -302,8 +302,11 @@ async fn killing_a_shell_with_background_jobs_leaves_nothing() {
         ))
         .await;
     assert_eq!(r["success"], true);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert!(pids_with_arg(&tag).len() >= 4, "{:?}", pids_with_arg(&tag));
+    assert!(
+        wait_present(&tag, 4, Duration::from_secs(3)).await >= 4,
+        "{:?}",
+        pids_with_arg(&tag)
+    );
     let k = s
         .call(json!({"action": "terminate", "target": {"terminal_id": id}}))
         .await;

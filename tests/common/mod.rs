@@ -321,6 +321,18 @@ pub async fn wait_gone(needle: &str, within: Duration) -> Vec<i32> {
     }
 }
 
+/// Wait until at least `n` processes have `needle` in their command line.
+pub async fn wait_present(needle: &str, n: usize, within: Duration) -> usize {
+    let deadline = Instant::now() + within;
+    loop {
+        let found = pids_with_arg(needle).len();
+        if found >= n || Instant::now() >= deadline {
+            return found;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// A unique token for process command lines in this test.
 pub fn unique(tag: &str) -> String {
     format!(
