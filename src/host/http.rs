@@ -137,6 +137,8 @@ pub async fn handle(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
         .await;
     }
     if upgrade && (head.path == WS_PATH || head.path == "/") {
+        // Small JSON frames both ways: send them at once (no Nagle delay).
+        let _ = stream.set_nodelay(true);
         // The token was checked on the peeked head; the upgrade itself needs no callback.
         match tokio_tungstenite::accept_async(stream).await {
             Ok(ws) => super::conn::serve(ws, peer, shared).await,
