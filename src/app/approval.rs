@@ -1,0 +1,160 @@
+//! Approvals of interactive commands: who decides, in order — a person on the host
+//! service's page, else the MCP client's user through elicitation (when the client declared
+//! it), else the operator's configured default. A decline is final (`PM_TERM_DECLINED`,
+//! never auto-retried); no decision in time is `PM_TERM_TIMEOUT`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::wait::{Progress, with_progress};
+use super::{App, BoxFuture};
+use crate::contract::{ErrorCode, Request, TermError};
+use crate::policy::{Authorization, Decision};
+use crate::runtime::Adapter;
+use crate::terminal::ops::{ApprovalArgs, TermRequest};
+
+/// Default time a command may wait for its approval (a request's timeout_ms overrides it).
+pub const DEFAULT_APPROVAL_TIMEOUT_MS: u64 = 120_000;
+
+/// The MCP client's user, reached through elicitation.
+pub trait Elicitor: Send + Sync {
+    /// Whether the client declared elicitation.
+    fn supported(&self) -> bool;
+    fn ask(&self, message: String, timeout: Duration) -> BoxFuture<'_, ElicitOutcome>;
+}
+
+pub enum ElicitOutcome {
+    Approved,
+    Declined(Option<String>),
+    NoAnswer,
+}
+
+/// No elicitation (the client did not declare it).
+pub struct NoElicitor;
+
+impl Elicitor for NoElicitor {
+    fn supported(&self) -> bool {
+        false
+    }
+    fn ask(&self, _message: String, _timeout: Duration) -> BoxFuture<'_, ElicitOutcome> {
+        Box::pin(async { ElicitOutcome::NoAnswer })
+    }
+}
+
+/// How it was decided, for `result.approval`.
+pub struct Approved(pub Map<String, Value>);
+
+fn declined(by: &str, reason: Option<String>, command: &str) -> TermError {
+    let reason_text = reason.clone().unwrap_or_else(|| "no reason given".into());
+    TermError::new(
+        ErrorCode::Declined,
+        format!("the command was declined ({by}): {reason_text}"),
+    )
+    .with("decided_by", json!(by))
+    .with("reason", json!(reason))
+    .with("command", json!(command))
+}
+
+fn timed_out(by: &str, timeout: Duration, command: &str) -> TermError {
+    TermError::new(
+        ErrorCode::Timeout,
+        format!("no decision on the command within {} ms ({by})", timeout.as_millis()),
+    )
+    .with("timeout_ms", json!(timeout.as_millis() as u64))
+    .with("target", json!("approval"))
+    .with("decided_by", json!(by))
+    .with("command", json!(command))
+}
+
+impl App {
+    /// Whether this interactive command must wait for a decision.
+    pub(crate) fn needs_approval(&self, d: &Decision) -> bool {
+        use crate::policy::ApprovalMode::*;
+        match self.policy.approval {
+            Never => false,
+            All => true,
+            Warned => d.authorization == Authorization::AllowedWithWarning,
+        }
+    }
+
+    /// Ask, in order, until someone decides.
+    pub(crate) async fn approve(
+        &self,
+        adapter: &Arc<dyn Adapter>,
+        req: &Request,
+        command: &str,
+        decision: &Decision,
+        progress: &dyn Progress,
+        elicitor: &dyn Elicitor,
+    ) -> Result<Approved, TermError> {
+        let timeout = Duration::from_millis(req.runtime.timeout_ms.unwrap_or(self.cfg.approval_timeout_ms));
+        let warning = decision.warning();
+        let rule = decision.deciding().map(|f| f.rule.to_string());
+        let info = |by: &str| {
+            let mut m = Map::new();
+            m.insert("required".into(), json!(true));
+            m.insert("decision".into(), json!("approved"));
+            m.insert("decided_by".into(), json!(by));
+            Approved(m)
+        };
+        tracing::info!(trace_id = %req.correlation.trace_id, %command, ?rule, "waiting for approval");
+
+        // 1. A person on the host service's page.
+        let ask = TermRequest::Approval(ApprovalArgs {
+            request_id: req.correlation.request_id.clone(),
+            trace_id: req.correlation.trace_id.clone(),
+            command: command.to_string(),
+            cwd: req.runtime.cwd.clone(),
+            terminal_id: req.target.terminal_id.clone(),
+            warning: warning.clone(),
+            rule: rule.clone(),
+            timeout_ms: timeout.as_millis() as u64,
+        });
+        let page = with_progress(self.runtime.call(adapter, ask, timeout), progress, "waiting for approval on the host page").await;
+        if let Ok(Ok(r)) = page {
+            if let Some(a) = r.approval {
+                match a.decision.as_str() {
+                    "approved" => {
+                        let mut ok = info("page");
+                        if let Some(who) = a.decided_by {
+                            ok.0.insert("approver".into(), json!(who));
+                        }
+                        return Ok(ok);
+                    }
+                    "declined" => return Err(declined("page", a.reason, command)),
+                    "timeout" => return Err(timed_out("page", timeout, command)),
+                    _ => {}
+                }
+            }
+        }
+
+        // 2. The MCP client's user.
+        if elicitor.supported() {
+            let message = format!(
+                "Allow this command to run in a terminal?\n\n{command}\n\n{}",
+                warning.as_deref().unwrap_or("(approval required by the operator)")
+            );
+            let answer = with_progress(elicitor.ask(message, timeout), progress, "waiting for approval in the client").await;
+            return match answer {
+                ElicitOutcome::Approved => Ok(info("elicitation")),
+                ElicitOutcome::Declined(reason) => Err(declined("elicitation", reason, command)),
+                ElicitOutcome::NoAnswer => Err(timed_out("elicitation", timeout, command)),
+            };
+        }
+
+        // 3. The operator's default.
+        if self.policy.approve_by_default {
+            let mut ok = info("operator_default");
+            ok.0.insert("note".into(), json!("no approver was available; approved by the operator's default (PM_TERM_APPROVAL_DEFAULT)"));
+            Ok(ok)
+        } else {
+            Err(declined(
+                "operator_default",
+                Some("no approver was available and the operator's default is to decline (PM_TERM_APPROVAL_DEFAULT=decline)".into()),
+                command,
+            ))
+        }
+    }
+}

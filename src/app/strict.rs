@@ -1,0 +1,57 @@
+//! `memory_terminal`: strict allowlisted headless execution (seed 003 §9.1). The same
+//! request, execution, output and identity model as headless `memory_terminal_interactive`,
+//! but only for commands on the allowlist, and never a terminal.
+
+use serde_json::{Value, json};
+
+use super::approval::NoElicitor;
+use super::wait::Progress;
+use super::App;
+use crate::contract::{Action, Ctx, ErrorCode, Mode, TermError, response};
+
+impl App {
+    pub async fn handle_strict(&self, raw: &Value, progress: &dyn Progress) -> Value {
+        // A bare {"command": ...} is a run.
+        let mut raw = raw.clone();
+        if let Value::Object(m) = &mut raw {
+            if !m.contains_key("action") && (m.contains_key("command") || m.contains_key("execution")) {
+                m.insert("action".into(), json!("run"));
+            }
+        }
+        let mut req = match self.parse(&raw) {
+            Ok(r) => r,
+            Err(rej) => return response::failure(&rej.ctx, &rej.error),
+        };
+        let mut ctx = Ctx::from_request(&req);
+        if req.mode == Some(Mode::Interactive) {
+            let e = TermError::new(
+                ErrorCode::InvalidMode,
+                "memory_terminal runs headless commands only; use memory_terminal_interactive for terminals",
+            )
+            .with("mode", json!("interactive"))
+            .with("supported", json!(["headless"]));
+            return response::failure(&ctx, &e);
+        }
+        if req.action == Action::List {
+            req.mode = Some(Mode::Headless);
+        }
+        if req.action == Action::Execute {
+            let command = req.execution.command.clone().unwrap_or_default();
+            if let Err(why) = self.policy.strict.check(&command, req.execution.args.as_deref()) {
+                tracing::info!(trace_id = %req.correlation.trace_id, %command, %why, "strict allowlist refused");
+                let e = TermError::new(ErrorCode::BlockedDestructive, format!("not allowed here: {why}"))
+                    .with("authorization", json!("blocked"))
+                    .with("rule", json!("strict_allowlist"))
+                    .with("command", json!(command))
+                    .with("reason", json!(why))
+                    .with("safety_hint", json!(crate::policy::safety_hint("strict_allowlist")))
+                    .with("allowed", json!(self.policy.strict.describe()));
+                return response::failure(&ctx, &e);
+            }
+        }
+        match self.dispatch(&req, &mut ctx, progress, &NoElicitor).await {
+            Ok(result) => response::success(&ctx, result),
+            Err(err) => response::failure(&ctx, &err),
+        }
+    }
+}

@@ -1,0 +1,338 @@
+//! Authorization of every command before it runs (seed 003 §2.2, §3.1): `allowed`,
+//! `allowed_with_warning` or `blocked`, decided on the parsed commands — every command in
+//! the line, through wrappers, chains, subshells and substitutions — never on substrings.
+//!
+//! The operator configures the policy (a JSON file and/or environment variables); nothing
+//! an agent sends can change it.
+
+pub mod lex;
+pub mod rules;
+pub mod strict;
+pub mod unwrap;
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use rules::{Finding, Severity};
+use unwrap::basename;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Authorization {
+    Allowed,
+    AllowedWithWarning,
+    Blocked,
+}
+
+impl Authorization {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Authorization::Allowed => "allowed",
+            Authorization::AllowedWithWarning => "allowed_with_warning",
+            Authorization::Blocked => "blocked",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Decision {
+    pub authorization: Authorization,
+    pub findings: Vec<Finding>,
+}
+
+impl Decision {
+    /// The finding that decided (the first block, else the first warning).
+    pub fn deciding(&self) -> Option<&Finding> {
+        self.findings
+            .iter()
+            .find(|f| f.severity == Severity::Block)
+            .or_else(|| self.findings.first())
+    }
+
+    /// One line for `result.warning`.
+    pub fn warning(&self) -> Option<String> {
+        let mut msgs: Vec<String> = Vec::new();
+        for f in self.findings.iter().filter(|f| f.severity == Severity::Warn) {
+            let m = format!("{} ({}: {})", f.message, f.rule, f.command);
+            if !msgs.contains(&m) {
+                msgs.push(m);
+            }
+        }
+        (!msgs.is_empty()).then(|| msgs.join("; "))
+    }
+}
+
+/// What to do instead, per blocking rule (`error.details.safety_hint`).
+pub fn safety_hint(rule: &str) -> &'static str {
+    match rule {
+        "rm_recursive_critical" | "move_critical" => {
+            "Never delete or move /, a home directory or a system directory recursively. Name the exact project path to remove (for example ./build)."
+        }
+        "mkfs" | "device_wipe" | "powershell_format" | "cmd_format" => {
+            "Formatting or wiping disks is never run for an agent. A person must do it by hand if it is really intended."
+        }
+        "dd_device" | "device_write" => {
+            "Writing onto a disk device destroys its file systems. Write to a regular file (of=./disk.img) instead."
+        }
+        "fork_bomb" => "This command would exhaust the machine's processes; it is never run.",
+        "power" => "Stopping or restarting the machine is not done for an agent. Ask a person.",
+        "recursive_permissions_root" => {
+            "Recursive permission changes of / or system directories break the system. Change the permissions of the exact project path instead."
+        }
+        "kill_all" => "Killing every process is never run. Kill the specific process id instead.",
+        "windows_remove_root" => {
+            "Never remove a drive root recursively. Name the exact directory to remove."
+        }
+        "operator_blocked" => "The operator of this server blocks this command. Ask them if it is needed.",
+        "strict_allowlist" => {
+            "memory_terminal runs only the commands on its strict allowlist (see error.details.allowed). Use memory_terminal_interactive for anything else."
+        }
+        _ => "This command is blocked as destructive. Choose a safer command.",
+    }
+}
+
+/// When interactive commands wait for a person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ApprovalMode {
+    /// Commands authorized with a warning wait for approval.
+    #[default]
+    Warned,
+    /// Every interactive command waits for approval.
+    All,
+    /// Nothing waits (warnings are still reported).
+    Never,
+}
+
+/// The operator's policy file (`PM_TERM_POLICY_FILE`), all fields optional:
+/// `{"blocked": ["terraform destroy"], "warned": ["docker system prune"],
+///   "allowed": ["git push --force-with-lease"], "strict_allow": ["make test"],
+///   "approval": "warned" | "all" | "never", "approval_default": "approve" | "decline"}`
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyFile {
+    #[serde(default)]
+    pub blocked: Vec<String>,
+    #[serde(default)]
+    pub warned: Vec<String>,
+    #[serde(default)]
+    pub allowed: Vec<String>,
+    #[serde(default)]
+    pub strict_allow: Vec<String>,
+    pub approval: Option<String>,
+    pub approval_default: Option<String>,
+}
+
+/// The operator's settings, before loading.
+#[derive(Debug, Clone, Default)]
+pub struct PolicyInputs {
+    pub file: Option<String>,
+    pub blocked: Option<String>,
+    pub warned: Option<String>,
+    pub allowed: Option<String>,
+    pub strict_allow: Option<String>,
+    pub approval: Option<String>,
+    pub approval_default: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Policy {
+    blocked: Vec<Vec<String>>,
+    warned: Vec<Vec<String>>,
+    allowed: Vec<Vec<String>>,
+    pub approval: ApprovalMode,
+    /// With no person and no elicitation: approve (true) or decline.
+    pub approve_by_default: bool,
+    pub strict: strict::Allowlist,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            blocked: Vec::new(),
+            warned: Vec::new(),
+            allowed: Vec::new(),
+            approval: ApprovalMode::Warned,
+            approve_by_default: true,
+            strict: strict::Allowlist::default(),
+        }
+    }
+}
+
+fn patterns(items: &[String]) -> Result<Vec<Vec<String>>, String> {
+    items
+        .iter()
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| shell_words::split(s).map_err(|e| format!("policy pattern {s:?}: {e}")))
+        .collect()
+}
+
+fn split_list(v: &Option<String>) -> Vec<String> {
+    v.as_deref()
+        .map(|s| s.split(';').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect())
+        .unwrap_or_default()
+}
+
+fn matches_pattern(argv: &[String], pattern: &[String]) -> bool {
+    !pattern.is_empty()
+        && argv.len() >= pattern.len()
+        && basename(&argv[0]) == basename(&pattern[0])
+        && argv[1..pattern.len()] == pattern[1..]
+}
+
+impl Policy {
+    pub fn load(inputs: &PolicyInputs) -> Result<Policy, String> {
+        let file: PolicyFile = match &inputs.file {
+            Some(path) => {
+                let text = std::fs::read_to_string(Path::new(path)).map_err(|e| format!("policy file {path}: {e}"))?;
+                serde_json::from_str(&text).map_err(|e| format!("policy file {path}: {e}"))?
+            }
+            None => PolicyFile::default(),
+        };
+        let mut blocked = file.blocked.clone();
+        blocked.extend(split_list(&inputs.blocked));
+        let mut warned = file.warned.clone();
+        warned.extend(split_list(&inputs.warned));
+        let mut allowed = file.allowed.clone();
+        allowed.extend(split_list(&inputs.allowed));
+        let mut strict_extra = file.strict_allow.clone();
+        strict_extra.extend(split_list(&inputs.strict_allow));
+        let approval = match inputs.approval.clone().or(file.approval).as_deref().map(str::trim) {
+            None | Some("") | Some("warned") => ApprovalMode::Warned,
+            Some("all") => ApprovalMode::All,
+            Some("never") => ApprovalMode::Never,
+            Some(o) => return Err(format!("approval must be warned, all or never, not {o:?}")),
+        };
+        let approve_by_default = match inputs.approval_default.clone().or(file.approval_default).as_deref().map(str::trim) {
+            None | Some("") | Some("approve") => true,
+            Some("decline") => false,
+            Some(o) => return Err(format!("approval default must be approve or decline, not {o:?}")),
+        };
+        Ok(Policy {
+            blocked: patterns(&blocked)?,
+            warned: patterns(&warned)?,
+            allowed: patterns(&allowed)?,
+            approval,
+            approve_by_default,
+            strict: strict::Allowlist::with_extra(&patterns(&strict_extra)?),
+        })
+    }
+
+    /// A command line for a shell.
+    pub fn evaluate(&self, line: &str, cwd: Option<&str>) -> Decision {
+        let mut findings: Vec<Finding> = Vec::new();
+        if let Some(f) = rules::check_fork_bomb(line) {
+            findings.push(f);
+        }
+        findings.extend(rules::check_windows(line));
+        if let Some(script) = rules::powershell_script(line) {
+            findings.extend(rules::check_windows(&script));
+        }
+        let (commands, mut errors, powershell) = unwrap::all_commands(line, 0);
+        if rules::looks_like_powershell(line) {
+            // PowerShell syntax (backslash paths) is not a POSIX parsing problem.
+            errors.clear();
+        }
+        for p in &powershell {
+            findings.extend(rules::check_windows(p));
+        }
+        for (argv, simple) in &commands {
+            if self.allowed.iter().any(|p| matches_pattern(argv, p)) {
+                continue;
+            }
+            if let Some(p) = self.blocked.iter().find(|p| matches_pattern(argv, p)) {
+                findings.push(Finding {
+                    severity: Severity::Block,
+                    rule: "operator_blocked",
+                    message: format!("blocked by the operator's rule {:?}", shell_words::join(p)),
+                    command: shell_words::join(argv),
+                });
+                continue;
+            }
+            if let Some(p) = self.warned.iter().find(|p| matches_pattern(argv, p)) {
+                findings.push(Finding {
+                    severity: Severity::Warn,
+                    rule: "operator_warned",
+                    message: format!("flagged by the operator's rule {:?}", shell_words::join(p)),
+                    command: shell_words::join(argv),
+                });
+            }
+            findings.extend(rules::check_argv(argv, &simple.redirects, cwd));
+        }
+        if let Some(f) = rules::check_download_execute(line) {
+            findings.push(f);
+        }
+        if !errors.is_empty() {
+            findings.push(Finding {
+                severity: Severity::Warn,
+                rule: "unparseable",
+                message: format!("the command line could not be fully parsed ({})", errors.join("; ")),
+                command: line.chars().take(200).collect(),
+            });
+        }
+        let mut seen: Vec<(&'static str, String)> = Vec::new();
+        findings.retain(|f| {
+            let key = (f.rule, f.command.clone());
+            if seen.contains(&key) {
+                false
+            } else {
+                seen.push(key);
+                true
+            }
+        });
+        let authorization = if findings.iter().any(|f| f.severity == Severity::Block) {
+            Authorization::Blocked
+        } else if findings.is_empty() {
+            Authorization::Allowed
+        } else {
+            Authorization::AllowedWithWarning
+        };
+        Decision { authorization, findings }
+    }
+
+    /// A program and its argv, run without a shell.
+    pub fn evaluate_argv(&self, program: &str, args: &[String], cwd: Option<&str>) -> Decision {
+        let mut words = vec![program.to_string()];
+        words.extend(args.iter().cloned());
+        self.evaluate(&shell_words::join(words), cwd)
+    }
+
+    /// Raw keystrokes for a terminal: every line they would enter is judged.
+    pub fn evaluate_input(&self, text: &str, cwd: Option<&str>) -> Decision {
+        let clean: String = text
+            .chars()
+            .map(|c| if c == '\r' { '\n' } else { c })
+            .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+            .collect();
+        self.evaluate(&clean, cwd)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operator_rules_apply_and_allowed_wins() {
+        let inputs = PolicyInputs {
+            blocked: Some("terraform destroy; kubectl delete namespace".into()),
+            warned: Some("docker system prune".into()),
+            allowed: Some("git push --force-with-lease".into()),
+            ..PolicyInputs::default()
+        };
+        let p = Policy::load(&inputs).expect("load");
+        assert_eq!(p.evaluate("terraform destroy -auto-approve", None).authorization, Authorization::Blocked);
+        assert_eq!(p.evaluate("terraform plan", None).authorization, Authorization::Allowed);
+        assert_eq!(p.evaluate("docker system prune -af", None).authorization, Authorization::AllowedWithWarning);
+        assert_eq!(p.evaluate("git push --force-with-lease origin main", None).authorization, Authorization::Allowed);
+        assert_eq!(p.evaluate("git push --force origin main", None).authorization, Authorization::AllowedWithWarning);
+        assert!(Policy::load(&PolicyInputs { approval: Some("sometimes".into()), ..PolicyInputs::default() }).is_err());
+    }
+
+    #[test]
+    fn input_lines_are_judged() {
+        let p = Policy::default();
+        assert_eq!(p.evaluate_input("rm -rf /\r", None).authorization, Authorization::Blocked);
+        assert_eq!(p.evaluate_input("print('rm -rf /')\r", None).authorization, Authorization::Allowed);
+        assert_eq!(p.evaluate_input("\u{3}", None).authorization, Authorization::Allowed);
+    }
+}

@@ -1,0 +1,188 @@
+//! The strict allowlist of `memory_terminal` (seed 003 §9.1): one simple command, matched on
+//! its argv — `ls` does not admit `lsof`, `git branch` does not admit `git branch -D` — with
+//! no shell operators, redirections, substitutions or variable assignments.
+
+use super::lex;
+use super::unwrap::basename;
+
+/// What may follow an entry's prefix.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rest {
+    /// Any arguments.
+    Any,
+    /// Only these flags, no other words.
+    Flags(Vec<String>),
+    /// Any arguments except these flags.
+    AnyExcept(Vec<String>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub prefix: Vec<String>,
+    pub rest: Rest,
+}
+
+#[derive(Debug, Clone)]
+pub struct Allowlist {
+    pub entries: Vec<Entry>,
+}
+
+const READ_ONLY: &[&str] = &[
+    "ls", "pwd", "whoami", "id", "date", "uname", "hostname", "uptime", "echo", "cat", "head",
+    "tail", "wc", "nl", "sort", "uniq", "cut", "tr", "diff", "cmp", "file", "stat", "du", "df",
+    "tree", "which", "basename", "dirname", "realpath", "readlink", "grep", "egrep", "fgrep",
+    "rg", "jq", "md5sum", "sha1sum", "sha256sum", "ps", "free", "true", "false",
+];
+
+/// `git` subcommands that only read.
+const GIT_READ: &[&str] = &[
+    "status", "log", "diff", "show", "blame", "rev-parse", "ls-files", "describe", "shortlog",
+    "ls-tree", "cat-file",
+];
+
+const FIND_ACTIONS: &[&str] = &[
+    "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
+];
+
+fn words(s: &[&str]) -> Vec<String> {
+    s.iter().map(|w| w.to_string()).collect()
+}
+
+impl Default for Allowlist {
+    fn default() -> Self {
+        let mut e: Vec<Entry> = READ_ONLY.iter().map(|c| Entry { prefix: words(&[c]), rest: Rest::Any }).collect();
+        e.push(Entry { prefix: words(&["find"]), rest: Rest::AnyExcept(words(FIND_ACTIONS)) });
+        for sub in GIT_READ {
+            e.push(Entry { prefix: words(&["git", sub]), rest: Rest::Any });
+        }
+        e.push(Entry {
+            prefix: words(&["git", "branch"]),
+            rest: Rest::Flags(words(&["-a", "-r", "-v", "-vv", "--list", "--all", "--remotes", "--verbose", "--show-current", "--merged", "--no-merged"])),
+        });
+        e.push(Entry { prefix: words(&["git", "remote"]), rest: Rest::Flags(words(&["-v", "--verbose"])) });
+        e.push(Entry { prefix: words(&["git", "tag"]), rest: Rest::Flags(words(&["-l", "--list"])) });
+        e.push(Entry { prefix: words(&["git", "stash", "list"]), rest: Rest::Any });
+        for sub in ["build", "check", "test", "clippy", "doc", "tree", "metadata", "--version"] {
+            e.push(Entry { prefix: words(&["cargo", sub]), rest: Rest::Any });
+        }
+        e.push(Entry { prefix: words(&["cargo", "fmt", "--check"]), rest: Rest::Any });
+        for p in [&["npm", "test"][..], &["npm", "run", "test"], &["npm", "ls"], &["yarn", "test"], &["pnpm", "test"], &["pytest"], &["python3", "-m", "pytest"], &["python", "-m", "pytest"], &["go", "test"], &["go", "build"], &["go", "vet"], &["make", "-n"]] {
+            e.push(Entry { prefix: words(p), rest: Rest::Any });
+        }
+        for tool in ["python3", "python", "node", "rustc", "go", "npm", "git"] {
+            e.push(Entry { prefix: words(&[tool, "--version"]), rest: Rest::Flags(vec![]) });
+        }
+        Allowlist { entries: e }
+    }
+}
+
+impl Allowlist {
+    /// The defaults plus operator patterns (each admits any arguments after it).
+    pub fn with_extra(extra: &[Vec<String>]) -> Allowlist {
+        let mut a = Allowlist::default();
+        a.entries.extend(extra.iter().filter(|p| !p.is_empty()).map(|p| Entry { prefix: p.clone(), rest: Rest::Any }));
+        a
+    }
+
+    /// What the list admits, for error messages.
+    pub fn describe(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .map(|e| {
+                let head = e.prefix.join(" ");
+                match &e.rest {
+                    Rest::Any => format!("{head} …"),
+                    Rest::Flags(f) if f.is_empty() => head,
+                    Rest::Flags(f) => format!("{head} [{}]", f.join("|")),
+                    Rest::AnyExcept(f) => format!("{head} … (not {})", f.join(", ")),
+                }
+            })
+            .collect()
+    }
+
+    fn admits(&self, argv: &[String]) -> bool {
+        self.entries.iter().any(|e| {
+            let n = e.prefix.len();
+            if argv.len() < n || basename(&argv[0]) != e.prefix[0] || argv[1..n] != e.prefix[1..] {
+                return false;
+            }
+            let rest = &argv[n..];
+            match &e.rest {
+                Rest::Any => true,
+                Rest::Flags(allowed) => rest.iter().all(|a| allowed.contains(a)),
+                Rest::AnyExcept(denied) => rest.iter().all(|a| !denied.contains(a)),
+            }
+        })
+    }
+
+    /// Check a command line (without `args`) or a program with argv. `Err` says why not.
+    pub fn check(&self, command: &str, args: Option<&[String]>) -> Result<(), String> {
+        let argv: Vec<String> = match args {
+            Some(a) => {
+                let mut v = vec![command.to_string()];
+                v.extend(a.iter().cloned());
+                v
+            }
+            None => {
+                let parsed = lex::parse(command);
+                if !parsed.errors.is_empty() {
+                    return Err(format!("the command line cannot be parsed: {}", parsed.errors.join("; ")));
+                }
+                if parsed.compound || parsed.commands.len() != 1 {
+                    return Err("shell operators, redirections and substitutions are not allowed here (one simple command only)".into());
+                }
+                let words = shell_words::split(command).map_err(|e| e.to_string())?;
+                let argv = parsed.commands[0].argv.clone();
+                if words.len() != argv.len() {
+                    return Err("variable assignments and command groups are not allowed here".into());
+                }
+                argv
+            }
+        };
+        if argv.is_empty() {
+            return Err("empty command".into());
+        }
+        if self.admits(&argv) {
+            Ok(())
+        } else {
+            Err(format!("{:?} is not on the strict allowlist", shell_words::join(&argv)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argv_matching_not_prefixes() {
+        let a = Allowlist::default();
+        assert!(a.check("ls -la /tmp", None).is_ok());
+        assert!(a.check("lsof", None).is_err());
+        assert!(a.check("git branch", None).is_ok());
+        assert!(a.check("git branch -a", None).is_ok());
+        assert!(a.check("git branch -D main", None).is_err());
+        assert!(a.check("git branch newbranch", None).is_err());
+        assert!(a.check("git status", None).is_ok());
+        assert!(a.check("git push", None).is_err());
+        assert!(a.check("find . -name '*.rs'", None).is_ok());
+        assert!(a.check("find . -delete", None).is_err());
+        assert!(a.check("find . -exec rm {} ;", None).is_err());
+        assert!(a.check("cargo fmt --check", None).is_ok());
+        assert!(a.check("cargo fmt", None).is_err());
+        assert!(a.check("/bin/ls", None).is_ok());
+    }
+
+    #[test]
+    fn operators_and_tricks_are_refused() {
+        let a = Allowlist::default();
+        for bad in ["ls; rm -rf /", "ls && id", "ls | sh", "ls > x", "echo $(id)", "cat `id`", "PATH=/tmp ls", "(ls)", "ls &"] {
+            assert!(a.check(bad, None).is_err(), "{bad}");
+        }
+        assert!(a.check("ls", Some(&["-la".to_string()])).is_ok());
+        assert!(a.check("rm", Some(&["-rf".to_string()])).is_err());
+        let ext = Allowlist::with_extra(&[vec!["make".into(), "test".into()]]);
+        assert!(ext.check("make test", None).is_ok());
+        assert!(ext.check("make install", None).is_err());
+    }
+}

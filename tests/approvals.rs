@@ -1,0 +1,321 @@
+//! Authorization and approvals through the real binary: blocked commands never run, warned
+//! interactive commands wait for a person — on the host page, else through MCP elicitation
+//! (approve, decline, never answer), else the operator's default — and the strict
+//! allowlisted `memory_terminal` tool.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::*;
+use futures_util::{SinkExt, StreamExt};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, Implementation,
+};
+use rmcp::service::{RequestContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+/// How the test client's user answers elicitations.
+#[derive(Clone)]
+enum Answer {
+    Approve,
+    Decline(&'static str),
+    Never,
+}
+
+#[derive(Clone)]
+struct Person {
+    answer: Answer,
+    asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for Person {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_elicitation().build(),
+            Implementation::new("approver-test", "1"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            self.asked.lock().unwrap().push(message.clone());
+        }
+        match &self.answer {
+            Answer::Approve => Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"approve": true}))),
+            Answer::Decline(why) => Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"approve": false, "reason": why}))),
+            Answer::Never => {
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+                Ok(ElicitResult::new(ElicitationAction::Cancel))
+            }
+        }
+    }
+}
+
+async fn start_person(answer: Answer, env: &[(&str, &str)]) -> (RunningService<RoleClient, Person>, Arc<Mutex<Vec<String>>>) {
+    let mut cmd = tokio::process::Command::new(SERVER_BIN);
+    cmd.env("PM_TERM_LOG", "warn").env("PM_TERM_NO_USER_RC", "1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let (t, _) = TokioChildProcess::builder(cmd).stderr(Stdio::inherit()).spawn().unwrap();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let person = Person { answer, asked: asked.clone() };
+    (person.serve(t).await.unwrap(), asked)
+}
+
+async fn call(c: &RunningService<RoleClient, Person>, tool: &'static str, args: Value) -> Value {
+    let Value::Object(m) = args else { panic!() };
+    let r = c.call_tool(CallToolRequestParams::new(tool).with_arguments(m)).await.unwrap();
+    check_result(&r)
+}
+
+fn interactive(command: &str) -> Value {
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "execution": {"command": command}, "runtime": {"wait_ms": 10000}})
+}
+
+const WARN: (&str, &str) = ("PM_TERM_POLICY_WARN", "echo careful");
+
+#[tokio::test(flavor = "multi_thread")]
+async fn elicitation_approves_declines_or_never_answers() {
+    let (c, asked) = start_person(Answer::Approve, &[WARN]).await;
+    let p = call(&c, "memory_terminal_interactive", interactive("echo careful now")).await;
+    assert_eq!(p["success"], true, "{p:#}");
+    assert_eq!(p["result"]["output"], "careful now\n");
+    assert_eq!(p["result"]["authorization"], "allowed_with_warning");
+    assert_eq!(p["result"]["approval"]["decided_by"], "elicitation");
+    assert!(asked.lock().unwrap()[0].contains("echo careful now"));
+    // Commands without a warning are not asked about.
+    let p = call(&c, "memory_terminal_interactive", interactive("echo fine")).await;
+    assert!(p["result"].get("approval").is_none());
+    assert_eq!(asked.lock().unwrap().len(), 1);
+    let _ = c.cancel().await;
+
+    let (c, _) = start_person(Answer::Decline("not on a Friday"), &[WARN]).await;
+    let p = call(&c, "memory_terminal_interactive", interactive("echo careful")).await;
+    assert_eq!(code(&p), "PM_TERM_DECLINED", "{p:#}");
+    assert_eq!(p["error"]["category"], "user_decision");
+    assert_eq!(p["error"]["retriable"], false);
+    assert_eq!(p["error"]["details"]["reason"], "not on a Friday");
+    assert_eq!(p["error"]["details"]["decided_by"], "elicitation");
+    assert_eq!(p["fallback"]["strategy"], "report_decline");
+    assert_eq!(p["fallback"]["can_auto_retry"], false);
+    // Nothing ran: no terminal was opened for it.
+    let l = call(&c, "memory_terminal_interactive", json!({"action": "list"})).await;
+    assert!(l["result"]["items"].as_array().unwrap().is_empty());
+    let _ = c.cancel().await;
+
+    let (c, _) = start_person(Answer::Never, &[WARN]).await;
+    let mut req = interactive("echo careful");
+    req["runtime"]["timeout_ms"] = json!(1500);
+    let started = std::time::Instant::now();
+    let p = call(&c, "memory_terminal_interactive", req).await;
+    assert_eq!(code(&p), "PM_TERM_TIMEOUT", "{p:#}");
+    assert_eq!(p["error"]["details"]["target"], "approval");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let _ = c.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn operator_default_and_approval_for_everything() {
+    // No elicitation declared: the operator's default decides.
+    let s = start_with(&[WARN, ("PM_TERM_NO_USER_RC", "1")]).await;
+    let p = s.call(interactive("echo careful")).await;
+    assert_eq!(p["result"]["approval"]["decided_by"], "operator_default");
+    assert_eq!(p["result"]["output"], "careful\n");
+    s.stop().await;
+    let s = start_with(&[WARN, ("PM_TERM_APPROVAL_DEFAULT", "decline")]).await;
+    let p = s.call(interactive("echo careful")).await;
+    assert_eq!(code(&p), "PM_TERM_DECLINED");
+    assert_eq!(p["error"]["details"]["decided_by"], "operator_default");
+    // Headless warned commands run (CI has nobody to ask), with the warning.
+    let h = s.call(headless("echo careful")).await;
+    assert_eq!(h["result"]["authorization"], "allowed_with_warning");
+    assert!(h["result"]["warning"].as_str().unwrap().contains("operator"));
+    assert_eq!(h["result"]["stdout"], "careful\n");
+    s.stop().await;
+    // The operator can ask for approval of every interactive command.
+    let (c, asked) = start_person(Answer::Approve, &[("PM_TERM_APPROVAL", "all")]).await;
+    let p = call(&c, "memory_terminal_interactive", interactive("echo plain")).await;
+    assert_eq!(p["result"]["approval"]["decided_by"], "elicitation");
+    assert_eq!(asked.lock().unwrap().len(), 1);
+    let _ = c.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn blocked_commands_never_run_nor_ask() {
+    let (c, asked) = start_person(Answer::Approve, &[]).await;
+    for cmd in ["rm -rf /", "sudo mkfs.ext4 /dev/sda1", "bash -c 'dd if=/dev/zero of=/dev/sda'"] {
+        let p = call(&c, "memory_terminal_interactive", interactive(cmd)).await;
+        assert_eq!(code(&p), "PM_TERM_BLOCKED_DESTRUCTIVE", "{cmd}");
+        let p = call(&c, "memory_terminal_interactive", headless(cmd)).await;
+        assert_eq!(code(&p), "PM_TERM_BLOCKED_DESTRUCTIVE", "{cmd}");
+    }
+    // Raw keystrokes that would enter a blocked command line are judged too.
+    let o = call(&c, "memory_terminal_interactive", json!({"action": "execute",
+        "invocation": {"mode": "interactive", "intent": "open_only"}})).await;
+    let id = o["identity"]["terminal_id"].as_str().unwrap();
+    let p = call(&c, "memory_terminal_interactive", json!({"action": "execute",
+        "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "target": {"terminal_id": id}, "execution": {"input": "rm -rf ~\r"}})).await;
+    assert_eq!(code(&p), "PM_TERM_BLOCKED_DESTRUCTIVE");
+    assert!(asked.lock().unwrap().is_empty());
+    let _ = c.cancel().await;
+}
+
+/// A page on the host service, as a raw WebSocket client that approves or declines.
+async fn page(addr: &str, token: &str) -> (impl SinkExt<Message, Error = tokio_tungstenite::tungstenite::Error> + Unpin, impl StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin) {
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ahp?token={token}")).await.unwrap();
+    let (mut tx, mut rx) = ws.split();
+    tx.send(Message::text(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "channel": "ahp-root://", "protocolVersions": ["1.0.0"], "clientId": "page-test",
+        "_meta": {"interactiveTerminal": {"approver": true}}}}).to_string())).await.unwrap();
+    loop {
+        let Some(Ok(Message::Text(t))) = rx.next().await else { continue };
+        let v: Value = serde_json::from_str(&t).unwrap();
+        if v["id"] == 1 {
+            assert!(v["result"].is_object(), "{v}");
+            break;
+        }
+    }
+    (tx, rx)
+}
+
+async fn next_pending(rx: &mut (impl StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin)) -> Value {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(10), rx.next()).await.unwrap().unwrap().unwrap();
+        if let Message::Text(t) = m {
+            let v: Value = serde_json::from_str(&t).unwrap();
+            if v["method"] == "pm/approval/pending" {
+                return v["params"].clone();
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_person_on_the_host_page_decides() {
+    let host = start_host("tok-page");
+    let port = host.port.to_string();
+    let env = [
+        ("PM_RUNNING_IN_CONTAINER", "true"),
+        ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", "127.0.0.1"),
+        ("PM_INTERACTIVE_TERMINAL_HOST_PORT", port.as_str()),
+        ("PM_INTERACTIVE_TERMINAL_TOKEN", "tok-page"),
+        WARN,
+    ];
+    // The MCP client declares elicitation too: the page comes first.
+    let (c, asked) = start_person(Answer::Approve, &env).await;
+    let c = Arc::new(c);
+    let (mut tx, mut rx) = page(&host.addr, "tok-page").await;
+
+    let pending = {
+        let c = c.clone();
+        tokio::spawn(async move { call(&c, "memory_terminal_interactive", interactive("echo careful declined")).await })
+    };
+    let a = next_pending(&mut rx).await;
+    assert_eq!(a["command"], "echo careful declined");
+    assert!(a["warning"].as_str().unwrap().contains("operator"));
+    tx.send(Message::text(json!({"jsonrpc": "2.0", "id": 2, "method": "pm/approval/decide",
+        "params": {"approval_id": a["approval_id"], "decision": "decline", "reason": "not now"}}).to_string())).await.unwrap();
+    let p = pending.await.unwrap();
+    assert_eq!(code(&p), "PM_TERM_DECLINED", "{p:#}");
+    assert_eq!(p["error"]["details"]["decided_by"], "page");
+    assert_eq!(p["error"]["details"]["reason"], "not now");
+
+    let approved = {
+        let c = c.clone();
+        tokio::spawn(async move { call(&c, "memory_terminal_interactive", interactive("echo careful approved")).await })
+    };
+    let a = next_pending(&mut rx).await;
+    tx.send(Message::text(json!({"jsonrpc": "2.0", "id": 3, "method": "pm/approval/decide",
+        "params": {"approval_id": a["approval_id"], "decision": "approve"}}).to_string())).await.unwrap();
+    let p = approved.await.unwrap();
+    assert_eq!(p["result"]["output"], "careful approved\n", "{p:#}");
+    assert_eq!(p["result"]["approval"]["decided_by"], "page");
+    assert_eq!(p["result"]["approval"]["approver"], "page-test");
+
+    // Nobody decides in time.
+    let mut req = interactive("echo careful ignored");
+    req["runtime"]["timeout_ms"] = json!(1500);
+    let p = call(&c, "memory_terminal_interactive", req).await;
+    assert_eq!(code(&p), "PM_TERM_TIMEOUT", "{p:#}");
+    assert_eq!(p["error"]["details"]["decided_by"], "page");
+    assert!(asked.lock().unwrap().is_empty(), "the page answered, elicitation was not needed");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_strict_tool() {
+    let s = start().await;
+    let strict = |args: Value| {
+        let Value::Object(m) = args else { panic!() };
+        CallToolRequestParams::new("memory_terminal").with_arguments(m)
+    };
+    let tools = s.client.list_all_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "memory_terminal"));
+    let ok = check_result(&s.client.call_tool(strict(json!({"command": "echo strict-ok"}))).await.unwrap());
+    assert_eq!(ok["result"]["stdout"], "strict-ok\n", "{ok:#}");
+    let id = ok["identity"]["session_id"].as_str().unwrap().to_string();
+    let ok = check_result(&s.client.call_tool(strict(headless("git --version"))).await.unwrap());
+    assert_eq!(ok["success"], true, "{ok:#}");
+    for bad in ["lsof", "git branch -D main", "ls; rm -rf x", "ls | sh", "echo $(id)", "rm -rf build", "FOO=1 ls"] {
+        let p = check_result(&s.client.call_tool(strict(json!({"command": bad}))).await.unwrap());
+        assert_eq!(code(&p), "PM_TERM_BLOCKED_DESTRUCTIVE", "{bad}: {p:#}");
+        assert_eq!(p["error"]["details"]["rule"], "strict_allowlist");
+        assert!(p["error"]["details"]["allowed"].as_array().unwrap().len() > 10);
+    }
+    let p = check_result(&s.client.call_tool(strict(json!({"action": "execute",
+        "invocation": {"mode": "interactive", "intent": "open_only"}}))).await.unwrap());
+    assert_eq!(code(&p), "PM_TERM_INVALID_MODE");
+    let r = check_result(&s.client.call_tool(strict(json!({"action": "read_output", "target": {"session_id": id}, "output": {"stdout_cursor": 0}}))).await.unwrap());
+    assert_eq!(r["result"]["stdout"], "strict-ok\n");
+    let l = check_result(&s.client.call_tool(strict(json!({"action": "list"}))).await.unwrap());
+    assert!(l["result"]["items"].as_array().unwrap().iter().all(|i| i["kind"] == "session"));
+    s.stop().await;
+    // The operator extends the list.
+    let s = start_with(&[("PM_TERM_STRICT_ALLOW", "printf")]).await;
+    let ok = check_result(&s.client.call_tool(strict(json!({"command": "printf extended"}))).await.unwrap());
+    assert_eq!(ok["result"]["stdout"], "extended");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn limits_answer_clearly() {
+    let s = start_with(&[("PM_TERM_MAX_SESSIONS", "2"), ("PM_TERM_MAX_TERMINALS", "1"), ("PM_TERM_NO_USER_RC", "1")]).await;
+    let mut long = headless("sleep 30");
+    long["runtime"] = json!({"wait_ms": 50});
+    s.call(long.clone()).await;
+    s.call(long.clone()).await;
+    let p = s.call(long).await;
+    assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD", "{p:#}");
+    assert_eq!(p["error"]["details"]["limit"], "running_sessions");
+    let open = json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}});
+    assert_eq!(s.call(open.clone()).await["success"], true);
+    let p = s.call(open).await;
+    assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD");
+    assert_eq!(p["error"]["details"]["limit"], "live_terminals");
+    // Oversized requests and environments.
+    let big = "x".repeat(1_100_000);
+    let p = s.call(headless(&format!("echo {big}"))).await;
+    assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD");
+    let mut env = serde_json::Map::new();
+    for i in 0..300 {
+        env.insert(format!("K{i}"), json!("v"));
+    }
+    let mut req = headless("true");
+    req["execution"]["env"] = Value::Object(env);
+    assert_eq!(code(&s.call(req).await), "PM_TERM_INVALID_PAYLOAD");
+    s.stop().await;
+}
