@@ -187,6 +187,62 @@ pub const OPTS: &[Opt] = &[
         help: "Log every bridge connect, handshake, request and reconnect on stderr.",
     },
     Opt {
+        flag: "--policy",
+        env: "PM_TERM_POLICY_FILE",
+        value: Some("FILE"),
+        default: "",
+        help: "Operator policy (JSON): {\"blocked\": [...], \"warned\": [...], \"allowed\": [...], \"strict_allow\": [...], \"approval\": \"warned|all|never\", \"approval_default\": \"approve|decline\"}. Patterns are command prefixes matched on argv (e.g. \"terraform destroy\"). No request can change the policy.",
+    },
+    Opt {
+        flag: "--policy-block",
+        env: "PM_TERM_POLICY_BLOCK",
+        value: Some("PATTERNS"),
+        default: "",
+        help: "Extra blocked command prefixes, ';'-separated (e.g. \"terraform destroy; kubectl delete\").",
+    },
+    Opt {
+        flag: "--policy-warn",
+        env: "PM_TERM_POLICY_WARN",
+        value: Some("PATTERNS"),
+        default: "",
+        help: "Extra warned command prefixes, ';'-separated.",
+    },
+    Opt {
+        flag: "--policy-allow",
+        env: "PM_TERM_POLICY_ALLOW",
+        value: Some("PATTERNS"),
+        default: "",
+        help: "Command prefixes always allowed, ';'-separated (they override built-in warnings and blocks).",
+    },
+    Opt {
+        flag: "--strict-allow",
+        env: "PM_TERM_STRICT_ALLOW",
+        value: Some("PATTERNS"),
+        default: "",
+        help: "Extra command prefixes for memory_terminal's strict allowlist, ';'-separated.",
+    },
+    Opt {
+        flag: "--approval",
+        env: "PM_TERM_APPROVAL",
+        value: Some("warned|all|never"),
+        default: "warned",
+        help: "Which interactive commands wait for a person: those authorized with a warning (default), all, or none.",
+    },
+    Opt {
+        flag: "--approval-default",
+        env: "PM_TERM_APPROVAL_DEFAULT",
+        value: Some("approve|decline"),
+        default: "approve",
+        help: "The decision when neither the host page nor MCP elicitation can ask a person (CI: approve).",
+    },
+    Opt {
+        flag: "--approval-timeout-ms",
+        env: "PM_TERM_APPROVAL_TIMEOUT_MS",
+        value: Some("MS"),
+        default: "120000",
+        help: "How long a command waits for its approval when the request gives no timeout_ms (then PM_TERM_TIMEOUT).",
+    },
+    Opt {
         flag: "--log",
         env: "PM_TERM_LOG",
         value: Some("FILTER"),
@@ -210,6 +266,8 @@ pub struct Config {
     pub scrollback_bytes: usize,
     pub no_user_rc: bool,
     pub runtime: crate::runtime::RuntimeInputs,
+    pub policy: crate::policy::PolicyInputs,
+    pub approval_timeout_ms: u64,
     pub log: String,
 }
 
@@ -228,6 +286,8 @@ impl Default for Config {
             scrollback_bytes: crate::terminal::DEFAULT_SCROLLBACK_BYTES,
             no_user_rc: false,
             runtime: crate::runtime::RuntimeInputs::default(),
+            policy: crate::policy::PolicyInputs::default(),
+            approval_timeout_ms: crate::app::approval::DEFAULT_APPROVAL_TIMEOUT_MS,
             log: "info".into(),
         }
     }
@@ -285,6 +345,17 @@ impl Config {
                 token: p.get("--host-token").map(String::from),
                 trace_bridge: p.switch("--trace-bridge"),
             },
+            policy: crate::policy::PolicyInputs {
+                file: p.get("--policy").map(String::from),
+                blocked: p.get("--policy-block").map(String::from),
+                warned: p.get("--policy-warn").map(String::from),
+                allowed: p.get("--policy-allow").map(String::from),
+                strict_allow: p.get("--strict-allow").map(String::from),
+                approval: p.get("--approval").map(String::from),
+                approval_default: p.get("--approval-default").map(String::from),
+            },
+            approval_timeout_ms: positive("--approval-timeout-ms", d.approval_timeout_ms as usize)?
+                as u64,
             log: p.get("--log").unwrap_or("info").to_string(),
         })
     }

@@ -13,6 +13,7 @@ pub mod exec;
 pub mod host;
 pub mod ids;
 pub mod mcp;
+pub mod policy;
 pub mod process;
 pub mod runtime;
 pub mod spool;

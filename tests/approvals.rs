@@ -53,8 +53,12 @@ impl ClientHandler for Person {
             self.asked.lock().unwrap().push(message.clone());
         }
         match &self.answer {
-            Answer::Approve => Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"approve": true}))),
-            Answer::Decline(why) => Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"approve": false, "reason": why}))),
+            Answer::Approve => {
+                Ok(ElicitResult::new(ElicitationAction::Accept)
+                    .with_content(json!({"approve": true})))
+            }
+            Answer::Decline(why) => Ok(ElicitResult::new(ElicitationAction::Accept)
+                .with_content(json!({"approve": false, "reason": why}))),
             Answer::Never => {
                 tokio::time::sleep(Duration::from_secs(3600)).await;
                 Ok(ElicitResult::new(ElicitationAction::Cancel))
@@ -63,21 +67,35 @@ impl ClientHandler for Person {
     }
 }
 
-async fn start_person(answer: Answer, env: &[(&str, &str)]) -> (RunningService<RoleClient, Person>, Arc<Mutex<Vec<String>>>) {
+async fn start_person(
+    answer: Answer,
+    env: &[(&str, &str)],
+) -> (RunningService<RoleClient, Person>, Arc<Mutex<Vec<String>>>) {
     let mut cmd = tokio::process::Command::new(SERVER_BIN);
-    cmd.env("PM_TERM_LOG", "warn").env("PM_TERM_NO_USER_RC", "1");
+    cmd.current_dir(scratch_dir());
+    cmd.env("PM_TERM_LOG", "warn")
+        .env("PM_TERM_NO_USER_RC", "1");
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let (t, _) = TokioChildProcess::builder(cmd).stderr(Stdio::inherit()).spawn().unwrap();
+    let (t, _) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
     let asked = Arc::new(Mutex::new(Vec::new()));
-    let person = Person { answer, asked: asked.clone() };
+    let person = Person {
+        answer,
+        asked: asked.clone(),
+    };
     (person.serve(t).await.unwrap(), asked)
 }
 
 async fn call(c: &RunningService<RoleClient, Person>, tool: &'static str, args: Value) -> Value {
     let Value::Object(m) = args else { panic!() };
-    let r = c.call_tool(CallToolRequestParams::new(tool).with_arguments(m)).await.unwrap();
+    let r = c
+        .call_tool(CallToolRequestParams::new(tool).with_arguments(m))
+        .await
+        .unwrap();
     check_result(&r)
 }
 
@@ -91,7 +109,12 @@ const WARN: (&str, &str) = ("PM_TERM_POLICY_WARN", "echo careful");
 #[tokio::test(flavor = "multi_thread")]
 async fn elicitation_approves_declines_or_never_answers() {
     let (c, asked) = start_person(Answer::Approve, &[WARN]).await;
-    let p = call(&c, "memory_terminal_interactive", interactive("echo careful now")).await;
+    let p = call(
+        &c,
+        "memory_terminal_interactive",
+        interactive("echo careful now"),
+    )
+    .await;
     assert_eq!(p["success"], true, "{p:#}");
     assert_eq!(p["result"]["output"], "careful now\n");
     assert_eq!(p["result"]["authorization"], "allowed_with_warning");
@@ -104,7 +127,12 @@ async fn elicitation_approves_declines_or_never_answers() {
     let _ = c.cancel().await;
 
     let (c, _) = start_person(Answer::Decline("not on a Friday"), &[WARN]).await;
-    let p = call(&c, "memory_terminal_interactive", interactive("echo careful")).await;
+    let p = call(
+        &c,
+        "memory_terminal_interactive",
+        interactive("echo careful"),
+    )
+    .await;
     assert_eq!(code(&p), "PM_TERM_DECLINED", "{p:#}");
     assert_eq!(p["error"]["category"], "user_decision");
     assert_eq!(p["error"]["retriable"], false);
@@ -143,7 +171,12 @@ async fn operator_default_and_approval_for_everything() {
     // Headless warned commands run (CI has nobody to ask), with the warning.
     let h = s.call(headless("echo careful")).await;
     assert_eq!(h["result"]["authorization"], "allowed_with_warning");
-    assert!(h["result"]["warning"].as_str().unwrap().contains("operator"));
+    assert!(
+        h["result"]["warning"]
+            .as_str()
+            .unwrap()
+            .contains("operator")
+    );
     assert_eq!(h["result"]["stdout"], "careful\n");
     s.stop().await;
     // The operator can ask for approval of every interactive command.
@@ -157,33 +190,62 @@ async fn operator_default_and_approval_for_everything() {
 #[tokio::test(flavor = "multi_thread")]
 async fn blocked_commands_never_run_nor_ask() {
     let (c, asked) = start_person(Answer::Approve, &[]).await;
-    for cmd in ["rm -rf /", "sudo mkfs.ext4 /dev/sda1", "bash -c 'dd if=/dev/zero of=/dev/sda'"] {
+    for cmd in [
+        "rm -rf /",
+        "sudo mkfs.ext4 /dev/sda1",
+        "bash -c 'dd if=/dev/zero of=/dev/sda'",
+    ] {
         let p = call(&c, "memory_terminal_interactive", interactive(cmd)).await;
         assert_eq!(code(&p), "PM_TERM_BLOCKED_DESTRUCTIVE", "{cmd}");
         let p = call(&c, "memory_terminal_interactive", headless(cmd)).await;
         assert_eq!(code(&p), "PM_TERM_BLOCKED_DESTRUCTIVE", "{cmd}");
     }
     // Raw keystrokes that would enter a blocked command line are judged too.
-    let o = call(&c, "memory_terminal_interactive", json!({"action": "execute",
-        "invocation": {"mode": "interactive", "intent": "open_only"}})).await;
+    let o = call(
+        &c,
+        "memory_terminal_interactive",
+        json!({"action": "execute",
+        "invocation": {"mode": "interactive", "intent": "open_only"}}),
+    )
+    .await;
     let id = o["identity"]["terminal_id"].as_str().unwrap();
-    let p = call(&c, "memory_terminal_interactive", json!({"action": "execute",
+    let p = call(
+        &c,
+        "memory_terminal_interactive",
+        json!({"action": "execute",
         "invocation": {"mode": "interactive", "intent": "execute_command"},
-        "target": {"terminal_id": id}, "execution": {"input": "rm -rf ~\r"}})).await;
+        "target": {"terminal_id": id}, "execution": {"input": "rm -rf ~\r"}}),
+    )
+    .await;
     assert_eq!(code(&p), "PM_TERM_BLOCKED_DESTRUCTIVE");
     assert!(asked.lock().unwrap().is_empty());
     let _ = c.cancel().await;
 }
 
 /// A page on the host service, as a raw WebSocket client that approves or declines.
-async fn page(addr: &str, token: &str) -> (impl SinkExt<Message, Error = tokio_tungstenite::tungstenite::Error> + Unpin, impl StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin) {
-    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ahp?token={token}")).await.unwrap();
+async fn page(
+    addr: &str,
+    token: &str,
+) -> (
+    impl SinkExt<Message, Error = tokio_tungstenite::tungstenite::Error> + Unpin,
+    impl StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
+) {
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ahp?token={token}"))
+        .await
+        .unwrap();
     let (mut tx, mut rx) = ws.split();
-    tx.send(Message::text(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    tx.send(Message::text(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "channel": "ahp-root://", "protocolVersions": ["1.0.0"], "clientId": "page-test",
-        "_meta": {"interactiveTerminal": {"approver": true}}}}).to_string())).await.unwrap();
+        "_meta": {"interactiveTerminal": {"approver": true}}}})
+        .to_string(),
+    ))
+    .await
+    .unwrap();
     loop {
-        let Some(Ok(Message::Text(t))) = rx.next().await else { continue };
+        let Some(Ok(Message::Text(t))) = rx.next().await else {
+            continue;
+        };
         let v: Value = serde_json::from_str(&t).unwrap();
         if v["id"] == 1 {
             assert!(v["result"].is_object(), "{v}");
@@ -193,9 +255,15 @@ async fn page(addr: &str, token: &str) -> (impl SinkExt<Message, Error = tokio_t
     (tx, rx)
 }
 
-async fn next_pending(rx: &mut (impl StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin)) -> Value {
+async fn next_pending(
+    rx: &mut (impl StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin),
+) -> Value {
     loop {
-        let m = tokio::time::timeout(Duration::from_secs(10), rx.next()).await.unwrap().unwrap().unwrap();
+        let m = tokio::time::timeout(Duration::from_secs(10), rx.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
         if let Message::Text(t) = m {
             let v: Value = serde_json::from_str(&t).unwrap();
             if v["method"] == "pm/approval/pending" {
@@ -223,13 +291,25 @@ async fn a_person_on_the_host_page_decides() {
 
     let pending = {
         let c = c.clone();
-        tokio::spawn(async move { call(&c, "memory_terminal_interactive", interactive("echo careful declined")).await })
+        tokio::spawn(async move {
+            call(
+                &c,
+                "memory_terminal_interactive",
+                interactive("echo careful declined"),
+            )
+            .await
+        })
     };
     let a = next_pending(&mut rx).await;
     assert_eq!(a["command"], "echo careful declined");
     assert!(a["warning"].as_str().unwrap().contains("operator"));
-    tx.send(Message::text(json!({"jsonrpc": "2.0", "id": 2, "method": "pm/approval/decide",
-        "params": {"approval_id": a["approval_id"], "decision": "decline", "reason": "not now"}}).to_string())).await.unwrap();
+    tx.send(Message::text(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "pm/approval/decide",
+        "params": {"approval_id": a["approval_id"], "decision": "decline", "reason": "not now"}})
+        .to_string(),
+    ))
+    .await
+    .unwrap();
     let p = pending.await.unwrap();
     assert_eq!(code(&p), "PM_TERM_DECLINED", "{p:#}");
     assert_eq!(p["error"]["details"]["decided_by"], "page");
@@ -237,11 +317,23 @@ async fn a_person_on_the_host_page_decides() {
 
     let approved = {
         let c = c.clone();
-        tokio::spawn(async move { call(&c, "memory_terminal_interactive", interactive("echo careful approved")).await })
+        tokio::spawn(async move {
+            call(
+                &c,
+                "memory_terminal_interactive",
+                interactive("echo careful approved"),
+            )
+            .await
+        })
     };
     let a = next_pending(&mut rx).await;
-    tx.send(Message::text(json!({"jsonrpc": "2.0", "id": 3, "method": "pm/approval/decide",
-        "params": {"approval_id": a["approval_id"], "decision": "approve"}}).to_string())).await.unwrap();
+    tx.send(Message::text(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "pm/approval/decide",
+        "params": {"approval_id": a["approval_id"], "decision": "approve"}})
+        .to_string(),
+    ))
+    .await
+    .unwrap();
     let p = approved.await.unwrap();
     assert_eq!(p["result"]["output"], "careful approved\n", "{p:#}");
     assert_eq!(p["result"]["approval"]["decided_by"], "page");
@@ -253,7 +345,10 @@ async fn a_person_on_the_host_page_decides() {
     let p = call(&c, "memory_terminal_interactive", req).await;
     assert_eq!(code(&p), "PM_TERM_TIMEOUT", "{p:#}");
     assert_eq!(p["error"]["details"]["decided_by"], "page");
-    assert!(asked.lock().unwrap().is_empty(), "the page answered, elicitation was not needed");
+    assert!(
+        asked.lock().unwrap().is_empty(),
+        "the page answered, elicitation was not needed"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -265,35 +360,84 @@ async fn the_strict_tool() {
     };
     let tools = s.client.list_all_tools().await.unwrap();
     assert!(tools.iter().any(|t| t.name == "memory_terminal"));
-    let ok = check_result(&s.client.call_tool(strict(json!({"command": "echo strict-ok"}))).await.unwrap());
+    let ok = check_result(
+        &s.client
+            .call_tool(strict(json!({"command": "echo strict-ok"})))
+            .await
+            .unwrap(),
+    );
     assert_eq!(ok["result"]["stdout"], "strict-ok\n", "{ok:#}");
     let id = ok["identity"]["session_id"].as_str().unwrap().to_string();
-    let ok = check_result(&s.client.call_tool(strict(headless("git --version"))).await.unwrap());
+    let ok = check_result(
+        &s.client
+            .call_tool(strict(headless("git --version")))
+            .await
+            .unwrap(),
+    );
     assert_eq!(ok["success"], true, "{ok:#}");
-    for bad in ["lsof", "git branch -D main", "ls; rm -rf x", "ls | sh", "echo $(id)", "rm -rf build", "FOO=1 ls"] {
-        let p = check_result(&s.client.call_tool(strict(json!({"command": bad}))).await.unwrap());
+    for bad in [
+        "lsof",
+        "git branch -D main",
+        "ls; rm -rf x",
+        "ls | sh",
+        "echo $(id)",
+        "rm -rf build",
+        "FOO=1 ls",
+    ] {
+        let p = check_result(
+            &s.client
+                .call_tool(strict(json!({"command": bad})))
+                .await
+                .unwrap(),
+        );
         assert_eq!(code(&p), "PM_TERM_BLOCKED_DESTRUCTIVE", "{bad}: {p:#}");
         assert_eq!(p["error"]["details"]["rule"], "strict_allowlist");
         assert!(p["error"]["details"]["allowed"].as_array().unwrap().len() > 10);
     }
-    let p = check_result(&s.client.call_tool(strict(json!({"action": "execute",
-        "invocation": {"mode": "interactive", "intent": "open_only"}}))).await.unwrap());
+    let p = check_result(
+        &s.client
+            .call_tool(strict(json!({"action": "execute",
+        "invocation": {"mode": "interactive", "intent": "open_only"}})))
+            .await
+            .unwrap(),
+    );
     assert_eq!(code(&p), "PM_TERM_INVALID_MODE");
     let r = check_result(&s.client.call_tool(strict(json!({"action": "read_output", "target": {"session_id": id}, "output": {"stdout_cursor": 0}}))).await.unwrap());
     assert_eq!(r["result"]["stdout"], "strict-ok\n");
-    let l = check_result(&s.client.call_tool(strict(json!({"action": "list"}))).await.unwrap());
-    assert!(l["result"]["items"].as_array().unwrap().iter().all(|i| i["kind"] == "session"));
+    let l = check_result(
+        &s.client
+            .call_tool(strict(json!({"action": "list"})))
+            .await
+            .unwrap(),
+    );
+    assert!(
+        l["result"]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["kind"] == "session")
+    );
     s.stop().await;
     // The operator extends the list.
     let s = start_with(&[("PM_TERM_STRICT_ALLOW", "printf")]).await;
-    let ok = check_result(&s.client.call_tool(strict(json!({"command": "printf extended"}))).await.unwrap());
+    let ok = check_result(
+        &s.client
+            .call_tool(strict(json!({"command": "printf extended"})))
+            .await
+            .unwrap(),
+    );
     assert_eq!(ok["result"]["stdout"], "extended");
     s.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn limits_answer_clearly() {
-    let s = start_with(&[("PM_TERM_MAX_SESSIONS", "2"), ("PM_TERM_MAX_TERMINALS", "1"), ("PM_TERM_NO_USER_RC", "1")]).await;
+    let s = start_with(&[
+        ("PM_TERM_MAX_SESSIONS", "2"),
+        ("PM_TERM_MAX_TERMINALS", "1"),
+        ("PM_TERM_NO_USER_RC", "1"),
+    ])
+    .await;
     let mut long = headless("sleep 30");
     long["runtime"] = json!({"wait_ms": 50});
     s.call(long.clone()).await;
@@ -301,7 +445,8 @@ async fn limits_answer_clearly() {
     let p = s.call(long).await;
     assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD", "{p:#}");
     assert_eq!(p["error"]["details"]["limit"], "running_sessions");
-    let open = json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}});
+    let open =
+        json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}});
     assert_eq!(s.call(open.clone()).await["success"], true);
     let p = s.call(open).await;
     assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD");

@@ -19,6 +19,7 @@ pub type Client = RunningService<RoleClient, ()>;
 
 pub async fn start(env: &[(&str, &str)]) -> (Client, u32) {
     let mut cmd = tokio::process::Command::new(SERVER_BIN);
+    cmd.current_dir(std::env::temp_dir());
     cmd.env("PM_TERM_LOG", "error");
     for (k, v) in env {
         cmd.env(k, v);

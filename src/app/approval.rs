@@ -60,7 +60,10 @@ fn declined(by: &str, reason: Option<String>, command: &str) -> TermError {
 fn timed_out(by: &str, timeout: Duration, command: &str) -> TermError {
     TermError::new(
         ErrorCode::Timeout,
-        format!("no decision on the command within {} ms ({by})", timeout.as_millis()),
+        format!(
+            "no decision on the command within {} ms ({by})",
+            timeout.as_millis()
+        ),
     )
     .with("timeout_ms", json!(timeout.as_millis() as u64))
     .with("target", json!("approval"))
@@ -89,7 +92,11 @@ impl App {
         progress: &dyn Progress,
         elicitor: &dyn Elicitor,
     ) -> Result<Approved, TermError> {
-        let timeout = Duration::from_millis(req.runtime.timeout_ms.unwrap_or(self.cfg.approval_timeout_ms));
+        let timeout = Duration::from_millis(
+            req.runtime
+                .timeout_ms
+                .unwrap_or(self.cfg.approval_timeout_ms),
+        );
         let warning = decision.warning();
         let rule = decision.deciding().map(|f| f.rule.to_string());
         let info = |by: &str| {
@@ -112,7 +119,12 @@ impl App {
             rule: rule.clone(),
             timeout_ms: timeout.as_millis() as u64,
         });
-        let page = with_progress(self.runtime.call(adapter, ask, timeout), progress, "waiting for approval on the host page").await;
+        let page = with_progress(
+            self.runtime.call(adapter, ask, timeout),
+            progress,
+            "waiting for approval on the host page",
+        )
+        .await;
         if let Ok(Ok(r)) = page {
             if let Some(a) = r.approval {
                 match a.decision.as_str() {
@@ -134,9 +146,16 @@ impl App {
         if elicitor.supported() {
             let message = format!(
                 "Allow this command to run in a terminal?\n\n{command}\n\n{}",
-                warning.as_deref().unwrap_or("(approval required by the operator)")
+                warning
+                    .as_deref()
+                    .unwrap_or("(approval required by the operator)")
             );
-            let answer = with_progress(elicitor.ask(message, timeout), progress, "waiting for approval in the client").await;
+            let answer = with_progress(
+                elicitor.ask(message, timeout),
+                progress,
+                "waiting for approval in the client",
+            )
+            .await;
             return match answer {
                 ElicitOutcome::Approved => Ok(info("elicitation")),
                 ElicitOutcome::Declined(reason) => Err(declined("elicitation", reason, command)),

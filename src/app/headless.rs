@@ -70,6 +70,14 @@ impl App {
                 command,
             ),
         };
+        let cwd_text = cwd.display().to_string();
+        let decision = match &program {
+            Program::Argv { program, args } => {
+                self.policy.evaluate_argv(program, args, Some(&cwd_text))
+            }
+            Program::Shell { line, .. } => self.policy.evaluate(line, Some(&cwd_text)),
+        };
+        let decision = super::authorize(req, decision, &display)?;
         let timeout = req.runtime.timeout_ms.map(Duration::from_millis);
         let spec = StartSpec {
             program,
@@ -94,7 +102,15 @@ impl App {
             !s.is_running()
         })
         .await;
-        self.session_answer(req, &session, true)
+        let mut r = self.session_answer(req, &session, true)?;
+        r.insert(
+            "authorization".into(),
+            json!(decision.authorization.as_str()),
+        );
+        if let Some(w) = decision.warning() {
+            r.insert("warning".into(), json!(w));
+        }
+        Ok(r)
     }
 
     pub(crate) async fn headless_read(
@@ -217,9 +233,6 @@ impl App {
             .with("signal", json!(st.signal.map(process::signal_name))));
         }
         let mut r = Map::new();
-        if req.action == crate::contract::Action::Execute {
-            r.insert("authorization".into(), json!("allowed"));
-        }
         r.insert("stdout".into(), json!(out.text));
         r.insert("stderr".into(), json!(err.text));
         if encoding != crate::contract::Encoding::Utf8 {

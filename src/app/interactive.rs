@@ -7,8 +7,9 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::{Map, Value, json};
 
+use super::approval::Elicitor;
 use super::wait::{Progress, with_progress};
-use super::{Answer, App};
+use super::{Answer, App, authorize};
 use crate::contract::{Ctx, Encoding, ErrorCode, Intent, Request, TermError, View};
 use crate::runtime::{Adapter, AdapterType};
 
@@ -220,6 +221,7 @@ impl App {
         req: &Request,
         ctx: &mut Ctx,
         progress: &dyn Progress,
+        elicitor: &dyn Elicitor,
     ) -> Answer {
         let wait_ms = req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms);
         let wait = Duration::from_millis(wait_ms);
@@ -290,8 +292,46 @@ impl App {
                 (adapter, op)
             }
         };
+        // Authorize what will run (a command line, or keystrokes a shell would run), and
+        // wait for a person when the policy asks for it.
+        let judged = match &op {
+            TermRequest::Open(a) => a
+                .command
+                .as_ref()
+                .map(|c| (c.clone(), self.policy.evaluate(c, a.cwd.as_deref()))),
+            TermRequest::Run(a) => {
+                Some((a.command.clone(), self.policy.evaluate(&a.command, None)))
+            }
+            TermRequest::Input(a) => {
+                Some((a.data.clone(), self.policy.evaluate_input(&a.data, None)))
+            }
+            _ => None,
+        };
+        let mut approval = None;
+        let mut decision = None;
+        if let Some((command, d)) = judged {
+            let d = authorize(req, d, &command)?;
+            if self.needs_approval(&d) {
+                ctx.adapter = Some(adapter.adapter_type().as_str());
+                approval = Some(
+                    self.approve(&adapter, req, &command, &d, progress, elicitor)
+                        .await?
+                        .0,
+                );
+            }
+            decision = Some(d);
+        }
         let mut r = self.op(&adapter, req, op, wait, progress, ctx).await?;
-        r.insert("authorization".into(), json!("allowed"));
+        let authorization = decision
+            .as_ref()
+            .map_or("allowed", |d| d.authorization.as_str());
+        r.insert("authorization".into(), json!(authorization));
+        if let Some(w) = decision.as_ref().and_then(|d| d.warning()) {
+            r.insert("warning".into(), json!(w));
+        }
+        if let Some(a) = approval {
+            r.insert("approval".into(), Value::Object(a));
+        }
         Ok(r)
     }
 

@@ -2,11 +2,15 @@
 //! (contract), routes headless work to `exec` and interactive work to `runtime`, and turns
 //! every outcome, good or bad, into a §2.2 response or a §3.2 error payload.
 
+pub mod approval;
 mod headless;
 mod interactive;
 pub mod output;
+mod strict;
 pub mod wait;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -19,13 +23,20 @@ use crate::ids;
 use crate::runtime::{LocalAdapter, Runtime};
 use crate::terminal::{Core, CoreConfig};
 
+pub use approval::{ElicitOutcome, Elicitor, NoElicitor};
 pub use wait::{NoProgress, Progress};
 
 /// A handler's outcome: the `result` object, or an error.
 pub(crate) type Answer = Result<Map<String, Value>, TermError>;
 
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Largest request accepted, serialized.
+pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
+
 pub struct App {
     pub cfg: Config,
+    pub policy: crate::policy::Policy,
     pub exec: ExecManager,
     pub runtime: Runtime,
     /// The AHP session this server claims its terminals as (seed 001 "Claims").
@@ -40,7 +51,7 @@ pub(crate) fn unix_ms(t: SystemTime) -> u64 {
 }
 
 impl App {
-    pub fn new(cfg: Config) -> Arc<App> {
+    pub fn new(cfg: Config, policy: crate::policy::Policy) -> Arc<App> {
         let exec = ExecManager::new(ExecConfig {
             spool_dir: cfg.spool_dir.clone(),
             memory_limit: cfg.output_memory,
@@ -62,6 +73,7 @@ impl App {
         let runtime = Runtime::new(local, cfg.runtime.clone());
         Arc::new(App {
             cfg,
+            policy,
             exec,
             runtime,
             session_uri: format!("ahp-session:/{instance}"),
@@ -70,8 +82,13 @@ impl App {
     }
 
     /// Handle one raw request; always answers a payload, never panics on input.
-    pub async fn handle(&self, raw: &Value, progress: &dyn Progress) -> Value {
-        let req = match contract::parse(raw, self.cfg.phase) {
+    pub async fn handle(
+        &self,
+        raw: &Value,
+        progress: &dyn Progress,
+        elicitor: &dyn Elicitor,
+    ) -> Value {
+        let req = match self.parse(raw) {
             Ok(r) => r,
             Err(rej) => {
                 tracing::info!(
@@ -90,7 +107,7 @@ impl App {
             action = req.action.as_str(),
             "request"
         );
-        let outcome = self.dispatch(&req, &mut ctx, progress).await;
+        let outcome = self.dispatch(&req, &mut ctx, progress, elicitor).await;
         match outcome {
             Ok(result) => response::success(&ctx, result),
             Err(err) => {
@@ -102,12 +119,39 @@ impl App {
         }
     }
 
-    async fn dispatch(&self, req: &Request, ctx: &mut Ctx, progress: &dyn Progress) -> Answer {
+    /// Parse with the request-size limit in front.
+    pub(crate) fn parse(&self, raw: &Value) -> Result<Request, Box<contract::Rejected>> {
+        let size = serde_json::to_vec(raw)
+            .map(|v| v.len())
+            .unwrap_or(usize::MAX);
+        if size > MAX_REQUEST_BYTES {
+            let mut ctx = Ctx::default();
+            ctx.correlation.request_id = ids::new_id(ids::REQUEST);
+            ctx.correlation.trace_id = ids::new_id(ids::TRACE);
+            return Err(Box::new(contract::Rejected {
+                ctx,
+                error: TermError::payload(format!(
+                    "the request is {size} bytes; the limit is {MAX_REQUEST_BYTES}"
+                ))
+                .with("limit", json!("request_bytes"))
+                .with("max", json!(MAX_REQUEST_BYTES)),
+            }));
+        }
+        contract::parse(raw, self.cfg.phase)
+    }
+
+    pub(crate) async fn dispatch(
+        &self,
+        req: &Request,
+        ctx: &mut Ctx,
+        progress: &dyn Progress,
+        elicitor: &dyn Elicitor,
+    ) -> Answer {
         match req.action {
             Action::List => self.list(req).await,
             Action::Execute => match req.mode {
                 Some(Mode::Headless) => self.headless_execute(req, ctx, progress).await,
-                _ => self.interactive_execute(req, ctx, progress).await,
+                _ => self.interactive_execute(req, ctx, progress, elicitor).await,
             },
             Action::ReadOutput => {
                 // Both identities at once: the session's streams and the terminal's output.
@@ -155,6 +199,41 @@ impl App {
         self.runtime.shutdown().await;
         let _ = tokio::task::spawn_blocking(crate::process::kill_all_descendants).await;
     }
+}
+
+/// Judge a command and log the decision; a block is the error to answer.
+pub(crate) fn authorize(
+    req: &Request,
+    decision: crate::policy::Decision,
+    command: &str,
+) -> Result<crate::policy::Decision, TermError> {
+    let d = decision.deciding();
+    tracing::info!(
+        trace_id = %req.correlation.trace_id,
+        request_id = %req.correlation.request_id,
+        authorization = decision.authorization.as_str(),
+        rule = d.map(|f| f.rule).unwrap_or("-"),
+        %command,
+        "policy decision"
+    );
+    if decision.authorization != crate::policy::Authorization::Blocked {
+        return Ok(decision);
+    }
+    let f = d.cloned().unwrap_or(crate::policy::rules::Finding {
+        severity: crate::policy::rules::Severity::Block,
+        rule: "blocked",
+        message: "blocked".into(),
+        command: command.to_string(),
+    });
+    Err(TermError::new(
+        ErrorCode::BlockedDestructive,
+        format!("blocked: {} ({})", f.message, f.command),
+    )
+    .with("authorization", json!("blocked"))
+    .with("rule", json!(f.rule))
+    .with("command", json!(f.command))
+    .with("reason", json!(f.message))
+    .with("safety_hint", json!(crate::policy::safety_hint(f.rule))))
 }
 
 /// Combine two results (a session's and a terminal's): running if either runs; the

@@ -4,9 +4,9 @@
 
 use serde_json::{Value, json};
 
+use super::App;
 use super::approval::NoElicitor;
 use super::wait::Progress;
-use super::App;
 use crate::contract::{Action, Ctx, ErrorCode, Mode, TermError, response};
 
 impl App {
@@ -14,7 +14,9 @@ impl App {
         // A bare {"command": ...} is a run.
         let mut raw = raw.clone();
         if let Value::Object(m) = &mut raw {
-            if !m.contains_key("action") && (m.contains_key("command") || m.contains_key("execution")) {
+            if !m.contains_key("action")
+                && (m.contains_key("command") || m.contains_key("execution"))
+            {
                 m.insert("action".into(), json!("run"));
             }
         }
@@ -37,15 +39,25 @@ impl App {
         }
         if req.action == Action::Execute {
             let command = req.execution.command.clone().unwrap_or_default();
-            if let Err(why) = self.policy.strict.check(&command, req.execution.args.as_deref()) {
+            if let Err(why) = self
+                .policy
+                .strict
+                .check(&command, req.execution.args.as_deref())
+            {
                 tracing::info!(trace_id = %req.correlation.trace_id, %command, %why, "strict allowlist refused");
-                let e = TermError::new(ErrorCode::BlockedDestructive, format!("not allowed here: {why}"))
-                    .with("authorization", json!("blocked"))
-                    .with("rule", json!("strict_allowlist"))
-                    .with("command", json!(command))
-                    .with("reason", json!(why))
-                    .with("safety_hint", json!(crate::policy::safety_hint("strict_allowlist")))
-                    .with("allowed", json!(self.policy.strict.describe()));
+                let e = TermError::new(
+                    ErrorCode::BlockedDestructive,
+                    format!("not allowed here: {why}"),
+                )
+                .with("authorization", json!("blocked"))
+                .with("rule", json!("strict_allowlist"))
+                .with("command", json!(command))
+                .with("reason", json!(why))
+                .with(
+                    "safety_hint",
+                    json!(crate::policy::safety_hint("strict_allowlist")),
+                )
+                .with("allowed", json!(self.policy.strict.describe()));
                 return response::failure(&ctx, &e);
             }
         }

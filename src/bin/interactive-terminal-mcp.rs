@@ -46,6 +46,13 @@ fn main() {
         }
     };
     itmcp::telemetry::init(&cfg.log, "info");
+    let policy = match itmcp::policy::Policy::load(&cfg.policy) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("interactive-terminal-mcp: {e}");
+            std::process::exit(2);
+        }
+    };
     if let Err(e) = schema::init() {
         eprintln!("interactive-terminal-mcp: {e}");
         std::process::exit(1);
@@ -60,15 +67,15 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let code = rt.block_on(serve(cfg));
+    let code = rt.block_on(serve(cfg, policy));
     rt.shutdown_timeout(std::time::Duration::from_secs(1));
     std::process::exit(code);
 }
 
-async fn serve(cfg: Config) -> i32 {
+async fn serve(cfg: Config, policy: itmcp::policy::Policy) -> i32 {
     reaper::become_subreaper();
     reaper::spawn_reaper();
-    let app = App::new(cfg);
+    let app = App::new(cfg, policy);
     let server = match McpServer::new(app.clone()) {
         Ok(s) => s,
         Err(e) => {

@@ -98,7 +98,11 @@ impl Approvals {
             _ => {
                 let mut inner = self.inner();
                 inner.pending.remove(&id);
-                Approvals::broadcast(&inner, "pm/approval/resolved", &json!({"approval_id": id, "decision": "timeout"}));
+                Approvals::broadcast(
+                    &inner,
+                    "pm/approval/resolved",
+                    &json!({"approval_id": id, "decision": "timeout"}),
+                );
                 ApprovalAnswer {
                     decision: "timeout".into(),
                     reason: None,
@@ -109,10 +113,18 @@ impl Approvals {
     }
 
     /// A person's decision. `Err` when the approval is unknown or already settled.
-    pub fn decide(&self, approval_id: &str, approve: bool, reason: Option<String>, by: &str) -> Result<(), String> {
+    pub fn decide(
+        &self,
+        approval_id: &str,
+        approve: bool,
+        reason: Option<String>,
+        by: &str,
+    ) -> Result<(), String> {
         let mut inner = self.inner();
         let Some(p) = inner.pending.remove(approval_id) else {
-            return Err(format!("no pending approval {approval_id:?} (decided, expired, or never asked)"));
+            return Err(format!(
+                "no pending approval {approval_id:?} (decided, expired, or never asked)"
+            ));
         };
         let decision = if approve { "approved" } else { "declined" };
         let _ = p.tx.send(ApprovalAnswer {

@@ -46,7 +46,11 @@ struct State {
     closed: bool,
 }
 
+/// Connection numbers, for the approver registry.
+static NEXT_CONN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 struct Conn {
+    id: u64,
     shared: Arc<Shared>,
     state: Mutex<State>,
     peer: SocketAddr,
@@ -112,6 +116,7 @@ pub async fn serve(ws: WebSocketStream<TcpStream>, peer: SocketAddr, shared: Arc
     let (mut sink, mut stream) = ws.split();
     let (tx, mut rx) = mpsc::channel::<Message>(OUTBOUND_QUEUE);
     let conn = Arc::new(Conn {
+        id: NEXT_CONN.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         shared: shared.clone(),
         state: Mutex::new(State {
             client_id: None,
@@ -208,6 +213,7 @@ pub async fn serve(ws: WebSocketStream<TcpStream>, peer: SocketAddr, shared: Arc
         }
     }
     forwarder.abort();
+    shared.approvals.remove_approver(conn.id);
     drop(tx);
     {
         let mut st = conn.state();
@@ -272,6 +278,7 @@ async fn handle_message(conn: &Arc<Conn>, v: Value) {
             Ok(Value::Null)
         }
         "dispatchAction" => dispatch(conn, params).await,
+        "pm/approval/decide" => decide(conn, params),
         "createTerminal" => create_terminal(conn, params).await,
         "disposeTerminal" => dispose_terminal(conn, params).await,
         other => Err((
@@ -312,6 +319,13 @@ fn initialize(conn: &Conn, params: Value, id: Option<&Value>) -> RpcResult {
         Err(e) => return Err(invalid_params(e)),
     };
     let shared = &conn.shared;
+    let approver = p
+        .meta
+        .as_ref()
+        .and_then(|m| m.get("interactiveTerminal"))
+        .and_then(|m| m.get("approver"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     let mut st = conn.state();
     st.client_id = Some(p.client_id.clone());
     let mut snapshots = Vec::new();
@@ -333,7 +347,7 @@ fn initialize(conn: &Conn, params: Value, id: Option<&Value>) -> RpcResult {
             "instance": shared.instance,
             "runtimeSessionId": shared.runtime_session_id,
             "traceId": shared.trace_id,
-            "extensions": ["pm/terminal"],
+            "extensions": ["pm/terminal", "pm/approval"],
         }})
         .as_object()
         .cloned(),
@@ -344,12 +358,38 @@ fn initialize(conn: &Conn, params: Value, id: Option<&Value>) -> RpcResult {
         telemetry: None,
         automations: None,
     };
-    tracing::info!(peer = %conn.peer, client = %p.client_id, "initialized");
+    tracing::info!(peer = %conn.peer, client = %p.client_id, approver, "initialized");
     if let Some(id) = id {
         let v = rpc_result(id, serde_json::to_value(result).map_err(invalid_params)?);
         Conn::queue(&mut st, &v);
     }
+    if approver {
+        // After the answer, so the pending approvals follow it.
+        shared.approvals.add_approver(conn.id, st.out.clone());
+    }
     Ok(Value::Null)
+}
+
+fn decide(conn: &Conn, params: Value) -> RpcResult {
+    let approval = params
+        .get("approval_id")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid_params("approval_id is required"))?;
+    let approve = match params.get("decision").and_then(Value::as_str) {
+        Some("approve") | Some("approved") => true,
+        Some("decline") | Some("declined") => false,
+        _ => return Err(invalid_params("decision must be approve or decline")),
+    };
+    let reason = params
+        .get("reason")
+        .and_then(Value::as_str)
+        .map(String::from);
+    let by = conn.state().client_id.clone().unwrap_or_default();
+    conn.shared
+        .approvals
+        .decide(approval, approve, reason, &by)
+        .map(|()| json!({"ok": true}))
+        .map_err(|e| (ahp_error_codes::NOT_FOUND, e, None))
 }
 
 fn reconnect(conn: &Conn, params: Value, id: Option<&Value>) -> RpcResult {
@@ -528,10 +568,15 @@ async fn pm_terminal(conn: &Arc<Conn>, params: Value) -> RpcResult {
     let core = conn.shared.core.clone();
     let caller = conn.state().client_id.clone();
     tracing::debug!(peer = %conn.peer, %request_id, trace_id = %trace, "pm/terminal");
+    let shared = conn.shared.clone();
     let answer = conn
         .shared
         .requests
         .run(&request_id, async move {
+            if let TermRequest::Approval(args) = req {
+                let answer = shared.approvals.request(args).await;
+                return json!({"ok": ops::TermResponse { approval: Some(answer), ..Default::default() }});
+            }
             match ops::execute(&core, req, caller.as_deref()).await {
                 Ok(r) => json!({"ok": r}),
                 Err(e) => json!({"err": e}),

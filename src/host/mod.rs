@@ -4,6 +4,7 @@
 //! Every connection presents the token before anything else; the service binds loopback
 //! by default and refuses a non-loopback address unless a token was configured.
 
+pub mod approvals;
 mod conn;
 mod http;
 pub mod requests;
@@ -43,6 +44,7 @@ pub struct Shared {
     pub trace_id: Option<String>,
     pub runtime_session_id: String,
     pub requests: requests::RequestCache,
+    pub approvals: approvals::Approvals,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +95,7 @@ impl Host {
             instance,
             trace_id: cfg.trace_id,
             requests: requests::RequestCache::default(),
+            approvals: approvals::Approvals::default(),
         });
         Ok(Host {
             addr,

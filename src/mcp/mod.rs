@@ -21,11 +21,19 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
-use crate::app::{App, NoProgress, Progress};
+use crate::app::{App, BoxFuture, ElicitOutcome, Elicitor, NoProgress, Progress};
 use crate::contract::schema;
 
 /// The canonical tool of seed 003.
 pub const INTERACTIVE_TOOL: &str = "memory_terminal_interactive";
+/// Strict allowlisted headless execution (seed 003 §9.1).
+pub const STRICT_TOOL: &str = "memory_terminal";
+
+const STRICT_DESCRIPTION: &str = "Strict, allowlisted headless execution: only read-only and build/test commands on the operator's allowlist \
+(ls, cat, grep, rg, find without -exec/-delete, git status/log/diff/show, git branch [-a|-r|-v], cargo build/test/check/clippy, npm test, pytest, …), \
+one simple command at a time, no shell operators, redirections or substitutions. Same requests and answers as memory_terminal_interactive in headless mode: \
+{\"action\":\"execute\",\"invocation\":{\"mode\":\"headless\",\"intent\":\"execute_command\"},\"execution\":{\"command\":\"git status\"}} \
+(or simply {\"command\":\"git status\"}), then read_output / terminate / list by session_id. Anything else answers PM_TERM_BLOCKED_DESTRUCTIVE with the allowlist.";
 
 const INTERACTIVE_DESCRIPTION: &str = "Run and drive terminals without losing a byte.\n\
 HEADLESS (builds, tests, one-shot commands; pipes, stdout/stderr apart, stdin closed):\n\
@@ -68,9 +76,23 @@ impl McpServer {
                     .idempotent(false)
                     .open_world(true),
             );
+        let strict = Tool::new(
+            STRICT_TOOL,
+            STRICT_DESCRIPTION,
+            Arc::new(schema::request_schema()?),
+        )
+        .with_title("Strict terminal (allowlisted, headless)")
+        .with_raw_output_schema(Arc::new(schema::output_schema()?))
+        .with_annotations(
+            ToolAnnotations::with_title("Strict terminal")
+                .read_only(false)
+                .destructive(false)
+                .idempotent(false)
+                .open_world(false),
+        );
         Ok(McpServer {
             app,
-            tools: Arc::new(vec![interactive]),
+            tools: Arc::new(vec![interactive, strict]),
             subs: Arc::new(resources::Subscriptions::default()),
         })
     }
@@ -105,6 +127,69 @@ impl Progress for McpProgress {
         tokio::spawn(async move {
             let _ = peer.notify_progress(param).await;
         });
+    }
+}
+
+/// Approvals asked of the MCP client's user (elicitation), when the client declared it.
+struct McpElicitor {
+    peer: Peer<RoleServer>,
+}
+
+impl Elicitor for McpElicitor {
+    fn supported(&self) -> bool {
+        !self.peer.supported_elicitation_modes().is_empty()
+    }
+
+    fn ask(&self, message: String, timeout: Duration) -> BoxFuture<'_, ElicitOutcome> {
+        Box::pin(async move {
+            let schema = match rmcp::model::ElicitationSchema::builder()
+                .required_bool("approve")
+                .optional_string("reason")
+                .build()
+            {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot build the approval form");
+                    return ElicitOutcome::NoAnswer;
+                }
+            };
+            let params = rmcp::model::ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message,
+                requested_schema: schema,
+            };
+            match self
+                .peer
+                .create_elicitation_with_timeout(params, Some(timeout))
+                .await
+            {
+                Ok(r) => {
+                    let content = r.content.unwrap_or_default();
+                    let reason = content
+                        .get("reason")
+                        .and_then(Value::as_str)
+                        .map(String::from);
+                    match r.action {
+                        rmcp::model::ElicitationAction::Accept
+                            if content.get("approve").and_then(Value::as_bool) == Some(true) =>
+                        {
+                            ElicitOutcome::Approved
+                        }
+                        rmcp::model::ElicitationAction::Accept => ElicitOutcome::Declined(reason),
+                        rmcp::model::ElicitationAction::Decline => ElicitOutcome::Declined(
+                            reason.or(Some("declined in the client".into())),
+                        ),
+                        _ => ElicitOutcome::Declined(
+                            reason.or(Some("cancelled in the client".into())),
+                        ),
+                    }
+                }
+                Err(e) => {
+                    tracing::info!(error = %e, "no answer to the approval request");
+                    ElicitOutcome::NoAnswer
+                }
+            }
+        })
     }
 }
 
@@ -181,24 +266,32 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        if request.name != INTERACTIVE_TOOL {
-            return Err(McpError::invalid_params(
-                format!("unknown tool {:?}", request.name),
-                None,
-            ));
-        }
-        let args = Value::Object(request.arguments.unwrap_or_default());
-        let token = context.meta.get_progress_token();
-        let payload = match token {
-            Some(token) => {
-                let p = McpProgress {
-                    peer: context.peer.clone(),
-                    token,
-                    sent: AtomicU64::new(0),
-                };
-                self.app.handle(&args, &p).await
+        let strict = match request.name.as_ref() {
+            INTERACTIVE_TOOL => false,
+            STRICT_TOOL => true,
+            other => {
+                return Err(McpError::invalid_params(
+                    format!("unknown tool {other:?}"),
+                    None,
+                ));
             }
-            None => self.app.handle(&args, &NoProgress).await,
+        };
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let progress: Box<dyn Progress> = match context.meta.get_progress_token() {
+            Some(token) => Box::new(McpProgress {
+                peer: context.peer.clone(),
+                token,
+                sent: AtomicU64::new(0),
+            }),
+            None => Box::new(NoProgress),
+        };
+        let elicitor = McpElicitor {
+            peer: context.peer.clone(),
+        };
+        let payload = if strict {
+            self.app.handle_strict(&args, progress.as_ref()).await
+        } else {
+            self.app.handle(&args, progress.as_ref(), &elicitor).await
         };
         Ok(McpServer::tool_result(payload).into())
     }

@@ -133,7 +133,11 @@ impl Lexer<'_> {
                 }
                 '|' => {
                     let or = self.peek(1) == Some('|');
-                    self.i += if or || self.peek(1) == Some('&') { 2 } else { 1 };
+                    self.i += if or || self.peek(1) == Some('&') {
+                        2
+                    } else {
+                        1
+                    };
                     self.end_command(or);
                 }
                 '<' | '>' => self.redirect(),
@@ -155,7 +159,9 @@ impl Lexer<'_> {
             self.i += 1;
         }
         if self.i >= self.s.len() {
-            self.out.errors.push(format!("unterminated single quote at {start}"));
+            self.out
+                .errors
+                .push(format!("unterminated single quote at {start}"));
             return;
         }
         self.cur.push('\'');
@@ -192,7 +198,9 @@ impl Lexer<'_> {
                 }
             }
         }
-        self.out.errors.push(format!("unterminated double quote at {start}"));
+        self.out
+            .errors
+            .push(format!("unterminated double quote at {start}"));
     }
 
     fn arithmetic(&mut self) {
@@ -213,7 +221,9 @@ impl Lexer<'_> {
                 _ => {}
             }
         }
-        self.out.errors.push("unterminated arithmetic expansion".into());
+        self.out
+            .errors
+            .push("unterminated arithmetic expansion".into());
     }
 
     /// The text up to the `)` closing an opening already consumed, honouring quotes.
@@ -259,7 +269,10 @@ impl Lexer<'_> {
                 self.subs.extend(p.commands);
                 self.cur.push_str(COMPUTED);
             }
-            None => self.out.errors.push("unterminated command substitution".into()),
+            None => self
+                .out
+                .errors
+                .push("unterminated command substitution".into()),
         }
     }
 
@@ -275,7 +288,9 @@ impl Lexer<'_> {
             self.i += 1;
         }
         if self.i >= self.s.len() {
-            self.out.errors.push("unterminated backtick substitution".into());
+            self.out
+                .errors
+                .push("unterminated backtick substitution".into());
             return;
         }
         self.i += 1;
@@ -315,7 +330,12 @@ impl Lexer<'_> {
             .rev()
             .collect();
         let before = self.cur.len() - trailing.len();
-        if !trailing.is_empty() && self.cur[..before].chars().last().is_none_or(char::is_whitespace) {
+        if !trailing.is_empty()
+            && self.cur[..before]
+                .chars()
+                .last()
+                .is_none_or(char::is_whitespace)
+        {
             self.cur.truncate(before);
             op.push_str(&trailing);
         }
@@ -370,7 +390,11 @@ impl Lexer<'_> {
                 }
                 let line: String = self.s[start..self.i].iter().collect();
                 self.i += 1;
-                let line = if strip { line.trim_start_matches('\t').to_string() } else { line };
+                let line = if strip {
+                    line.trim_start_matches('\t').to_string()
+                } else {
+                    line
+                };
                 if line == delim {
                     break;
                 }
@@ -385,7 +409,13 @@ impl Lexer<'_> {
             self.out.compound = true;
         }
         if !text.trim().is_empty() || !subs.is_empty() {
-            if self.out.commands.iter().any(|c| c.pipeline == self.pipeline) || !ends_pipeline {
+            if self
+                .out
+                .commands
+                .iter()
+                .any(|c| c.pipeline == self.pipeline)
+                || !ends_pipeline
+            {
                 self.out.compound = true;
             }
             match shell_words::split(&text) {
@@ -393,11 +423,17 @@ impl Lexer<'_> {
                     let mut simple = words_to_simple(words);
                     simple.substitutions = subs;
                     simple.pipeline = self.pipeline;
-                    if !simple.argv.is_empty() || !simple.substitutions.is_empty() || !simple.redirects.is_empty() {
+                    if !simple.argv.is_empty()
+                        || !simple.substitutions.is_empty()
+                        || !simple.redirects.is_empty()
+                    {
                         self.out.commands.push(simple);
                     }
                 }
-                Err(e) => self.out.errors.push(format!("cannot split {:?}: {e}", text.trim())),
+                Err(e) => self
+                    .out
+                    .errors
+                    .push(format!("cannot split {:?}: {e}", text.trim())),
             }
         }
         if ends_pipeline {
@@ -408,7 +444,10 @@ impl Lexer<'_> {
 
 fn is_redirect_op(w: &str) -> bool {
     let op = w.trim_start_matches(|c: char| c.is_ascii_digit());
-    matches!(op, ">" | ">>" | "<" | "<<" | "<<-" | "<<<" | "&>" | "&>>" | ">&" | "<&" | ">|" | "<>")
+    matches!(
+        op,
+        ">" | ">>" | "<" | "<<" | "<<-" | "<<<" | "&>" | "&>>" | ">&" | "<&" | ">|" | "<>"
+    )
 }
 
 /// Words of one simple command: leading assignments dropped, `{`/`}` group words dropped,
@@ -427,9 +466,11 @@ fn words_to_simple(words: Vec<String>) -> Simple {
             continue;
         }
         if in_assignments {
-            let is_assignment = w
-                .split_once('=')
-                .is_some_and(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !k.starts_with(|c: char| c.is_ascii_digit()));
+            let is_assignment = w.split_once('=').is_some_and(|(k, _)| {
+                !k.is_empty()
+                    && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !k.starts_with(|c: char| c.is_ascii_digit())
+            });
             if is_assignment || w == "{" || w == "!" {
                 continue;
             }
@@ -467,18 +508,47 @@ mod tests {
 
     #[test]
     fn operators_split_commands() {
-        assert_eq!(argvs("a x; b && c || d | e & f"), vec![v(&["a", "x"]), v(&["b"]), v(&["c"]), v(&["d"]), v(&["e"]), v(&["f"])]);
-        assert_eq!(argvs("echo 'a; b' \"c && d\""), vec![v(&["echo", "a; b", "c && d"])]);
+        assert_eq!(
+            argvs("a x; b && c || d | e & f"),
+            vec![
+                v(&["a", "x"]),
+                v(&["b"]),
+                v(&["c"]),
+                v(&["d"]),
+                v(&["e"]),
+                v(&["f"])
+            ]
+        );
+        assert_eq!(
+            argvs("echo 'a; b' \"c && d\""),
+            vec![v(&["echo", "a; b", "c && d"])]
+        );
         assert_eq!(argvs("echo a\\;b"), vec![v(&["echo", "a;b"])]);
     }
 
     #[test]
     fn substitutions_and_subshells_are_found() {
-        assert_eq!(argvs("echo \"$(rm -rf /)\""), vec![v(&["echo", COMPUTED]), v(&["rm", "-rf", "/"])]);
+        assert_eq!(
+            argvs("echo \"$(rm -rf /)\""),
+            vec![v(&["echo", COMPUTED]), v(&["rm", "-rf", "/"])]
+        );
         assert_eq!(argvs("echo `id`"), vec![v(&["echo", COMPUTED]), v(&["id"])]);
-        assert_eq!(argvs("(cd / && rm -rf x)"), vec![v(&["cd", "/"]), v(&["rm", "-rf", "x"])]);
-        assert_eq!(argvs("diff <(ls a) <(ls b)"), vec![v(&["diff", COMPUTED, COMPUTED]), v(&["ls", "a"]), v(&["ls", "b"])]);
-        assert_eq!(argvs("echo '$(rm -rf /)'"), vec![v(&["echo", "$(rm -rf /)"])]);
+        assert_eq!(
+            argvs("(cd / && rm -rf x)"),
+            vec![v(&["cd", "/"]), v(&["rm", "-rf", "x"])]
+        );
+        assert_eq!(
+            argvs("diff <(ls a) <(ls b)"),
+            vec![
+                v(&["diff", COMPUTED, COMPUTED]),
+                v(&["ls", "a"]),
+                v(&["ls", "b"])
+            ]
+        );
+        assert_eq!(
+            argvs("echo '$(rm -rf /)'"),
+            vec![v(&["echo", "$(rm -rf /)"])]
+        );
         assert_eq!(argvs("echo $((1+2))"), vec![v(&["echo", COMPUTED])]);
     }
 
@@ -495,8 +565,14 @@ mod tests {
     #[test]
     fn comments_and_heredocs_are_not_commands() {
         assert_eq!(argvs("ls # rm -rf /"), vec![v(&["ls"])]);
-        assert_eq!(argvs("cat <<EOF\nrm -rf /\nEOF\necho done"), vec![v(&["cat"]), v(&["echo", "done"])]);
-        assert_eq!(argvs("cat <<-'X'\n\trm -rf /\n\tX\nls"), vec![v(&["cat"]), v(&["ls"])]);
+        assert_eq!(
+            argvs("cat <<EOF\nrm -rf /\nEOF\necho done"),
+            vec![v(&["cat"]), v(&["echo", "done"])]
+        );
+        assert_eq!(
+            argvs("cat <<-'X'\n\trm -rf /\n\tX\nls"),
+            vec![v(&["cat"]), v(&["ls"])]
+        );
     }
 
     #[test]

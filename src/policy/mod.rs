@@ -52,7 +52,11 @@ impl Decision {
     /// One line for `result.warning`.
     pub fn warning(&self) -> Option<String> {
         let mut msgs: Vec<String> = Vec::new();
-        for f in self.findings.iter().filter(|f| f.severity == Severity::Warn) {
+        for f in self
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Warn)
+        {
             let m = format!("{} ({}: {})", f.message, f.rule, f.command);
             if !msgs.contains(&m) {
                 msgs.push(m);
@@ -83,7 +87,9 @@ pub fn safety_hint(rule: &str) -> &'static str {
         "windows_remove_root" => {
             "Never remove a drive root recursively. Name the exact directory to remove."
         }
-        "operator_blocked" => "The operator of this server blocks this command. Ask them if it is needed.",
+        "operator_blocked" => {
+            "The operator of this server blocks this command. Ask them if it is needed."
+        }
         "strict_allowlist" => {
             "memory_terminal runs only the commands on its strict allowlist (see error.details.allowed). Use memory_terminal_interactive for anything else."
         }
@@ -168,7 +174,12 @@ fn patterns(items: &[String]) -> Result<Vec<Vec<String>>, String> {
 
 fn split_list(v: &Option<String>) -> Vec<String> {
     v.as_deref()
-        .map(|s| s.split(';').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect())
+        .map(|s| {
+            s.split(';')
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -183,7 +194,8 @@ impl Policy {
     pub fn load(inputs: &PolicyInputs) -> Result<Policy, String> {
         let file: PolicyFile = match &inputs.file {
             Some(path) => {
-                let text = std::fs::read_to_string(Path::new(path)).map_err(|e| format!("policy file {path}: {e}"))?;
+                let text = std::fs::read_to_string(Path::new(path))
+                    .map_err(|e| format!("policy file {path}: {e}"))?;
                 serde_json::from_str(&text).map_err(|e| format!("policy file {path}: {e}"))?
             }
             None => PolicyFile::default(),
@@ -196,16 +208,32 @@ impl Policy {
         allowed.extend(split_list(&inputs.allowed));
         let mut strict_extra = file.strict_allow.clone();
         strict_extra.extend(split_list(&inputs.strict_allow));
-        let approval = match inputs.approval.clone().or(file.approval).as_deref().map(str::trim) {
+        let approval = match inputs
+            .approval
+            .clone()
+            .or(file.approval)
+            .as_deref()
+            .map(str::trim)
+        {
             None | Some("") | Some("warned") => ApprovalMode::Warned,
             Some("all") => ApprovalMode::All,
             Some("never") => ApprovalMode::Never,
             Some(o) => return Err(format!("approval must be warned, all or never, not {o:?}")),
         };
-        let approve_by_default = match inputs.approval_default.clone().or(file.approval_default).as_deref().map(str::trim) {
+        let approve_by_default = match inputs
+            .approval_default
+            .clone()
+            .or(file.approval_default)
+            .as_deref()
+            .map(str::trim)
+        {
             None | Some("") | Some("approve") => true,
             Some("decline") => false,
-            Some(o) => return Err(format!("approval default must be approve or decline, not {o:?}")),
+            Some(o) => {
+                return Err(format!(
+                    "approval default must be approve or decline, not {o:?}"
+                ));
+            }
         };
         Ok(Policy {
             blocked: patterns(&blocked)?,
@@ -265,7 +293,10 @@ impl Policy {
             findings.push(Finding {
                 severity: Severity::Warn,
                 rule: "unparseable",
-                message: format!("the command line could not be fully parsed ({})", errors.join("; ")),
+                message: format!(
+                    "the command line could not be fully parsed ({})",
+                    errors.join("; ")
+                ),
                 command: line.chars().take(200).collect(),
             });
         }
@@ -286,7 +317,10 @@ impl Policy {
         } else {
             Authorization::AllowedWithWarning
         };
-        Decision { authorization, findings }
+        Decision {
+            authorization,
+            findings,
+        }
     }
 
     /// A program and its argv, run without a shell.
@@ -320,19 +354,52 @@ mod tests {
             ..PolicyInputs::default()
         };
         let p = Policy::load(&inputs).expect("load");
-        assert_eq!(p.evaluate("terraform destroy -auto-approve", None).authorization, Authorization::Blocked);
-        assert_eq!(p.evaluate("terraform plan", None).authorization, Authorization::Allowed);
-        assert_eq!(p.evaluate("docker system prune -af", None).authorization, Authorization::AllowedWithWarning);
-        assert_eq!(p.evaluate("git push --force-with-lease origin main", None).authorization, Authorization::Allowed);
-        assert_eq!(p.evaluate("git push --force origin main", None).authorization, Authorization::AllowedWithWarning);
-        assert!(Policy::load(&PolicyInputs { approval: Some("sometimes".into()), ..PolicyInputs::default() }).is_err());
+        assert_eq!(
+            p.evaluate("terraform destroy -auto-approve", None)
+                .authorization,
+            Authorization::Blocked
+        );
+        assert_eq!(
+            p.evaluate("terraform plan", None).authorization,
+            Authorization::Allowed
+        );
+        assert_eq!(
+            p.evaluate("docker system prune -af", None).authorization,
+            Authorization::AllowedWithWarning
+        );
+        assert_eq!(
+            p.evaluate("git push --force-with-lease origin main", None)
+                .authorization,
+            Authorization::Allowed
+        );
+        assert_eq!(
+            p.evaluate("git push --force origin main", None)
+                .authorization,
+            Authorization::AllowedWithWarning
+        );
+        assert!(
+            Policy::load(&PolicyInputs {
+                approval: Some("sometimes".into()),
+                ..PolicyInputs::default()
+            })
+            .is_err()
+        );
     }
 
     #[test]
     fn input_lines_are_judged() {
         let p = Policy::default();
-        assert_eq!(p.evaluate_input("rm -rf /\r", None).authorization, Authorization::Blocked);
-        assert_eq!(p.evaluate_input("print('rm -rf /')\r", None).authorization, Authorization::Allowed);
-        assert_eq!(p.evaluate_input("\u{3}", None).authorization, Authorization::Allowed);
+        assert_eq!(
+            p.evaluate_input("rm -rf /\r", None).authorization,
+            Authorization::Blocked
+        );
+        assert_eq!(
+            p.evaluate_input("print('rm -rf /')\r", None).authorization,
+            Authorization::Allowed
+        );
+        assert_eq!(
+            p.evaluate_input("\u{3}", None).authorization,
+            Authorization::Allowed
+        );
     }
 }

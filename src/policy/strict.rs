@@ -28,16 +28,63 @@ pub struct Allowlist {
 }
 
 const READ_ONLY: &[&str] = &[
-    "ls", "pwd", "whoami", "id", "date", "uname", "hostname", "uptime", "echo", "cat", "head",
-    "tail", "wc", "nl", "sort", "uniq", "cut", "tr", "diff", "cmp", "file", "stat", "du", "df",
-    "tree", "which", "basename", "dirname", "realpath", "readlink", "grep", "egrep", "fgrep",
-    "rg", "jq", "md5sum", "sha1sum", "sha256sum", "ps", "free", "true", "false",
+    "ls",
+    "pwd",
+    "whoami",
+    "id",
+    "date",
+    "uname",
+    "hostname",
+    "uptime",
+    "echo",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "nl",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "diff",
+    "cmp",
+    "file",
+    "stat",
+    "du",
+    "df",
+    "tree",
+    "which",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "jq",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "ps",
+    "free",
+    "true",
+    "false",
 ];
 
 /// `git` subcommands that only read.
 const GIT_READ: &[&str] = &[
-    "status", "log", "diff", "show", "blame", "rev-parse", "ls-files", "describe", "shortlog",
-    "ls-tree", "cat-file",
+    "status",
+    "log",
+    "diff",
+    "show",
+    "blame",
+    "rev-parse",
+    "ls-files",
+    "describe",
+    "shortlog",
+    "ls-tree",
+    "cat-file",
 ];
 
 const FIND_ACTIONS: &[&str] = &[
@@ -50,27 +97,94 @@ fn words(s: &[&str]) -> Vec<String> {
 
 impl Default for Allowlist {
     fn default() -> Self {
-        let mut e: Vec<Entry> = READ_ONLY.iter().map(|c| Entry { prefix: words(&[c]), rest: Rest::Any }).collect();
-        e.push(Entry { prefix: words(&["find"]), rest: Rest::AnyExcept(words(FIND_ACTIONS)) });
+        let mut e: Vec<Entry> = READ_ONLY
+            .iter()
+            .map(|c| Entry {
+                prefix: words(&[c]),
+                rest: Rest::Any,
+            })
+            .collect();
+        e.push(Entry {
+            prefix: words(&["find"]),
+            rest: Rest::AnyExcept(words(FIND_ACTIONS)),
+        });
         for sub in GIT_READ {
-            e.push(Entry { prefix: words(&["git", sub]), rest: Rest::Any });
+            e.push(Entry {
+                prefix: words(&["git", sub]),
+                rest: Rest::Any,
+            });
         }
         e.push(Entry {
             prefix: words(&["git", "branch"]),
-            rest: Rest::Flags(words(&["-a", "-r", "-v", "-vv", "--list", "--all", "--remotes", "--verbose", "--show-current", "--merged", "--no-merged"])),
+            rest: Rest::Flags(words(&[
+                "-a",
+                "-r",
+                "-v",
+                "-vv",
+                "--list",
+                "--all",
+                "--remotes",
+                "--verbose",
+                "--show-current",
+                "--merged",
+                "--no-merged",
+            ])),
         });
-        e.push(Entry { prefix: words(&["git", "remote"]), rest: Rest::Flags(words(&["-v", "--verbose"])) });
-        e.push(Entry { prefix: words(&["git", "tag"]), rest: Rest::Flags(words(&["-l", "--list"])) });
-        e.push(Entry { prefix: words(&["git", "stash", "list"]), rest: Rest::Any });
-        for sub in ["build", "check", "test", "clippy", "doc", "tree", "metadata", "--version"] {
-            e.push(Entry { prefix: words(&["cargo", sub]), rest: Rest::Any });
+        e.push(Entry {
+            prefix: words(&["git", "remote"]),
+            rest: Rest::Flags(words(&["-v", "--verbose"])),
+        });
+        e.push(Entry {
+            prefix: words(&["git", "tag"]),
+            rest: Rest::Flags(words(&["-l", "--list"])),
+        });
+        e.push(Entry {
+            prefix: words(&["git", "stash", "list"]),
+            rest: Rest::Any,
+        });
+        for sub in [
+            "build",
+            "check",
+            "test",
+            "clippy",
+            "doc",
+            "tree",
+            "metadata",
+            "--version",
+        ] {
+            e.push(Entry {
+                prefix: words(&["cargo", sub]),
+                rest: Rest::Any,
+            });
         }
-        e.push(Entry { prefix: words(&["cargo", "fmt", "--check"]), rest: Rest::Any });
-        for p in [&["npm", "test"][..], &["npm", "run", "test"], &["npm", "ls"], &["yarn", "test"], &["pnpm", "test"], &["pytest"], &["python3", "-m", "pytest"], &["python", "-m", "pytest"], &["go", "test"], &["go", "build"], &["go", "vet"], &["make", "-n"]] {
-            e.push(Entry { prefix: words(p), rest: Rest::Any });
+        e.push(Entry {
+            prefix: words(&["cargo", "fmt", "--check"]),
+            rest: Rest::Any,
+        });
+        for p in [
+            &["npm", "test"][..],
+            &["npm", "run", "test"],
+            &["npm", "ls"],
+            &["yarn", "test"],
+            &["pnpm", "test"],
+            &["pytest"],
+            &["python3", "-m", "pytest"],
+            &["python", "-m", "pytest"],
+            &["go", "test"],
+            &["go", "build"],
+            &["go", "vet"],
+            &["make", "-n"],
+        ] {
+            e.push(Entry {
+                prefix: words(p),
+                rest: Rest::Any,
+            });
         }
         for tool in ["python3", "python", "node", "rustc", "go", "npm", "git"] {
-            e.push(Entry { prefix: words(&[tool, "--version"]), rest: Rest::Flags(vec![]) });
+            e.push(Entry {
+                prefix: words(&[tool, "--version"]),
+                rest: Rest::Flags(vec![]),
+            });
         }
         Allowlist { entries: e }
     }
@@ -80,7 +194,11 @@ impl Allowlist {
     /// The defaults plus operator patterns (each admits any arguments after it).
     pub fn with_extra(extra: &[Vec<String>]) -> Allowlist {
         let mut a = Allowlist::default();
-        a.entries.extend(extra.iter().filter(|p| !p.is_empty()).map(|p| Entry { prefix: p.clone(), rest: Rest::Any }));
+        a.entries
+            .extend(extra.iter().filter(|p| !p.is_empty()).map(|p| Entry {
+                prefix: p.clone(),
+                rest: Rest::Any,
+            }));
         a
     }
 
@@ -126,7 +244,10 @@ impl Allowlist {
             None => {
                 let parsed = lex::parse(command);
                 if !parsed.errors.is_empty() {
-                    return Err(format!("the command line cannot be parsed: {}", parsed.errors.join("; ")));
+                    return Err(format!(
+                        "the command line cannot be parsed: {}",
+                        parsed.errors.join("; ")
+                    ));
                 }
                 if parsed.compound || parsed.commands.len() != 1 {
                     return Err("shell operators, redirections and substitutions are not allowed here (one simple command only)".into());
@@ -134,7 +255,9 @@ impl Allowlist {
                 let words = shell_words::split(command).map_err(|e| e.to_string())?;
                 let argv = parsed.commands[0].argv.clone();
                 if words.len() != argv.len() {
-                    return Err("variable assignments and command groups are not allowed here".into());
+                    return Err(
+                        "variable assignments and command groups are not allowed here".into(),
+                    );
                 }
                 argv
             }
@@ -145,7 +268,10 @@ impl Allowlist {
         if self.admits(&argv) {
             Ok(())
         } else {
-            Err(format!("{:?} is not on the strict allowlist", shell_words::join(&argv)))
+            Err(format!(
+                "{:?} is not on the strict allowlist",
+                shell_words::join(&argv)
+            ))
         }
     }
 }
@@ -176,7 +302,17 @@ mod tests {
     #[test]
     fn operators_and_tricks_are_refused() {
         let a = Allowlist::default();
-        for bad in ["ls; rm -rf /", "ls && id", "ls | sh", "ls > x", "echo $(id)", "cat `id`", "PATH=/tmp ls", "(ls)", "ls &"] {
+        for bad in [
+            "ls; rm -rf /",
+            "ls && id",
+            "ls | sh",
+            "ls > x",
+            "echo $(id)",
+            "cat `id`",
+            "PATH=/tmp ls",
+            "(ls)",
+            "ls &",
+        ] {
             assert!(a.check(bad, None).is_err(), "{bad}");
         }
         assert!(a.check("ls", Some(&["-la".to_string()])).is_ok());

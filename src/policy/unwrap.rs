@@ -21,11 +21,17 @@ pub struct Effective {
 }
 
 pub fn basename(word: &str) -> String {
-    word.rsplit(['/', '\\']).next().unwrap_or(word).to_ascii_lowercase()
+    word.rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(word)
+        .to_ascii_lowercase()
 }
 
 fn is_shell(name: &str) -> bool {
-    matches!(name, "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "fish" | "busybox")
+    matches!(
+        name,
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "fish" | "busybox"
+    )
 }
 
 /// Skip options; `with_value` lists options that take the next word as their value.
@@ -58,7 +64,14 @@ pub fn unwrap(simple: &Simple) -> Effective {
         let next: Vec<String> = match name.as_str() {
             "sudo" | "doas" | "pkexec" | "run0" => {
                 eff.privileged = true;
-                skip_options(rest, &["-u", "-g", "-C", "-h", "-p", "-r", "-t", "-U", "-D", "-T", "--user", "--group", "--chdir"]).to_vec()
+                skip_options(
+                    rest,
+                    &[
+                        "-u", "-g", "-C", "-h", "-p", "-r", "-t", "-U", "-D", "-T", "--user",
+                        "--group", "--chdir",
+                    ],
+                )
+                .to_vec()
             }
             "su" => {
                 eff.privileged = true;
@@ -81,10 +94,13 @@ pub fn unwrap(simple: &Simple) -> Effective {
                             r = &[];
                         }
                         Some(a) if a.starts_with("--split-string=") => {
-                            eff.shell_lines.push(a["--split-string=".len()..].to_string());
+                            eff.shell_lines
+                                .push(a["--split-string=".len()..].to_string());
                             r = &[];
                         }
-                        Some("-u") | Some("--unset") | Some("-C") | Some("--chdir") => r = r.get(2..).unwrap_or(&[]),
+                        Some("-u") | Some("--unset") | Some("-C") | Some("--chdir") => {
+                            r = r.get(2..).unwrap_or(&[])
+                        }
                         Some(a) if a.starts_with('-') => r = &r[1..],
                         Some(a) if a.contains('=') => r = &r[1..],
                         _ => break,
@@ -93,7 +109,9 @@ pub fn unwrap(simple: &Simple) -> Effective {
                 r.to_vec()
             }
             "nice" => skip_options(rest, &["-n", "--adjustment"]).to_vec(),
-            "nohup" | "time" | "builtin" | "unbuffer" | "catchsegv" => skip_options(rest, &["-o", "-f"]).to_vec(),
+            "nohup" | "time" | "builtin" | "unbuffer" | "catchsegv" => {
+                skip_options(rest, &["-o", "-f"]).to_vec()
+            }
             "command" => {
                 if rest.first().is_some_and(|a| a == "-v" || a == "-V") {
                     Vec::new()
@@ -107,7 +125,11 @@ pub fn unwrap(simple: &Simple) -> Effective {
                 r.get(1..).unwrap_or(&[]).to_vec()
             }
             "stdbuf" => skip_options(rest, &["-i", "-o", "-e"]).to_vec(),
-            "ionice" => skip_options(rest, &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"]).to_vec(),
+            "ionice" => skip_options(
+                rest,
+                &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"],
+            )
+            .to_vec(),
             "chrt" | "taskset" => {
                 let r = skip_options(rest, &[]);
                 r.get(1..).unwrap_or(&[]).to_vec()
@@ -126,7 +148,23 @@ pub fn unwrap(simple: &Simple) -> Effective {
             }
             "xargs" => skip_options(
                 rest,
-                &["-d", "-I", "-L", "-n", "-P", "-a", "-E", "-s", "--delimiter", "--max-args", "--max-procs", "--arg-file", "--eof", "--max-chars", "-i"],
+                &[
+                    "-d",
+                    "-I",
+                    "-L",
+                    "-n",
+                    "-P",
+                    "-a",
+                    "-E",
+                    "-s",
+                    "--delimiter",
+                    "--max-args",
+                    "--max-procs",
+                    "--arg-file",
+                    "--eof",
+                    "--max-chars",
+                    "-i",
+                ],
             )
             .to_vec(),
             "watch" => {
@@ -192,7 +230,10 @@ pub fn unwrap(simple: &Simple) -> Effective {
                 Vec::new()
             }
             "cmd" | "cmd.exe" => {
-                if let Some(p) = rest.iter().position(|a| a.eq_ignore_ascii_case("/c") || a.eq_ignore_ascii_case("/k")) {
+                if let Some(p) = rest
+                    .iter()
+                    .position(|a| a.eq_ignore_ascii_case("/c") || a.eq_ignore_ascii_case("/k"))
+                {
                     eff.powershell.push(rest[p + 1..].join(" "));
                 }
                 Vec::new()
@@ -208,7 +249,10 @@ pub fn unwrap(simple: &Simple) -> Effective {
 }
 
 /// Every argv a command line will run, wrappers and nested shells included.
-pub fn all_commands(line: &str, depth: usize) -> (Vec<(Vec<String>, Simple)>, Vec<String>, Vec<String>) {
+pub fn all_commands(
+    line: &str,
+    depth: usize,
+) -> (Vec<(Vec<String>, Simple)>, Vec<String>, Vec<String>) {
     let mut out = Vec::new();
     let mut errors = Vec::new();
     let mut powershell = Vec::new();
@@ -251,24 +295,42 @@ mod tests {
     use super::*;
 
     fn runs(line: &str) -> Vec<Vec<String>> {
-        all_commands(line, 0).0.into_iter().map(|(a, _)| a).collect()
+        all_commands(line, 0)
+            .0
+            .into_iter()
+            .map(|(a, _)| a)
+            .collect()
     }
 
     fn has(line: &str, argv: &[&str]) -> bool {
-        runs(line).iter().any(|a| a == &argv.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        runs(line)
+            .iter()
+            .any(|a| a == &argv.iter().map(|s| s.to_string()).collect::<Vec<_>>())
     }
 
     #[test]
     fn wrappers_are_seen_through() {
-        assert!(has("sudo -u root env FOO=1 nice -n 5 nohup rm -rf /", &["rm", "-rf", "/"]));
-        assert!(has("timeout -s KILL 10 dd if=/dev/zero of=/dev/sda", &["dd", "if=/dev/zero", "of=/dev/sda"]));
+        assert!(has(
+            "sudo -u root env FOO=1 nice -n 5 nohup rm -rf /",
+            &["rm", "-rf", "/"]
+        ));
+        assert!(has(
+            "timeout -s KILL 10 dd if=/dev/zero of=/dev/sda",
+            &["dd", "if=/dev/zero", "of=/dev/sda"]
+        ));
         assert!(has("bash -lc 'cd / && rm -rf *'", &["rm", "-rf", "*"]));
-        assert!(has("find . -name x -exec rm -rf {} \\;", &["rm", "-rf", "{}"]));
+        assert!(has(
+            "find . -name x -exec rm -rf {} \\;",
+            &["rm", "-rf", "{}"]
+        ));
         assert!(has("xargs -0 -n 1 rm -rf", &["rm", "-rf"]));
         assert!(has("command rm -rf /", &["rm", "-rf", "/"]));
         assert!(has("exec shutdown now", &["shutdown", "now"]));
         assert!(has("env -S 'rm -rf /'", &["rm", "-rf", "/"]));
-        assert!(has("sh -c \"sh -c 'mkfs.ext4 /dev/sdb'\"", &["mkfs.ext4", "/dev/sdb"]));
+        assert!(has(
+            "sh -c \"sh -c 'mkfs.ext4 /dev/sdb'\"",
+            &["mkfs.ext4", "/dev/sdb"]
+        ));
         assert!(!has("command -v rm", &["rm"]));
     }
 }

@@ -89,6 +89,7 @@ fn wait_of(req: &TermRequest) -> Duration {
         TermRequest::Run(a) => a.wait_ms,
         TermRequest::Input(a) => a.wait_ms,
         TermRequest::Read(a) => a.wait_ms,
+        TermRequest::Approval(a) => a.timeout_ms,
         _ => 0,
     };
     Duration::from_millis(ms)

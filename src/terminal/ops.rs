@@ -109,6 +109,38 @@ pub struct ReadArgs {
     pub output: OutputSpec,
 }
 
+/// A command waiting for a person's decision (answered by the host's approvers; the
+/// embedded core has none and answers `unavailable`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ApprovalArgs {
+    pub request_id: String,
+    pub trace_id: String,
+    pub command: String,
+    pub cwd: Option<String>,
+    pub terminal_id: Option<String>,
+    pub warning: Option<String>,
+    pub rule: Option<String>,
+    pub timeout_ms: u64,
+}
+
+/// `approved`, `declined`, `timeout` or `unavailable` (nobody to ask).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ApprovalAnswer {
+    pub decision: String,
+    pub reason: Option<String>,
+    pub decided_by: Option<String>,
+}
+
+impl ApprovalAnswer {
+    pub fn unavailable() -> ApprovalAnswer {
+        ApprovalAnswer {
+            decision: "unavailable".into(),
+            reason: None,
+            decided_by: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum TermRequest {
@@ -127,6 +159,7 @@ pub enum TermRequest {
         terminal_id: String,
     },
     List,
+    Approval(ApprovalArgs),
 }
 
 /// A terminal at a glance.
@@ -184,6 +217,7 @@ pub struct TermResponse {
     pub killed: Vec<i32>,
     pub list: Vec<TermSummary>,
     pub note: Option<String>,
+    pub approval: Option<ApprovalAnswer>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -270,6 +304,10 @@ pub async fn execute(core: &Arc<Core>, req: TermRequest, caller: Option<&str>) -
         }
         TermRequest::List => Ok(TermResponse {
             list: core.list().iter().map(|t| summary(t)).collect(),
+            ..TermResponse::default()
+        }),
+        TermRequest::Approval(_) => Ok(TermResponse {
+            approval: Some(ApprovalAnswer::unavailable()),
             ..TermResponse::default()
         }),
     }

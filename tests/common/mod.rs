@@ -73,6 +73,8 @@ pub async fn start_capturing(env: &[(&str, &str)]) -> Server {
 pub async fn start_full(bin: &str, args: &[&str], env: &[(&str, &str)], capture: bool) -> Server {
     let mut cmd = tokio::process::Command::new(bin);
     cmd.args(args);
+    // A scratch directory: whatever a test runs can never touch the checkout.
+    cmd.current_dir(scratch_dir());
     cmd.env(
         "PM_TERM_LOG",
         std::env::var("PM_TEST_SERVER_LOG").unwrap_or_else(|_| "warn".into()),
@@ -115,6 +117,19 @@ pub async fn start_full(bin: &str, args: &[&str], env: &[(&str, &str)], capture:
     }
 }
 
+/// A fresh empty directory under the system temp dir.
+pub fn scratch_dir() -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "itmcp-scratch-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
 /// An `interactive-terminal` host started for a test.
 pub struct HostProc {
     pub child: std::process::Child,
@@ -134,6 +149,7 @@ impl Drop for HostProc {
 pub fn start_host_on(token: &str, port: u16) -> HostProc {
     use std::io::BufRead;
     let mut child = std::process::Command::new(HOST_BIN)
+        .current_dir(scratch_dir())
         .args([
             "--port",
             &port.to_string(),
