@@ -340,10 +340,8 @@ impl Lexer<'_> {
             op.push_str(&trailing);
         }
         while let Some(c) = self.peek(0) {
-            if matches!(c, '<' | '>' | '&' | '|') && op.len() < 4 {
-                op.push(c);
-                self.i += 1;
-            } else if c == '-' && op.ends_with("<<") {
+            let operator_char = matches!(c, '<' | '>' | '&' | '|') && op.len() < 4;
+            if operator_char || (c == '-' && op.ends_with("<<")) {
                 op.push(c);
                 self.i += 1;
             } else {

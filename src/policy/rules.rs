@@ -242,37 +242,35 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
     let name = basename(first);
     let args = &argv[1..];
     let (flags, targets) = flags_and_targets(args);
-    let recursive = has_short(&flags, &['r', 'R']) || flags.iter().any(|f| *f == "--recursive");
+    let recursive = has_short(&flags, &['r', 'R']) || flags.contains(&"--recursive");
     match name.as_str() {
-        "rm" => {
-            if recursive {
-                let critical: Vec<String> = targets
-                    .iter()
-                    .map(|t| normalize(t, cwd))
-                    .filter(|t| is_critical(t))
-                    .collect();
-                if !critical.is_empty() || flags.contains(&"--no-preserve-root") {
-                    out.push(finding(
-                        Block,
-                        "rm_recursive_critical",
-                        format!(
-                            "recursive deletion of {}",
-                            if critical.is_empty() {
-                                "/ (--no-preserve-root)".into()
-                            } else {
-                                critical.join(", ")
-                            }
-                        ),
-                        argv,
-                    ));
-                } else {
-                    out.push(finding(
-                        Warn,
-                        "recursive_delete",
-                        "deletes recursively",
-                        argv,
-                    ));
-                }
+        "rm" if recursive => {
+            let critical: Vec<String> = targets
+                .iter()
+                .map(|t| normalize(t, cwd))
+                .filter(|t| is_critical(t))
+                .collect();
+            if !critical.is_empty() || flags.contains(&"--no-preserve-root") {
+                out.push(finding(
+                    Block,
+                    "rm_recursive_critical",
+                    format!(
+                        "recursive deletion of {}",
+                        if critical.is_empty() {
+                            "/ (--no-preserve-root)".into()
+                        } else {
+                            critical.join(", ")
+                        }
+                    ),
+                    argv,
+                ));
+            } else {
+                out.push(finding(
+                    Warn,
+                    "recursive_delete",
+                    "deletes recursively",
+                    argv,
+                ));
             }
         }
         n if n.starts_with("mkfs")

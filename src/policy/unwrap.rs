@@ -45,7 +45,7 @@ fn skip_options<'a>(args: &'a [String], with_value: &[&str]) -> &'a [String] {
         if !a.starts_with('-') || a == "-" {
             break;
         }
-        let takes_value = with_value.iter().any(|o| *o == a);
+        let takes_value = with_value.contains(&a);
         i += if takes_value { 2 } else { 1 };
     }
     &args[i.min(args.len())..]
@@ -248,11 +248,12 @@ pub fn unwrap(simple: &Simple) -> Effective {
     eff
 }
 
-/// Every argv a command line will run, wrappers and nested shells included.
-pub fn all_commands(
-    line: &str,
-    depth: usize,
-) -> (Vec<(Vec<String>, Simple)>, Vec<String>, Vec<String>) {
+/// One argv a line will run, with the simple command it came from.
+pub type Run = (Vec<String>, Simple);
+
+/// Every argv a command line will run, wrappers and nested shells included;
+/// also the parse errors met and the PowerShell scripts found on the way.
+pub fn all_commands(line: &str, depth: usize) -> (Vec<Run>, Vec<String>, Vec<String>) {
     let mut out = Vec::new();
     let mut errors = Vec::new();
     let mut powershell = Vec::new();
@@ -265,7 +266,7 @@ pub fn all_commands(
     fn visit(
         c: &Simple,
         depth: usize,
-        out: &mut Vec<(Vec<String>, Simple)>,
+        out: &mut Vec<Run>,
         errors: &mut Vec<String>,
         powershell: &mut Vec<String>,
     ) {
