@@ -1,9 +1,11 @@
 //! interactive-terminal-mcp: an MCP server that lets AI agents run and drive terminals.
 //!
 //! Layers, top to bottom (see DESIGN.md): `mcp` (rmcp tool server) → `app` (the contract
-//! service: parse, authorize, route, respond) → `contract` (request, aliases, validation,
-//! `PM_TERM_*` errors) → `exec` (headless pipes). Shared below them: `spool` (output by
-//! absolute offset) and `process` (subreaper, process-tree kill).
+//! service: parse, authorize, approve, route, respond) → `contract` (request, aliases,
+//! validation, `PM_TERM_*` errors) → `policy` (authorization on parsed argv) → `exec`
+//! (headless pipes) or `runtime` (adapters: local, bundled, container_bridge) → `terminal`
+//! (the AHP terminal core), which `host` serves over AHP/WebSocket. Shared below them:
+//! `spool` (output by absolute offset) and `process` (subreaper, process-tree kill).
 
 pub mod app;
 pub mod cli;

@@ -126,8 +126,7 @@ impl App {
             .unwrap_or(usize::MAX);
         if size > MAX_REQUEST_BYTES {
             let mut ctx = Ctx::default();
-            ctx.correlation.request_id = ids::new_id(ids::REQUEST);
-            ctx.correlation.trace_id = ids::new_id(ids::TRACE);
+            ctx.correlation = contract::validate::fresh_correlation(raw.get("correlation"));
             return Err(Box::new(contract::Rejected {
                 ctx,
                 error: TermError::payload(format!(

@@ -10,10 +10,15 @@ use rmcp::ServiceExt;
 
 const ABOUT: &str = "interactive-terminal-mcp: an MCP server (stdio) that lets AI agents run and drive \
 terminals: one-shot commands, long-running processes, shells and REPLs.\n\n\
-It serves the tool memory_terminal_interactive (seed 003 contract: execute, read_output, terminate, list). \
-Headless commands run over pipes in their own process group; every byte of output stays readable by cursor; \
+Tools: memory_terminal_interactive (the seed 003 contract: execute, read_output, terminate, list; headless \
+or interactive) and memory_terminal (strict allowlisted headless execution). Headless commands run over pipes \
+in their own process group; interactive ones in real terminals (ptys with shell integration: command \
+detection, exit codes), embedded (local), in a launched interactive-terminal host a person can watch \
+(bundled) or on the container's host (container_bridge). Every byte of output stays readable by cursor; \
 terminate and timeouts kill the whole process tree; when the server exits (stdin closed, SIGTERM, SIGINT) \
-everything it started is killed. Logs go to stderr; stdout is the MCP channel.";
+everything it started is killed. Every execute is authorized first (allowed, allowed with a warning, \
+blocked); warned interactive commands wait for a person's approval. Logs go to stderr; stdout is the MCP \
+channel.";
 
 const FOOTER: &str = "Register it in an MCP client as a stdio server whose command is this binary \
 (see README.md for Claude Desktop, VS Code and Codex).";

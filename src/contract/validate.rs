@@ -243,7 +243,9 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
 
 /// Correlation ids: the caller's when usable, generated otherwise. Malformed caller ids are
 /// replaced here and reported by the schema check, so even that rejection is correlated.
-fn fresh_correlation(raw: Option<&Value>) -> Correlation {
+/// The caller's correlation ids when acceptable, fresh ones otherwise (§2.3: generated when
+/// absent, trace_id propagated unchanged).
+pub fn fresh_correlation(raw: Option<&Value>) -> Correlation {
     let get = |k: &str| {
         raw.and_then(|c| c.get(k))
             .and_then(Value::as_str)
