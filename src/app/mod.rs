@@ -125,8 +125,10 @@ impl App {
             .map(|v| v.len())
             .unwrap_or(usize::MAX);
         if size > MAX_REQUEST_BYTES {
-            let mut ctx = Ctx::default();
-            ctx.correlation = contract::validate::fresh_correlation(raw.get("correlation"));
+            let ctx = Ctx {
+                correlation: contract::validate::fresh_correlation(raw.get("correlation")),
+                ..Ctx::default()
+            };
             return Err(Box::new(contract::Rejected {
                 ctx,
                 error: TermError::payload(format!(
