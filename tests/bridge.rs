@@ -211,14 +211,18 @@ async fn bad_inputs_tokens_and_unreachable_hosts() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bridge_telemetry_on_stderr() {
-    let host = start_host("tok-trace");
+    let host_log = scratch_dir().join("host.log");
+    let host = start_host_full("tok-trace", 0, Some(&host_log));
     let mut env = bridge_env(&host.port.to_string(), "tok-trace");
     env.push(("PM_INTERACTIVE_TERMINAL_TRACE_BRIDGE", "1".into()));
     env.push(("PM_TERM_LOG", "info".into()));
     let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let s = start_capturing(&pairs).await;
-    let r = s.call(open_running("true", 10000)).await;
+    let mut q = open_running("true", 10000);
+    q["correlation"] = json!({"trace_id": "trace_follow_me_across"});
+    let r = s.call(q).await;
     assert_eq!(r["success"], true);
+    assert_eq!(r["correlation"]["trace_id"], "trace_follow_me_across");
     tokio::time::sleep(Duration::from_millis(200)).await;
     let log = s.stderr.lock().unwrap().clone();
     for what in [
@@ -229,6 +233,12 @@ async fn bridge_telemetry_on_stderr() {
     ] {
         assert!(log.contains(what), "missing {what:?} in:\n{log}");
     }
+    // The caller's trace id reaches the host unchanged.
+    let host_side = std::fs::read_to_string(&host_log).unwrap();
+    assert!(
+        host_side.contains("trace_follow_me_across"),
+        "host log lacks the trace id:\n{host_side}"
+    );
     s.stop().await;
 }
 

@@ -208,6 +208,8 @@ async fn ctrl_c_interrupts_sleep() {
     let r = s.call(keys(&id, &["ctrl-c"])).await;
     assert_eq!(r["result"]["command"]["exit_code"], 130, "{r:#}");
     assert_eq!(r["result"]["command"]["complete"], true);
+    // The answer speaks for the command the input ended.
+    assert_eq!(r["result"]["running"], false, "{r:#}");
     // The shell is usable again.
     let r = s.call(send(&id, "echo back")).await;
     assert_eq!(r["result"]["output"], "back\n");

@@ -120,7 +120,8 @@ impl App {
             timeout_ms: timeout.as_millis() as u64,
         });
         let page = with_progress(
-            self.runtime.call(adapter, ask, timeout),
+            self.runtime
+                .call(adapter, ask, &req.correlation.trace_id, timeout),
             progress,
             "waiting for approval on the host page",
         )

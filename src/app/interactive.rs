@@ -205,7 +205,9 @@ impl App {
         ctx: &mut Ctx,
     ) -> Answer {
         ctx.adapter = Some(adapter.adapter_type().as_str());
-        let call = self.runtime.call(adapter, op, wait);
+        let call = self
+            .runtime
+            .call(adapter, op, &req.correlation.trace_id, wait);
         let r = with_progress(call, progress, "waiting for the terminal").await?;
         let tid = ctx.terminal_id.clone();
         let resp = r.map_err(|e| op_error(e, tid.as_deref(), req.runtime.timeout_ms))?;

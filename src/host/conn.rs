@@ -22,6 +22,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
+use tracing::Instrument;
 
 use super::Shared;
 use crate::terminal::clients::Resume;
@@ -577,7 +578,11 @@ async fn pm_terminal(conn: &Arc<Conn>, params: Value) -> RpcResult {
                 let answer = shared.approvals.request(args).await;
                 return json!({"ok": ops::TermResponse { approval: Some(answer), ..Default::default() }});
             }
-            match ops::execute(&core, req, caller.as_deref()).await {
+            let span = tracing::info_span!("pm_terminal", trace_id = %trace);
+            match ops::execute(&core, req, caller.as_deref())
+                .instrument(span)
+                .await
+            {
                 Ok(r) => json!({"ok": r}),
                 Err(e) => json!({"err": e}),
             }

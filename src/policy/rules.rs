@@ -719,21 +719,50 @@ pub fn looks_like_powershell(line: &str) -> bool {
         && n.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
+/// Words and the one-character operators `|`, `&`, `;` of a function body, in order.
+fn fork_tokens(body: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in body.char_indices() {
+        let op = matches!(c, '|' | '&' | ';');
+        if c.is_whitespace() || op {
+            if let Some(s) = start.take() {
+                out.push(&body[s..i]);
+            }
+            if op {
+                out.push(&body[i..i + 1]);
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        out.push(&body[s..]);
+    }
+    out
+}
+
 /// Fork bombs: a function that calls itself into the background, twice.
 pub fn check_fork_bomb(text: &str) -> Option<Finding> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     let re = R
-        .get_or_init(|| Regex::new(r"(?s)([A-Za-z_:.][A-Za-z0-9_:.]*)\s*\(\)\s*\{(.*?)\}").ok())
+        .get_or_init(|| {
+            Regex::new(
+                r"(?s)(?:\bfunction\s+([A-Za-z_:.][A-Za-z0-9_:.]*)\s*(?:\(\))?|([A-Za-z_:.][A-Za-z0-9_:.]*)\s*\(\))\s*\{(.*?)\}",
+            )
+            .ok()
+        })
         .as_ref()?;
     for cap in re.captures_iter(text) {
-        let name = regex::escape(&cap[1]);
-        let body = &cap[2];
-        let calls_self_twice = Regex::new(&format!(r"(^|[\s|&;]){name}\s*\|\s*{name}([\s&;]|$)"))
-            .map(|r| r.is_match(body))
-            .unwrap_or(false);
-        let backgrounds = Regex::new(&format!(r"(^|[\s|;]){name}\s*&"))
-            .map(|r| r.is_match(body) || body.contains('&'))
-            .unwrap_or(false);
+        let Some(name) = cap.get(1).or(cap.get(2)).map(|m| m.as_str()) else {
+            continue;
+        };
+        let body = cap.get(3).map_or("", |m| m.as_str());
+        let tokens = fork_tokens(body);
+        let calls_self_twice = tokens
+            .windows(3)
+            .any(|w| w[0] == name && w[1] == "|" && w[2] == name);
+        let backgrounds = body.contains('&');
         if calls_self_twice && backgrounds {
             return Some(Finding {
                 severity: Severity::Block,

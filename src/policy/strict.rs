@@ -32,9 +32,7 @@ const READ_ONLY: &[&str] = &[
     "pwd",
     "whoami",
     "id",
-    "date",
     "uname",
-    "hostname",
     "uptime",
     "echo",
     "cat",
@@ -42,17 +40,13 @@ const READ_ONLY: &[&str] = &[
     "tail",
     "wc",
     "nl",
-    "sort",
-    "uniq",
     "cut",
     "tr",
     "diff",
     "cmp",
-    "file",
     "stat",
     "du",
     "df",
-    "tree",
     "which",
     "basename",
     "dirname",
@@ -61,7 +55,6 @@ const READ_ONLY: &[&str] = &[
     "grep",
     "egrep",
     "fgrep",
-    "rg",
     "jq",
     "md5sum",
     "sha1sum",
@@ -71,6 +64,35 @@ const READ_ONLY: &[&str] = &[
     "true",
     "false",
 ];
+
+/// Read-only tools with the options that would make them write, run or change something
+/// (`sort -o FILE`, `rg --pre CMD`, `date -s`, `file -C`, `tree -o FILE`).
+const READ_ONLY_EXCEPT: &[(&str, &[&str])] = &[
+    ("date", &["-s", "--set"]),
+    ("sort", &["-o", "--output", "--compress-program"]),
+    ("tree", &["-o"]),
+    ("rg", &["--pre"]),
+    ("file", &["-C", "--compile"]),
+];
+
+/// `hostname` prints; with a name it renames the machine.
+const HOSTNAME_FLAGS: &[&str] = &[
+    "-f",
+    "-s",
+    "-d",
+    "-i",
+    "-I",
+    "-A",
+    "--fqdn",
+    "--short",
+    "--domain",
+    "--ip-address",
+    "--all-ip-addresses",
+    "--all-fqdns",
+];
+
+/// Options that make a reading `git` subcommand write a file.
+const GIT_WRITES: &[&str] = &["--output"];
 
 /// `git` subcommands that only read.
 const GIT_READ: &[&str] = &[
@@ -104,6 +126,14 @@ impl Default for Allowlist {
                 rest: Rest::Any,
             })
             .collect();
+        e.extend(READ_ONLY_EXCEPT.iter().map(|(c, except)| Entry {
+            prefix: words(&[c]),
+            rest: Rest::AnyExcept(words(except)),
+        }));
+        e.push(Entry {
+            prefix: words(&["hostname"]),
+            rest: Rest::Flags(words(HOSTNAME_FLAGS)),
+        });
         e.push(Entry {
             prefix: words(&["find"]),
             rest: Rest::AnyExcept(words(FIND_ACTIONS)),
@@ -111,7 +141,7 @@ impl Default for Allowlist {
         for sub in GIT_READ {
             e.push(Entry {
                 prefix: words(&["git", sub]),
-                rest: Rest::Any,
+                rest: Rest::AnyExcept(words(GIT_WRITES)),
             });
         }
         e.push(Entry {
@@ -173,7 +203,6 @@ impl Default for Allowlist {
             &["go", "test"],
             &["go", "build"],
             &["go", "vet"],
-            &["make", "-n"],
         ] {
             e.push(Entry {
                 prefix: words(p),
@@ -187,6 +216,27 @@ impl Default for Allowlist {
             });
         }
         Allowlist { entries: e }
+    }
+}
+
+/// Whether the word `arg` uses the denied option `opt`: exactly, as `--opt=value`, or, for a
+/// one-letter option, inside a cluster of short flags or with its value attached (`-uo`,
+/// `-oFILE`). `find`'s single-dash words (`-exec`) match exactly.
+fn hits(arg: &str, opt: &str) -> bool {
+    if arg == opt {
+        return true;
+    }
+    if let Some(long) = opt.strip_prefix("--") {
+        return arg
+            .strip_prefix("--")
+            .and_then(|a| a.strip_prefix(long))
+            .is_some_and(|rest| rest.starts_with('='));
+    }
+    match (opt.strip_prefix('-'), arg.strip_prefix('-')) {
+        (Some(letter), Some(cluster)) if letter.len() == 1 && !cluster.starts_with('-') => {
+            cluster.contains(letter)
+        }
+        _ => false,
     }
 }
 
@@ -228,7 +278,7 @@ impl Allowlist {
             match &e.rest {
                 Rest::Any => true,
                 Rest::Flags(allowed) => rest.iter().all(|a| allowed.contains(a)),
-                Rest::AnyExcept(denied) => rest.iter().all(|a| !denied.contains(a)),
+                Rest::AnyExcept(denied) => rest.iter().all(|a| !denied.iter().any(|d| hits(a, d))),
             }
         })
     }
@@ -297,6 +347,22 @@ mod tests {
         assert!(a.check("cargo fmt --check", None).is_ok());
         assert!(a.check("cargo fmt", None).is_err());
         assert!(a.check("/bin/ls", None).is_ok());
+        // Options that would make a reading tool write or run something.
+        assert!(a.check("sort -r names.txt", None).is_ok());
+        assert!(a.check("sort -o /etc/passwd x", None).is_err());
+        assert!(a.check("sort -uo out x", None).is_err());
+        assert!(a.check("sort --output=out x", None).is_err());
+        assert!(a.check("rg foo src", None).is_ok());
+        assert!(a.check("rg --pre=./evil foo", None).is_err());
+        assert!(a.check("git diff --stat", None).is_ok());
+        assert!(a.check("git diff --output=/tmp/x", None).is_err());
+        assert!(a.check("hostname", None).is_ok());
+        assert!(a.check("hostname -f", None).is_ok());
+        assert!(a.check("hostname pwned", None).is_err());
+        assert!(a.check("date", None).is_ok());
+        assert!(a.check("date -s 2020-01-01", None).is_err());
+        assert!(a.check("find . -execdir ls ;", None).is_err());
+        assert!(a.check("find . -name x -print", None).is_ok());
     }
 
     #[test]

@@ -12,3 +12,52 @@ pub fn signal_name(sig: i32) -> String {
         Err(_) => format!("SIG{sig}"),
     }
 }
+
+/// The signal name for a C library description (`Killed` → `SIGKILL`): portable-pty reports
+/// a terminal's signal as `strsignal(3)` text, headless sessions as a number, and answers
+/// should name signals one way.
+pub fn signal_name_from_description(description: &str) -> String {
+    use std::sync::OnceLock;
+    static TABLE: OnceLock<Vec<(String, &'static str)>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        nix::sys::signal::Signal::iterator()
+            .filter_map(|s| {
+                // SAFETY: strsignal returns a pointer to a NUL-terminated string that stays
+                // valid until the next strsignal call; it is copied at once, during a
+                // one-time initialisation guarded by the OnceLock.
+                let p = unsafe { nix::libc::strsignal(s as i32) };
+                if p.is_null() {
+                    return None;
+                }
+                // SAFETY: non-null and NUL-terminated, as above.
+                let text = unsafe { std::ffi::CStr::from_ptr(p) };
+                Some((text.to_string_lossy().into_owned(), s.as_str()))
+            })
+            .collect()
+    });
+    if description.starts_with("SIG") {
+        return description.to_string();
+    }
+    if let Some(n) = description
+        .strip_prefix("Signal ")
+        .and_then(|n| n.trim().parse::<i32>().ok())
+    {
+        return signal_name(n);
+    }
+    table
+        .iter()
+        .find(|(text, _)| text == description)
+        .map_or_else(|| description.to_string(), |(_, name)| (*name).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn descriptions_become_names() {
+        assert_eq!(super::signal_name_from_description("Killed"), "SIGKILL");
+        assert_eq!(super::signal_name_from_description("Terminated"), "SIGTERM");
+        assert_eq!(super::signal_name_from_description("Hangup"), "SIGHUP");
+        assert_eq!(super::signal_name_from_description("SIGINT"), "SIGINT");
+        assert_eq!(super::signal_name_from_description("Signal 9"), "SIGKILL");
+    }
+}

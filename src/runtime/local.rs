@@ -10,6 +10,7 @@ use ahp_types::ActionEnvelope;
 use ahp_types::state::{SnapshotState, TerminalState};
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
+use tracing::Instrument;
 
 use super::{Adapter, AdapterType, BoxFut, Ticket};
 use crate::contract::{ErrorCode, TermError};
@@ -46,11 +47,17 @@ impl Adapter for LocalAdapter {
         Box::pin(async { Ok(()) })
     }
 
-    fn send_request(&self, req: TermRequest) -> BoxFut<'_, Result<Ticket, TermError>> {
+    fn send_request(
+        &self,
+        req: TermRequest,
+        trace_id: &str,
+    ) -> BoxFut<'_, Result<Ticket, TermError>> {
+        let span = tracing::info_span!("terminal_op", trace_id = %trace_id);
         Box::pin(async move {
             let id = self.next.fetch_add(1, Ordering::Relaxed);
             let core = self.core.clone();
-            let handle = tokio::spawn(async move { ops::execute(&core, req, None).await });
+            let handle =
+                tokio::spawn(async move { ops::execute(&core, req, None).await }.instrument(span));
             self.pending
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())

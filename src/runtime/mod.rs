@@ -54,7 +54,13 @@ pub trait Adapter: Send + Sync {
     fn connect(&self) -> BoxFut<'_, Result<(), TermError>>;
     /// Whether the runtime answers right now.
     fn health_check(&self) -> BoxFut<'_, Result<(), TermError>>;
-    fn send_request(&self, req: TermRequest) -> BoxFut<'_, Result<Ticket, TermError>>;
+    /// Start `req`; `trace_id` is the contract request's, carried unchanged into the
+    /// runtime's logs (and across the bridge) so one id follows the request everywhere.
+    fn send_request(
+        &self,
+        req: TermRequest,
+        trace_id: &str,
+    ) -> BoxFut<'_, Result<Ticket, TermError>>;
     fn await_response(
         &self,
         ticket: Ticket,
@@ -224,10 +230,11 @@ impl Runtime {
         &self,
         adapter: &Arc<dyn Adapter>,
         req: TermRequest,
+        trace_id: &str,
         wait: Duration,
     ) -> Result<OpResult, TermError> {
         adapter.connect().await?;
-        let ticket = adapter.send_request(req).await?;
+        let ticket = adapter.send_request(req, trace_id).await?;
         adapter.await_response(ticket, wait + CALL_MARGIN).await
     }
 
@@ -253,7 +260,7 @@ impl Runtime {
         for a in self.adapters().await {
             let listed = tokio::time::timeout(
                 LIST_TIMEOUT,
-                self.call(&a, TermRequest::List, Duration::ZERO),
+                self.call(&a, TermRequest::List, "", Duration::ZERO),
             )
             .await;
             if let Ok(Ok(Ok(r))) = listed {

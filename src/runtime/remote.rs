@@ -360,12 +360,20 @@ impl RemoteAdapter {
     }
 
     /// One operation, exactly once on the host, surviving dropped connections.
-    async fn request(self: Arc<Self>, req: TermRequest) -> Result<OpResult, TermError> {
+    async fn request(
+        self: Arc<Self>,
+        req: TermRequest,
+        trace_id: String,
+    ) -> Result<OpResult, TermError> {
         let request_id = ids::new_id(ids::REQUEST);
         let budget = self.request_timeout.max(wait_of(&req) + REQUEST_MARGIN);
         let deadline = Instant::now() + budget;
-        let params =
-            json!({"request_id": request_id, "trace_id": ids::new_id(ids::TRACE), "request": req});
+        let trace_id = if trace_id.is_empty() {
+            ids::new_id(ids::TRACE)
+        } else {
+            trace_id
+        };
+        let params = json!({"request_id": request_id, "trace_id": trace_id, "request": req});
         let mut dropped_at: Option<Instant> = None;
         let mut backoff = BACKOFF_START;
         loop {
@@ -493,14 +501,19 @@ impl Adapter for RemoteAdapter {
         })
     }
 
-    fn send_request(&self, req: TermRequest) -> BoxFut<'_, Result<Ticket, TermError>> {
+    fn send_request(
+        &self,
+        req: TermRequest,
+        trace_id: &str,
+    ) -> BoxFut<'_, Result<Ticket, TermError>> {
+        let trace_id = trace_id.to_string();
         Box::pin(async move {
             let id = self.next.fetch_add(1, Ordering::Relaxed);
             let this = self
                 .me
                 .upgrade()
                 .ok_or_else(|| TermError::internal("adapter is gone"))?;
-            let handle = tokio::spawn(this.request(req));
+            let handle = tokio::spawn(this.request(req, trace_id));
             lock(&self.pending).insert(id, handle);
             Ok(Ticket(id))
         })

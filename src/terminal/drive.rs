@@ -370,6 +370,11 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> OpResult {
     let mut r = respond(&t, Some(out), t.is_running());
     let last_now = t.state().commands.back().cloned();
     if last_now != last_before {
+        // The input ran (or finished) a command line at the prompt: answer for that command,
+        // as execute_command does.
+        if let Some(c) = &last_now {
+            r.running = !c.complete && t.is_running();
+        }
         r.command = last_now;
     }
     if let Some(c) = &a.claim {

@@ -106,7 +106,7 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
             Some(s) => match s.signal() {
                 Some(sig) => ExitInfo {
                     exit_code: None,
-                    signal: Some(sig.to_string()),
+                    signal: Some(process::signal_name_from_description(sig)),
                 },
                 None => ExitInfo {
                     exit_code: Some(i64::from(s.exit_code())),
@@ -206,7 +206,7 @@ pub async fn kill(core: &Core, term: &Terminal) -> Vec<i32> {
             term,
             ExitInfo {
                 exit_code: None,
-                signal: Some("Killed".into()),
+                signal: Some("SIGKILL".into()),
             },
         );
     }

@@ -147,9 +147,15 @@ impl Drop for HostProc {
 
 /// Start a host on `port` (0: any) and wait for its ready line.
 pub fn start_host_on(token: &str, port: u16) -> HostProc {
+    start_host_full(token, port, None)
+}
+
+/// Start a host whose debug log goes to `log` (a file), when given.
+pub fn start_host_full(token: &str, port: u16, log: Option<&std::path::Path>) -> HostProc {
     use std::io::BufRead;
-    let mut child = std::process::Command::new(HOST_BIN)
-        .current_dir(scratch_dir())
+    let level = if log.is_some() { "debug" } else { "warn" };
+    let mut cmd = std::process::Command::new(HOST_BIN);
+    cmd.current_dir(scratch_dir())
         .args([
             "--port",
             &port.to_string(),
@@ -157,11 +163,13 @@ pub fn start_host_on(token: &str, port: u16) -> HostProc {
             token,
             "--no-user-rc",
             "--log",
-            "warn",
+            level,
         ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdout(Stdio::piped());
+    if let Some(path) = log {
+        cmd.stderr(std::fs::File::create(path).unwrap());
+    }
+    let mut child = cmd.spawn().unwrap();
     let mut line = String::new();
     std::io::BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)

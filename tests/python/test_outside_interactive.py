@@ -206,3 +206,4 @@ async def test_shell_repl_and_resources(workdir):
             done = await session.call_tool(TOOL, {"action": "terminate", "target": {"terminal_id": tid}})
             assert not done.is_error
             assert done.structured_content["result"]["running"] is False
+            assert done.structured_content["result"]["signal"] == "SIGKILL"
