@@ -22,7 +22,9 @@ fuzz_target!(|data: &[u8]| {
                 let payload = response::failure(&rej.ctx, &rej.error);
                 let violations = contract::schema::payload_violations(&payload);
                 assert!(violations.is_empty(), "{violations:?}\n{payload:#}");
-                let code = payload["error"]["code"].as_str().and_then(ErrorCode::from_code_str);
+                let code = payload["error"]["code"]
+                    .as_str()
+                    .and_then(ErrorCode::from_code_str);
                 let Some(code) = code else {
                     panic!("no PM_TERM code in {payload:#}");
                 };

@@ -241,6 +241,19 @@ pub async fn launch(configured: Option<&str>, spec: &LaunchSpec) -> Result<Launc
             }
         }
     }
+    if !cands.iter().any(|c| c.source == "path") {
+        // Say that PATH was searched too, so the operator does not wonder.
+        errors.push(SpawnError {
+            source: "path",
+            path: HOST_BINARY.to_string(),
+            attempt: 1,
+            transient: false,
+            error: format!(
+                "not found on PATH ({})",
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        });
+    }
     Err(TermError::new(
         ErrorCode::GuiUnavailable,
         format!("no interactive-terminal host could be started ({} candidates tried)", cands.len()),

@@ -204,7 +204,7 @@ impl RemoteAdapter {
                         subscription_buffer: EVENT_BUFFER,
                     };
                     return Client::connect(transport, cfg).await.map_err(|e| {
-                        TermError::new(ErrorCode::Disconnected, format!("AHP client failed to start: {e}"))
+                        TermError::new(ErrorCode::GuiUnavailable, format!("AHP client failed to start: {e}"))
                     });
                 }
                 Ok(Err(tokio_tungstenite::tungstenite::Error::Http(resp))) => {
@@ -220,8 +220,9 @@ impl RemoteAdapter {
             );
         }
         if refused_by_host {
+            // §7: "host unreachable/refused" is GUI_UNAVAILABLE; the token is the usual cause.
             return Err(TermError::new(
-                ErrorCode::Disconnected,
+                ErrorCode::GuiUnavailable,
                 "the terminal host refused the handshake (check PM_INTERACTIVE_TERMINAL_TOKEN)",
             )
             .with("attempts", json!(attempts)));
@@ -257,7 +258,11 @@ impl RemoteAdapter {
                 "the terminal host did not answer initialize in time",
             )
         })?
-        .map_err(|e| TermError::new(ErrorCode::Disconnected, format!("handshake failed: {e}")))?;
+        .map_err(|e| {
+            // A host that answers but will not shake hands (no common protocol version) is
+            // as unavailable as one that does not answer; after a drop the caller retries.
+            TermError::new(ErrorCode::GuiUnavailable, format!("handshake failed: {e}"))
+        })?;
         let instance = init
             .meta
             .as_ref()
