@@ -1,0 +1,215 @@
+//! The built-in rules, each decided on a parsed argv (never on substrings of the raw text,
+//! except PowerShell / cmd.exe syntax and fork bombs, which no POSIX parser reads).
+//!
+//! By concern: `argv` (POSIX commands on their argv: deletion, disks, power, permissions,
+//! git, packages), `windows` (PowerShell and cmd.exe text), `patterns` (fork bombs and
+//! download-and-execute, which span several commands). Shared here: the finding type and
+//! the path and flag helpers every rule uses.
+
+mod argv;
+mod patterns;
+mod windows;
+
+pub use argv::check_argv;
+pub use patterns::{check_download_execute, check_fork_bomb};
+pub use windows::{check_windows, looks_like_powershell, powershell_script};
+
+use super::lex::COMPUTED;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Warn,
+    Block,
+}
+
+/// One rule that matched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub severity: Severity,
+    pub rule: &'static str,
+    pub message: String,
+    /// The command it matched, as the shell would run it.
+    pub command: String,
+}
+
+/// Directories whose recursive deletion (or recursive chmod/chown) is never allowed.
+const SYSTEM_DIRS: &[&str] = &[
+    "/bin",
+    "/boot",
+    "/boot/efi",
+    "/dev",
+    "/etc",
+    "/home",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/proc",
+    "/root",
+    "/run",
+    "/sbin",
+    "/srv",
+    "/sys",
+    "/usr",
+    "/usr/bin",
+    "/usr/lib",
+    "/usr/lib64",
+    "/usr/local",
+    "/usr/sbin",
+    "/usr/share",
+    "/usr/include",
+    "/var",
+    "/var/lib",
+    "/mnt",
+    "/media",
+    "/snap",
+    "/System",
+    "/Library",
+    "/Applications",
+    "/Users",
+    "/private",
+];
+
+/// Device paths that are disks (writes onto them destroy file systems).
+const BLOCK_DEVICE_PREFIXES: &[&str] = &[
+    "/dev/sd",
+    "/dev/hd",
+    "/dev/vd",
+    "/dev/xvd",
+    "/dev/nvme",
+    "/dev/mmcblk",
+    "/dev/disk",
+    "/dev/rdisk",
+    "/dev/md",
+    "/dev/dm-",
+    "/dev/mapper/",
+    "/dev/loop",
+    "/dev/zram",
+    "/dev/root",
+    "/dev/mtdblock",
+    "/dev/sr",
+    "/dev/nbd",
+    "/dev/ubd",
+];
+
+fn is_block_device(path: &str) -> bool {
+    BLOCK_DEVICE_PREFIXES.iter().any(|p| path.starts_with(p))
+}
+
+/// Normalize a path as the shell would resolve it for comparison: `~` and `$HOME` kept as
+/// markers, duplicate and trailing slashes removed, `.` and `..` applied.
+fn normalize(path: &str, cwd: Option<&str>) -> String {
+    let p = path.trim();
+    for home in ["~", "$HOME", "${HOME}"] {
+        if p == home || p == format!("{home}/") {
+            return "~".into();
+        }
+        if let Some(rest) = p.strip_prefix(&format!("{home}/")) {
+            return normalize_abs(&format!("/~/{rest}")).replacen("/~", "~", 1);
+        }
+    }
+    if p.starts_with('/') {
+        return normalize_abs(p);
+    }
+    match cwd {
+        Some(c) if c.starts_with('/') => normalize_abs(&format!("{c}/{p}")),
+        _ => p.to_string(),
+    }
+}
+
+fn normalize_abs(p: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in p.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+fn home_dir() -> Option<String> {
+    std::env::var("HOME")
+        .ok()
+        .filter(|h| h.starts_with('/') && h.len() > 1)
+        .map(|h| normalize_abs(&h))
+}
+
+/// Whether a (normalized) target is `/`, home, a system directory, or everything in one.
+fn is_critical(target: &str) -> bool {
+    let t = target.strip_suffix("/*").unwrap_or(target);
+    let t = if t.is_empty() { "/" } else { t };
+    if t == "/" || t == "~" || t == "/*" {
+        return true;
+    }
+    if home_dir().as_deref() == Some(t) {
+        return true;
+    }
+    SYSTEM_DIRS.iter().any(|d| d.eq_ignore_ascii_case(t))
+}
+
+fn flags_and_targets(args: &[String]) -> (Vec<&str>, Vec<&str>) {
+    let mut flags = Vec::new();
+    let mut targets = Vec::new();
+    let mut after = false;
+    for a in args {
+        if !after && a == "--" {
+            after = true;
+        } else if !after && a.starts_with('-') && a.len() > 1 {
+            flags.push(a.as_str());
+        } else {
+            targets.push(a.as_str());
+        }
+    }
+    (flags, targets)
+}
+
+fn has_short(flags: &[&str], letters: &[char]) -> bool {
+    flags
+        .iter()
+        .any(|f| !f.starts_with("--") && f[1..].chars().any(|c| letters.contains(&c)))
+}
+
+fn display(argv: &[String]) -> String {
+    shell_words::join(
+        argv.iter()
+            .map(|a| if a == COMPUTED { "$(…)" } else { a.as_str() }),
+    )
+}
+
+fn finding(
+    severity: Severity,
+    rule: &'static str,
+    message: impl Into<String>,
+    argv: &[String],
+) -> Finding {
+    Finding {
+        severity,
+        rule,
+        message: message.into(),
+        command: display(argv),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_normalize() {
+        assert_eq!(normalize("/usr/../", None), "/");
+        assert_eq!(normalize("//etc//", None), "/etc");
+        assert_eq!(normalize("~/", None), "~");
+        assert_eq!(normalize("$HOME", None), "~");
+        assert_eq!(normalize("x", Some("/")), "/x");
+        assert_eq!(normalize("*", Some("/")), "/*");
+        assert!(is_critical("/*"));
+        assert!(is_critical("/etc"));
+        assert!(is_critical("/usr/*"));
+        assert!(!is_critical("/tmp/build"));
+    }
+}

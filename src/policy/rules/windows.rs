@@ -1,0 +1,154 @@
+//! PowerShell and cmd.exe: statements read as those shells read them (no POSIX quoting,
+//! backslashes literal), since no POSIX parser can judge them.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use super::*;
+
+/// Words of a PowerShell / cmd.exe statement: whitespace-separated, quotes removed,
+/// backslashes literal (as those shells read them), lower-cased.
+fn windows_words(stmt: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    for c in stmt.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'') | (None, '"') => quote = Some(c),
+            (None, c) if c.is_whitespace() => {
+                if !cur.is_empty() {
+                    words.push(std::mem::take(&mut cur).to_ascii_lowercase());
+                }
+            }
+            (_, c) => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        words.push(cur.to_ascii_lowercase());
+    }
+    if words.first().is_some_and(|w| w == "&") {
+        words.remove(0);
+    }
+    words
+}
+
+fn is_drive_root(w: &str) -> bool {
+    let w = w.trim_end_matches('*');
+    let b = w.as_bytes();
+    (b.len() >= 2
+        && b[0].is_ascii_alphabetic()
+        && b[1] == b':'
+        && (b.len() == 2 || (b.len() == 3 && (b[2] == b'\\' || b[2] == b'/'))))
+        || w == "\\"
+        || w == "/"
+        || matches!(
+            w.trim_end_matches(['\\', '/']),
+            "$env:systemdrive"
+                | "$env:systemroot"
+                | "$env:windir"
+                | "$env:userprofile"
+                | "$env:homedrive"
+                | "$home"
+                | "~"
+        )
+}
+
+/// PowerShell / cmd.exe commands, one statement at a time.
+pub fn check_windows(text: &str) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut push = |severity, rule, message: &str, stmt: &str| {
+        out.push(Finding {
+            severity,
+            rule,
+            message: message.into(),
+            command: stmt.to_string(),
+        });
+    };
+    for stmt in text
+        .split(['\n', ';', '|'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        let w = windows_words(stmt);
+        let Some(cmd) = w.first() else { continue };
+        let rest = &w[1..];
+        match cmd.as_str() {
+            "format-volume" | "clear-disk" | "initialize-disk" => push(
+                Severity::Block,
+                "powershell_format",
+                "erases a disk or volume",
+                stmt,
+            ),
+            "format" | "format.com" | "format.exe"
+                if rest.first().is_some_and(|d| is_drive_root(d)) =>
+            {
+                push(Severity::Block, "cmd_format", "format erases a drive", stmt)
+            }
+            "remove-item" | "ri" | "rm" | "rmdir" | "rd" | "del" | "erase" => {
+                let recursive = rest
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "-r" | "-recurse" | "-recurse:$true" | "/s"));
+                let targets: Vec<&String> = rest
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, a)| {
+                        !a.starts_with('-') && !a.starts_with('/')
+                            || (*i > 0 && matches!(rest[i - 1].as_str(), "-path" | "-literalpath"))
+                            || a.as_str() == "/"
+                    })
+                    .map(|(_, a)| a)
+                    .collect();
+                let powershell =
+                    cmd.contains('-') || rest.iter().any(|a| a.starts_with("-r") && a.len() > 2);
+                if recursive && targets.iter().any(|t| is_drive_root(t)) {
+                    push(
+                        Severity::Block,
+                        "windows_remove_root",
+                        "recursive deletion of a drive root",
+                        stmt,
+                    );
+                } else if recursive && (powershell || rest.iter().any(|a| a == "/s")) {
+                    push(
+                        Severity::Warn,
+                        "recursive_delete",
+                        "deletes recursively",
+                        stmt,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The script of `powershell -Command "..."` / `pwsh -c '...'`, read without POSIX quoting.
+pub fn powershell_script(line: &str) -> Option<String> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    let re = R
+        .get_or_init(|| Regex::new(r"(?i)^\s*(?:powershell|pwsh)(?:\.exe)?\b.*?\s[-/](?:c|command|commandwithargs)\s+(.*)$").ok())
+        .as_ref()?;
+    let cap = re.captures(line.trim())?;
+    let script = cap[1].trim();
+    let unquoted = script
+        .strip_prefix('"')
+        .map(|s| s.strip_suffix('"').unwrap_or(s))
+        .or_else(|| {
+            script
+                .strip_prefix('\'')
+                .map(|s| s.strip_suffix('\'').unwrap_or(s))
+        })
+        .unwrap_or(script);
+    Some(unquoted.to_string())
+}
+
+/// A line that starts with a PowerShell cmdlet (`Verb-Noun`).
+pub fn looks_like_powershell(line: &str) -> bool {
+    let first = line.split_whitespace().next().unwrap_or("");
+    let mut parts = first.splitn(2, '-');
+    matches!((parts.next(), parts.next()), (Some(v), Some(n)) if !v.is_empty() && !n.is_empty()
+        && v.chars().all(|c| c.is_ascii_alphabetic()) && v.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && n.chars().all(|c| c.is_ascii_alphanumeric()))
+}
