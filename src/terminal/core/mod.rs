@@ -8,6 +8,13 @@
 //!
 //! Locking: `inner` (sequence, log, root, terminal table) is taken before any terminal's
 //! state lock, never after, so no two paths can wait on each other.
+//!
+//! Here: the log, the reducers, terminal creation and exit. `integration`: turning trusted
+//! shell-integration events into command actions. `subscriptions`: snapshots, replay and
+//! the live feed for subscribers.
+
+mod integration;
+mod subscriptions;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::PathBuf;
@@ -293,93 +300,6 @@ impl Core {
         }
     }
 
-    fn on_event(&self, inner: &mut Inner, term: &Terminal, st: &mut TermState, e: Event) {
-        if !st.detection {
-            st.detection = true;
-            let a = StateAction::TerminalCommandDetectionAvailable(
-                TerminalCommandDetectionAvailableAction {},
-            );
-            self.apply(inner, term, st, a, None);
-        }
-        match e {
-            Event::PromptStart => st.at_prompt = false,
-            Event::PromptEnd => {
-                st.prompts += 1;
-                st.at_prompt = true;
-            }
-            Event::CommandLine(line) => st.pending_line = Some(line),
-            Event::Executed => {
-                st.at_prompt = false;
-                if st.executing().is_some() {
-                    self.finish_command(inner, term, st, None);
-                }
-                st.next_command += 1;
-                let command_id = format!("cmd_{}", st.next_command);
-                let command_line = st.pending_line.take().unwrap_or_default();
-                let timestamp = now_ms();
-                st.commands.push_back(CommandRecord {
-                    command_id: command_id.clone(),
-                    command_line: command_line.clone(),
-                    complete: false,
-                    exit_code: None,
-                    duration_ms: None,
-                    started_at_ms: timestamp,
-                    output_start: st.spool.len(),
-                    output_end: None,
-                });
-                while st.commands.len() > super::term::MAX_COMMAND_RECORDS {
-                    st.commands.pop_front();
-                }
-                st.command_started = Some(Instant::now());
-                let a = StateAction::TerminalCommandExecuted(TerminalCommandExecutedAction {
-                    command_id,
-                    command_line,
-                    timestamp,
-                });
-                self.apply(inner, term, st, a, None);
-            }
-            Event::Finished(code) => {
-                if st.executing().is_some() {
-                    self.finish_command(inner, term, st, code.map(i64::from));
-                }
-            }
-            Event::Cwd(path) => {
-                let uri = file_uri(&path);
-                if st.state.cwd.as_deref() != Some(uri.as_str()) {
-                    let a = StateAction::TerminalCwdChanged(TerminalCwdChangedAction { cwd: uri });
-                    self.apply(inner, term, st, a, None);
-                }
-            }
-        }
-    }
-
-    fn finish_command(
-        &self,
-        inner: &mut Inner,
-        term: &Terminal,
-        st: &mut TermState,
-        code: Option<i64>,
-    ) {
-        let end = st.spool.len();
-        let duration = st
-            .command_started
-            .take()
-            .map(|t| t.elapsed().as_millis() as i64);
-        let Some(rec) = st.commands.back_mut().filter(|c| !c.complete) else {
-            return;
-        };
-        rec.complete = true;
-        rec.exit_code = code;
-        rec.duration_ms = duration;
-        rec.output_end = Some(end);
-        let a = StateAction::TerminalCommandFinished(TerminalCommandFinishedAction {
-            command_id: rec.command_id.clone(),
-            exit_code: code,
-            duration_ms: duration,
-        });
-        self.apply(inner, term, st, a, None);
-    }
-
     /// The terminal's process is gone: settle its state once.
     pub(super) fn on_exit(&self, term: &Terminal, info: ExitInfo) {
         {
@@ -572,93 +492,6 @@ impl Core {
         self.publish_root(&mut inner);
         tracing::info!(terminal = %id, "terminal disposed");
         Ok(killed)
-    }
-
-    /// State snapshots for `uris` and a receiver for everything after them, taken together
-    /// so nothing falls between. Unknown URIs are returned apart.
-    pub fn subscribe(
-        &self,
-        uris: &[String],
-    ) -> (
-        Vec<Snapshot>,
-        Vec<String>,
-        broadcast::Receiver<Arc<ActionEnvelope>>,
-    ) {
-        let inner = self.inner();
-        let mut snaps = Vec::new();
-        let mut missing = Vec::new();
-        for uri in uris {
-            match self.snapshot_locked(&inner, uri) {
-                Some(s) => snaps.push(s),
-                None => missing.push(uri.clone()),
-            }
-        }
-        (snaps, missing, self.tx.subscribe())
-    }
-
-    pub(super) fn snapshot_locked(&self, inner: &Inner, uri: &str) -> Option<Snapshot> {
-        let state = if uri == ROOT_RESOURCE_URI {
-            SnapshotState::Root(Box::new(inner.root.clone()))
-        } else {
-            let id = ids::terminal_id_from_uri(uri)?;
-            let t = inner.terminals.get(id)?;
-            SnapshotState::Terminal(Box::new(t.state().state.clone()))
-        };
-        Some(Snapshot {
-            resource: uri.to_string(),
-            state,
-            from_seq: inner.seq as i64,
-        })
-    }
-
-    pub fn snapshot(&self, uri: &str) -> Option<Snapshot> {
-        let inner = self.inner();
-        self.snapshot_locked(&inner, uri)
-    }
-
-    pub fn current_seq(&self) -> u64 {
-        self.inner().seq
-    }
-
-    /// Actions on `channels` after `seq`, or `None` when the log no longer reaches back.
-    pub fn replay_after(
-        &self,
-        seq: u64,
-        channels: &BTreeSet<String>,
-    ) -> Option<Vec<Arc<ActionEnvelope>>> {
-        let inner = self.inner();
-        self.replay_locked(&inner, seq, channels)
-    }
-
-    pub(super) fn replay_locked(
-        &self,
-        inner: &Inner,
-        seq: u64,
-        channels: &BTreeSet<String>,
-    ) -> Option<Vec<Arc<ActionEnvelope>>> {
-        if seq > inner.seq {
-            // A sequence this core never issued (a client of an earlier host life).
-            return None;
-        }
-        if seq < inner.seq {
-            let oldest = inner.log.front().map(|e| e.server_seq)?;
-            if oldest > seq + 1 {
-                return None;
-            }
-        }
-        Some(
-            inner
-                .log
-                .iter()
-                .filter(|e| e.server_seq > seq && channels.contains(&e.channel))
-                .cloned()
-                .collect(),
-        )
-    }
-
-    /// A live receiver of every action from now on.
-    pub fn follow(&self) -> broadcast::Receiver<Arc<ActionEnvelope>> {
-        self.tx.subscribe()
     }
 
     /// The claim currently on a terminal.
