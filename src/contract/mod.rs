@@ -3,6 +3,7 @@
 //! knows about MCP or about how commands run.
 
 pub mod alias;
+pub mod coupling;
 pub mod error;
 pub mod keys;
 pub mod request;
