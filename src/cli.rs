@@ -102,6 +102,50 @@ pub fn parse(
     Ok(Outcome::Run(p))
 }
 
+/// What a binary's `main` starts from: this process's flags and environment parsed, with
+/// `--help` and `--version` answered and a bad flag reported (exit 2) here.
+pub fn parse_or_exit(name: &str, about: &str, opts: &[Opt], footer: &str) -> Parsed {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match parse(opts, &args, &|k| std::env::var(k).ok()) {
+        Ok(Outcome::Run(p)) => p,
+        Ok(Outcome::Help) => {
+            print!(
+                "{}",
+                help(about, &format!("{name} [OPTIONS]"), opts, footer)
+            );
+            std::process::exit(0);
+        }
+        Ok(Outcome::Version) => {
+            println!("{name} {}", env!("CARGO_PKG_VERSION"));
+            std::process::exit(0);
+        }
+        Err(e) => fail(name, e, 2),
+    }
+}
+
+/// The value, or `name: error` on stderr and exit with `code` (2: bad configuration,
+/// 1: could not start).
+pub fn or_exit<T>(name: &str, r: Result<T, impl std::fmt::Display>, code: i32) -> T {
+    r.unwrap_or_else(|e| fail(name, e, code))
+}
+
+fn fail(name: &str, e: impl std::fmt::Display, code: i32) -> ! {
+    eprintln!("{name}: {e}");
+    std::process::exit(code)
+}
+
+/// A multi-threaded tokio runtime, or exit 1 with the reason.
+pub fn runtime_or_exit(name: &str) -> tokio::runtime::Runtime {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build();
+    or_exit(
+        name,
+        rt.map_err(|e| format!("cannot start the runtime: {e}")),
+        1,
+    )
+}
+
 /// The `--help` text.
 pub fn help(about: &str, usage: &str, opts: &[Opt], footer: &str) -> String {
     let mut s = format!(

@@ -1,7 +1,7 @@
 //! `interactive-terminal-mcp`: the MCP server on stdio.
 
 use itmcp::app::App;
-use itmcp::cli::{self, Outcome};
+use itmcp::cli;
 use itmcp::config::{Config, OPTS};
 use itmcp::contract::schema;
 use itmcp::mcp::McpServer;
@@ -24,54 +24,13 @@ const FOOTER: &str = "Register it in an MCP client as a stdio server whose comma
 (see README.md for Claude Desktop, VS Code and Codex).";
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let parsed = match cli::parse(OPTS, &args, &|k| std::env::var(k).ok()) {
-        Ok(Outcome::Run(p)) => p,
-        Ok(Outcome::Help) => {
-            print!(
-                "{}",
-                cli::help(ABOUT, "interactive-terminal-mcp [OPTIONS]", OPTS, FOOTER)
-            );
-            return;
-        }
-        Ok(Outcome::Version) => {
-            println!("interactive-terminal-mcp {}", env!("CARGO_PKG_VERSION"));
-            return;
-        }
-        Err(e) => {
-            eprintln!("interactive-terminal-mcp: {e}");
-            std::process::exit(2);
-        }
-    };
-    let cfg = match Config::from_parsed(&parsed) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("interactive-terminal-mcp: {e}");
-            std::process::exit(2);
-        }
-    };
+    const NAME: &str = "interactive-terminal-mcp";
+    let parsed = cli::parse_or_exit(NAME, ABOUT, OPTS, FOOTER);
+    let cfg = cli::or_exit(NAME, Config::from_parsed(&parsed), 2);
     itmcp::telemetry::init(&cfg.log, "info");
-    let policy = match itmcp::policy::Policy::load(&cfg.policy) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("interactive-terminal-mcp: {e}");
-            std::process::exit(2);
-        }
-    };
-    if let Err(e) = schema::init() {
-        eprintln!("interactive-terminal-mcp: {e}");
-        std::process::exit(1);
-    }
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("interactive-terminal-mcp: cannot start the runtime: {e}");
-            std::process::exit(1);
-        }
-    };
+    let policy = cli::or_exit(NAME, itmcp::policy::Policy::load(&cfg.policy), 2);
+    cli::or_exit(NAME, schema::init(), 1);
+    let rt = cli::runtime_or_exit(NAME);
     let code = rt.block_on(serve(cfg, policy));
     rt.shutdown_timeout(std::time::Duration::from_secs(1));
     std::process::exit(code);

@@ -3,7 +3,7 @@
 use std::net::IpAddr;
 use std::path::PathBuf;
 
-use itmcp::cli::{self, Opt, Outcome, Parsed};
+use itmcp::cli::{self, Opt, Parsed};
 use itmcp::host::{self, Host, HostConfig};
 use itmcp::process::reaper;
 use itmcp::terminal::CoreConfig;
@@ -138,43 +138,11 @@ fn config(p: &Parsed) -> Result<HostConfig, String> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let parsed = match cli::parse(OPTS, &args, &|k| std::env::var(k).ok()) {
-        Ok(Outcome::Run(p)) => p,
-        Ok(Outcome::Help) => {
-            print!(
-                "{}",
-                cli::help(ABOUT, "interactive-terminal [OPTIONS]", OPTS, "")
-            );
-            return;
-        }
-        Ok(Outcome::Version) => {
-            println!("interactive-terminal {}", env!("CARGO_PKG_VERSION"));
-            return;
-        }
-        Err(e) => {
-            eprintln!("interactive-terminal: {e}");
-            std::process::exit(2);
-        }
-    };
-    let cfg = match config(&parsed) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("interactive-terminal: {e}");
-            std::process::exit(2);
-        }
-    };
+    const NAME: &str = "interactive-terminal";
+    let parsed = cli::parse_or_exit(NAME, ABOUT, OPTS, "");
+    let cfg = cli::or_exit(NAME, config(&parsed), 2);
     itmcp::telemetry::init(parsed.get("--log").unwrap_or("info"), "info");
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("interactive-terminal: cannot start the runtime: {e}");
-            std::process::exit(1);
-        }
-    };
+    let rt = cli::runtime_or_exit(NAME);
     let code = rt.block_on(run(cfg));
     rt.shutdown_timeout(std::time::Duration::from_secs(1));
     std::process::exit(code);

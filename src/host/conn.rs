@@ -465,25 +465,6 @@ async fn dispatch(conn: &Conn, params: Value) -> RpcResult {
     Ok(Value::Null)
 }
 
-fn uri_path(uri: &str) -> String {
-    let raw = uri.strip_prefix("file://").unwrap_or(uri);
-    let b = raw.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let Ok(v) = u8::from_str_radix(&raw[i + 1..i + 3], 16) {
-                out.push(v);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 async fn create_terminal(conn: &Conn, params: Value) -> RpcResult {
     let p: CreateTerminalParams = serde_json::from_value(params).map_err(invalid_params)?;
     let id = crate::ids::terminal_id_from_uri(&p.channel)
@@ -505,7 +486,7 @@ async fn create_terminal(conn: &Conn, params: Value) -> RpcResult {
         .and_then(|e| serde_json::from_value(e.clone()).ok())
         .unwrap_or_default();
     let cwd = match &p.cwd {
-        Some(u) => std::path::PathBuf::from(uri_path(u)),
+        Some(u) => std::path::PathBuf::from(crate::terminal::core::file_uri_path(u)),
         None => std::env::current_dir().unwrap_or_else(|_| "/".into()),
     };
     let spec = crate::terminal::CreateSpec {

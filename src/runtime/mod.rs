@@ -10,12 +10,14 @@ pub mod remote;
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ahp_types::ActionEnvelope;
 use ahp_types::state::TerminalState;
 use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
 
 use crate::contract::TermError;
 use crate::terminal::ops::{OpResult, TermRequest, TermSummary};
@@ -46,6 +48,61 @@ impl AdapterType {
 /// A request in flight, to be awaited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Ticket(pub u64);
+
+/// Requests in flight, by ticket: an adapter starts the work in `send_request` and its
+/// caller collects the answer in `await_response`.
+pub struct Tickets<T> {
+    next: AtomicU64,
+    pending: Mutex<HashMap<u64, JoinHandle<T>>>,
+}
+
+impl<T> Default for Tickets<T> {
+    fn default() -> Self {
+        Tickets {
+            next: AtomicU64::new(1),
+            pending: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<T> Tickets<T> {
+    pub fn start(&self, work: JoinHandle<T>) -> Ticket {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id, work);
+        Ticket(id)
+    }
+
+    /// The answer, or `PM_TERM_TIMEOUT` (saying `late`) when it takes longer than
+    /// `timeout`; late work is aborted, never left running unobserved.
+    pub async fn wait(
+        &self,
+        ticket: Ticket,
+        timeout: Duration,
+        late: &str,
+    ) -> Result<T, TermError> {
+        let work = self
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&ticket.0);
+        let Some(work) = work else {
+            return Err(TermError::internal(format!("unknown ticket {}", ticket.0)));
+        };
+        let abort = work.abort_handle();
+        match tokio::time::timeout(timeout, work).await {
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err(e)) => Err(TermError::internal(e)),
+            Err(_) => {
+                abort.abort();
+                Err(TermError::new(crate::contract::ErrorCode::Timeout, late)
+                    .with("timeout_ms", serde_json::json!(timeout.as_millis() as u64)))
+            }
+        }
+    }
+}
 
 /// The §5.1 adapter interface.
 pub trait Adapter: Send + Sync {

@@ -16,13 +16,12 @@ use ahp_types::commands::ReconnectResult;
 use ahp_types::state::{SnapshotState, TerminalState};
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
-use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 
 use super::discovery::{self, LaunchSpec, Launched};
 use super::mode::BridgeSpec;
-use super::{Adapter, AdapterType, BoxFut, Ticket};
+use super::{Adapter, AdapterType, BoxFut, Ticket, Tickets};
 use crate::contract::{ErrorCode, TermError};
 use crate::ids;
 use crate::terminal::ops::{OpError, OpResult, TermRequest, TermResponse};
@@ -74,8 +73,7 @@ pub struct RemoteAdapter {
     /// A connection was up once: failing to reach the host now means the bridge dropped.
     ever_connected: AtomicBool,
     instance: Mutex<Option<String>>,
-    next: AtomicU64,
-    pending: Mutex<HashMap<u64, JoinHandle<Result<OpResult, TermError>>>>,
+    tickets: Tickets<Result<OpResult, TermError>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -121,8 +119,7 @@ impl RemoteAdapter {
             last_seq: Arc::new(AtomicU64::new(0)),
             ever_connected: AtomicBool::new(false),
             instance: Mutex::new(None),
-            next: AtomicU64::new(1),
-            pending: Mutex::new(HashMap::new()),
+            tickets: Tickets::default(),
         })
     }
 
@@ -513,14 +510,13 @@ impl Adapter for RemoteAdapter {
     ) -> BoxFut<'_, Result<Ticket, TermError>> {
         let trace_id = trace_id.to_string();
         Box::pin(async move {
-            let id = self.next.fetch_add(1, Ordering::Relaxed);
             let this = self
                 .me
                 .upgrade()
                 .ok_or_else(|| TermError::internal("adapter is gone"))?;
-            let handle = tokio::spawn(this.request(req, trace_id));
-            lock(&self.pending).insert(id, handle);
-            Ok(Ticket(id))
+            Ok(self
+                .tickets
+                .start(tokio::spawn(this.request(req, trace_id))))
         })
     }
 
@@ -530,21 +526,13 @@ impl Adapter for RemoteAdapter {
         timeout: Duration,
     ) -> BoxFut<'_, Result<OpResult, TermError>> {
         Box::pin(async move {
-            let Some(handle) = lock(&self.pending).remove(&ticket.0) else {
-                return Err(TermError::internal(format!("unknown ticket {}", ticket.0)));
-            };
-            let abort = handle.abort_handle();
-            match tokio::time::timeout(timeout.max(self.request_timeout), handle).await {
-                Ok(Ok(r)) => r,
-                Ok(Err(e)) => Err(TermError::internal(e)),
-                Err(_) => {
-                    abort.abort();
-                    Err(TermError::new(
-                        ErrorCode::Timeout,
-                        "the terminal host did not answer in time",
-                    ))
-                }
-            }
+            self.tickets
+                .wait(
+                    ticket,
+                    timeout.max(self.request_timeout),
+                    "the terminal host did not answer in time",
+                )
+                .await?
         })
     }
 

@@ -192,15 +192,21 @@ async fn quiet_after(t: &Terminal, from: u64, deadline: Instant) {
     }
 }
 
-pub async fn run(core: &Arc<Core>, a: RunArgs) -> OpResult {
-    let started = Instant::now();
-    let t = find(core, &a.terminal_id)?;
+/// A terminal that can still take input.
+fn find_running(core: &Core, id: &str) -> Result<Arc<Terminal>, OpError> {
+    let t = find(core, id)?;
     if !t.is_running() {
         return Err(OpError::new(
             OpErrorKind::Invalid,
             format!("terminal {} has exited", t.id),
         ));
     }
+    Ok(t)
+}
+
+pub async fn run(core: &Arc<Core>, a: RunArgs) -> OpResult {
+    let started = Instant::now();
+    let t = find_running(core, &a.terminal_id)?;
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, true);
     }
@@ -313,13 +319,7 @@ fn interrupt_at(core: &Arc<Core>, t: &Arc<Terminal>, base: u64, at: Instant) {
 
 pub async fn input(core: &Arc<Core>, a: InputArgs) -> OpResult {
     let started = Instant::now();
-    let t = find(core, &a.terminal_id)?;
-    if !t.is_running() {
-        return Err(OpError::new(
-            OpErrorKind::Invalid,
-            format!("terminal {} has exited", t.id),
-        ));
-    }
+    let t = find_running(core, &a.terminal_id)?;
     let pattern = match &a.wait_for {
         Some(p) => Some(regex::Regex::new(p).map_err(|e| {
             OpError::new(

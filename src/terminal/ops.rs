@@ -318,25 +318,6 @@ pub fn find(core: &Core, id: &str) -> Result<Arc<Terminal>, OpError> {
         .ok_or_else(|| OpError::new(OpErrorKind::NotFound, format!("no terminal with id {id:?}")))
 }
 
-fn path_of(uri: &str) -> String {
-    let raw = uri.strip_prefix("file://").unwrap_or(uri);
-    let b = raw.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let Ok(v) = u8::from_str_radix(&raw[i + 1..i + 3], 16) {
-                out.push(v);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 pub fn summary(t: &Terminal) -> TermSummary {
     let st = t.state();
     let (exit_code, signal) = match (&st.exit, &st.state.lifecycle) {
@@ -349,7 +330,7 @@ pub fn summary(t: &Terminal) -> TermSummary {
         resource: t.uri.clone(),
         title: st.state.title.clone(),
         shell: t.shell.clone(),
-        cwd: st.state.cwd.as_deref().map(path_of),
+        cwd: st.state.cwd.as_deref().map(super::core::file_uri_path),
         running: st.running(),
         exit_code,
         signal,

@@ -81,6 +81,26 @@ pub fn file_uri(path: &str) -> String {
     s
 }
 
+/// The local path of a `file://` URI (percent-decoded); other strings are taken as paths.
+pub fn file_uri_path(uri: &str) -> String {
+    let raw = uri.strip_prefix("file://").unwrap_or(uri);
+    let b = raw.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&raw[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 fn envelope_size(a: &StateAction) -> usize {
     ENVELOPE_OVERHEAD
         + match a {
@@ -544,5 +564,7 @@ mod tests {
     #[test]
     fn file_uris_escape() {
         assert_eq!(file_uri("/tmp/a b#c"), "file:///tmp/a%20b%23c");
+        assert_eq!(file_uri_path(&file_uri("/tmp/a b#c/é")), "/tmp/a b#c/é");
+        assert_eq!(file_uri_path("/plain/path"), "/plain/path");
     }
 }
