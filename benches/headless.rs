@@ -166,17 +166,7 @@ async fn run() {
     let (idle, idle_pid) = start(&[]).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let idle_rss = rss_kib(idle_pid);
-    let sh_rss = {
-        let mut child = Command::new("/bin/sh")
-            .args(["-c", "sleep 1"])
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(100));
-        let r = rss_kib(child.id());
-        let _ = child.kill();
-        let _ = child.wait();
-        r
-    };
+    let sh_rss = idle_rss_of("/bin/sh", &["-c", "sleep 1"]);
     row(
         "idle RSS after initialize",
         &format!("{idle_rss} KiB"),

@@ -186,17 +186,7 @@ async fn run() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     let after = rss_kib(mpid);
     let per = (after.saturating_sub(before)) as f64 / IDLE_TERMINALS as f64;
-    let bash_rss = {
-        let mut child = Command::new("bash")
-            .args(["--norc", "-c", "sleep 1"])
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(100));
-        let r = rss_kib(child.id());
-        let _ = child.kill();
-        let _ = child.wait();
-        r
-    };
+    let bash_rss = idle_rss_of("bash", &["--norc", "-c", "sleep 1"]);
     row(
         "server memory per idle terminal",
         &format!("{per:.0} KiB"),

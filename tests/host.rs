@@ -34,6 +34,25 @@ async fn connect(h: &HostProc, client_id: &str) -> Client {
     client
 }
 
+/// The next action on `sub` that `wanted` accepts (within 5 s).
+async fn next_action(
+    sub: &mut ahp::SessionSubscription,
+    wanted: impl Fn(&ahp_types::ActionEnvelope) -> bool,
+) -> ahp_types::ActionEnvelope {
+    loop {
+        let Some(SubscriptionEvent::Action(env)) =
+            tokio::time::timeout(Duration::from_secs(5), sub.recv())
+                .await
+                .unwrap()
+        else {
+            continue;
+        };
+        if wanted(&env) {
+            return env;
+        }
+    }
+}
+
 fn terminal_uri(name: &str) -> String {
     format!("ahp-terminal:/term_{name}_{}", std::process::id())
 }
@@ -141,18 +160,10 @@ async fn claims_are_held_and_rejections_carry_a_reason() {
     )
     .await
     .unwrap();
-    let rejected = loop {
-        let Some(SubscriptionEvent::Action(env)) =
-            tokio::time::timeout(Duration::from_secs(5), sub_b.recv())
-                .await
-                .unwrap()
-        else {
-            continue;
-        };
-        if matches!(env.action, StateAction::TerminalClaimed(_)) {
-            break env;
-        }
-    };
+    let rejected = next_action(&mut sub_b, |e| {
+        matches!(e.action, StateAction::TerminalClaimed(_))
+    })
+    .await;
     assert!(rejected.rejection_reason.unwrap().contains("alice"));
     // Alice transfers it; both see the change.
     a.dispatch(
@@ -166,44 +177,28 @@ async fn claims_are_held_and_rejections_carry_a_reason() {
     .await
     .unwrap();
     for sub in [&mut sub_a, &mut sub_b] {
-        loop {
-            let Some(SubscriptionEvent::Action(env)) =
-                tokio::time::timeout(Duration::from_secs(5), sub.recv())
-                    .await
-                    .unwrap()
-            else {
-                continue;
-            };
-            if let StateAction::TerminalClaimed(c) = &env.action {
-                assert!(env.rejection_reason.is_none());
-                assert_eq!(
-                    c.claim,
-                    TerminalClaim::Client(TerminalClientClaim {
-                        client_id: "bob".into()
-                    })
-                );
-                break;
-            }
-        }
+        let env = next_action(sub, |e| matches!(e.action, StateAction::TerminalClaimed(_))).await;
+        assert!(env.rejection_reason.is_none());
+        let StateAction::TerminalClaimed(c) = &env.action else {
+            unreachable!()
+        };
+        assert_eq!(
+            c.claim,
+            TerminalClaim::Client(TerminalClientClaim {
+                client_id: "bob".into()
+            })
+        );
     }
     // Non-dispatchable actions are refused too.
     let (_, mut sub) = a.subscribe(uri.clone()).await.unwrap();
     a.dispatch(uri.clone(), StateAction::TerminalExited(Default::default()))
         .await
         .unwrap();
-    loop {
-        let Some(SubscriptionEvent::Action(env)) =
-            tokio::time::timeout(Duration::from_secs(5), sub.recv())
-                .await
-                .unwrap()
-        else {
-            continue;
-        };
-        if matches!(env.action, StateAction::TerminalExited(_)) {
-            assert!(env.rejection_reason.is_some());
-            break;
-        }
-    }
+    let env = next_action(&mut sub, |e| {
+        matches!(e.action, StateAction::TerminalExited(_))
+    })
+    .await;
+    assert!(env.rejection_reason.is_some());
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -54,6 +54,17 @@ fn env() -> Vec<(&'static str, &'static str)> {
     vec![("PM_TERM_NO_USER_RC", "1")]
 }
 
+/// The last command the terminal detected (its `commands` view).
+async fn last_command(s: &Server, id: &str) -> Value {
+    let c = s.call(read(id, json!({"view": "commands"}))).await;
+    c["result"]["commands"]
+        .as_array()
+        .unwrap()
+        .last()
+        .cloned()
+        .unwrap()
+}
+
 #[tokio::test]
 async fn open_run_and_detect_commands_in_bash_and_zsh() {
     let s = start_with(&env()).await;
@@ -148,13 +159,7 @@ async fn a_prompt_answered_with_raw_input() {
         a["result"]["output"].as_str().unwrap().contains("hi bob"),
         "{a:#}"
     );
-    let c = s.call(read(&id, json!({"view": "commands"}))).await;
-    let last = c["result"]["commands"]
-        .as_array()
-        .unwrap()
-        .last()
-        .cloned()
-        .unwrap();
+    let last = last_command(&s, &id).await;
     assert_eq!(last["complete"], true);
     assert_eq!(last["exit_code"], 0);
     s.stop().await;
@@ -185,13 +190,7 @@ async fn python_repl_round_trips() {
     }
     let r = s.call(keys(&id, &["ctrl-d"])).await;
     assert_eq!(r["success"], true);
-    let c = s.call(read(&id, json!({"view": "commands"}))).await;
-    let last = c["result"]["commands"]
-        .as_array()
-        .unwrap()
-        .last()
-        .cloned()
-        .unwrap();
+    let last = last_command(&s, &id).await;
     assert_eq!(last["command_line"], "python3 -q");
     assert_eq!(last["exit_code"], 0);
     s.stop().await;

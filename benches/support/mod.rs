@@ -85,6 +85,19 @@ pub fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// RSS of `program args…` once it idles (a floor for memory figures).
+pub fn idle_rss_of(program: &str, args: &[&str]) -> u64 {
+    let mut child = std::process::Command::new(program)
+        .args(args)
+        .spawn()
+        .expect("spawn the floor process");
+    std::thread::sleep(Duration::from_millis(100));
+    let r = rss_kib(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    r
+}
+
 pub fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1000.0)
 }
