@@ -223,40 +223,30 @@ async fn sequences_split_across_reads_are_stripped() {
     core.shutdown().await;
 }
 
+/// Raw input that waits for python's prompt.
+fn repl_line(id: &str, data: &str) -> TermRequest {
+    TermRequest::Input(InputArgs {
+        terminal_id: id.to_string(),
+        data: data.into(),
+        wait_for: Some(">>> $".into()),
+        wait_ms: 10_000,
+        claim: None,
+        output: OutputSpec::default(),
+    })
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn raw_input_to_a_python_repl() {
     let core = core();
     let r = ops::execute(&core, open("bash", None), None).await.unwrap();
     let id = r.terminal.unwrap().terminal_id;
-    let r = ops::execute(
-        &core,
-        TermRequest::Input(InputArgs {
-            terminal_id: id.clone(),
-            data: "python3 -q\r".into(),
-            wait_for: Some(">>> $".into()),
-            wait_ms: 10_000,
-            claim: None,
-            output: OutputSpec::default(),
-        }),
-        None,
-    )
-    .await
-    .unwrap();
+    let r = ops::execute(&core, repl_line(&id, "python3 -q\r"), None)
+        .await
+        .unwrap();
     assert!(r.output.unwrap().text.ends_with(">>> "));
-    let r = ops::execute(
-        &core,
-        TermRequest::Input(InputArgs {
-            terminal_id: id.clone(),
-            data: "print(6*7)\r".into(),
-            wait_for: Some(">>> $".into()),
-            wait_ms: 10_000,
-            claim: None,
-            output: OutputSpec::default(),
-        }),
-        None,
-    )
-    .await
-    .unwrap();
+    let r = ops::execute(&core, repl_line(&id, "print(6*7)\r"), None)
+        .await
+        .unwrap();
     assert!(r.output.unwrap().text.contains("42\n"));
     core.shutdown().await;
 }
