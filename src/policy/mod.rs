@@ -5,10 +5,12 @@
 //! The operator configures the policy (a JSON file and/or environment variables); nothing
 //! an agent sends can change it.
 
+mod inline;
 pub mod lex;
 pub mod rules;
 pub mod strict;
 pub mod unwrap;
+pub(crate) mod walk;
 
 use std::path::Path;
 
@@ -86,6 +88,9 @@ pub fn safety_hint(rule: &str) -> &'static str {
         "kill_all" => "Killing every process is never run. Kill the specific process id instead.",
         "windows_remove_root" => {
             "Never remove a drive root recursively. Name the exact directory to remove."
+        }
+        "too_complex" => {
+            "The command nests shells, evals or substitutions too deeply to be judged before it runs. Split it into simpler commands."
         }
         "operator_blocked" => {
             "The operator of this server blocks this command. Ask them if it is needed."
@@ -255,7 +260,22 @@ impl Policy {
         if let Some(script) = rules::powershell_script(line) {
             findings.extend(rules::check_windows(&script));
         }
-        let (commands, mut errors, powershell) = unwrap::all_commands(line, 0);
+        let walk::Found {
+            runs: commands,
+            mut errors,
+            powershell,
+            opaque,
+            computed,
+            too_complex,
+        } = walk::all_commands(line);
+        if let Some(why) = too_complex.first() {
+            findings.push(Finding {
+                severity: Severity::Block,
+                rule: "too_complex",
+                message: format!("the command line cannot be judged: {why}"),
+                command: line.chars().take(200).collect(),
+            });
+        }
         if rules::looks_like_powershell(line) {
             // PowerShell syntax (backslash paths) is not a POSIX parsing problem.
             errors.clear();
@@ -263,7 +283,7 @@ impl Policy {
         for p in &powershell {
             findings.extend(rules::check_windows(p));
         }
-        for (argv, simple) in &commands {
+        for (argv, redirects) in &commands {
             if self.allowed.iter().any(|p| matches_pattern(argv, p)) {
                 continue;
             }
@@ -284,10 +304,27 @@ impl Policy {
                     command: shell_words::join(argv),
                 });
             }
-            findings.extend(rules::check_argv(argv, &simple.redirects, cwd));
+            findings.extend(rules::check_argv(argv, redirects, cwd));
         }
         if let Some(f) = rules::check_download_execute(line) {
             findings.push(f);
+        }
+        for (what, command) in opaque {
+            findings.push(Finding {
+                severity: Severity::Warn,
+                rule: "opaque_script",
+                message: format!("{what}: its code cannot be inspected before it runs"),
+                command,
+            });
+        }
+        for command in computed {
+            findings.push(Finding {
+                severity: Severity::Warn,
+                rule: "computed_command",
+                message: "the program to run is computed at run time and cannot be judged first"
+                    .into(),
+                command,
+            });
         }
         if !errors.is_empty() {
             findings.push(Finding {
@@ -300,16 +337,8 @@ impl Policy {
                 command: line.chars().take(200).collect(),
             });
         }
-        let mut seen: Vec<(&'static str, String)> = Vec::new();
-        findings.retain(|f| {
-            let key = (f.rule, f.command.clone());
-            if seen.contains(&key) {
-                false
-            } else {
-                seen.push(key);
-                true
-            }
-        });
+        let mut seen: std::collections::HashSet<(&'static str, String)> = Default::default();
+        findings.retain(|f| seen.insert((f.rule, f.command.clone())));
         let authorization = if findings.iter().any(|f| f.severity == Severity::Block) {
             Authorization::Blocked
         } else if findings.is_empty() {

@@ -1,8 +1,18 @@
 //! Looking through wrappers to the commands they run: `sudo`, `doas`, `env`, `nice`,
-//! `nohup`, `timeout`, `time`, `stdbuf`, `ionice`, `xargs`, `command`, `exec`, `watch`,
-//! `flock`, shells with `-c`, `find -exec`, PowerShell `-Command`.
+//! `nohup`, `timeout`, `time`, `stdbuf`, `ionice`, `xargs`, `command`, `exec`, `eval`,
+//! `watch`, `flock`, `chroot`, `setsid`, `busybox`, `ssh`, shells with `-c` or a script on
+//! their input, `find -exec`, interpreters' inline code, PowerShell `-Command`.
 
-use super::lex::{self, Simple};
+use std::cell::Cell;
+
+use super::inline;
+use super::lex::Simple;
+
+/// Most commands unwrapped inside one command line beyond its own (find -exec per starting
+/// point, xargs per input line, nested shells): nesting multiplies them, so without a cap a
+/// few hundred bytes could take minutes and gigabytes to judge. Beyond it the line is
+/// judged unparseable.
+pub const MAX_NESTED: usize = 2048;
 
 /// Deepest wrapper nesting followed (sudo env nice sh -c ...).
 const MAX_UNWRAP: usize = 16;
@@ -18,6 +28,34 @@ pub struct Effective {
     pub powershell: Vec<String>,
     /// The command ran through a privilege wrapper.
     pub privileged: bool,
+    /// A shell or interpreter reads code from a pipe whose text cannot be seen.
+    pub opaque_script: Option<String>,
+    /// The nesting budget ran out: some nested commands were not judged.
+    pub exhausted: bool,
+}
+
+/// What a command's standard input holds, as far as the line shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stdin {
+    /// Not fed by the line (the terminal, or a file).
+    None,
+    /// Text the line itself writes: a heredoc, a here-string, `echo …|`.
+    Literal(String),
+    /// The output of an earlier command in a pipe.
+    Pipe,
+}
+
+impl Effective {
+    fn absorb(&mut self, sub: Effective) {
+        self.argvs.extend(sub.argvs);
+        self.shell_lines.extend(sub.shell_lines);
+        self.powershell.extend(sub.powershell);
+        self.privileged |= sub.privileged;
+        if self.opaque_script.is_none() {
+            self.opaque_script = sub.opaque_script;
+        }
+        self.exhausted |= sub.exhausted;
+    }
 }
 
 pub fn basename(word: &str) -> String {
@@ -27,11 +65,156 @@ pub fn basename(word: &str) -> String {
         .to_ascii_lowercase()
 }
 
-fn is_shell(name: &str) -> bool {
+pub fn is_shell(name: &str) -> bool {
     matches!(
         name,
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "fish" | "busybox"
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "fish" | "yash" | "posh"
     )
+}
+
+/// Nested argv (find -exec, xargs with its input, ssh's remote command) unwrapped in turn.
+fn nested(eff: &mut Effective, argv: Vec<String>, stdin: &Stdin, budget: &Cell<usize>) {
+    if argv.is_empty() {
+        return;
+    }
+    if budget.get() == 0 {
+        eff.exhausted = true;
+        return;
+    }
+    budget.set(budget.get() - 1);
+    let inner = Simple {
+        argv,
+        ..Simple::default()
+    };
+    eff.absorb(unwrap_budgeted(&inner, stdin, budget));
+}
+
+/// `{}` in find's command replaced by each starting point, so `find / -exec rm -rf {} +`
+/// is judged as `rm -rf /`.
+fn find_exec(eff: &mut Effective, rest: &[String], budget: &Cell<usize>) {
+    let mut starts: Vec<&String> = rest
+        .iter()
+        .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
+        .collect();
+    let dot = ".".to_string();
+    if starts.is_empty() {
+        starts.push(&dot);
+    }
+    let mut i = 0;
+    while i < rest.len() {
+        if matches!(rest[i].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            let start = i + 1;
+            let mut end = start;
+            while end < rest.len() && rest[end] != ";" && rest[end] != "+" {
+                end += 1;
+            }
+            for root in &starts {
+                if budget.get() == 0 {
+                    eff.exhausted = true;
+                    break;
+                }
+                let argv = rest[start..end]
+                    .iter()
+                    .map(|w| w.replace("{}", root))
+                    .collect();
+                nested(eff, argv, &Stdin::None, budget);
+            }
+            i = end;
+        }
+        i += 1;
+    }
+}
+
+/// `xargs CMD` with literal input: CMD with the input's words appended (or put in place
+/// of `-I`'s replace string).
+fn xargs(eff: &mut Effective, rest: &[String], stdin: &Stdin, budget: &Cell<usize>) -> Vec<String> {
+    let replace = rest.iter().enumerate().find_map(|(i, a)| match a.as_str() {
+        "-I" => rest.get(i + 1).cloned(),
+        "-i" | "--replace" => Some("{}".to_string()),
+        _ => a
+            .strip_prefix("--replace=")
+            .or_else(|| a.strip_prefix("-I"))
+            .or_else(|| a.strip_prefix("-i"))
+            .map(str::to_string),
+    });
+    let cmd = skip_options(
+        rest,
+        &[
+            "-d",
+            "-I",
+            "-L",
+            "-n",
+            "-P",
+            "-a",
+            "-E",
+            "-s",
+            "--delimiter",
+            "--max-args",
+            "--max-procs",
+            "--arg-file",
+            "--eof",
+            "--max-chars",
+        ],
+    );
+    let cmd = if cmd.is_empty() {
+        vec!["echo".to_string()]
+    } else {
+        cmd.to_vec()
+    };
+    let Stdin::Literal(text) = stdin else {
+        return cmd;
+    };
+    match replace {
+        Some(r) => {
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                if budget.get() == 0 {
+                    eff.exhausted = true;
+                    break;
+                }
+                let argv = cmd.iter().map(|w| w.replace(&r, line.trim())).collect();
+                nested(eff, argv, &Stdin::None, budget);
+            }
+            Vec::new()
+        }
+        None => {
+            let mut argv = cmd;
+            argv.extend(
+                shell_words::split(text)
+                    .unwrap_or_else(|_| text.split_whitespace().map(str::to_string).collect()),
+            );
+            argv
+        }
+    }
+}
+
+/// A shell's script: `-c LINE`, else its input when it names no script file.
+fn shell_script(eff: &mut Effective, name: &str, rest: &[String], stdin: &Stdin) {
+    let mut i = 0;
+    while i < rest.len() {
+        let a = &rest[i];
+        if a.starts_with('-') && !a.starts_with("--") && a.contains('c') {
+            if let Some(l) = rest.get(i + 1) {
+                eff.shell_lines.push(l.clone());
+            }
+            return;
+        }
+        if a == "-o" || a == "-O" || a == "+O" || a == "+o" {
+            i += 2;
+            continue;
+        }
+        if !a.starts_with('-') && !a.starts_with('+') {
+            // A script file: its text is not on the line.
+            return;
+        }
+        i += 1;
+    }
+    match stdin {
+        Stdin::Literal(text) => eff.shell_lines.push(text.clone()),
+        Stdin::Pipe => {
+            eff.opaque_script = Some(format!("{name} runs a script read from a pipe"));
+        }
+        Stdin::None => {}
+    }
 }
 
 /// Skip options; `with_value` lists options that take the next word as their value.
@@ -51,7 +234,23 @@ fn skip_options<'a>(args: &'a [String], with_value: &[&str]) -> &'a [String] {
     &args[i.min(args.len())..]
 }
 
+/// What a command runs, its input taken from its own heredoc or here-string.
 pub fn unwrap(simple: &Simple) -> Effective {
+    let stdin = if simple.input.is_empty() {
+        Stdin::None
+    } else {
+        Stdin::Literal(simple.input.clone())
+    };
+    unwrap_with(simple, &stdin)
+}
+
+/// What a command runs, given what its standard input holds.
+pub fn unwrap_with(simple: &Simple, stdin: &Stdin) -> Effective {
+    unwrap_budgeted(simple, stdin, &Cell::new(MAX_NESTED))
+}
+
+/// As `unwrap_with`, sharing a nesting budget with the rest of the line.
+pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> Effective {
     let mut eff = Effective::default();
     let mut argv: Vec<String> = simple.argv.clone();
     for _ in 0..MAX_UNWRAP {
@@ -109,8 +308,57 @@ pub fn unwrap(simple: &Simple) -> Effective {
                 r.to_vec()
             }
             "nice" => skip_options(rest, &["-n", "--adjustment"]).to_vec(),
-            "nohup" | "time" | "builtin" | "unbuffer" | "catchsegv" => {
-                skip_options(rest, &["-o", "-f"]).to_vec()
+            "nohup" | "time" | "builtin" | "unbuffer" | "catchsegv" | "setsid" | "noglob"
+            | "nocorrect" | "busybox" => skip_options(rest, &["-o", "-f"]).to_vec(),
+            "strace" | "ltrace" | "proxychains" | "proxychains4" | "torsocks" => skip_options(
+                rest,
+                &[
+                    "-o", "-e", "-p", "-s", "-E", "-u", "-a", "-b", "-P", "-S", "-X",
+                ],
+            )
+            .to_vec(),
+            "chroot" => {
+                let r = skip_options(rest, &["--userspec", "--groups"]);
+                r.get(1..).unwrap_or(&[]).to_vec()
+            }
+            "runuser" => {
+                eff.privileged = true;
+                if let Some(p) = rest.iter().position(|a| a == "-c" || a == "--command") {
+                    if let Some(line) = rest.get(p + 1) {
+                        eff.shell_lines.push(line.clone());
+                    }
+                    Vec::new()
+                } else {
+                    skip_options(rest, &["-u", "-g", "-G", "--user", "--group"]).to_vec()
+                }
+            }
+            "eval" => {
+                if !rest.is_empty() {
+                    eff.shell_lines.push(rest.join(" "));
+                }
+                Vec::new()
+            }
+            "script" => {
+                if let Some(p) = rest.iter().position(|a| a == "-c" || a == "--command") {
+                    if let Some(line) = rest.get(p + 1) {
+                        eff.shell_lines.push(line.clone());
+                    }
+                }
+                Vec::new()
+            }
+            "ssh" => {
+                // ssh [options] HOST [command…]: the command runs in the remote shell.
+                let r = skip_options(
+                    rest,
+                    &[
+                        "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m",
+                        "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w", "-B",
+                    ],
+                );
+                if r.len() > 1 {
+                    eff.shell_lines.push(r[1..].join(" "));
+                }
+                Vec::new()
             }
             "command" => {
                 if rest.first().is_some_and(|a| a == "-v" || a == "-V") {
@@ -146,27 +394,7 @@ pub fn unwrap(simple: &Simple) -> Effective {
                     _ => r.get(1..).unwrap_or(&[]).to_vec(),
                 }
             }
-            "xargs" => skip_options(
-                rest,
-                &[
-                    "-d",
-                    "-I",
-                    "-L",
-                    "-n",
-                    "-P",
-                    "-a",
-                    "-E",
-                    "-s",
-                    "--delimiter",
-                    "--max-args",
-                    "--max-procs",
-                    "--arg-file",
-                    "--eof",
-                    "--max-chars",
-                    "-i",
-                ],
-            )
-            .to_vec(),
+            "xargs" => xargs(&mut eff, rest, stdin, budget),
             "watch" => {
                 let r = skip_options(rest, &["-n", "--interval", "-q", "--equexit"]);
                 if !r.is_empty() {
@@ -175,48 +403,21 @@ pub fn unwrap(simple: &Simple) -> Effective {
                 Vec::new()
             }
             "find" => {
-                let mut i = 0;
-                while i < rest.len() {
-                    if matches!(rest[i].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
-                        let start = i + 1;
-                        let mut end = start;
-                        while end < rest.len() && rest[end] != ";" && rest[end] != "+" {
-                            end += 1;
-                        }
-                        if start < end {
-                            let inner = Simple {
-                                argv: rest[start..end].to_vec(),
-                                ..Simple::default()
-                            };
-                            let sub = unwrap(&inner);
-                            eff.argvs.extend(sub.argvs);
-                            eff.shell_lines.extend(sub.shell_lines);
-                            eff.powershell.extend(sub.powershell);
-                            eff.privileged |= sub.privileged;
-                        }
-                        i = end;
-                    }
-                    i += 1;
-                }
+                find_exec(&mut eff, rest, budget);
                 Vec::new()
             }
             n if is_shell(n) => {
-                // sh -c 'line' (also combined flags such as -lc, -ec, -xc)
-                let mut i = 0;
-                let mut line = None;
-                while i < rest.len() {
-                    let a = &rest[i];
-                    if a.starts_with('-') && !a.starts_with("--") && a.contains('c') {
-                        line = rest.get(i + 1).cloned();
-                        break;
-                    }
-                    if !a.starts_with('-') {
-                        break;
-                    }
-                    i += 1;
+                shell_script(&mut eff, n, rest, stdin);
+                Vec::new()
+            }
+            n if inline::is_interpreter(n) => {
+                let found = inline::scan(n, rest, stdin);
+                if let Some(what) = found.opaque {
+                    eff.opaque_script = Some(what);
                 }
-                if let Some(l) = line {
-                    eff.shell_lines.push(l);
+                eff.shell_lines.extend(found.shell_lines);
+                for argv in found.argvs {
+                    nested(&mut eff, argv, &Stdin::None, budget);
                 }
                 Vec::new()
             }
@@ -246,92 +447,4 @@ pub fn unwrap(simple: &Simple) -> Effective {
         argv = next;
     }
     eff
-}
-
-/// One argv a line will run, with the simple command it came from.
-pub type Run = (Vec<String>, Simple);
-
-/// Every argv a command line will run, wrappers and nested shells included;
-/// also the parse errors met and the PowerShell scripts found on the way.
-pub fn all_commands(line: &str, depth: usize) -> (Vec<Run>, Vec<String>, Vec<String>) {
-    let mut out = Vec::new();
-    let mut errors = Vec::new();
-    let mut powershell = Vec::new();
-    if depth > MAX_UNWRAP {
-        errors.push("shell commands nested too deeply".into());
-        return (out, errors, powershell);
-    }
-    let parsed = lex::parse(line);
-    errors.extend(parsed.errors);
-    fn visit(
-        c: &Simple,
-        depth: usize,
-        out: &mut Vec<Run>,
-        errors: &mut Vec<String>,
-        powershell: &mut Vec<String>,
-    ) {
-        let eff = unwrap(c);
-        for argv in &eff.argvs {
-            out.push((argv.clone(), c.clone()));
-        }
-        powershell.extend(eff.powershell);
-        for l in eff.shell_lines {
-            let (o, e, p) = all_commands(&l, depth + 1);
-            out.extend(o);
-            errors.extend(e);
-            powershell.extend(p);
-        }
-        for s in &c.substitutions {
-            visit(s, depth + 1, out, errors, powershell);
-        }
-    }
-    for c in &parsed.commands {
-        visit(c, depth, &mut out, &mut errors, &mut powershell);
-    }
-    (out, errors, powershell)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn runs(line: &str) -> Vec<Vec<String>> {
-        all_commands(line, 0)
-            .0
-            .into_iter()
-            .map(|(a, _)| a)
-            .collect()
-    }
-
-    fn has(line: &str, argv: &[&str]) -> bool {
-        runs(line)
-            .iter()
-            .any(|a| a == &argv.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-    }
-
-    #[test]
-    fn wrappers_are_seen_through() {
-        assert!(has(
-            "sudo -u root env FOO=1 nice -n 5 nohup rm -rf /",
-            &["rm", "-rf", "/"]
-        ));
-        assert!(has(
-            "timeout -s KILL 10 dd if=/dev/zero of=/dev/sda",
-            &["dd", "if=/dev/zero", "of=/dev/sda"]
-        ));
-        assert!(has("bash -lc 'cd / && rm -rf *'", &["rm", "-rf", "*"]));
-        assert!(has(
-            "find . -name x -exec rm -rf {} \\;",
-            &["rm", "-rf", "{}"]
-        ));
-        assert!(has("xargs -0 -n 1 rm -rf", &["rm", "-rf"]));
-        assert!(has("command rm -rf /", &["rm", "-rf", "/"]));
-        assert!(has("exec shutdown now", &["shutdown", "now"]));
-        assert!(has("env -S 'rm -rf /'", &["rm", "-rf", "/"]));
-        assert!(has(
-            "sh -c \"sh -c 'mkfs.ext4 /dev/sdb'\"",
-            &["mkfs.ext4", "/dev/sdb"]
-        ));
-        assert!(!has("command -v rm", &["rm"]));
-    }
 }

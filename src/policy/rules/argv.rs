@@ -15,6 +15,13 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
                 format!("writes onto the disk device {r}"),
                 argv,
             ));
+        } else if is_system_file(&normalize(r, cwd)) {
+            out.push(finding(
+                Warn,
+                "system_file_write",
+                format!("overwrites the system file {r}"),
+                argv,
+            ));
         }
     }
     let Some(first) = argv.first() else {
@@ -91,7 +98,8 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
                 || (matches!(name.as_str(), "sgdisk" | "sfdisk") && has_short(&flags, &['Z', 'o']))
                 || flags
                     .iter()
-                    .any(|f| f.contains("zap") || f.contains("delete"));
+                    .any(|f| f.contains("zap") || f.contains("delete"))
+                || (name == "parted" && targets.iter().any(|t| matches!(*t, "mklabel" | "rm")));
             if !devices.is_empty() && destructive_tool {
                 out.push(finding(
                     Block,
@@ -116,6 +124,13 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
                     Block,
                     "device_write",
                     format!("{name} writes onto a disk device"),
+                    argv,
+                ));
+            } else if name != "cat" && writes_system_file(&name, &targets, cwd) {
+                out.push(finding(
+                    Warn,
+                    "system_file_write",
+                    format!("{name} writes into a system directory"),
                     argv,
                 ));
             }
@@ -193,6 +208,14 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
         "kill" if args.iter().skip(1).any(|a| a == "-1") => {
             out.push(finding(Block, "kill_all", "kills every process", argv));
         }
+        "kill" if kills_init(args) => {
+            out.push(finding(
+                Block,
+                "kill_all",
+                "kills init (pid 1): the machine or container goes down",
+                argv,
+            ));
+        }
         "killall5" => out.push(finding(Block, "kill_all", "kills every process", argv)),
         "find" if args.iter().any(|a| a == "-delete") => {
             let roots: Vec<String> = args
@@ -227,10 +250,100 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
         }
         _ => {}
     }
+    if let Some(what) = admin_destructive(&name, &targets, &flags) {
+        out.push(finding(Warn, "destructive_admin", what, argv));
+    }
     if let Some(f) = package_install(&name, args) {
         out.push(finding(Warn, "package_install", f, argv));
     }
     out
+}
+
+/// `kill [-SIG] 1`: pid 1 among the targets (not the value of `-s`/`-n`).
+fn kills_init(args: &[String]) -> bool {
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "-s" | "-n" | "--signal" => i += 2,
+            "1" => return true,
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+/// Files under system configuration and boot directories (`/etc/passwd`, `/boot/...`).
+fn is_system_file(path: &str) -> bool {
+    const SYSTEM_FILE_DIRS: &[&str] = &[
+        "/etc/",
+        "/boot/",
+        "/bin/",
+        "/sbin/",
+        "/lib/",
+        "/lib64/",
+        "/usr/bin/",
+        "/usr/sbin/",
+        "/usr/lib/",
+    ];
+    SYSTEM_FILE_DIRS.iter().any(|d| path.starts_with(d))
+}
+
+fn writes_system_file(name: &str, targets: &[&str], cwd: Option<&str>) -> bool {
+    let written: Vec<&&str> = match name {
+        "cp" | "mv" | "ln" => targets
+            .last()
+            .into_iter()
+            .skip_while(|_| targets.len() < 2)
+            .collect(),
+        "tee" | "truncate" => targets.iter().collect(),
+        _ => Vec::new(),
+    };
+    written.iter().any(|t| is_system_file(&normalize(t, cwd)))
+}
+
+/// Operations that destroy infrastructure, data or access, by tool.
+fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option<String> {
+    let first = targets.first().copied().unwrap_or("");
+    let second = targets.get(1).copied().unwrap_or("");
+    let what = match name {
+        "terraform" | "tofu" | "pulumi" if first == "destroy" => "destroys managed infrastructure",
+        "kubectl" | "oc" if first == "delete" => "deletes cluster resources",
+        "helm" if matches!(first, "uninstall" | "delete") => "uninstalls a release",
+        "docker" | "podman" if first == "system" && second == "prune" => {
+            "deletes containers, images and volumes"
+        }
+        "docker" | "podman"
+            if matches!(first, "volume" | "image" | "container") && second == "prune" =>
+        {
+            "deletes unused containers, images or volumes"
+        }
+        "crontab" if has_short(flags, &['r']) => "deletes the user's crontab",
+        "iptables" | "ip6tables" | "nft"
+            if has_short(flags, &['F', 'X']) || flags.contains(&"--flush") || first == "flush" =>
+        {
+            "flushes firewall rules"
+        }
+        "userdel" | "deluser" | "groupdel" => "deletes users or groups",
+        "dropdb" => "drops a database",
+        "redis-cli"
+            if targets.iter().any(|t| {
+                t.eq_ignore_ascii_case("flushall") || t.eq_ignore_ascii_case("flushdb")
+            }) =>
+        {
+            "deletes every key"
+        }
+        "aws"
+            if first == "s3" && matches!(second, "rm" | "rb") && flags.contains(&"--recursive")
+                || (first == "s3" && second == "rb" && flags.contains(&"--force")) =>
+        {
+            "deletes S3 objects recursively"
+        }
+        "gsutil" if first == "rm" && has_short(flags, &['r']) => {
+            "deletes storage objects recursively"
+        }
+        _ => return None,
+    };
+    Some(what.to_string())
 }
 
 fn git(argv: &[String], out: &mut Vec<Finding>) {
@@ -290,6 +403,41 @@ fn git(argv: &[String], out: &mut Vec<Finding>) {
                 argv,
             ));
         }
+        // `git checkout -- .`, `git checkout .`, `git restore .`: uncommitted edits dropped.
+        "checkout" | "restore"
+            if (sub == "restore" && !flags.contains(&"--staged") && !targets.is_empty())
+                || (sub == "checkout"
+                    && (rest.iter().any(|a| a == "--") || targets.contains(&"."))
+                    && !targets.is_empty())
+                || flags.contains(&"-f")
+                || flags.contains(&"--force") =>
+        {
+            out.push(finding(
+                Warn,
+                "git_discard",
+                "discards uncommitted changes",
+                argv,
+            ));
+        }
+        "branch"
+            if flags.contains(&"-D")
+                || (flags.contains(&"--delete") && flags.contains(&"--force")) =>
+        {
+            out.push(finding(
+                Warn,
+                "git_branch_delete",
+                "deletes a branch even if it is not merged",
+                argv,
+            ));
+        }
+        "stash" if matches!(targets.first().copied(), Some("drop" | "clear")) => {
+            out.push(finding(
+                Warn,
+                "git_stash_drop",
+                "deletes stashed changes",
+                argv,
+            ));
+        }
         _ => {}
     }
 }
@@ -341,11 +489,14 @@ fn package_install(name: &str, args: &[String]) -> Option<String> {
         "python" | "python3" => args.windows(3).any(|w| {
             w[0] == "-m" && w[1] == "pip" && matches!(w[2].as_str(), "install" | "uninstall")
         }),
-        "npm" | "pnpm" => {
+        // Named packages (new code from the registry, with install scripts) or global ones;
+        // a bare `npm install` / `npm ci` restores the project's locked dependencies.
+        "npm" | "pnpm" | "bun" => {
             matches!(first, "install" | "i" | "add" | "uninstall" | "remove")
-                && (flag("-g") || flag("--global"))
+                && (flag("-g") || flag("--global") || words.len() > 1)
         }
-        "yarn" => first == "global",
+        "yarn" => first == "global" || first == "add",
+        "uv" | "poetry" | "pdm" => matches!(first, "add" | "remove"),
         "gem" | "cargo" | "go" | "conda" | "mamba" | "choco" | "winget" | "scoop" | "nix-env" => {
             matches!(first, "install" | "uninstall") || (name == "nix-env" && flag("-i"))
         }

@@ -1,13 +1,18 @@
 //! Patterns that span commands: fork bombs (a function piping itself into itself in the
 //! background) and download-and-execute (a downloader feeding an interpreter).
 
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 use regex::Regex;
 
 use super::*;
 use crate::policy::lex::{self, Simple};
-use crate::policy::unwrap::{basename, unwrap};
+use crate::policy::unwrap::{MAX_NESTED, basename, unwrap};
+use crate::policy::walk::NESTED_TEXT_UNIT;
+
+/// Deepest nesting of shells inside shells followed (as the other rules do).
+const MAX_SHELL_NESTING: usize = 16;
 
 const DOWNLOADERS: &[&str] = &[
     "curl",
@@ -128,18 +133,35 @@ fn interprets(c: &Simple) -> bool {
 
 /// `curl … | sh`, `sh -c "$(curl …)"`, `bash <(wget …)`, `eval "$(curl …)"`.
 pub fn check_download_execute(line: &str) -> Option<Finding> {
+    download_execute_at(line, 0, &Cell::new(MAX_NESTED))
+}
+
+fn download_execute_at(line: &str, depth: usize, budget: &Cell<usize>) -> Option<Finding> {
+    if depth > MAX_SHELL_NESTING {
+        return None;
+    }
+    if depth > 0 {
+        let cost = 1 + line.len() / NESTED_TEXT_UNIT;
+        if budget.get() < cost {
+            budget.set(0);
+            return None;
+        }
+        budget.set(budget.get() - cost);
+    }
     let parsed = lex::parse(line);
     let cmds = &parsed.commands;
     for (i, c) in cmds.iter().enumerate() {
         for inner in unwrap(c).shell_lines {
-            if let Some(f) = check_download_execute(&inner) {
+            if let Some(f) = download_execute_at(&inner, depth + 1, budget) {
                 return Some(f);
             }
         }
+        // A pipeline's commands are consecutive.
         let piped = downloads(c)
             && cmds[i + 1..]
                 .iter()
-                .any(|d| d.pipeline == c.pipeline && interprets(d));
+                .take_while(|d| d.pipeline == c.pipeline)
+                .any(interprets);
         let substituted = interprets(c) && c.substitutions.iter().any(downloads);
         if piped || substituted {
             return Some(finding(

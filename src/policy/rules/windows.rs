@@ -34,8 +34,33 @@ fn windows_words(stmt: &str) -> Vec<String> {
     words
 }
 
+/// Windows directories whose recursive deletion breaks the machine (lower-case).
+const WINDOWS_SYSTEM_DIRS: &[&str] = &[
+    "windows",
+    "windows\\system32",
+    "program files",
+    "program files (x86)",
+    "programdata",
+    "users",
+];
+
+/// A drive root, the Windows system directories on a drive, or the user profile.
 fn is_drive_root(w: &str) -> bool {
     let w = w.trim_end_matches('*');
+    let b = w.as_bytes();
+    if b.len() > 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/')
+    {
+        let dir = w[3..].trim_end_matches(['\\', '/']).replace('/', "\\");
+        if WINDOWS_SYSTEM_DIRS.contains(&dir.as_str()) {
+            return true;
+        }
+    }
+    if matches!(
+        w.trim_end_matches(['\\', '/']),
+        "$env:programfiles" | "$env:programdata" | "${env:programfiles(x86)}" | "$env:appdata"
+    ) {
+        return true;
+    }
     let b = w.as_bytes();
     (b.len() >= 2
         && b[0].is_ascii_alphabetic()

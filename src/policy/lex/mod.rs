@@ -21,6 +21,11 @@ pub struct Simple {
     pub substitutions: Vec<Simple>,
     /// Index of the pipeline this command belongs to.
     pub pipeline: usize,
+    /// Text fed to its standard input by a heredoc or here-string (`bash <<EOF`,
+    /// `sh <<< 'line'`): a script when the command is a shell.
+    pub input: String,
+    /// `NAME=value` words before the command (the whole command when it has no argv).
+    pub assignments: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -30,6 +35,8 @@ pub struct Parsed {
     pub errors: Vec<String>,
     /// Operators, redirections, substitutions or subshells appeared.
     pub compound: bool,
+    /// Substitutions nested deeper than are followed (what is inside was not seen).
+    pub too_deep: bool,
 }
 
 struct Lexer<'a> {
@@ -40,7 +47,8 @@ struct Lexer<'a> {
     cur: String,
     subs: Vec<Simple>,
     pipeline: usize,
-    heredocs: Vec<(String, bool)>,
+    /// Pending heredocs: delimiter, `<<-` tab stripping, index of the command they feed.
+    heredocs: Vec<(String, bool, Option<usize>)>,
 }
 
 pub fn parse(line: &str) -> Parsed {
@@ -60,7 +68,7 @@ fn parse_at(chars: &[char], depth: usize) -> Parsed {
         heredocs: Vec::new(),
     };
     if depth > MAX_DEPTH {
-        lx.out.errors.push("substitutions nested too deeply".into());
+        lx.out.too_deep = true;
         return lx.out;
     }
     lx.run();
@@ -266,6 +274,7 @@ impl Lexer<'_> {
             Some(inner) => {
                 let p = parse_at(&inner, self.depth + 1);
                 self.out.errors.extend(p.errors);
+                self.out.too_deep |= p.too_deep;
                 self.subs.extend(p.commands);
                 self.cur.push_str(COMPUTED);
             }
@@ -296,6 +305,7 @@ impl Lexer<'_> {
         self.i += 1;
         let p = parse_at(&inner, self.depth + 1);
         self.out.errors.extend(p.errors);
+        self.out.too_deep |= p.too_deep;
         self.subs.extend(p.commands);
         self.cur.push_str(COMPUTED);
     }
@@ -306,6 +316,7 @@ impl Lexer<'_> {
             Some(inner) => {
                 let p = parse_at(&inner, self.depth + 1);
                 self.out.errors.extend(p.errors);
+                self.out.too_deep |= p.too_deep;
                 for mut c in p.commands {
                     c.pipeline = self.pipeline;
                     self.out.commands.push(c);
@@ -348,7 +359,8 @@ impl Lexer<'_> {
                 break;
             }
         }
-        if op.ends_with("<<") || op.ends_with("<<-") {
+        let bare = op.trim_start_matches(|c: char| c.is_ascii_digit());
+        if bare == "<<" || bare == "<<-" {
             self.heredoc_delimiter(op.ends_with('-'));
         }
         self.cur.push(' ');
@@ -371,13 +383,15 @@ impl Lexer<'_> {
             self.i += 1;
         }
         if !word.is_empty() {
-            self.heredocs.push((word, strip_tabs));
+            self.heredocs.push((word, strip_tabs, None));
         }
     }
 
-    /// Heredoc bodies are data: skip their lines up to each delimiter.
+    /// Heredoc bodies are not commands: take their lines up to each delimiter as the input
+    /// of the command they feed.
     fn skip_heredocs(&mut self) {
-        for (delim, strip) in std::mem::take(&mut self.heredocs) {
+        for (delim, strip, fed) in std::mem::take(&mut self.heredocs) {
+            let mut body = String::new();
             loop {
                 if self.i >= self.s.len() {
                     return;
@@ -396,6 +410,11 @@ impl Lexer<'_> {
                 if line == delim {
                     break;
                 }
+                body.push_str(&line);
+                body.push('\n');
+            }
+            if let Some(c) = fed.and_then(|i| self.out.commands.get_mut(i)) {
+                c.input.push_str(&body);
             }
         }
     }
@@ -407,11 +426,12 @@ impl Lexer<'_> {
             self.out.compound = true;
         }
         if !text.trim().is_empty() || !subs.is_empty() {
+            // Pipelines are numbered in order, so only the last command can share this one.
             if self
                 .out
                 .commands
-                .iter()
-                .any(|c| c.pipeline == self.pipeline)
+                .last()
+                .is_some_and(|c| c.pipeline == self.pipeline)
                 || !ends_pipeline
             {
                 self.out.compound = true;
@@ -424,8 +444,14 @@ impl Lexer<'_> {
                     if !simple.argv.is_empty()
                         || !simple.substitutions.is_empty()
                         || !simple.redirects.is_empty()
+                        || !simple.assignments.is_empty()
+                        || !simple.input.is_empty()
                     {
                         self.out.commands.push(simple);
+                        let fed = self.out.commands.len() - 1;
+                        for h in self.heredocs.iter_mut().filter(|h| h.2.is_none()) {
+                            h.2 = Some(fed);
+                        }
                     }
                 }
                 Err(e) => self
@@ -448,31 +474,87 @@ fn is_redirect_op(w: &str) -> bool {
     )
 }
 
-/// Words of one simple command: leading assignments dropped, `{`/`}` group words dropped,
-/// redirections taken out with their targets.
+/// Shell words that open or continue a compound command: the command follows them.
+const LEADING_KEYWORDS: &[&str] = &[
+    "if", "then", "else", "elif", "do", "while", "until", "!", "{", "(",
+];
+/// Shell words that close a compound command (nothing runs).
+const CLOSING_KEYWORDS: &[&str] = &["fi", "done", "esac", "}", ")"];
+/// Loop headers whose own words run nothing (`for x in …; do`).
+const LOOP_HEADERS: &[&str] = &["for", "select"];
+
+fn assignment(w: &str) -> Option<(String, String)> {
+    let (k, v) = w.split_once('=')?;
+    let k = k.strip_suffix('+').unwrap_or(k);
+    let valid = !k.is_empty()
+        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !k.starts_with(|c: char| c.is_ascii_digit());
+    valid.then(|| (k.to_string(), v.to_string()))
+}
+
+/// Words of one simple command: shell keywords, function headers (`f()`, `function f`) and
+/// leading assignments taken off, `{`/`}` group words dropped, redirections taken out with
+/// their targets, here-strings kept as the command's input.
 fn words_to_simple(words: Vec<String>) -> Simple {
     let mut s = Simple::default();
+    if words
+        .first()
+        .is_some_and(|w| LOOP_HEADERS.contains(&w.as_str()))
+    {
+        return s;
+    }
     let mut it = words.into_iter().peekable();
-    let mut in_assignments = true;
+    // `case WORD in PATTERN) cmd`: the command starts after the pattern.
+    if it.peek().is_some_and(|w| w == "case") {
+        for w in it.by_ref() {
+            if w == "in" {
+                break;
+            }
+        }
+    }
+    let mut leading = true;
     while let Some(w) = it.next() {
         if is_redirect_op(&w) {
             let target = it.next().unwrap_or_default();
+            let op = w.trim_start_matches(|c: char| c.is_ascii_digit());
+            if op == "<<<" {
+                s.input.push_str(&target);
+                s.input.push('\n');
+                continue;
+            }
             let dup = w.ends_with('&') || w.starts_with("<") && !w.starts_with("<>");
             if !dup && !target.is_empty() {
                 s.redirects.push(target);
             }
             continue;
         }
-        if in_assignments {
-            let is_assignment = w.split_once('=').is_some_and(|(k, _)| {
-                !k.is_empty()
-                    && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    && !k.starts_with(|c: char| c.is_ascii_digit())
-            });
-            if is_assignment || w == "{" || w == "!" {
+        if leading {
+            if let Some(a) = assignment(&w) {
+                s.assignments.push(a);
                 continue;
             }
-            in_assignments = false;
+            if LEADING_KEYWORDS.contains(&w.as_str()) {
+                continue;
+            }
+            // Function headers: `f()`, `f ()`, `function f`; case patterns `x)`.
+            if w == "function" {
+                it.next();
+                continue;
+            }
+            if w.ends_with("()") {
+                continue;
+            }
+            if it.peek().is_some_and(|n| n == "()") {
+                it.next();
+                continue;
+            }
+            if w.ends_with(')') && !w.contains('(') && s.argv.is_empty() {
+                continue;
+            }
+            if CLOSING_KEYWORDS.contains(&w.as_str()) && it.peek().is_none() {
+                continue;
+            }
+            leading = false;
         }
         if w == "}" && it.peek().is_none() {
             continue;
@@ -483,110 +565,4 @@ fn words_to_simple(words: Vec<String>) -> Simple {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn argvs(line: &str) -> Vec<Vec<String>> {
-        fn walk(c: &Simple, out: &mut Vec<Vec<String>>) {
-            out.push(c.argv.clone());
-            for s in &c.substitutions {
-                walk(s, out);
-            }
-        }
-        let mut out = Vec::new();
-        for c in parse(line).commands {
-            walk(&c, &mut out);
-        }
-        out
-    }
-
-    fn v(words: &[&str]) -> Vec<String> {
-        words.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn operators_split_commands() {
-        assert_eq!(
-            argvs("a x; b && c || d | e & f"),
-            vec![
-                v(&["a", "x"]),
-                v(&["b"]),
-                v(&["c"]),
-                v(&["d"]),
-                v(&["e"]),
-                v(&["f"])
-            ]
-        );
-        assert_eq!(
-            argvs("echo 'a; b' \"c && d\""),
-            vec![v(&["echo", "a; b", "c && d"])]
-        );
-        assert_eq!(argvs("echo a\\;b"), vec![v(&["echo", "a;b"])]);
-    }
-
-    #[test]
-    fn substitutions_and_subshells_are_found() {
-        assert_eq!(
-            argvs("echo \"$(rm -rf /)\""),
-            vec![v(&["echo", COMPUTED]), v(&["rm", "-rf", "/"])]
-        );
-        assert_eq!(argvs("echo `id`"), vec![v(&["echo", COMPUTED]), v(&["id"])]);
-        assert_eq!(
-            argvs("(cd / && rm -rf x)"),
-            vec![v(&["cd", "/"]), v(&["rm", "-rf", "x"])]
-        );
-        assert_eq!(
-            argvs("diff <(ls a) <(ls b)"),
-            vec![
-                v(&["diff", COMPUTED, COMPUTED]),
-                v(&["ls", "a"]),
-                v(&["ls", "b"])
-            ]
-        );
-        assert_eq!(
-            argvs("echo '$(rm -rf /)'"),
-            vec![v(&["echo", "$(rm -rf /)"])]
-        );
-        assert_eq!(argvs("echo $((1+2))"), vec![v(&["echo", COMPUTED])]);
-    }
-
-    #[test]
-    fn redirections_and_assignments() {
-        let p = parse("FOO=1 BAR=2 dd if=x 2>/dev/null > /dev/sda");
-        assert_eq!(p.commands[0].argv, v(&["dd", "if=x"]));
-        assert_eq!(p.commands[0].redirects, v(&["/dev/null", "/dev/sda"]));
-        let p = parse("echo x>out.txt 2>&1");
-        assert_eq!(p.commands[0].argv, v(&["echo", "x"]));
-        assert_eq!(p.commands[0].redirects, v(&["out.txt"]));
-    }
-
-    #[test]
-    fn comments_and_heredocs_are_not_commands() {
-        assert_eq!(argvs("ls # rm -rf /"), vec![v(&["ls"])]);
-        assert_eq!(
-            argvs("cat <<EOF\nrm -rf /\nEOF\necho done"),
-            vec![v(&["cat"]), v(&["echo", "done"])]
-        );
-        assert_eq!(
-            argvs("cat <<-'X'\n\trm -rf /\n\tX\nls"),
-            vec![v(&["cat"]), v(&["ls"])]
-        );
-    }
-
-    #[test]
-    fn broken_lines_are_errors() {
-        assert!(!parse("echo 'unterminated").errors.is_empty());
-        assert!(!parse("echo $(ls").errors.is_empty());
-        assert!(parse("ls -la").errors.is_empty());
-        assert!(!parse("ls -la").compound);
-        assert!(parse("ls | wc").compound);
-        assert!(parse("ls > x").compound);
-    }
-
-    #[test]
-    fn pipelines_are_numbered() {
-        let p = parse("curl x | sh; echo y");
-        assert_eq!(p.commands[0].pipeline, p.commands[1].pipeline);
-        assert_ne!(p.commands[1].pipeline, p.commands[2].pipeline);
-    }
-}
+mod tests;

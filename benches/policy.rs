@@ -1,0 +1,112 @@
+//! Policy benchmarks: how long judging a command line takes, beside the floor of merely
+//! splitting it into words (`shell_words::split`, which every decision needs at least), over
+//! the whole test corpus; and the worst cases a hostile request can build within the 1 MiB
+//! request limit (nesting that multiplies, long chains), which must stay bounded.
+//! Run with `cargo bench --bench policy`; results go in docs/benchmarks.md.
+#![allow(clippy::unwrap_used)]
+
+use std::time::{Duration, Instant};
+
+use itmcp::policy::Policy;
+use serde_json::Value;
+
+/// Passes over the corpus for the per-command figure.
+const CORPUS_PASSES: usize = 200;
+/// Largest request the server accepts (the hostile inputs are cut to it).
+const MAX_LINE: usize = 1_000_000;
+
+fn corpus() -> Vec<String> {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/policy_corpus.json"
+    ))
+    .unwrap();
+    let v: Vec<Value> = serde_json::from_str(&text).unwrap();
+    v.iter()
+        .map(|e| e["command"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn per_line(lines: &[String], f: impl Fn(&str)) -> Duration {
+    let t = Instant::now();
+    for _ in 0..CORPUS_PASSES {
+        for l in lines {
+            f(l);
+        }
+    }
+    t.elapsed() / (CORPUS_PASSES * lines.len()) as u32
+}
+
+fn hostile() -> Vec<(&'static str, String)> {
+    let mut v = vec![
+        (
+            "find -exec nested 12 deep, 8 starting points each",
+            format!("{} true ;", ["find a b c d e f g h -exec"; 12].join(" ")),
+        ),
+        (
+            "eval chained 200000 times",
+            "eval ".repeat(200_000) + "true",
+        ),
+        (
+            "find with 100000 starting points -exec rm",
+            format!(
+                "find {} -exec rm -rf {{}} +",
+                (0..100_000)
+                    .map(|i| format!("d{i}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        ),
+        ("300000 commands joined by ;", "ls;".repeat(300_000)),
+        (
+            "100000 commands echoed into sh",
+            format!("echo \"{}\" | sh", ["ls"; 100_000].join(" ; ")),
+        ),
+        (
+            "256 variables, 150000 expansions",
+            (0..256).map(|i| format!("V{i}=x; ")).collect::<String>()
+                + "echo "
+                + &["$V1x"; 150_000].join(" "),
+        ),
+    ];
+    for (_, l) in &mut v {
+        l.truncate(MAX_LINE);
+    }
+    v
+}
+
+fn main() {
+    let policy = Policy::default();
+    let lines = corpus();
+    let floor = per_line(&lines, |l| {
+        let _ = std::hint::black_box(shell_words::split(l));
+    });
+    let judged = per_line(&lines, |l| {
+        std::hint::black_box(policy.evaluate(l, Some("/tmp")));
+    });
+    println!("| measure | ours | floor | floor value | ratio | decision |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    println!(
+        "| judge one corpus line (mean of {} lines) | {:.2} us | `shell_words::split` of it | {:.2} us | {:.1}x | |",
+        lines.len(),
+        judged.as_secs_f64() * 1e6,
+        floor.as_secs_f64() * 1e6,
+        judged.as_secs_f64() / floor.as_secs_f64()
+    );
+    for (name, line) in hostile() {
+        let t = Instant::now();
+        let _ = std::hint::black_box(shell_words::split(&line));
+        let split = t.elapsed();
+        let t = Instant::now();
+        let d = policy.evaluate(&line, None);
+        let took = t.elapsed();
+        println!(
+            "| {name} ({} bytes) | {:.1} ms | `shell_words::split` of it | {:.1} ms | {:.0}x | {} |",
+            line.len(),
+            took.as_secs_f64() * 1e3,
+            split.as_secs_f64() * 1e3,
+            took.as_secs_f64() / split.as_secs_f64().max(1e-6),
+            d.authorization.as_str()
+        );
+    }
+}

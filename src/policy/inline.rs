@@ -1,0 +1,349 @@
+//! Code handed to a script interpreter on its command line (`python -c`, `perl -e`,
+//! `node -e`, `ruby -e`, `php -r`, an awk program) or on its input: the commands it hands to
+//! the system (`os.system("…")`, `subprocess.run([…])`, `execSync('…')`, perl/ruby
+//! backticks) and the trees it deletes (`shutil.rmtree("/")`, `FileUtils.rm_rf`,
+//! `fs.rmSync`), read off its string literals so the same rules judge them as commands.
+//! A literal that is not an argument of such a call is data and judged by nothing.
+
+use super::unwrap::Stdin;
+
+/// Longest inline program scanned (the rest is still run; a program this long is judged
+/// on its first part).
+const MAX_CODE: usize = 64 * 1024;
+
+/// Calls whose string argument is a shell command line (or, as a list, an argv).
+const SHELL_CALLS: &[&str] = &[
+    "system",
+    "popen",
+    "popen2",
+    "popen3",
+    "exec",
+    "execsync",
+    "execfile",
+    "execfilesync",
+    "spawn",
+    "spawnsync",
+    "run",
+    "call",
+    "check_call",
+    "check_output",
+    "getoutput",
+    "getstatusoutput",
+    "capture2",
+    "capture2e",
+    "capture3",
+    "shell_exec",
+    "passthru",
+    "proc_open",
+    "qx",
+    "execvp",
+    "execv",
+    "execlp",
+    "spawnlp",
+];
+
+/// Calls that delete a directory tree: judged as `rm -rf PATH`.
+const TREE_DELETES: &[&str] = &[
+    "rmtree",
+    "rm_rf",
+    "rm_r",
+    "remove_tree",
+    "remove_dir_all",
+    "rmsync",
+    "rimraf",
+    "remove_entry_secure",
+];
+
+/// Interpreters and the option that takes their inline program.
+pub fn is_interpreter(name: &str) -> bool {
+    code_flags(name).is_some() || is_awk(name)
+}
+
+fn language(name: &str) -> &str {
+    let n = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    match n {
+        "python" | "pypy" => "python",
+        "nodejs" | "bun" | "deno" => "node",
+        other => other,
+    }
+}
+
+fn code_flags(name: &str) -> Option<&'static [&'static str]> {
+    match language(name) {
+        "python" => Some(&["-c"]),
+        "perl" => Some(&["-e", "-E"]),
+        "ruby" | "lua" | "rscript" => Some(&["-e"]),
+        "node" => Some(&["-e", "--eval", "-p", "--print", "eval"]),
+        "php" => Some(&["-r"]),
+        _ => None,
+    }
+}
+
+fn is_awk(name: &str) -> bool {
+    matches!(name, "awk" | "gawk" | "mawk" | "nawk")
+}
+
+/// What an interpreter's program hands to the system.
+#[derive(Debug, Default)]
+pub struct Found {
+    pub shell_lines: Vec<String>,
+    pub argvs: Vec<Vec<String>>,
+    /// The program comes from a pipe and cannot be read.
+    pub opaque: Option<String>,
+}
+
+/// The program of `name args…` (inline, or its literal input when it names no script).
+pub fn scan(name: &str, args: &[String], stdin: &Stdin) -> Found {
+    let mut found = Found::default();
+    let lang = language(name);
+    let code = if is_awk(name) {
+        awk_program(args)
+    } else {
+        inline_code(name, args)
+    };
+    match code {
+        Some(code) => scan_code(lang, &code, &mut found),
+        None if reads_program_from_stdin(args) => match stdin {
+            Stdin::Literal(text) => scan_code(lang, text, &mut found),
+            Stdin::Pipe if !is_awk(name) => {
+                found.opaque = Some(format!("{name} runs a program read from a pipe"));
+            }
+            _ => {}
+        },
+        None => {}
+    }
+    found
+}
+
+fn inline_code(name: &str, args: &[String]) -> Option<String> {
+    let flags = code_flags(name)?;
+    for (i, a) in args.iter().enumerate() {
+        if flags.contains(&a.as_str()) {
+            return args.get(i + 1).cloned();
+        }
+        // Clustered short flags ending in the code flag: perl -le, python -Ic.
+        if a.len() > 2 && a.starts_with('-') && !a.starts_with("--") {
+            let last = &a[a.len() - 1..];
+            if flags.iter().any(|f| f.len() == 2 && &f[1..] == last) {
+                return args.get(i + 1).cloned();
+            }
+        }
+        if !a.starts_with('-') {
+            return None;
+        }
+    }
+    None
+}
+
+fn awk_program(args: &[String]) -> Option<String> {
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        match a {
+            "-f" | "--file" => return None,
+            "-F" | "-v" | "--assign" | "--field-separator" => i += 2,
+            _ if a.starts_with('-') && a.len() > 1 => i += 1,
+            _ => return Some(args[i].clone()),
+        }
+    }
+    None
+}
+
+fn reads_program_from_stdin(args: &[String]) -> bool {
+    args.iter().all(|a| a.starts_with('-'))
+}
+
+/// A string literal of the program and the call it is an argument of.
+struct Literal {
+    text: String,
+    callee: String,
+    /// Position of the literal inside a list argument (`run(["rm", "-rf", "/"])`).
+    in_list: bool,
+    backtick: bool,
+}
+
+fn scan_code(lang: &str, code: &str, found: &mut Found) {
+    let code: Vec<char> = code.chars().take(MAX_CODE).collect();
+    let literals = literals(&code);
+    let mut i = 0;
+    while i < literals.len() {
+        let lit = &literals[i];
+        if lit.backtick && matches!(lang, "perl" | "ruby" | "php") {
+            found.shell_lines.push(lit.text.clone());
+        } else if SHELL_CALLS.contains(&lit.callee.as_str()) {
+            if lit.in_list {
+                let mut argv = vec![lit.text.clone()];
+                while i + 1 < literals.len()
+                    && literals[i + 1].in_list
+                    && literals[i + 1].callee == lit.callee
+                {
+                    i += 1;
+                    argv.push(literals[i].text.clone());
+                }
+                found.argvs.push(argv);
+            } else {
+                found.shell_lines.push(lit.text.clone());
+            }
+        } else if TREE_DELETES.contains(&lit.callee.as_str()) {
+            found
+                .argvs
+                .push(vec!["rm".into(), "-rf".into(), lit.text.clone()]);
+        }
+        i += 1;
+    }
+}
+
+/// The identifier that ends just before `end` (skipping blanks), lower-cased.
+fn identifier_before(code: &[char], mut end: usize) -> String {
+    while end > 0 && code[end - 1].is_whitespace() {
+        end -= 1;
+    }
+    let mut start = end;
+    while start > 0 && (code[start - 1].is_alphanumeric() || code[start - 1] == '_') {
+        start -= 1;
+    }
+    code[start..end]
+        .iter()
+        .collect::<String>()
+        .to_ascii_lowercase()
+}
+
+/// The call a literal starting at `at` is an argument of: `f("…")`, `f "…"` (perl, ruby),
+/// `f(["…", …])` (in a list).
+fn callee(code: &[char], at: usize, list_callee: &Option<String>) -> (String, bool) {
+    let mut j = at;
+    while j > 0 && code[j - 1].is_whitespace() {
+        j -= 1;
+    }
+    match j.checked_sub(1).map(|k| code[k]) {
+        Some('(') => (identifier_before(code, j - 1), false),
+        Some('[') => {
+            let mut k = j - 1;
+            while k > 0 && code[k - 1].is_whitespace() {
+                k -= 1;
+            }
+            if k > 0 && code[k - 1] == '(' {
+                (identifier_before(code, k - 1), true)
+            } else {
+                (String::new(), false)
+            }
+        }
+        Some(',') => match list_callee {
+            Some(c) => (c.clone(), true),
+            None => (String::new(), false),
+        },
+        Some(c) if c.is_alphanumeric() || c == '_' => (identifier_before(code, j), false),
+        _ => (String::new(), false),
+    }
+}
+
+fn literals(code: &[char]) -> Vec<Literal> {
+    let mut out = Vec::new();
+    let mut list_callee: Option<String> = None;
+    let mut i = 0;
+    while i < code.len() {
+        let c = code[i];
+        match c {
+            '\'' | '"' | '`' => {
+                let (callee, in_list) = callee(code, i, &list_callee);
+                let mut text = String::new();
+                let mut j = i + 1;
+                while j < code.len() && code[j] != c {
+                    if code[j] == '\\' && j + 1 < code.len() {
+                        j += 1;
+                        text.push(match code[j] {
+                            'n' => '\n',
+                            't' => '\t',
+                            other => other,
+                        });
+                    } else {
+                        text.push(code[j]);
+                    }
+                    j += 1;
+                }
+                list_callee = in_list.then(|| callee.clone());
+                out.push(Literal {
+                    text,
+                    callee,
+                    in_list,
+                    backtick: c == '`',
+                });
+                i = j + 1;
+            }
+            ']' => {
+                list_callee = None;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(name: &str, code: &str) -> Found {
+        scan(name, &["-c".into(), code.into()], &Stdin::None)
+    }
+
+    #[test]
+    fn system_calls_are_commands() {
+        let f = found("python3", "import os; os.system('rm -rf /')");
+        assert_eq!(f.shell_lines, vec!["rm -rf /"]);
+        let f = found(
+            "python3",
+            "import subprocess; subprocess.run(['rm', '-rf', '/'])",
+        );
+        assert_eq!(f.argvs, vec![vec!["rm", "-rf", "/"]]);
+        let f = found("python", "import shutil; shutil.rmtree(\"/etc\")");
+        assert_eq!(f.argvs, vec![vec!["rm", "-rf", "/etc"]]);
+        let f = scan(
+            "perl",
+            &["-e".into(), "system(\"mkfs /dev/sda\"); `halt`".into()],
+            &Stdin::None,
+        );
+        assert_eq!(f.shell_lines, vec!["mkfs /dev/sda", "halt"]);
+        let f = scan(
+            "node",
+            &[
+                "-e".into(),
+                "require('child_process').execSync('reboot')".into(),
+            ],
+            &Stdin::None,
+        );
+        assert_eq!(f.shell_lines, vec!["reboot"]);
+        let f = scan(
+            "awk",
+            &["BEGIN { system(\"rm -rf ~\") }".into()],
+            &Stdin::None,
+        );
+        assert_eq!(f.shell_lines, vec!["rm -rf ~"]);
+    }
+
+    #[test]
+    fn data_literals_are_not_commands() {
+        let f = found("python3", "print('rm -rf /')");
+        assert!(f.shell_lines.is_empty() && f.argvs.is_empty());
+        let f = scan(
+            "node",
+            &["-e".into(), "console.log(`rm -rf /`)".into()],
+            &Stdin::None,
+        );
+        assert!(f.shell_lines.is_empty());
+        let f = scan("python3", &["script.py".into()], &Stdin::Pipe);
+        assert!(f.opaque.is_none());
+    }
+
+    #[test]
+    fn programs_on_the_input() {
+        let f = scan(
+            "python3",
+            &[],
+            &Stdin::Literal("import os\nos.system('poweroff')\n".into()),
+        );
+        assert_eq!(f.shell_lines, vec!["poweroff"]);
+        assert!(scan("python3", &[], &Stdin::Pipe).opaque.is_some());
+    }
+}

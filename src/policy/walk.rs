@@ -1,0 +1,320 @@
+//! Every command a line will run: each simple command of the parse, looked through its
+//! wrappers, with what the line feeds it (a heredoc, a here-string, `echo … |`, a pipe), the
+//! variables the line itself assigns expanded (`X='rm -rf /'; $X`), and the lines it hands
+//! to nested shells parsed in turn.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+
+use super::lex::{self, COMPUTED, Simple};
+use super::unwrap::{MAX_NESTED, Stdin, basename, unwrap_budgeted};
+
+/// Deepest nesting of shells inside shells followed (sh -c "sh -c '…'").
+const MAX_NESTING: usize = 16;
+/// Bytes of nested script text that cost one unit of the nesting budget.
+pub const NESTED_TEXT_UNIT: usize = 1024;
+/// Most variables a line may assign and still have them expanded.
+const MAX_VARIABLES: usize = 256;
+
+/// One argv a line will run, with the files its command redirects output onto (given with
+/// the command's first argv only: they are judged once per command).
+pub type Run = (Vec<String>, Vec<String>);
+
+/// Everything found in a line.
+#[derive(Debug, Default)]
+pub struct Found {
+    pub runs: Vec<Run>,
+    /// Parts that could not be parsed.
+    pub errors: Vec<String>,
+    /// PowerShell / cmd.exe scripts met on the way.
+    pub powershell: Vec<String>,
+    /// Shells and interpreters running code the line does not show (`… | sh`).
+    pub opaque: Vec<(String, String)>,
+    /// Commands whose program is computed at run time (`$CMD args`, `$(…) args`).
+    pub computed: Vec<String>,
+    /// Why some of what the line runs was not followed (nesting too deep, too much nested
+    /// text): such a line cannot be judged, so it is refused.
+    pub too_complex: Vec<String>,
+}
+
+pub fn all_commands(line: &str) -> Found {
+    let mut found = Found::default();
+    let budget = Cell::new(MAX_NESTED);
+    walk_line(line, 0, &budget, &mut found);
+    if budget.get() == 0 {
+        found.too_complex.push(format!(
+            "more nested commands or nested script text than are judged ({MAX_NESTED} commands, or KiB)"
+        ));
+    }
+    found
+}
+
+/// What a pipeline stage writes when the line shows it: `echo`/`printf` of literal words.
+fn literal_output(c: &Simple) -> Option<String> {
+    let name = basename(c.argv.first()?);
+    let args = &c.argv[1..];
+    if args.iter().any(|a| a.contains(COMPUTED)) {
+        return None;
+    }
+    match name.as_str() {
+        "echo" => {
+            let words: Vec<&str> = args
+                .iter()
+                .map(String::as_str)
+                .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
+                .collect();
+            Some(words.join(" ").replace("\\n", "\n"))
+        }
+        "printf" => Some(args.join(" ").replace("\\n", "\n")),
+        _ => None,
+    }
+}
+
+/// `$NAME` / `${NAME}` replaced by what the line assigned; a whole word that is only a
+/// variable is split on blanks as the shell splits an unquoted expansion.
+fn expand(argv: &[String], vars: &HashMap<String, String>) -> Vec<String> {
+    if vars.is_empty() {
+        return argv.to_vec();
+    }
+    let mut out = Vec::new();
+    for w in argv {
+        let name = w
+            .strip_prefix("${")
+            .and_then(|r| r.strip_suffix('}'))
+            .or_else(|| w.strip_prefix('$'));
+        if let Some(v) = name.and_then(|n| vars.get(n)) {
+            out.extend(v.split_whitespace().map(str::to_string));
+        } else {
+            out.push(expand_in_word(w, vars));
+        }
+    }
+    out
+}
+
+/// Each `$NAME` / `${NAME}` inside a word that the line assigned, in one pass.
+fn expand_in_word(word: &str, vars: &HashMap<String, String>) -> String {
+    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, consumed) = match after.strip_prefix('{') {
+            Some(braced) => match braced.find('}') {
+                Some(end) => (&braced[..end], end + 2),
+                None => ("", 0),
+            },
+            None => {
+                let end = after.find(|c: char| !is_name(c)).unwrap_or(after.len());
+                (&after[..end], end)
+            }
+        };
+        match vars.get(name) {
+            Some(v) if !name.is_empty() => out.push_str(v),
+            _ => {
+                out.push('$');
+                out.push_str(&after[..consumed]);
+            }
+        }
+        rest = &after[consumed..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) {
+    if depth > MAX_NESTING {
+        found
+            .too_complex
+            .push(format!("shells nested more than {MAX_NESTING} deep"));
+        return;
+    }
+    if depth > 0 {
+        // A nested script costs one unit per KiB as well: re-parsing a long line at every
+        // level (`eval eval … cmd`) is what would make judging slow.
+        let cost = 1 + line.len() / NESTED_TEXT_UNIT;
+        if budget.get() < cost {
+            budget.set(0);
+            return;
+        }
+        budget.set(budget.get() - cost);
+    }
+    let parsed = lex::parse(line);
+    found.errors.extend(parsed.errors);
+    if parsed.too_deep {
+        found
+            .too_complex
+            .push("command substitutions nested too deeply".into());
+    }
+    let mut vars: HashMap<String, String> = HashMap::new();
+    let mut previous: Option<&Simple> = None;
+    for c in &parsed.commands {
+        let stdin = if !c.input.is_empty() {
+            Stdin::Literal(c.input.clone())
+        } else {
+            match previous.filter(|p| p.pipeline == c.pipeline) {
+                Some(p) => literal_output(p).map_or(Stdin::Pipe, Stdin::Literal),
+                None => Stdin::None,
+            }
+        };
+        let exported = c
+            .argv
+            .first()
+            .is_some_and(|w| w == "export" || w == "declare");
+        if c.argv.is_empty() || exported {
+            let assigned = c.assignments.iter().cloned().chain(
+                c.argv
+                    .iter()
+                    .skip(1)
+                    .filter_map(|w| w.split_once('='))
+                    .map(|(k, v)| (k.to_string(), v.to_string())),
+            );
+            for (k, v) in assigned {
+                if vars.len() < MAX_VARIABLES || vars.contains_key(&k) {
+                    vars.insert(k, v);
+                }
+            }
+        }
+        let mut simple = c.clone();
+        simple.argv = expand(&c.argv, &vars);
+        visit(&simple, &stdin, depth, budget, found);
+        previous = Some(c);
+    }
+}
+
+fn visit(c: &Simple, stdin: &Stdin, depth: usize, budget: &Cell<usize>, found: &mut Found) {
+    if let Some(first) = c.argv.first() {
+        if first.contains(COMPUTED) || first.starts_with('$') {
+            found.computed.push(shell_words::join(&c.argv));
+        }
+    }
+    if c.argv.is_empty() && !c.redirects.is_empty() {
+        // `> /dev/sda`: a redirection with no command still writes its target.
+        found.runs.push((Vec::new(), c.redirects.clone()));
+    }
+    let eff = unwrap_budgeted(c, stdin, budget);
+    for (i, argv) in eff.argvs.into_iter().enumerate() {
+        let redirects = if i == 0 {
+            c.redirects.clone()
+        } else {
+            Vec::new()
+        };
+        found.runs.push((argv, redirects));
+    }
+    found.powershell.extend(eff.powershell);
+    if let Some(what) = eff.opaque_script {
+        found.opaque.push((what, shell_words::join(&c.argv)));
+    }
+    for l in eff.shell_lines {
+        walk_line(&l, depth + 1, budget, found);
+    }
+    for s in &c.substitutions {
+        visit(s, &Stdin::None, depth + 1, budget, found);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runs(line: &str) -> Vec<Vec<String>> {
+        all_commands(line)
+            .runs
+            .into_iter()
+            .map(|(a, _)| a)
+            .collect()
+    }
+
+    fn has(line: &str, argv: &[&str]) -> bool {
+        runs(line)
+            .iter()
+            .any(|a| a == &argv.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn wrappers_are_seen_through() {
+        assert!(has(
+            "sudo -u root env FOO=1 nice -n 5 nohup rm -rf /",
+            &["rm", "-rf", "/"]
+        ));
+        assert!(has(
+            "timeout -s KILL 10 dd if=/dev/zero of=/dev/sda",
+            &["dd", "if=/dev/zero", "of=/dev/sda"]
+        ));
+        assert!(has("bash -lc 'cd / && rm -rf *'", &["rm", "-rf", "*"]));
+        assert!(has(
+            "find . -name x -exec rm -rf {} \\;",
+            &["rm", "-rf", "."]
+        ));
+        assert!(has("find / -exec rm -rf {} +", &["rm", "-rf", "/"]));
+        assert!(has("xargs -0 -n 1 rm -rf", &["rm", "-rf"]));
+        assert!(has("command rm -rf /", &["rm", "-rf", "/"]));
+        assert!(has("exec shutdown now", &["shutdown", "now"]));
+        assert!(has("env -S 'rm -rf /'", &["rm", "-rf", "/"]));
+        assert!(has(
+            "sh -c \"sh -c 'mkfs.ext4 /dev/sdb'\"",
+            &["mkfs.ext4", "/dev/sdb"]
+        ));
+        assert!(!has("command -v rm", &["rm"]));
+        assert!(has("busybox rm -rf /", &["rm", "-rf", "/"]));
+        assert!(has("chroot /mnt rm -rf /", &["rm", "-rf", "/"]));
+        assert!(has("eval rm -rf /", &["rm", "-rf", "/"]));
+        assert!(has("ssh -p 22 host 'sudo reboot'", &["reboot"]));
+        assert!(has("time -p rm -rf /", &["rm", "-rf", "/"]));
+    }
+
+    #[test]
+    fn what_the_line_feeds_a_command() {
+        assert!(has("echo 'rm -rf /' | sh", &["rm", "-rf", "/"]));
+        assert!(has("printf 'halt\\n' | sudo bash -s", &["halt"]));
+        assert!(has("bash <<< 'mkfs /dev/sda'", &["mkfs", "/dev/sda"]));
+        assert!(has("sh <<EOF\nrm -rf ~\nEOF", &["rm", "-rf", "~"]));
+        assert!(has("echo / | xargs rm -rf", &["rm", "-rf", "/"]));
+        assert!(has(
+            "echo /etc | xargs -I{} rm -rf {}",
+            &["rm", "-rf", "/etc"]
+        ));
+        assert!(!has("cat <<EOF\nrm -rf /\nEOF", &["rm", "-rf", "/"]));
+        assert!(!has("echo 'rm -rf /' | cat", &["rm", "-rf", "/"]));
+        let f = all_commands("base64 -d payload | sh");
+        assert_eq!(f.opaque.len(), 1);
+        assert!(all_commands("sh script.sh < input").opaque.is_empty());
+    }
+
+    #[test]
+    fn nesting_that_multiplies_is_capped() {
+        // 8 starting points per level, 12 levels: 8^12 commands if nothing stopped it.
+        let line = format!("{} true ;", ["find a b c d e f g h -exec"; 12].join(" "));
+        let f = all_commands(&line);
+        assert!(f.runs.len() <= 2 * MAX_NESTED, "{}", f.runs.len());
+        assert!(!f.too_complex.is_empty());
+        // A blocked command beside it is still found.
+        let f = all_commands(&format!("{line}; rm -rf /"));
+        assert!(f.runs.iter().any(|(a, _)| a == &["rm", "-rf", "/"]));
+    }
+
+    #[test]
+    fn long_nested_scripts_are_capped() {
+        let line = "eval ".repeat(100_000) + "true";
+        let f = all_commands(&line);
+        assert!(!f.too_complex.is_empty());
+        assert!(f.runs.len() < 10, "{}", f.runs.len());
+        // Short nested scripts are all followed.
+        assert!(
+            all_commands("eval eval eval 'rm -rf /'")
+                .runs
+                .iter()
+                .any(|(a, _)| a == &["rm", "-rf", "/"])
+        );
+    }
+
+    #[test]
+    fn variables_the_line_assigns() {
+        assert!(has("X='rm -rf /'; $X", &["rm", "-rf", "/"]));
+        assert!(has("export T=/etc; rm -rf \"$T\"", &["rm", "-rf", "/etc"]));
+        assert!(has("c='mkfs /dev/sda'; eval \"$c\"", &["mkfs", "/dev/sda"]));
+        assert_eq!(all_commands("$EDITOR notes.txt").computed.len(), 1);
+        assert_eq!(all_commands("$(which python3) -V").computed.len(), 1);
+        assert!(all_commands("python3 -V").computed.is_empty());
+    }
+}
