@@ -65,7 +65,7 @@ pub const OPTS: &[Opt] = &[
         env: "PM_TERM_INTERACTIVE_SHELL",
         value: Some("SHELL"),
         default: "",
-        help: "Shell for new interactive terminals (bash, zsh, or a path). Default: $SHELL when it is bash or zsh, else bash, else /bin/sh. bash and zsh get shell integration (command detection, exit codes, cwd).",
+        help: "Shell for new interactive terminals (bash, zsh, fish, or a path). Default: $SHELL when it is bash, zsh or fish, else bash, else /bin/sh. bash, zsh and fish get shell integration (command detection, exit codes, cwd).",
     },
     Opt {
         flag: "--max-terminals",

@@ -68,7 +68,8 @@ fn collect(
     v
 }
 
-async fn detection_and_exit_codes(shell: &str) {
+/// `exit7` is a command line exiting 7 in that shell's syntax.
+async fn detection_and_exit_codes(shell: &str, exit7: &str) {
     let core = core();
     let mut rx = core.follow();
     let r = ops::execute(&core, open(shell, Some("echo hello")), None)
@@ -82,9 +83,7 @@ async fn detection_and_exit_codes(shell: &str) {
     assert_eq!(r.output.as_ref().unwrap().text, "hello\n");
     assert!(r.terminal.as_ref().unwrap().supports_command_detection);
 
-    let r = ops::execute(&core, run(&id, "(exit 7)"), None)
-        .await
-        .unwrap();
+    let r = ops::execute(&core, run(&id, exit7), None).await.unwrap();
     assert_eq!(r.command.as_ref().unwrap().exit_code, Some(7));
     let r = ops::execute(&core, run(&id, "cd /usr && printf 'x;y\\n'"), None)
         .await
@@ -195,18 +194,23 @@ async fn detection_and_exit_codes(shell: &str) {
         })
         .collect();
     assert_eq!(commands.len(), 4);
-    assert_eq!(commands[1], ("(exit 7)".to_string(), Some(7)));
+    assert_eq!(commands[1], (exit7.to_string(), Some(7)));
     core.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bash_detection_exit_codes_cwd_and_spoofing() {
-    detection_and_exit_codes("bash").await;
+    detection_and_exit_codes("bash", "(exit 7)").await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn zsh_detection_exit_codes_cwd_and_spoofing() {
-    detection_and_exit_codes("zsh").await;
+    detection_and_exit_codes("zsh", "(exit 7)").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fish_detection_exit_codes_cwd_and_spoofing() {
+    detection_and_exit_codes("fish", "sh -c 'exit 7'").await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

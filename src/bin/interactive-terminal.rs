@@ -64,7 +64,7 @@ const OPTS: &[Opt] = &[
         env: "PM_TERM_INTERACTIVE_SHELL",
         value: Some("SHELL"),
         default: "",
-        help: "Shell for new terminals (bash, zsh, or a path). Default: $SHELL when bash or zsh, else bash.",
+        help: "Shell for new terminals (bash, zsh, fish, or a path). Default: $SHELL when bash, zsh or fish, else bash.",
     },
     Opt {
         flag: "--spool-dir",

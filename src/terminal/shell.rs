@@ -1,5 +1,6 @@
 //! Choosing a shell and injecting shell integration the way VS Code does: bash gets our
-//! script as `--init-file`, zsh gets our `ZDOTDIR`; both still run the user's own rc files.
+//! script as `--init-file`, zsh gets our `ZDOTDIR`, fish sources ours with `--init-command`
+//! (after its config); all still run the user's own rc files.
 //! The nonce travels in a file the script reads and deletes, so no later process can find
 //! it in an environment.
 
@@ -10,12 +11,14 @@ use std::path::{Path, PathBuf};
 const BASH_SCRIPT: &str = include_str!("scripts/bash-integration.sh");
 const ZSH_ENV: &str = include_str!("scripts/zsh/.zshenv");
 const ZSH_RC: &str = include_str!("scripts/zsh/.zshrc");
+const FISH_SCRIPT: &str = include_str!("scripts/fish-integration.fish");
 
 /// Shells with shell integration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ShellKind {
     Bash,
     Zsh,
+    Fish,
     /// Any other shell: no command detection.
     Plain,
 }
@@ -50,12 +53,13 @@ fn kind_of(program: &Path) -> ShellKind {
     match program.file_name().and_then(|n| n.to_str()) {
         Some("bash") => ShellKind::Bash,
         Some("zsh") => ShellKind::Zsh,
+        Some("fish") => ShellKind::Fish,
         _ => ShellKind::Plain,
     }
 }
 
 /// Resolve the shell for a new terminal: the request's, else the operator's default, else
-/// `$SHELL` when it is bash or zsh, else bash, else `/bin/sh`.
+/// `$SHELL` when it is bash, zsh or fish, else bash, else `/bin/sh`.
 pub fn resolve(requested: Option<&str>, default: Option<&str>) -> Result<PathBuf, String> {
     let pick = |name: &str| -> Result<PathBuf, String> {
         let p = Path::new(name);
@@ -88,16 +92,29 @@ pub fn resolve(requested: Option<&str>, default: Option<&str>) -> Result<PathBuf
         .ok_or_else(|| "no shell found: neither bash nor /bin/sh".to_string())
 }
 
+/// Where the integration scripts were written.
+struct Scripts {
+    bash: PathBuf,
+    zdotdir: PathBuf,
+    fish: PathBuf,
+}
+
 /// Write the integration scripts under `dir` (once per content) and return their paths.
-fn install_scripts(dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
+fn install_scripts(dir: &Path) -> std::io::Result<Scripts> {
     let base = dir.join("shell-integration");
-    let zdot = base.join("zsh");
-    std::fs::create_dir_all(&zdot)?;
+    let zdotdir = base.join("zsh");
+    std::fs::create_dir_all(&zdotdir)?;
     let bash = base.join("bash-integration.sh");
     write_if_changed(&bash, BASH_SCRIPT)?;
-    write_if_changed(&zdot.join(".zshenv"), ZSH_ENV)?;
-    write_if_changed(&zdot.join(".zshrc"), ZSH_RC)?;
-    Ok((bash, zdot))
+    write_if_changed(&zdotdir.join(".zshenv"), ZSH_ENV)?;
+    write_if_changed(&zdotdir.join(".zshrc"), ZSH_RC)?;
+    let fish = base.join("fish-integration.fish");
+    write_if_changed(&fish, FISH_SCRIPT)?;
+    Ok(Scripts {
+        bash,
+        zdotdir,
+        fish,
+    })
 }
 
 fn write_if_changed(path: &Path, content: &str) -> std::io::Result<()> {
@@ -122,7 +139,7 @@ pub fn prepare(
     let mut args = Vec::new();
     let mut nonce_file = None;
     if kind != ShellKind::Plain {
-        let (bash, zdot) = install_scripts(runtime_dir)?;
+        let scripts = install_scripts(runtime_dir)?;
         let nf = runtime_dir.join(format!("nonce-{terminal_id}"));
         let mut f = std::fs::OpenOptions::new()
             .write(true)
@@ -139,14 +156,27 @@ pub fn prepare(
         match kind {
             ShellKind::Bash => {
                 args.push("--init-file".into());
-                args.push(bash.display().to_string());
+                args.push(scripts.bash.display().to_string());
                 args.push("-i".into());
             }
             ShellKind::Zsh => {
                 if let Ok(user) = std::env::var("ZDOTDIR") {
                     env.push(("PM_TERM_USER_ZDOTDIR".into(), user));
                 }
-                env.push(("ZDOTDIR".into(), zdot.display().to_string()));
+                env.push(("ZDOTDIR".into(), scripts.zdotdir.display().to_string()));
+                args.push("-i".into());
+            }
+            ShellKind::Fish => {
+                if skip_user_rc {
+                    args.push("--no-config".into());
+                }
+                // In fish single quotes only \\ and \' are escapes.
+                let path = scripts.fish.display().to_string();
+                args.push("--init-command".into());
+                args.push(format!(
+                    "source '{}'",
+                    path.replace('\\', "\\\\").replace('\'', "\\'")
+                ));
                 args.push("-i".into());
             }
             ShellKind::Plain => {}
@@ -187,6 +217,7 @@ mod tests {
         assert!(resolve(Some("no-such-shell-xyz"), None).is_err());
         assert_eq!(kind_of(Path::new("/usr/bin/zsh")), ShellKind::Zsh);
         assert_eq!(kind_of(Path::new("/bin/dash")), ShellKind::Plain);
+        assert_eq!(kind_of(Path::new("/usr/bin/fish")), ShellKind::Fish);
         assert_eq!(new_nonce().len(), 32);
         assert_ne!(new_nonce(), new_nonce());
     }
