@@ -123,8 +123,11 @@ fn inline_code(name: &str, args: &[String]) -> Option<String> {
         }
         // Clustered short flags ending in the code flag: perl -le, python -Ic.
         if a.len() > 2 && a.starts_with('-') && !a.starts_with("--") {
-            let last = &a[a.len() - 1..];
-            if flags.iter().any(|f| f.len() == 2 && &f[1..] == last) {
+            let last = a.chars().last();
+            if flags
+                .iter()
+                .any(|f| f.len() == 2 && f.chars().nth(1) == last)
+            {
                 return args.get(i + 1).cloned();
             }
         }
@@ -334,6 +337,23 @@ mod tests {
         assert!(f.shell_lines.is_empty());
         let f = scan("python3", &["script.py".into()], &Stdin::Pipe);
         assert!(f.opaque.is_none());
+    }
+
+    #[test]
+    fn multibyte_flags_do_not_panic() {
+        // Found by the policy fuzzer: a flag cluster ending in a two-byte character.
+        let f = scan(
+            "node",
+            &["-rfunctio-\u{1}\u{a0}".into(), "x".into()],
+            &Stdin::None,
+        );
+        assert!(f.shell_lines.is_empty());
+        let f = scan(
+            "perl",
+            &["-lé".into(), "system('halt')".into()],
+            &Stdin::None,
+        );
+        assert!(f.shell_lines.is_empty());
     }
 
     #[test]

@@ -259,8 +259,15 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
     out
 }
 
-/// `kill [-SIG] 1`: pid 1 among the targets (not the value of `-s`/`-n`).
+/// `kill [-SIG] 1`: pid 1 among the targets (not the value of `-s`/`-n`; `kill -l 1` only
+/// names a signal).
 fn kills_init(args: &[String]) -> bool {
+    if args
+        .first()
+        .is_some_and(|a| matches!(a.as_str(), "-l" | "-L" | "--list" | "--table"))
+    {
+        return false;
+    }
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
