@@ -296,14 +296,11 @@ fn is_system_file(path: &str) -> bool {
 }
 
 fn writes_system_file(name: &str, targets: &[&str], cwd: Option<&str>) -> bool {
-    let written: Vec<&&str> = match name {
-        "cp" | "mv" | "ln" => targets
-            .last()
-            .into_iter()
-            .skip_while(|_| targets.len() < 2)
-            .collect(),
-        "tee" | "truncate" => targets.iter().collect(),
-        _ => Vec::new(),
+    let written: &[&str] = match name {
+        // The destination is the last operand (when there are a source and a destination).
+        "cp" | "mv" | "ln" if targets.len() >= 2 => &targets[targets.len() - 1..],
+        "tee" | "truncate" => targets,
+        _ => &[],
     };
     written.iter().any(|t| is_system_file(&normalize(t, cwd)))
 }
@@ -340,8 +337,9 @@ fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option<Str
             "deletes every key"
         }
         "aws"
-            if first == "s3" && matches!(second, "rm" | "rb") && flags.contains(&"--recursive")
-                || (first == "s3" && second == "rb" && flags.contains(&"--force")) =>
+            if first == "s3"
+                && ((second == "rm" && flags.contains(&"--recursive"))
+                    || (second == "rb" && flags.contains(&"--force"))) =>
         {
             "deletes S3 objects recursively"
         }
