@@ -65,7 +65,7 @@ pub const OPTS: &[Opt] = &[
         env: "PM_TERM_INTERACTIVE_SHELL",
         value: Some("SHELL"),
         default: "",
-        help: "Shell for new interactive terminals (bash, zsh, fish, or a path). Default: $SHELL when it is bash, zsh or fish, else bash, else /bin/sh. bash, zsh and fish get shell integration (command detection, exit codes, cwd).",
+        help: "Shell for new interactive terminals (bash, zsh, fish, or a path). Default: $SHELL when it is bash, zsh or fish, else bash, else /bin/sh. bash, zsh and fish get shell integration (command detection, exit codes, cwd); dash / sh get it through their prompt.",
     },
     Opt {
         flag: "--max-terminals",

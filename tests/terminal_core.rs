@@ -213,6 +213,42 @@ async fn fish_detection_exit_codes_cwd_and_spoofing() {
     detection_and_exit_codes("fish", "sh -c 'exit 7'").await;
 }
 
+/// A program with no integration at all as the terminal's shell (here python3's REPL, as a
+/// stand-in for ksh, tcsh, …): commands are answered when the output goes quiet, with no
+/// exit code, and the answer says why.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_shell_without_integration_answers_when_quiet() {
+    let core = core();
+    let python = which_path("python3");
+    let r = ops::execute(&core, open(&python, Some("print(6 * 7)")), None)
+        .await
+        .unwrap();
+    assert!(!r.terminal.as_ref().unwrap().supports_command_detection);
+    assert!(r.command.is_none());
+    assert!(
+        r.note.as_deref().unwrap().contains("no shell integration"),
+        "{r:?}"
+    );
+    assert!(r.output.unwrap().text.contains("42"));
+    core.shutdown().await;
+}
+
+fn which_path(name: &str) -> String {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+/// dash has no hooks: the prompt reports exit status and cwd, the core marks the line it
+/// typed as executed when the echo arrives.
+#[tokio::test(flavor = "multi_thread")]
+async fn dash_detection_exit_codes_cwd_and_spoofing() {
+    detection_and_exit_codes("dash", "(exit 7)").await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn sequences_split_across_reads_are_stripped() {
     // A program writing an integration-looking sequence a byte at a time still never leaks

@@ -136,6 +136,9 @@ pub async fn input(
         ));
     }
     let _serial = term.write_lock.lock().await;
+    if term.prompt_only {
+        track_typed(&mut term.state(), data);
+    }
     core.dispatch(
         term,
         StateAction::TerminalInput(TerminalInputAction {
@@ -144,6 +147,33 @@ pub async fn input(
         origin,
     );
     term.io.write_all(data.as_bytes()).await
+}
+
+/// A prompt-only shell reports no command line: keep what is typed at its prompt, so the
+/// line entered becomes the command the core marks executed when its echo arrives.
+fn track_typed(st: &mut super::term::TermState, data: &str) {
+    if !st.at_prompt || st.echo_pending.is_some() {
+        return;
+    }
+    for c in data.chars() {
+        match c {
+            '\r' | '\n' => {
+                // An empty line runs nothing (the next prompt would repeat the last status).
+                let line = std::mem::take(&mut st.typed);
+                if !line.trim().is_empty() {
+                    st.echo_pending = Some(line);
+                }
+                return;
+            }
+            '\x7f' | '\x08' => {
+                st.typed.pop();
+            }
+            // Ctrl-C and Ctrl-U drop the line.
+            '\x03' | '\x15' => st.typed.clear(),
+            c if c.is_control() => {}
+            c => st.typed.push(c),
+        }
+    }
 }
 
 /// Resize the pty (programs get SIGWINCH) and the rendered screen.

@@ -12,6 +12,7 @@ const BASH_SCRIPT: &str = include_str!("scripts/bash-integration.sh");
 const ZSH_ENV: &str = include_str!("scripts/zsh/.zshenv");
 const ZSH_RC: &str = include_str!("scripts/zsh/.zshrc");
 const FISH_SCRIPT: &str = include_str!("scripts/fish-integration.fish");
+const POSIX_SCRIPT: &str = include_str!("scripts/posix-integration.sh");
 
 /// Shells with shell integration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +20,9 @@ pub enum ShellKind {
     Bash,
     Zsh,
     Fish,
+    /// dash / ash: no hooks, so the prompt carries exit status and cwd, and the core marks
+    /// a line typed at the prompt as executed when its echo arrives.
+    PromptOnly,
     /// Any other shell: no command detection.
     Plain,
 }
@@ -54,6 +58,15 @@ fn kind_of(program: &Path) -> ShellKind {
         Some("bash") => ShellKind::Bash,
         Some("zsh") => ShellKind::Zsh,
         Some("fish") => ShellKind::Fish,
+        Some("dash" | "ash") => ShellKind::PromptOnly,
+        // `sh` is dash on Debian-like systems (bash elsewhere, which as `sh` ignores our
+        // init file: left plain).
+        Some("sh") => match std::fs::canonicalize(program) {
+            Ok(real) if real.file_name().and_then(|n| n.to_str()) == Some("dash") => {
+                ShellKind::PromptOnly
+            }
+            _ => ShellKind::Plain,
+        },
         _ => ShellKind::Plain,
     }
 }
@@ -97,6 +110,7 @@ struct Scripts {
     bash: PathBuf,
     zdotdir: PathBuf,
     fish: PathBuf,
+    posix: PathBuf,
 }
 
 /// Write the integration scripts under `dir` (once per content) and return their paths.
@@ -110,10 +124,13 @@ fn install_scripts(dir: &Path) -> std::io::Result<Scripts> {
     write_if_changed(&zdotdir.join(".zshrc"), ZSH_RC)?;
     let fish = base.join("fish-integration.fish");
     write_if_changed(&fish, FISH_SCRIPT)?;
+    let posix = base.join("posix-integration.sh");
+    write_if_changed(&posix, POSIX_SCRIPT)?;
     Ok(Scripts {
         bash,
         zdotdir,
         fish,
+        posix,
     })
 }
 
@@ -179,6 +196,13 @@ pub fn prepare(
                 ));
                 args.push("-i".into());
             }
+            ShellKind::PromptOnly => {
+                if let Ok(user) = std::env::var("ENV") {
+                    env.push(("PM_TERM_USER_ENV".into(), user));
+                }
+                env.push(("ENV".into(), scripts.posix.display().to_string()));
+                args.push("-i".into());
+            }
             ShellKind::Plain => {}
         }
     } else {
@@ -216,7 +240,8 @@ mod tests {
         assert!(resolve(Some("/no/such/shell"), None).is_err());
         assert!(resolve(Some("no-such-shell-xyz"), None).is_err());
         assert_eq!(kind_of(Path::new("/usr/bin/zsh")), ShellKind::Zsh);
-        assert_eq!(kind_of(Path::new("/bin/dash")), ShellKind::Plain);
+        assert_eq!(kind_of(Path::new("/bin/dash")), ShellKind::PromptOnly);
+        assert_eq!(kind_of(Path::new("/bin/ksh")), ShellKind::Plain);
         assert_eq!(kind_of(Path::new("/usr/bin/fish")), ShellKind::Fish);
         assert_eq!(new_nonce().len(), 32);
         assert_ne!(new_nonce(), new_nonce());

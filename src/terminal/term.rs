@@ -81,6 +81,10 @@ pub struct TermState {
     /// The AHP client that holds a session claim on this terminal, if it came from one.
     pub holder_client: Option<String>,
     pub next_command: u64,
+    /// Prompt-only shells: the line typed at the prompt so far.
+    pub typed: String,
+    /// Prompt-only shells: a line entered at the prompt, executed when its echo ends.
+    pub echo_pending: Option<String>,
 }
 
 impl TermState {
@@ -112,6 +116,8 @@ pub struct Terminal {
     pub changed: watch::Sender<u64>,
     pub write_lock: tokio::sync::Mutex<()>,
     pub nonce_file: Option<PathBuf>,
+    /// The shell reports prompts and exit codes but not when a command starts (dash).
+    pub prompt_only: bool,
     /// The shell's exit status was collected: its pid may be reused, never signal it.
     pub reaped: AtomicBool,
 }

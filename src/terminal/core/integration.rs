@@ -24,6 +24,7 @@ impl Core {
             Event::PromptEnd => {
                 st.prompts += 1;
                 st.at_prompt = true;
+                st.typed.clear();
             }
             Event::CommandLine(line) => st.pending_line = Some(line),
             Event::Executed => {

@@ -268,10 +268,27 @@ impl Core {
             for item in items {
                 match item {
                     Item::Data(b) => {
-                        let s = decode_utf8(&mut st.utf8_carry, &b);
-                        if !s.is_empty() {
-                            let a = StateAction::TerminalData(TerminalDataAction { data: s });
-                            self.apply(&mut inner, term, &mut st, a, None);
+                        // A prompt-only shell: the echo of the entered line ends, its
+                        // command starts (what bash's preexec would have said).
+                        let echo_end = st
+                            .echo_pending
+                            .as_ref()
+                            .and_then(|_| b.iter().position(|&c| c == b'\n'));
+                        match echo_end {
+                            Some(at) => {
+                                self.data(&mut inner, term, &mut st, &b[..=at]);
+                                if let Some(line) = st.echo_pending.take() {
+                                    self.on_event(
+                                        &mut inner,
+                                        term,
+                                        &mut st,
+                                        Event::CommandLine(line),
+                                    );
+                                    self.on_event(&mut inner, term, &mut st, Event::Executed);
+                                }
+                                self.data(&mut inner, term, &mut st, &b[at + 1..]);
+                            }
+                            None => self.data(&mut inner, term, &mut st, &b),
                         }
                     }
                     Item::Event(e) => self.on_event(&mut inner, term, &mut st, e),
@@ -280,6 +297,15 @@ impl Core {
         }
         term.bump();
         term.vt_wake.notify_one();
+    }
+
+    /// Text the pty printed (integration sequences already taken out).
+    fn data(&self, inner: &mut Inner, term: &Terminal, st: &mut TermState, bytes: &[u8]) {
+        let s = decode_utf8(&mut st.utf8_carry, bytes);
+        if !s.is_empty() {
+            let a = StateAction::TerminalData(TerminalDataAction { data: s });
+            self.apply(inner, term, st, a, None);
+        }
     }
 
     /// Catch the rendered screen up with the stream; a title the program set on the way
@@ -429,6 +455,8 @@ impl Core {
                 delivered: 0,
                 holder_client: spec.holder_client,
                 next_command: 0,
+                typed: String::new(),
+                echo_pending: None,
             }),
             vt: Mutex::new(super::term::Screen {
                 parser: vt100::Parser::new_with_callbacks(
@@ -442,6 +470,7 @@ impl Core {
             vt_wake: tokio::sync::Notify::new(),
             changed,
             write_lock: tokio::sync::Mutex::new(()),
+            prompt_only: launch.kind == shell::ShellKind::PromptOnly,
             nonce_file: launch.nonce_file,
             reaped: AtomicBool::new(false),
         });
