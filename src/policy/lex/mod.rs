@@ -92,13 +92,7 @@ impl Lexer<'_> {
         while self.i < self.s.len() {
             let c = self.s[self.i];
             match c {
-                '\\' => {
-                    self.cur.push(c);
-                    if let Some(n) = self.peek(1) {
-                        self.cur.push(n);
-                    }
-                    self.i += 2;
-                }
+                '\\' => self.escaped(),
                 '\'' => self.single_quoted(),
                 '"' => self.double_quoted(),
                 '`' => {
@@ -158,6 +152,15 @@ impl Lexer<'_> {
         self.end_command(true);
     }
 
+    /// A backslash and the character it escapes, kept for `shell-words` to undo.
+    fn escaped(&mut self) {
+        self.cur.push('\\');
+        if let Some(n) = self.peek(1) {
+            self.cur.push(n);
+        }
+        self.i += 2;
+    }
+
     fn single_quoted(&mut self) {
         let start = self.i;
         self.cur.push('\'');
@@ -188,13 +191,7 @@ impl Lexer<'_> {
                     self.i += 1;
                     return;
                 }
-                '\\' => {
-                    self.cur.push(c);
-                    if let Some(n) = self.peek(1) {
-                        self.cur.push(n);
-                    }
-                    self.i += 2;
-                }
+                '\\' => self.escaped(),
                 '`' => self.backtick(),
                 '$' if self.peek(1) == Some('(') && self.peek(2) != Some('(') => {
                     self.i += 2;
