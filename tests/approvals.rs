@@ -72,7 +72,9 @@ async fn start_person(
     env: &[(&str, &str)],
 ) -> (RunningService<RoleClient, Person>, Arc<Mutex<Vec<String>>>) {
     let mut cmd = tokio::process::Command::new(SERVER_BIN);
-    cmd.current_dir(scratch_dir());
+    let scratch = scratch_dir();
+    cmd.current_dir(&scratch);
+    cmd.env("HOME", &scratch);
     cmd.env("PM_TERM_LOG", "warn")
         .env("PM_TERM_NO_USER_RC", "1");
     for (k, v) in env {
@@ -189,7 +191,9 @@ async fn operator_default_and_approval_for_everything() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn blocked_commands_never_run_nor_ask() {
-    let (c, asked) = start_person(Answer::Approve, &[]).await;
+    // Inert shells: a policy regression could not run these lines.
+    let inert = inert_shells();
+    let (c, asked) = start_person(Answer::Approve, &env_refs(&inert)).await;
     for cmd in [
         "rm -rf /",
         "sudo mkfs.ext4 /dev/sda1",

@@ -37,6 +37,16 @@ fn corpus_decisions() {
     let mut wrong = Vec::new();
     for (cmd, want) in &cases {
         let d = policy.evaluate(cmd, None);
+        // The server judges with its working directory: the verdict must not depend on it
+        // for any corpus line (a `~alice` once read as relative to it).
+        let in_dir = policy.evaluate(cmd, Some("/tmp/itmcp-scratch/work"));
+        if in_dir.authorization != d.authorization {
+            wrong.push(format!(
+                "{cmd:?}: {} without a working directory, {} in one",
+                d.authorization.as_str(),
+                in_dir.authorization.as_str()
+            ));
+        }
         if d.authorization.as_str() != want {
             wrong.push(format!(
                 "{cmd:?}: want {want}, got {} {:?}",
@@ -87,7 +97,9 @@ fn argv_requests_are_judged_the_same_way() {
 /// commands that are allowed or warned would really run, so they are judged above only.)
 #[tokio::test]
 async fn blocked_through_the_binary() {
-    let s = start().await;
+    // Inert shells: even if the binary disagreed with the library, nothing could run.
+    let inert = inert_shells();
+    let s = start_with(&env_refs(&inert)).await;
     let blocked: Vec<String> = corpus()
         .into_iter()
         .filter(|(_, w)| w == "blocked")

@@ -73,8 +73,11 @@ pub async fn start_capturing(env: &[(&str, &str)]) -> Server {
 pub async fn start_full(bin: &str, args: &[&str], env: &[(&str, &str)], capture: bool) -> Server {
     let mut cmd = tokio::process::Command::new(bin);
     cmd.args(args);
-    // A scratch directory: whatever a test runs can never touch the checkout.
-    cmd.current_dir(scratch_dir());
+    // A scratch directory as the working directory and home: whatever a test runs can never
+    // touch the checkout or the user's files.
+    let scratch = scratch_dir();
+    cmd.current_dir(&scratch);
+    cmd.env("HOME", &scratch);
     cmd.env(
         "PM_TERM_LOG",
         std::env::var("PM_TEST_SERVER_LOG").unwrap_or_else(|_| "warn".into()),
@@ -118,6 +121,25 @@ pub async fn start_full(bin: &str, args: &[&str], env: &[(&str, &str)], capture:
 }
 
 /// A fresh empty directory under the system temp dir.
+/// Shells for tests that send destructive command lines, so that a policy regression can
+/// never run one: `true` ignores `-c LINE` (headless), and python's REPL reads any shell
+/// line typed into a terminal as a syntax error (interactive).
+pub fn inert_shells() -> Vec<(&'static str, String)> {
+    let python = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("python3"))
+        .find(|p| p.is_file())
+        .expect("python3 on PATH");
+    vec![
+        ("PM_TERM_SHELL", "/bin/true".to_string()),
+        ("PM_TERM_INTERACTIVE_SHELL", python.display().to_string()),
+    ]
+}
+
+/// [`inert_shells`] as `start_with` takes them.
+pub fn env_refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    env.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
 pub fn scratch_dir() -> std::path::PathBuf {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);

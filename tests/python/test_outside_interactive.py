@@ -6,6 +6,7 @@ disk, so an approval that was ignored (or a decline that still ran the command) 
 """
 
 import os
+import shutil
 import tempfile
 
 import anyio
@@ -143,7 +144,10 @@ async def test_no_answer_times_out(workdir):
 @pytest.mark.anyio
 async def test_blocked_is_never_asked(workdir):
     person = Person(approve)
-    res = await call(person, workdir, interactive("sudo rm -rf --no-preserve-root /"))
+    # Inert shells: even a policy regression could not run the line (true ignores -c; a
+    # python REPL reads shell text as a syntax error).
+    inert = {"PM_TERM_SHELL": "/bin/true", "PM_TERM_INTERACTIVE_SHELL": shutil.which("python3")}
+    res = await call(person, workdir, interactive("sudo rm -rf --no-preserve-root /"), **inert)
     assert res.is_error
     p = res.structured_content
     assert p["error"]["code"] == "PM_TERM_BLOCKED_DESTRUCTIVE"

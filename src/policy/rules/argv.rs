@@ -3,6 +3,9 @@
 use super::*;
 use crate::policy::unwrap::basename;
 
+/// Writing a letter here makes the kernel reboot (`b`), crash (`c`) or power off (`o`).
+const SYSRQ_TRIGGER: &str = "/proc/sysrq-trigger";
+
 /// Rules on one argv (after unwrapping) and the redirections of its command.
 pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> Vec<Finding> {
     use Severity::*;
@@ -13,6 +16,13 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
                 Block,
                 "device_write",
                 format!("writes onto the disk device {r}"),
+                argv,
+            ));
+        } else if r == SYSRQ_TRIGGER {
+            out.push(finding(
+                Block,
+                "power",
+                "a SysRq trigger reboots, crashes or powers off the machine at once",
                 argv,
             ));
         } else if is_system_file(&normalize(r, cwd)) {
@@ -119,7 +129,14 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
             } else {
                 false
             };
-            if last_is_device {
+            if name == "tee" && targets.contains(&SYSRQ_TRIGGER) {
+                out.push(finding(
+                    Block,
+                    "power",
+                    "a SysRq trigger reboots, crashes or powers off the machine at once",
+                    argv,
+                ));
+            } else if last_is_device {
                 out.push(finding(
                     Block,
                     "device_write",
@@ -343,6 +360,7 @@ fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option<Str
         {
             "deletes S3 objects recursively"
         }
+        "vssadmin" | "wbadmin" if first == "delete" => "deletes shadow copies or backups",
         "gsutil" if first == "rm" && has_short(flags, &['r']) => {
             "deletes storage objects recursively"
         }

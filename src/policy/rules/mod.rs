@@ -109,6 +109,16 @@ fn normalize(path: &str, cwd: Option<&str>) -> String {
             return normalize_abs(&format!("/~/{rest}")).replacen("/~", "~", 1);
         }
     }
+    // `~alice`, `~alice/x`: another user's home, never relative to the working directory.
+    if let Some(tilde) = p.strip_prefix('~') {
+        return match tilde.split_once('/') {
+            Some((user, rest)) if !rest.trim_matches('/').is_empty() => {
+                format!("~{user}{}", normalize_abs(&format!("/{rest}")))
+            }
+            Some((user, _)) => format!("~{user}"),
+            None => p.to_string(),
+        };
+    }
     if p.starts_with('/') {
         return normalize_abs(p);
     }
@@ -148,6 +158,26 @@ fn is_critical(target: &str) -> bool {
     }
     if home_dir().as_deref() == Some(t) {
         return true;
+    }
+    // A home directory by path: `/home/alice`, `/Users/alice`, `/home/$USER`.
+    if let Some(name) = t
+        .strip_prefix("/home/")
+        .or_else(|| t.strip_prefix("/Users/"))
+    {
+        if !name.is_empty() && !name.contains('/') {
+            return true;
+        }
+    }
+    // `~alice`: another user's home directory.
+    if let Some(user) = t.strip_prefix('~') {
+        let user = user.trim_end_matches('/');
+        if !user.is_empty()
+            && user
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        {
+            return true;
+        }
     }
     SYSTEM_DIRS.iter().any(|d| d.eq_ignore_ascii_case(t))
 }

@@ -49,6 +49,32 @@ const INTERPRETERS: &[&str] = &[
     "powershell",
 ];
 
+/// How interpreters call fork (python, perl, ruby, php, node's cluster).
+const FORK_CALLS: &[&str] = &[
+    "os.fork()",
+    "fork()",
+    "fork;",
+    "{ fork }",
+    "{fork}",
+    "pcntl_fork(",
+    "cluster.fork(",
+];
+/// Loops that never end by themselves.
+const ENDLESS_LOOPS: &[&str] = &[
+    "while true",
+    "while 1",
+    "while(1)",
+    "while (1)",
+    "while(true)",
+    "while (true)",
+    "loop {",
+    "loop do",
+    "for(;;)",
+    "for (;;)",
+    "iter(int, 1)",
+    "itertools.count(",
+];
+
 /// Words and the one-character operators `|`, `&`, `;` of a function body, in order.
 fn fork_tokens(body: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -103,9 +129,13 @@ pub fn check_fork_bomb(text: &str) -> Option<Finding> {
         }
     }
     let t = text.to_ascii_lowercase();
+    // Interpreter one-liners: a fork call inside an endless loop.
+    let forks = FORK_CALLS.iter().any(|f| t.contains(f));
+    let endless = ENDLESS_LOOPS.iter().any(|l| t.contains(l));
     if t.contains("fork while fork")
         || t.contains("os.fork() while")
         || t.contains("while true; do $0")
+        || (forks && endless)
     {
         return Some(Finding {
             severity: Severity::Block,
@@ -129,6 +159,64 @@ fn interprets(c: &Simple) -> bool {
         a.first()
             .is_some_and(|w| INTERPRETERS.contains(&basename(w).as_str()))
     })
+}
+
+fn file_name(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or(path).to_string()
+}
+
+/// The files a downloader writes: `-o FILE`, `--output FILE`, wget `-O FILE`, else the
+/// URL's last segment (`curl -O`, plain `wget URL`).
+fn saved_files(c: &Simple) -> Vec<String> {
+    let Some(first) = c.argv.first() else {
+        return Vec::new();
+    };
+    let name = basename(first);
+    if !matches!(name.as_str(), "curl" | "wget") {
+        return Vec::new();
+    }
+    let args = &c.argv[1..];
+    let mut out = Vec::new();
+    let mut remote_name = name == "wget";
+    for (i, a) in args.iter().enumerate() {
+        let value = args.get(i + 1).map(|v| file_name(v));
+        match (name.as_str(), a.as_str()) {
+            (_, "-o" | "--output" | "--output-document") | ("wget", "-O") => {
+                out.extend(value.filter(|v| v != "-"));
+                remote_name = false;
+            }
+            ("curl", "-O" | "--remote-name") => remote_name = true,
+            // Clustered short flags: `-sSLo FILE`, `-fsSLO`.
+            ("curl", c) if c.len() > 2 && c.starts_with('-') && !c.starts_with("--") => {
+                if c.ends_with('o') {
+                    out.extend(value.filter(|v| v != "-"));
+                } else if c.contains('O') {
+                    remote_name = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    if remote_name {
+        out.extend(
+            args.iter()
+                .filter(|a| a.contains("://"))
+                .map(|u| file_name(u.split(['?', '#']).next().unwrap_or(u))),
+        );
+    }
+    out
+}
+
+/// The script a command runs: an interpreter's script operand, or a program run by path.
+fn script_run(c: &Simple) -> Option<String> {
+    let first = c.argv.first()?;
+    if first.contains('/') && !first.starts_with('/') {
+        return Some(first.clone());
+    }
+    if interprets(c) {
+        return c.argv[1..].iter().find(|a| !a.starts_with('-')).cloned();
+    }
+    None
 }
 
 /// `curl … | sh`, `sh -c "$(curl …)"`, `bash <(wget …)`, `eval "$(curl …)"`.
@@ -162,8 +250,17 @@ fn download_execute_at(line: &str, depth: usize, budget: &Cell<usize>) -> Option
                 .iter()
                 .take_while(|d| d.pipeline == c.pipeline)
                 .any(interprets);
+        // `curl -o x.sh URL && bash x.sh`, `wget URL/i.sh; chmod +x i.sh; ./i.sh`: a later
+        // command runs the very file the download wrote.
+        let saved = saved_files(c);
+        let then_run = !saved.is_empty()
+            && cmds[i + 1..]
+                .iter()
+                .filter(|d| d.pipeline != c.pipeline)
+                .filter_map(script_run)
+                .any(|s| saved.contains(&file_name(&s)));
         let substituted = interprets(c) && c.substitutions.iter().any(downloads);
-        if piped || substituted {
+        if piped || substituted || then_run {
             return Some(finding(
                 Severity::Warn,
                 "download_execute",

@@ -46,7 +46,7 @@ const WINDOWS_SYSTEM_DIRS: &[&str] = &[
 
 /// A drive root, the Windows system directories on a drive, or the user profile.
 fn is_drive_root(w: &str) -> bool {
-    let w = w.trim_end_matches('*');
+    let w = w.strip_suffix("*.*").unwrap_or(w).trim_end_matches('*');
     let b = w.as_bytes();
     if b.len() > 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/')
     {
@@ -77,7 +77,23 @@ fn is_drive_root(w: &str) -> bool {
                 | "$env:homedrive"
                 | "$home"
                 | "~"
+                | "%systemdrive%"
+                | "%systemroot%"
+                | "%windir%"
+                | "%userprofile%"
+                | "%homedrive%"
+                | "%programfiles%"
+                | "%programdata%"
         )
+}
+
+/// `Get-ChildItem ROOT -Recurse | Remove-Item`: a listing of a drive root fed to deletion.
+fn lists_root_recursively(words: &[String]) -> bool {
+    matches!(
+        words.first().map(String::as_str),
+        Some("get-childitem" | "gci" | "ls" | "dir")
+    ) && words.iter().any(|a| a == "-recurse" || a == "-r")
+        && words[1..].iter().any(|a| is_drive_root(a))
 }
 
 /// PowerShell / cmd.exe commands, one statement at a time.
@@ -91,15 +107,28 @@ pub fn check_windows(text: &str) -> Vec<Finding> {
             command: stmt.to_string(),
         });
     };
-    for stmt in text
-        .split(['\n', ';', '|'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
+    let mut previous_lists_root = false;
+    for (stmt, piped) in text
+        .split(['\n', ';'])
+        .flat_map(|s| s.split('|').enumerate().map(|(i, p)| (p, i > 0)))
+        .map(|(s, piped)| (s.trim(), piped))
+        .filter(|(s, _)| !s.is_empty())
     {
         let w = windows_words(stmt);
         let Some(cmd) = w.first() else { continue };
         let rest = &w[1..];
+        let fed_root = piped && previous_lists_root;
+        previous_lists_root = lists_root_recursively(&w);
         match cmd.as_str() {
+            "remove-item" | "ri" | "del" | "erase" if fed_root => push(
+                Severity::Block,
+                "windows_remove_root",
+                "deletes everything listed under a drive root",
+                stmt,
+            ),
+            "stop-computer" | "restart-computer" => {
+                push(Severity::Block, "power", "stops the machine", stmt)
+            }
             "format-volume" | "clear-disk" | "initialize-disk" => push(
                 Severity::Block,
                 "powershell_format",
