@@ -241,15 +241,11 @@ pub fn unwrap(simple: &Simple) -> Effective {
     } else {
         Stdin::Literal(simple.input.clone())
     };
-    unwrap_with(simple, &stdin)
+    unwrap_budgeted(simple, &stdin, &Cell::new(MAX_NESTED))
 }
 
-/// What a command runs, given what its standard input holds.
-pub fn unwrap_with(simple: &Simple, stdin: &Stdin) -> Effective {
-    unwrap_budgeted(simple, stdin, &Cell::new(MAX_NESTED))
-}
-
-/// As `unwrap_with`, sharing a nesting budget with the rest of the line.
+/// What a command runs, given what its standard input holds, sharing a nesting budget with
+/// the rest of its line.
 pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> Effective {
     let mut eff = Effective::default();
     let mut argv: Vec<String> = simple.argv.clone();
