@@ -16,11 +16,7 @@ use support::*;
 const TOKEN: &str = "bench-bridge-token";
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(run());
+    block_on(run());
 }
 
 async fn measure(c: &Client) -> (Duration, Duration, Duration) {

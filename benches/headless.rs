@@ -17,11 +17,7 @@ use support::*;
 const THROUGHPUT_BYTES: u64 = 512 * 1024 * 1024;
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(run());
+    block_on(run());
 }
 
 async fn cold_start() -> Duration {
@@ -140,26 +136,23 @@ async fn run() {
         assert_eq!(p["result"]["streams"]["stdout"]["total"], THROUGHPUT_BYTES);
     })
     .await;
-    let mbps = |d: Duration| THROUGHPUT_BYTES as f64 / d.as_secs_f64() / 1e6;
-    row(
-        &format!(
-            "{} MiB through the server's pipe (read + spooled)",
-            THROUGHPUT_BYTES >> 20
-        ),
-        &format!("{:.0} MB/s", mbps(ours)),
-        "`… | cat > /dev/null`",
-        &format!("{:.0} MB/s", mbps(pipe_floor)),
-        ours.as_secs_f64() / pipe_floor.as_secs_f64(),
+    let name = format!(
+        "{} MiB through the server's pipe (read + spooled)",
+        THROUGHPUT_BYTES >> 20
     );
-    row(
-        &format!(
-            "{} MiB through the server's pipe (read + spooled)",
-            THROUGHPUT_BYTES >> 20
-        ),
-        &format!("{:.0} MB/s", mbps(ours)),
+    throughput_row(
+        &name,
+        THROUGHPUT_BYTES,
+        ours,
+        "`… | cat > /dev/null`",
+        pipe_floor,
+    );
+    throughput_row(
+        &name,
+        THROUGHPUT_BYTES,
+        ours,
         "`… | cat > $TMPDIR/file` (every byte kept, as the spool does)",
-        &format!("{:.0} MB/s", mbps(disk_floor)),
-        ours.as_secs_f64() / disk_floor.as_secs_f64(),
+        disk_floor,
     );
 
     header("memory");

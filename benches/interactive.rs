@@ -22,11 +22,7 @@ const IDLE_TERMINALS: usize = 100;
 const LIST_TERMINALS: usize = 500;
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(run());
+    block_on(run());
 }
 
 fn open_req(command: Option<&str>) -> Value {
@@ -161,16 +157,15 @@ async fn run() {
         .await;
     })
     .await;
-    let mbps = |d: Duration| PTY_BYTES as f64 / d.as_secs_f64() / 1e6;
-    row(
+    throughput_row(
         &format!(
             "`cat` of {} MiB in a terminal (parsed, spooled, reduced)",
             PTY_BYTES >> 20
         ),
-        &format!("{:.0} MB/s", mbps(ours)),
+        PTY_BYTES as u64,
+        ours,
         "`script -qc 'cat FILE' /dev/null`",
-        &format!("{:.0} MB/s", mbps(floor)),
-        ours.as_secs_f64() / floor.as_secs_f64(),
+        floor,
     );
     let _ = std::fs::remove_file(&file);
 

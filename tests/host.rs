@@ -150,32 +150,14 @@ async fn claims_are_held_and_rejections_carry_a_reason() {
     let (_, mut sub_a) = a.subscribe(uri.clone()).await.unwrap();
     let (_, mut sub_b) = b.subscribe(uri.clone()).await.unwrap();
     // Bob does not hold the claim: rejected, with a reason, to Bob alone.
-    b.dispatch(
-        uri.clone(),
-        StateAction::TerminalClaimed(TerminalClaimedAction {
-            claim: TerminalClaim::Client(TerminalClientClaim {
-                client_id: "bob".into(),
-            }),
-        }),
-    )
-    .await
-    .unwrap();
+    b.dispatch(uri.clone(), claim_for("bob")).await.unwrap();
     let rejected = next_action(&mut sub_b, |e| {
         matches!(e.action, StateAction::TerminalClaimed(_))
     })
     .await;
     assert!(rejected.rejection_reason.unwrap().contains("alice"));
     // Alice transfers it; both see the change.
-    a.dispatch(
-        uri.clone(),
-        StateAction::TerminalClaimed(TerminalClaimedAction {
-            claim: TerminalClaim::Client(TerminalClientClaim {
-                client_id: "bob".into(),
-            }),
-        }),
-    )
-    .await
-    .unwrap();
+    a.dispatch(uri.clone(), claim_for("bob")).await.unwrap();
     for sub in [&mut sub_a, &mut sub_b] {
         let env = next_action(sub, |e| matches!(e.action, StateAction::TerminalClaimed(_))).await;
         assert!(env.rejection_reason.is_none());
@@ -367,4 +349,13 @@ async fn reconnect_replays_what_was_missed_and_dispose_removes() {
         ReconnectResult::Replay(r) => assert_eq!(r.missing, vec![uri.clone()]),
         ReconnectResult::Snapshot(s) => assert!(s.snapshots.is_empty()),
     }
+}
+
+/// `terminal/claimed` handing the terminal to `client`.
+fn claim_for(client: &str) -> StateAction {
+    StateAction::TerminalClaimed(TerminalClaimedAction {
+        claim: TerminalClaim::Client(TerminalClientClaim {
+            client_id: client.into(),
+        }),
+    })
 }

@@ -3,6 +3,8 @@
 //! action stream reduced by Microsoft's `ahp` reducers reproducing the core's state.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -219,7 +221,7 @@ async fn fish_detection_exit_codes_cwd_and_spoofing() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_shell_without_integration_answers_when_quiet() {
     let core = core();
-    let python = which_path("python3");
+    let python = common::on_path("python3");
     let r = ops::execute(&core, open(&python, Some("print(6 * 7)")), None)
         .await
         .unwrap();
@@ -231,15 +233,6 @@ async fn a_shell_without_integration_answers_when_quiet() {
     );
     assert!(r.output.unwrap().text.contains("42"));
     core.shutdown().await;
-}
-
-fn which_path(name: &str) -> String {
-    std::env::split_paths(&std::env::var_os("PATH").unwrap())
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-        .unwrap()
-        .display()
-        .to_string()
 }
 
 /// dash has no hooks: the prompt reports exit status and cwd, the core marks the line it

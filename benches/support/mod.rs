@@ -98,6 +98,27 @@ pub fn idle_rss_of(program: &str, args: &[&str]) -> u64 {
     r
 }
 
+/// Run a bench's async body on a multi-threaded runtime (the server tasks need one).
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+/// A throughput row: `bytes` moved in `ours` against the same bytes through the floor.
+pub fn throughput_row(name: &str, bytes: u64, ours: Duration, floor_name: &str, floor: Duration) {
+    let mbps = |d: Duration| bytes as f64 / d.as_secs_f64() / 1e6;
+    row(
+        name,
+        &format!("{:.0} MB/s", mbps(ours)),
+        floor_name,
+        &format!("{:.0} MB/s", mbps(floor)),
+        ours.as_secs_f64() / floor.as_secs_f64(),
+    );
+}
+
 pub fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1000.0)
 }

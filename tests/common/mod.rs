@@ -125,14 +125,20 @@ pub async fn start_full(bin: &str, args: &[&str], env: &[(&str, &str)], capture:
 /// never run one: `true` ignores `-c LINE` (headless), and python's REPL reads any shell
 /// line typed into a terminal as a syntax error (interactive).
 pub fn inert_shells() -> Vec<(&'static str, String)> {
-    let python = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|d| d.join("python3"))
-        .find(|p| p.is_file())
-        .expect("python3 on PATH");
     vec![
         ("PM_TERM_SHELL", "/bin/true".to_string()),
-        ("PM_TERM_INTERACTIVE_SHELL", python.display().to_string()),
+        ("PM_TERM_INTERACTIVE_SHELL", on_path("python3")),
     ]
+}
+
+/// The absolute path of `name` on PATH.
+pub fn on_path(name: &str) -> String {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{name} on PATH"))
+        .display()
+        .to_string()
 }
 
 /// [`inert_shells`] as `start_with` takes them.
