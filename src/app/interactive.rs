@@ -104,6 +104,7 @@ fn term_result(r: &TermResponse, encoding: Encoding) -> Map<String, Value> {
             "supports_command_detection".into(),
             json!(t.supports_command_detection),
         );
+        m.insert("shell_integration".into(), json!(t.shell_integration));
     }
     if let Some(o) = &r.output {
         let text = match encoding {
@@ -181,6 +182,7 @@ pub(crate) fn terminal_item(adapter: AdapterType, t: &TermSummary) -> Value {
         "resource": t.resource,
         "claim": t.claim,
         "supports_command_detection": t.supports_command_detection,
+        "shell_integration": t.shell_integration,
         "output_bytes": t.output_bytes,
     })
 }

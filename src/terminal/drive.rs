@@ -12,7 +12,7 @@ use super::core::Core;
 use super::ops::{
     AgentClaim, InputArgs, OpError, OpErrorKind, OpResult, OpenArgs, RunArgs, chunk, find, respond,
 };
-use super::term::{CommandRecord, TermState, Terminal, strip_escapes};
+use super::term::{CommandRecord, Submitted, TermState, Terminal, strip_escapes};
 use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, lifecycle};
 
 /// Longest wait for a new shell's first prompt.
@@ -23,6 +23,9 @@ pub const INPUT_QUIET: Duration = Duration::from_millis(300);
 pub const INTERRUPT_SETTLE: Duration = Duration::from_secs(2);
 /// After a command finishes, how long to wait for the prompt (and its cwd report).
 pub const PROMPT_GRACE: Duration = Duration::from_millis(1_000);
+/// After a prompt starts, how long to wait for its end mark before typing anyway (a line
+/// typed early still runs; it only shows up inside the prompt).
+pub const PROMPT_END_GRACE: Duration = Duration::from_secs(2);
 /// How much recent text `wait_for` patterns are matched against.
 const WAIT_FOR_WINDOW: u64 = 64 * 1024;
 
@@ -151,13 +154,23 @@ pub async fn open(core: &Arc<Core>, a: OpenArgs, caller: Option<&str>) -> OpResu
 }
 
 async fn wait_ready(t: &Terminal, by: Instant) {
-    let integrated = t.nonce_file.is_some();
+    let integrated = {
+        let st = t.state();
+        t.nonce_file.is_some() && (st.detection || !st.first_wait_done)
+    };
     if integrated {
         wait_for(t, by, |st| st.prompts > 0 || !st.running()).await;
+        // The prompt has started; its end mark follows once it is drawn (slow prompts run
+        // programs). A theme that dropped the mark from its prompt is not waited for again.
+        if t.state().prompt_end_missing == 0 {
+            let drawn_by = by.min(Instant::now() + PROMPT_END_GRACE);
+            wait_for(t, drawn_by, |st| st.prompt_drawn || !st.running()).await;
+        }
     } else {
         // Without integration the best sign of a prompt is output that has gone quiet.
         quiet_after(t, 0, by).await;
     }
+    t.state().first_wait_done = true;
 }
 
 fn no_detection_note(t: &Terminal) -> String {
@@ -213,6 +226,11 @@ pub async fn run(core: &Arc<Core>, a: RunArgs) -> OpResult {
     let deadline = started + Duration::from_millis(a.wait_ms);
     let hard = a.timeout_ms.map(|ms| started + Duration::from_millis(ms));
     wait_ready(&t, deadline.min(started + STARTUP_WAIT)).await;
+    // A line someone entered a moment ago is still on its way: let it start first.
+    wait_for(&t, deadline, |st| {
+        !st.line_entered || st.executing().is_some() || !st.running()
+    })
+    .await;
     let (base, before) = {
         let st = t.state();
         if let Some(busy) = st.executing() {
@@ -228,6 +246,14 @@ pub async fn run(core: &Arc<Core>, a: RunArgs) -> OpResult {
         }
         (st.next_command, st.spool.len())
     };
+    {
+        let mut st = t.state();
+        st.submitted = (!a.command.trim().is_empty()).then(|| Submitted {
+            line: a.command.clone(),
+            at: st.spool.len(),
+            status: None,
+        });
+    }
     lifecycle::input(core, &t, &format!("{}\r", a.command), None)
         .await
         .map_err(|e| {
@@ -268,12 +294,13 @@ pub async fn run(core: &Arc<Core>, a: RunArgs) -> OpResult {
         None => (before, None),
     };
     let out = chunk(&t, Some(from), until, &a.output)?;
-    let still = rec.as_ref().is_some_and(|r| !r.complete) && t.is_running();
-    let mut r = respond(
-        &t,
-        Some(out),
-        still || (!integrated && !finished && t.is_running()),
-    );
+    // No record yet means the line has not visibly started or ended: the prompt did not come
+    // back, so it is running as far as anyone can tell — never reported done.
+    let still = match &rec {
+        Some(r) => !r.complete,
+        None => true,
+    } && t.is_running();
+    let mut r = respond(&t, Some(out), still);
     r.command = rec;
     r.timed_out = timed_out;
     if !integrated {

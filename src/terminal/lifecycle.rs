@@ -136,8 +136,16 @@ pub async fn input(
         ));
     }
     let _serial = term.write_lock.lock().await;
-    if term.prompt_only {
-        track_typed(&mut term.state(), data);
+    {
+        let mut st = term.state();
+        if term.prompt_only {
+            track_typed(&mut st, data);
+        }
+        // A line entered at the prompt is on its way to the shell until its command starts
+        // or the next prompt shows: nothing else may be typed as a command meanwhile.
+        if st.at_prompt && st.executing().is_none() && data.contains(['\r', '\n']) {
+            st.line_entered = true;
+        }
     }
     core.dispatch(
         term,

@@ -10,7 +10,7 @@ use ahp_types::state::{TerminalClaim, TerminalLifecycleState, TerminalSessionCla
 use serde::{Deserialize, Serialize};
 
 use super::core::Core;
-use super::term::{CommandRecord, Terminal, strip_escapes};
+use super::term::{CommandRecord, IntegrationLevel, Terminal, strip_escapes};
 use super::{CoreError, drive, lifecycle};
 use crate::spool::incomplete_utf8_tail;
 
@@ -175,6 +175,8 @@ pub struct TermSummary {
     pub signal: Option<String>,
     pub claim: serde_json::Value,
     pub supports_command_detection: bool,
+    /// How much of the shell integration works: `full`, `prompt_only` or `none`.
+    pub shell_integration: IntegrationLevel,
     pub executing: Option<String>,
     pub output_bytes: u64,
     pub age_ms: u64,
@@ -336,6 +338,7 @@ pub fn summary(t: &Terminal) -> TermSummary {
         signal,
         claim: serde_json::to_value(&st.state.claim).unwrap_or_default(),
         supports_command_detection: st.detection,
+        shell_integration: st.integration(t.prompt_only),
         executing: st.executing().map(|c| c.command_line.clone()),
         output_bytes: st.spool.len(),
         age_ms: t.created.elapsed().as_millis() as u64,

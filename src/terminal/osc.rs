@@ -27,6 +27,9 @@ pub enum Event {
     Finished(Option<i32>),
     /// `P;Cwd=`: the shell's working directory.
     Cwd(String),
+    /// `P;PmIntegration=`: how much of the integration the script could install
+    /// (`full` or `prompt_only`; this server's own property).
+    Installed(String),
 }
 
 /// One piece of the scanned stream, in order.
@@ -185,7 +188,14 @@ impl Scanner {
             ("D", [code]) => Some(Event::Finished(code.trim().parse().ok())),
             ("E", [line]) => Some(Event::CommandLine(unescape(line))),
             ("E", []) => Some(Event::CommandLine(String::new())),
-            ("P", [prop]) => prop.strip_prefix("Cwd=").map(|p| Event::Cwd(unescape(p))),
+            ("P", [prop]) => {
+                if let Some(p) = prop.strip_prefix("Cwd=") {
+                    Some(Event::Cwd(unescape(p)))
+                } else {
+                    prop.strip_prefix("PmIntegration=")
+                        .map(|l| Event::Installed(l.to_string()))
+                }
+            }
             _ => None,
         }
     }

@@ -32,6 +32,28 @@ pub struct CommandRecord {
     pub output_end: Option<u64>,
 }
 
+/// A line typed at the prompt by this server, and where the stream stood then.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Submitted {
+    pub line: String,
+    pub at: u64,
+    /// The exit status a D reported after the line was typed, while no command had started.
+    pub status: Option<Option<i32>>,
+}
+
+/// How much of the shell integration works in a terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntegrationLevel {
+    /// Commands are detected as they start and finish, with exit codes and command lines.
+    Full,
+    /// Prompts are seen (and exit codes where the shell reports them), but a command's start
+    /// is inferred from the typed line or the prompt coming back.
+    PromptOnly,
+    /// Nothing is detected: output is returned once it goes quiet.
+    None,
+}
+
 /// How the terminal's process ended.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ExitInfo {
@@ -66,12 +88,43 @@ pub struct TermState {
     pub scanner: Scanner,
     pub utf8_carry: Vec<u8>,
     pub commands: VecDeque<CommandRecord>,
+    /// A command line (E) reported before its command started (zsh, fish, dash).
     pub pending_line: Option<String>,
     pub command_started: Option<Instant>,
     pub detection: bool,
-    /// Prompt-end (B) markers seen: the shell is ready for input after the first.
+    /// Prompts seen (a prompt start, or a prompt end without a start before it): the shell
+    /// is ready for input after the first.
     pub prompts: u64,
     pub at_prompt: bool,
+    /// The current prompt's end (B) was seen: it is drawn and input goes after it.
+    pub prompt_drawn: bool,
+    /// A line was entered at the prompt and has neither started a command nor brought the
+    /// next prompt yet.
+    pub line_entered: bool,
+    /// Prompt starts (A) come in this terminal: ends (B) then never count as new prompts.
+    pub prompt_started: bool,
+    /// Commands that started at a prompt whose end mark never came (a theme dropped it).
+    pub prompt_end_missing: u64,
+    /// The first wait for a prompt is over: a shell that showed no integration mark by then
+    /// is treated as having none (its set-up broke it), not waited for again.
+    pub first_wait_done: bool,
+    /// A line this server typed at the prompt, not yet matched to a started command.
+    pub submitted: Option<Submitted>,
+    /// The last command's `commandExecuted` is held back until its command line (E, which
+    /// bash reports just after C) arrives, or anything else does.
+    pub unannounced: bool,
+    /// The typed line behind the unannounced command, to weigh against its E when it comes.
+    pub typed_for_unannounced: Option<Submitted>,
+    /// A command started (C) was seen at least once: the integration detects commands.
+    pub saw_executed: bool,
+    /// Commands recorded only when the prompt came back, because no C was seen for them.
+    pub late_records: u64,
+    /// A command finished with the exit status the shell reported (D) at least once.
+    pub saw_finished: bool,
+    /// Commands that ended only because the prompt came back (no D: no exit status).
+    pub finished_unknown: u64,
+    /// The script said it could not install all of itself (read-only prompt variables).
+    pub installed_partially: bool,
     pub exit: Option<ExitInfo>,
     pub reader_done: bool,
     /// Bytes of text in `state.content`, for the scrollback bound.
@@ -90,6 +143,22 @@ pub struct TermState {
 impl TermState {
     pub fn executing(&self) -> Option<&CommandRecord> {
         self.commands.back().filter(|c| !c.complete)
+    }
+
+    /// What the integration has shown it can do so far (`prompt_only_kind`: the shell has
+    /// no pre-command hook at all, so its commands are always inferred).
+    pub fn integration(&self, prompt_only_kind: bool) -> IntegrationLevel {
+        let partial = prompt_only_kind
+            || self.installed_partially
+            || (!self.saw_executed && self.late_records > 0)
+            || (!self.saw_finished && self.finished_unknown > 0);
+        if !self.detection {
+            IntegrationLevel::None
+        } else if partial {
+            IntegrationLevel::PromptOnly
+        } else {
+            IntegrationLevel::Full
+        }
     }
 
     pub fn running(&self) -> bool {

@@ -133,12 +133,15 @@ pub fn inert_shells() -> Vec<(&'static str, String)> {
 
 /// The absolute path of `name` on PATH.
 pub fn on_path(name: &str) -> String {
+    on_path_opt(name).unwrap_or_else(|| panic!("{name} on PATH"))
+}
+
+/// The absolute path of `name` on PATH, if it is there.
+pub fn on_path_opt(name: &str) -> Option<String> {
     std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .map(|d| d.join(name))
         .find(|p| p.is_file())
-        .unwrap_or_else(|| panic!("{name} on PATH"))
-        .display()
-        .to_string()
+        .map(|p| p.display().to_string())
 }
 
 /// [`inert_shells`] as `start_with` takes them.

@@ -268,6 +268,10 @@ impl Core {
             for item in items {
                 match item {
                     Item::Data(b) => {
+                        if st.unannounced {
+                            // Output of a command whose line never came: announce it as is.
+                            self.announce(&mut inner, term, &mut st);
+                        }
                         // A prompt-only shell: the echo of the entered line ends, its
                         // command starts (what bash's preexec would have said).
                         let echo_end = st
@@ -360,7 +364,10 @@ impl Core {
                 self.apply(&mut inner, term, &mut st, a, None);
             }
             if st.executing().is_some() {
-                self.finish_command(&mut inner, term, &mut st, None);
+                // The shell ended while the command ran (`exit 3`, or `set -e` after a
+                // failure): a shell that exits on its own passes on the status it ended with.
+                let code = info.exit_code.filter(|_| info.signal.is_none());
+                self.finish_command(&mut inner, term, &mut st, code);
             }
             st.exit = Some(info.clone());
             let a = StateAction::TerminalExited(TerminalExitedAction {
@@ -449,6 +456,19 @@ impl Core {
                 detection: false,
                 prompts: 0,
                 at_prompt: false,
+                prompt_drawn: false,
+                line_entered: false,
+                prompt_started: false,
+                prompt_end_missing: 0,
+                first_wait_done: false,
+                submitted: None,
+                unannounced: false,
+                typed_for_unannounced: None,
+                saw_executed: false,
+                late_records: 0,
+                saw_finished: false,
+                finished_unknown: 0,
+                installed_partially: false,
                 exit: None,
                 reader_done: false,
                 content_bytes: 0,

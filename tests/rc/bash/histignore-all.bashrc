@@ -1,0 +1,2 @@
+# History that keeps nothing at all (some privacy set-ups).
+HISTIGNORE='*'

@@ -1,0 +1,3 @@
+# No history list.
+HISTSIZE=0
+HISTFILESIZE=0
