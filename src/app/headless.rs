@@ -87,7 +87,7 @@ impl App {
             timeout,
             workspace_id: req.runtime.workspace_id.clone(),
         };
-        let session = self.exec.start(spec).map_err(exec_error)?;
+        let session = self.exec.start(spec).await.map_err(exec_error)?;
         ctx.session_id = Some(session.id.clone());
         let mut wait =
             Duration::from_millis(req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms));
@@ -151,18 +151,9 @@ impl App {
     pub(crate) async fn headless_terminate(&self, id: &str) -> Answer {
         let session = self.session(id)?;
         let was_running = session.is_running();
-        let killed = if was_running {
-            session.kill().await
-        } else {
-            // The root is gone; background children it left are still its own.
-            let sel = process::Selector {
-                marker: Some(session.id.clone()),
-                ..Default::default()
-            };
-            tokio::task::spawn_blocking(move || process::kill_tree(&sel))
-                .await
-                .unwrap_or_default()
-        };
+        // Whether the program still runs or only what it left behind, the supervisor kills
+        // all of it.
+        let killed = session.kill().await;
         tracing::info!(session = %id, killed = killed.len(), "terminated");
         let st = session.status();
         let mut r = Map::new();

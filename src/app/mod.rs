@@ -198,7 +198,7 @@ impl App {
     pub async fn shutdown(&self) {
         self.exec.shutdown().await;
         self.runtime.shutdown().await;
-        let _ = tokio::task::spawn_blocking(crate::process::kill_all_descendants).await;
+        crate::process::shutdown().await;
     }
 }
 

@@ -12,11 +12,11 @@ const ABOUT: &str = "interactive-terminal-mcp: an MCP server (stdio) that lets A
 terminals: one-shot commands, long-running processes, shells and REPLs.\n\n\
 Tools: memory_terminal_interactive (the seed 003 contract: execute, read_output, terminate, list; headless \
 or interactive) and memory_terminal (strict allowlisted headless execution). Headless commands run over pipes \
-in their own process group; interactive ones in real terminals (ptys with shell integration: command \
+under a supervisor of their own (a session with no controlling terminal); interactive ones in real terminals (ptys with shell integration: command \
 detection, exit codes), embedded (local), in a launched interactive-terminal host a person can watch \
 (bundled) or on the container's host (container_bridge). Every byte of output stays readable by cursor; \
-terminate and timeouts kill the whole process tree; when the server exits (stdin closed, SIGTERM, SIGINT) \
-everything it started is killed. Every execute is authorized first (allowed, allowed with a warning, \
+terminate and timeouts kill the whole process tree; when the server exits (stdin closed, SIGTERM, SIGINT, \
+even SIGKILL) everything it started is killed. Every execute is authorized first (allowed, allowed with a warning, \
 blocked); warned interactive commands wait for a person's approval. Logs go to stderr; stdout is the MCP \
 channel.";
 
@@ -24,6 +24,10 @@ const FOOTER: &str = "Register it in an MCP client as a stdio server whose comma
 (see README.md for Claude Desktop, VS Code and Codex).";
 
 fn main() {
+    // The same binary is the spawner of supervised sessions (process::spawner).
+    if let Some(code) = itmcp::process::helper_main() {
+        std::process::exit(code);
+    }
     const NAME: &str = "interactive-terminal-mcp";
     let parsed = cli::parse_or_exit(NAME, ABOUT, OPTS, FOOTER);
     let cfg = cli::or_exit(NAME, Config::from_parsed(&parsed), 2);

@@ -95,6 +95,13 @@ const OPTS: &[Opt] = &[
         help: "Do not source the user's ~/.bashrc / ~/.zshrc in terminals.",
     },
     Opt {
+        flag: "--lifeline",
+        env: "",
+        value: None,
+        default: "",
+        help: "Exit (killing every terminal) when standard input closes. The MCP server that launches a host passes a pipe it holds for its whole life, so the host ends with it, even when it is killed.",
+    },
+    Opt {
         flag: "--log",
         env: "PM_TERM_LOG",
         value: Some("FILTER"),
@@ -102,6 +109,19 @@ const OPTS: &[Opt] = &[
         help: "Log filter for stderr (tracing EnvFilter syntax).",
     },
 ];
+
+/// Resolves when standard input reaches its end (the launcher is gone).
+async fn stdin_closed() {
+    use tokio::io::AsyncReadExt;
+    let mut stdin = tokio::io::stdin();
+    let mut buf = [0u8; 256];
+    loop {
+        match stdin.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+    }
+}
 
 fn config(p: &Parsed) -> Result<HostConfig, String> {
     let bind: IpAddr = p
@@ -138,17 +158,22 @@ fn config(p: &Parsed) -> Result<HostConfig, String> {
 }
 
 fn main() {
+    // The same binary is the spawner of supervised terminals (process::spawner).
+    if let Some(code) = itmcp::process::helper_main() {
+        std::process::exit(code);
+    }
     const NAME: &str = "interactive-terminal";
     let parsed = cli::parse_or_exit(NAME, ABOUT, OPTS, "");
     let cfg = cli::or_exit(NAME, config(&parsed), 2);
     itmcp::telemetry::init(parsed.get("--log").unwrap_or("info"), "info");
     let rt = cli::runtime_or_exit(NAME);
-    let code = rt.block_on(run(cfg));
+    let lifeline = parsed.switch("--lifeline");
+    let code = rt.block_on(run(cfg, lifeline));
     rt.shutdown_timeout(std::time::Duration::from_secs(1));
     std::process::exit(code);
 }
 
-async fn run(cfg: HostConfig) -> i32 {
+async fn run(cfg: HostConfig, lifeline: bool) -> i32 {
     reaper::become_subreaper();
     reaper::spawn_reaper();
     let host = match Host::bind(cfg).await {
@@ -177,12 +202,20 @@ async fn run(cfg: HostConfig) -> i32 {
             None => std::future::pending::<()>().await,
         }
     };
+    let launcher_gone = async {
+        if lifeline {
+            stdin_closed().await;
+        } else {
+            std::future::pending::<()>().await;
+        }
+    };
     tokio::select! {
         _ = host.serve() => {}
         _ = sigterm => tracing::info!("SIGTERM"),
         _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT"),
+        _ = launcher_gone => tracing::info!("the launching server is gone"),
     }
     core.shutdown().await;
-    let _ = tokio::task::spawn_blocking(itmcp::process::kill_all_descendants).await;
+    itmcp::process::shutdown().await;
     0
 }

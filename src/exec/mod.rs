@@ -42,6 +42,8 @@ pub struct ExecManager {
     cfg: ExecConfig,
     /// Keyed by id: ULIDs sort by creation time, so iteration is oldest first.
     sessions: Mutex<BTreeMap<String, Arc<Session>>>,
+    /// Pruned sessions whose processes still run (killed at shutdown).
+    lingering: Mutex<Vec<Arc<Session>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -80,27 +82,36 @@ impl ExecManager {
         ExecManager {
             cfg,
             sessions: Mutex::new(BTreeMap::new()),
+            lingering: Mutex::new(Vec::new()),
         }
     }
 
-    pub fn start(&self, spec: StartSpec) -> Result<Arc<Session>, ExecError> {
-        let mut sessions = lock(&self.sessions);
-        let running = sessions.values().filter(|s| s.is_running()).count();
-        if running >= self.cfg.max_running {
-            return Err(ExecError::Limit {
-                max: self.cfg.max_running,
-            });
+    pub async fn start(&self, spec: StartSpec) -> Result<Arc<Session>, ExecError> {
+        {
+            let sessions = lock(&self.sessions);
+            let running = sessions.values().filter(|s| s.is_running()).count();
+            if running >= self.cfg.max_running {
+                return Err(ExecError::Limit {
+                    max: self.cfg.max_running,
+                });
+            }
         }
-        prune(&mut sessions, self.cfg.max_retained.saturating_sub(1));
         let id = ids::new_id(ids::SESSION);
         let program = match &spec.program {
             Program::Shell { shell, .. } => shell.display().to_string(),
             Program::Argv { program, .. } => program.clone(),
         };
         let session = Session::spawn(id.clone(), spec, &self.cfg.spool_dir, self.cfg.memory_limit)
+            .await
             .map_err(|source| ExecError::Spawn { program, source })?;
         tracing::info!(session = %id, pid = session.pid, command = %session.command, "session started");
+        let mut sessions = lock(&self.sessions);
+        let pruned = prune(&mut sessions, self.cfg.max_retained.saturating_sub(1));
         sessions.insert(id, session.clone());
+        drop(sessions);
+        // A pruned session is forgotten, but what it left running (a server it started in
+        // the background) stays until the server ends.
+        lock(&self.lingering).extend(pruned.into_iter().filter(|s| s.has_processes()));
         Ok(session)
     }
 
@@ -113,35 +124,35 @@ impl ExecManager {
         lock(&self.sessions).values().cloned().collect()
     }
 
-    /// Kill every session's process tree (server shutdown).
+    /// Kill every session's processes, all at once (server shutdown).
     pub async fn shutdown(&self) {
-        let all = self.list();
-        for s in all {
-            if s.is_running() {
-                s.kill().await;
-            } else {
-                let sel = crate::process::Selector {
-                    marker: Some(s.id.clone()),
-                    ..Default::default()
-                };
-                let _ = tokio::task::spawn_blocking(move || crate::process::kill_tree(&sel)).await;
-            }
-        }
+        let mut all = self.list();
+        all.extend(std::mem::take(&mut *lock(&self.lingering)));
+        let kills: Vec<_> = all
+            .iter()
+            .filter(|s| s.has_processes())
+            .map(|s| s.kill())
+            .collect();
+        futures_util::future::join_all(kills).await;
     }
 }
 
-/// Drop the oldest exited sessions until at most `keep_exited` remain.
-fn prune(sessions: &mut BTreeMap<String, Arc<Session>>, keep_exited: usize) {
+/// Drop the oldest exited sessions until at most `keep_exited` remain; returns them.
+fn prune(sessions: &mut BTreeMap<String, Arc<Session>>, keep_exited: usize) -> Vec<Arc<Session>> {
     let exited: Vec<String> = sessions
         .iter()
         .filter(|(_, s)| !s.is_running())
         .map(|(k, _)| k.clone())
         .collect();
+    let mut out = Vec::new();
     if exited.len() <= keep_exited {
-        return;
+        return out;
     }
     for id in exited.iter().take(exited.len() - keep_exited) {
-        sessions.remove(id);
+        if let Some(s) = sessions.remove(id) {
+            out.push(s);
+        }
         tracing::debug!(session = %id, "pruned exited session");
     }
+    out
 }

@@ -1,18 +1,20 @@
 //! One headless execution: a process over pipes, stdin closed, stdout and stderr kept apart
-//! in their own spools, in its own process group.
+//! in their own spools, under its own supervisor (a session of its own with no controlling
+//! terminal; everything it starts stays in the supervisor's hands until it is killed).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
 use std::os::fd::AsRawFd;
 
+use nix::fcntl::OFlag;
 use tokio::io::AsyncReadExt;
+use tokio::net::unix::pipe;
 use tokio::sync::watch;
 
-use crate::process::{self, OWNER_ENV, Selector, reaper};
+use crate::process::{self, ChildExit, SessionIo, SessionSpec, Supervised};
 use crate::spool::{Slice, Spool};
 
 /// Read size for the stdout / stderr pipes.
@@ -26,7 +28,7 @@ const PIPE_CAPACITY: i32 = 1024 * 1024;
 /// exit (background children may hold them open; their output keeps arriving anyway).
 const PIPE_DRAIN_GRACE: Duration = Duration::from_millis(250);
 
-/// How long terminate waits for the killed root to be reaped.
+/// How long terminate waits for the program's exit to be recorded.
 const KILL_REAP_WAIT: Duration = Duration::from_secs(5);
 
 /// What to run.
@@ -81,8 +83,6 @@ struct State {
     /// Set once the process exited and its pipes drained (or the grace passed).
     exited: Option<(Option<i32>, Option<i32>)>,
     ended: Option<Instant>,
-    /// The root process has been reaped: its pid may be reused, never signal it again.
-    reaped: bool,
     timed_out: bool,
 }
 
@@ -98,6 +98,8 @@ pub struct Session {
     streams: [Mutex<Spool>; 2],
     delivered: Mutex<[u64; 2]>,
     changed: watch::Sender<u64>,
+    /// The session's supervisor: its program's exit, and the kill of everything in it.
+    supervised: Supervised,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -105,42 +107,41 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Session {
-    /// Start the process. The caller has validated `spec.cwd`.
-    pub fn spawn(
+    /// Start the process under its own supervisor. The caller has validated `spec.cwd`.
+    pub async fn spawn(
         id: String,
         spec: StartSpec,
         spool_dir: &std::path::Path,
         memory_limit: usize,
     ) -> std::io::Result<Arc<Session>> {
-        let mut cmd = match &spec.program {
-            Program::Shell { shell, line } => {
-                let mut c = tokio::process::Command::new(shell);
-                c.arg("-c").arg(line);
-                c
-            }
-            Program::Argv { program, args } => {
-                let mut c = tokio::process::Command::new(program);
-                c.args(args);
-                c
-            }
+        let (program, args) = match &spec.program {
+            Program::Shell { shell, line } => (
+                shell.display().to_string(),
+                vec!["-c".to_string(), line.clone()],
+            ),
+            Program::Argv { program, args } => (program.clone(), args.clone()),
         };
-        cmd.current_dir(&spec.cwd)
-            .envs(&spec.env)
-            .env(OWNER_ENV, &id)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(false);
-        let mut child = {
-            let mut guard = reaper::spawn_guard();
-            let child = cmd.spawn()?;
-            if let Some(pid) = child.id() {
-                guard.register(pid as i32);
-            }
-            child
-        };
-        let pid = child.id().map(|p| p as i32).unwrap_or(0);
+        let (out_r, out_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+        let (err_r, err_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+        for fd in [&out_r, &err_r] {
+            // An error leaves the pipe at its default size.
+            let _ = nix::fcntl::fcntl(
+                fd.as_raw_fd(),
+                nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_CAPACITY),
+            );
+        }
+        let supervised = process::spawn(SessionSpec {
+            program: &program,
+            args: &args,
+            cwd: &spec.cwd,
+            env: spec.env.into_iter().collect(),
+            io: SessionIo::Headless {
+                stdout: out_w,
+                stderr: err_w,
+            },
+        })
+        .await?;
+        let pid = supervised.pid;
         let (changed, _) = watch::channel(0u64);
         let session = Arc::new(Session {
             id,
@@ -157,49 +158,27 @@ impl Session {
             ],
             delivered: Mutex::new([0, 0]),
             changed,
+            supervised,
         });
-        for fd in [
-            child.stdout.as_ref().map(|p| p.as_raw_fd()),
-            child.stderr.as_ref().map(|p| p.as_raw_fd()),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            // An error leaves the pipe at its default size.
-            let _ = nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_CAPACITY));
-        }
-        let out = child
-            .stdout
-            .take()
-            .map(|r| session.clone().pump(r, Stream::Stdout));
-        let err = child
-            .stderr
-            .take()
-            .map(|r| session.clone().pump(r, Stream::Stderr));
+        let out = session
+            .clone()
+            .pump(pipe::Receiver::from_owned_fd(out_r)?, Stream::Stdout);
+        let err = session
+            .clone()
+            .pump(pipe::Receiver::from_owned_fd(err_r)?, Stream::Stderr);
         let s = session.clone();
         tokio::spawn(async move {
-            let status = child.wait().await;
-            {
-                let mut st = lock(&s.state);
-                st.reaped = true;
-            }
-            reaper::unregister(pid);
+            let exit = s.supervised.wait().await;
             let drain = async {
-                if let Some(h) = out {
-                    let _ = h.await;
-                }
-                if let Some(h) = err {
-                    let _ = h.await;
-                }
+                let _ = out.await;
+                let _ = err.await;
             };
             let _ = tokio::time::timeout(PIPE_DRAIN_GRACE, drain).await;
-            let (code, signal) = match status {
-                Ok(st) => {
-                    use std::os::unix::process::ExitStatusExt;
-                    (st.code(), st.signal())
-                }
-                Err(e) => {
-                    tracing::warn!(session = %s.id, error = %e, "wait failed");
+            let (code, signal) = match exit {
+                ChildExit::Code(c) => (Some(c), None),
+                ChildExit::Signal(sig) => (None, Some(sig)),
+                ChildExit::Unknown => {
+                    tracing::warn!(session = %s.id, "the session's supervisor was killed");
                     (None, None)
                 }
             };
@@ -318,27 +297,10 @@ impl Session {
         self.streams.iter().map(|s| lock(s).memory_bytes()).sum()
     }
 
-    /// Kill everything this session started; returns the pids killed.
+    /// Kill everything this session started (whether its program still runs or only what it
+    /// left behind); returns the pids killed.
     pub async fn kill(self: &Arc<Self>) -> Vec<i32> {
-        let sel = {
-            let st = lock(&self.state);
-            if st.reaped {
-                Selector {
-                    marker: Some(self.id.clone()),
-                    ..Selector::default()
-                }
-            } else {
-                Selector {
-                    root: Some(self.pid),
-                    pgrp: Some(self.pid),
-                    marker: Some(self.id.clone()),
-                    ..Selector::default()
-                }
-            }
-        };
-        let killed = tokio::task::spawn_blocking(move || process::kill_tree(&sel))
-            .await
-            .unwrap_or_default();
+        let killed = self.supervised.kill().await;
         // Wait for the exit to be recorded so the caller sees the final status.
         let mut rx = self.subscribe();
         let _ = tokio::time::timeout(KILL_REAP_WAIT, async {
@@ -350,5 +312,10 @@ impl Session {
         })
         .await;
         killed
+    }
+
+    /// Whether anything of the session (its program or what it left) may still run.
+    pub fn has_processes(&self) -> bool {
+        !self.supervised.is_gone()
     }
 }

@@ -507,7 +507,7 @@ async fn create_terminal(conn: &Conn, params: Value) -> RpcResult {
         holder_client: conn.state().client_id.clone(),
         workspace_id: None,
     };
-    match conn.shared.core.create(spec) {
+    match conn.shared.core.create(spec).await {
         Ok(_) => Ok(Value::Null),
         Err(crate::terminal::CoreError::Exists(id)) => Err((
             ahp_error_codes::ALREADY_EXISTS,

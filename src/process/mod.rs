@@ -1,9 +1,37 @@
-//! Process trees: the subreaper, reaping, and killing everything an identity started.
+//! Containment: every headless session and every terminal runs under a supervisor of its
+//! own (a child subreaper in its own session), forked by one spawner per server; the kernel
+//! — not an environment marker or a process group the program could leave — keeps the
+//! session's processes together, and closing a socket is enough to end them all, even when
+//! the server is killed. See docs/containment.md.
+//!
+//! `spawner` and `supervisor` run in the helper processes; `supervised` is the server's
+//! side; `walk` kills subtrees in proportion to their size; `reaper` catches what a killed
+//! supervisor leaves; `wire` is what they say to each other.
 
 pub mod reaper;
-pub mod tree;
+pub mod spawner;
+pub mod supervised;
+pub mod supervisor;
+pub mod walk;
+pub mod wire;
 
-pub use tree::{OWNER_ENV, Selector, kill_all_descendants, kill_tree};
+pub use supervised::{SessionIo, SessionSpec, Supervised, spawn, use_spawner_program};
+pub use wire::ChildExit;
+
+/// At the end of the server: stop the spawner (it kills whatever is still below it) and
+/// kill anything adopted, after every session was killed its own way.
+pub async fn shutdown() {
+    supervised::stop_spawner().await;
+    let _ = tokio::task::spawn_blocking(reaper::handle_adopted).await;
+}
+
+/// When this process was started as a helper (the spawner), run it and return its exit
+/// status. Both binaries call this first thing, before any thread exists.
+pub fn helper_main() -> Option<i32> {
+    let mut args = std::env::args_os().skip(1);
+    let first = args.next()?;
+    (first == spawner::SPAWNER_FLAG && args.next().is_none()).then(spawner::main)
+}
 
 /// Signal names for exit reports (`SIGKILL`, not `9`).
 pub fn signal_name(sig: i32) -> String {

@@ -1,9 +1,11 @@
-//! The server as child subreaper: orphaned descendants are re-parented to it (so they can be
-//! found and killed), and it reaps them when they exit.
+//! The server (or host service) as child subreaper, the last line of containment.
 //!
-//! Reaping must never take the exit status of a child someone else waits for (tokio's
-//! `Child`, portable-pty's child): those are registered here while they are spawned, under
-//! the same lock the reaper holds while it scans, and only unregistered zombies are reaped.
+//! Every session lives under its own supervisor, below the spawner; the server's own children
+//! are only those it starts itself (the spawner, a launched host), registered here while
+//! they are spawned so their owners keep collecting their status. Anything else that shows
+//! up as the server's child was adopted: a process whose supervisor and spawner were both
+//! killed. It is killed with its subtree and reaped. Only the server's own children are
+//! looked at, never the machine's process table.
 
 use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -12,7 +14,9 @@ use std::time::Duration;
 use nix::sys::wait::{WaitPidFlag, waitpid};
 use nix::unistd::Pid;
 
-/// How often the reaper scans even without SIGCHLD.
+use super::walk;
+
+/// How often adoptions are looked for even without SIGCHLD.
 const REAP_INTERVAL: Duration = Duration::from_secs(2);
 
 fn owned() -> &'static Mutex<HashSet<i32>> {
@@ -25,7 +29,7 @@ pub fn become_subreaper() -> bool {
     match nix::sys::prctl::set_child_subreaper(true) {
         Ok(()) => true,
         Err(e) => {
-            tracing::warn!(error = %e, "cannot become child subreaper; detached grandchildren may escape");
+            tracing::warn!(error = %e, "cannot become child subreaper; orphans of killed supervisors go to init");
             false
         }
     }
@@ -53,31 +57,33 @@ pub fn unregister(pid: i32) {
         .remove(&pid);
 }
 
-/// Reap every zombie child of ours that nobody else is waiting for.
-pub fn reap_orphans() -> usize {
+/// Kill and reap every child of ours that nobody started; returns how many were handled.
+pub fn handle_adopted() -> usize {
     let me = std::process::id() as i32;
     let guard = owned().lock().unwrap_or_else(|p| p.into_inner());
-    let mut reaped = 0;
-    for p in super::tree::snapshot() {
-        if p.ppid == me
-            && p.zombie
-            && !guard.contains(&p.pid)
-            && waitpid(Pid::from_raw(p.pid), Some(WaitPidFlag::WNOHANG)).is_ok()
-        {
-            reaped += 1;
+    let mut handled = 0;
+    for pid in walk::children(me) {
+        if guard.contains(&pid) {
+            continue;
         }
+        handled += 1;
+        if !walk::is_zombie(pid) {
+            let killed = walk::kill_subtree(pid);
+            tracing::warn!(pid, ?killed, "killed processes whose supervisor was killed");
+        }
+        let _ = waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG));
     }
-    reaped
+    handled
 }
 
-/// Run the reaper for the life of the process: on every SIGCHLD and every few seconds.
+/// Watch for adoptions for the life of the process: on every SIGCHLD and every few seconds.
 pub fn spawn_reaper() {
     tokio::spawn(async move {
         let mut sigchld = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child())
         {
             Ok(s) => Some(s),
             Err(e) => {
-                tracing::warn!(error = %e, "no SIGCHLD stream; reaping on a timer only");
+                tracing::warn!(error = %e, "no SIGCHLD stream; looking for orphans on a timer only");
                 None
             }
         };
@@ -88,7 +94,7 @@ pub fn spawn_reaper() {
                 }
                 None => tokio::time::sleep(REAP_INTERVAL).await,
             }
-            let _ = tokio::task::spawn_blocking(reap_orphans).await;
+            let _ = tokio::task::spawn_blocking(handle_adopted).await;
         }
     });
 }

@@ -124,9 +124,11 @@ async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, Failu
         &spec.trace_id,
         "--runtime-session-id",
         &spec.runtime_session_id,
+        // The host ends when this pipe closes: with this server, even when it is killed.
+        "--lifeline",
     ])
     .env("PM_INTERACTIVE_TERMINAL_TOKEN", &spec.token)
-    .stdin(Stdio::null())
+    .stdin(Stdio::piped())
     .stdout(Stdio::piped())
     .stderr(Stdio::inherit())
     .kill_on_drop(true);

@@ -124,7 +124,7 @@ pub async fn open(core: &Arc<Core>, a: OpenArgs, caller: Option<&str>) -> OpResu
         holder_client: caller.map(String::from),
         workspace_id: a.workspace_id.clone(),
     };
-    let t = core.create(spec)?;
+    let t = core.create(spec).await?;
     if let Some(command) = a.command {
         let left = Duration::from_millis(a.wait_ms).saturating_sub(started.elapsed());
         return run(

@@ -2,7 +2,6 @@
 //! writing input, resizing, and killing the whole session.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use ahp_types::actions::{ActionOrigin, StateAction, TerminalInputAction, TerminalResizedAction};
@@ -10,7 +9,7 @@ use portable_pty::PtySize;
 
 use super::core::Core;
 use super::term::{ExitInfo, Terminal, lock};
-use crate::process::{self, Selector, reaper};
+use crate::process::{self, ChildExit};
 
 /// Read size from the pty master.
 const PTY_READ_SIZE: usize = 64 * 1024;
@@ -18,31 +17,8 @@ const PTY_READ_SIZE: usize = 64 * 1024;
 /// After the shell exits, how long to wait for the pty to drain before reporting the exit.
 const DRAIN_GRACE: Duration = Duration::from_millis(300);
 
-/// How often exit watchers look even without SIGCHLD.
-const EXIT_POLL: Duration = Duration::from_secs(1);
-
 /// How long kill waits for the exit to be recorded.
 const KILL_SETTLE: Duration = Duration::from_secs(5);
-
-/// Wake every exit watcher on SIGCHLD.
-pub(super) fn watch_children(core: &Arc<Core>) {
-    let Ok(handle) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    let weak = Arc::downgrade(core);
-    handle.spawn(async move {
-        let Ok(mut sig) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child())
-        else {
-            return;
-        };
-        while sig.recv().await.is_some() {
-            match weak.upgrade() {
-                Some(core) => core.child_events.send_modify(|v| *v = v.wrapping_add(1)),
-                None => return,
-            }
-        }
-    });
-}
 
 /// Start the reader, the screen renderer and the exit watcher of a new terminal.
 pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
@@ -77,21 +53,7 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
     });
     let (c, t) = (core.clone(), term.clone());
     tokio::spawn(async move {
-        let mut events = c.child_events.subscribe();
-        let status = loop {
-            let polled = lock(&t.child).try_wait();
-            match polled {
-                Ok(Some(s)) => break Some(s),
-                Ok(None) => {}
-                Err(e) => {
-                    tracing::warn!(terminal = %t.id, error = %e, "cannot wait for the shell");
-                    break None;
-                }
-            }
-            let _ = tokio::time::timeout(EXIT_POLL, events.changed()).await;
-        };
-        t.reaped.store(true, Ordering::SeqCst);
-        reaper::unregister(t.pid);
+        let exit = t.supervised.wait().await;
         // Let the last output arrive before the exit is reported.
         let mut rx = t.subscribe();
         let _ = tokio::time::timeout(DRAIN_GRACE, async {
@@ -102,18 +64,16 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
             }
         })
         .await;
-        let info = match status {
-            Some(s) => match s.signal() {
-                Some(sig) => ExitInfo {
-                    exit_code: None,
-                    signal: Some(process::signal_name_from_description(sig)),
-                },
-                None => ExitInfo {
-                    exit_code: Some(i64::from(s.exit_code())),
-                    signal: None,
-                },
+        let info = match exit {
+            ChildExit::Code(code) => ExitInfo {
+                exit_code: Some(i64::from(code)),
+                signal: None,
             },
-            None => ExitInfo {
+            ChildExit::Signal(sig) => ExitInfo {
+                exit_code: None,
+                signal: Some(process::signal_name(sig)),
+            },
+            ChildExit::Unknown => ExitInfo {
                 exit_code: None,
                 signal: None,
             },
@@ -213,22 +173,7 @@ pub fn resize(core: &Core, term: &Terminal, cols: u16, rows: u16, origin: Option
 
 /// Kill the terminal's whole session and every descendant; returns the pids killed.
 pub async fn kill(core: &Core, term: &Terminal) -> Vec<i32> {
-    let sel = if term.reaped.load(Ordering::SeqCst) {
-        Selector {
-            marker: Some(term.id.clone()),
-            ..Selector::default()
-        }
-    } else {
-        Selector {
-            root: Some(term.pid),
-            session: Some(term.pid),
-            marker: Some(term.id.clone()),
-            ..Selector::default()
-        }
-    };
-    let killed = tokio::task::spawn_blocking(move || process::kill_tree(&sel))
-        .await
-        .unwrap_or_default();
+    let killed = term.supervised.kill().await;
     let mut rx = term.subscribe();
     let settled = tokio::time::timeout(KILL_SETTLE, async {
         while term.state().running() {
@@ -239,7 +184,7 @@ pub async fn kill(core: &Core, term: &Terminal) -> Vec<i32> {
     })
     .await;
     if settled.is_err() {
-        // Nothing reported the exit (no SIGCHLD seen): record it ourselves.
+        // Nothing reported the exit: record it ourselves.
         core.on_exit(
             term,
             ExitInfo {

@@ -1,27 +1,30 @@
-//! Pseudo-terminals: portable-pty opens the pty and spawns the shell in its own session;
-//! the master side is then driven without threads, through a non-blocking descriptor
-//! registered with tokio's reactor, so a thousand idle terminals cost no threads.
+//! Pseudo-terminals: portable-pty opens the pty, the shell runs under its own supervisor
+//! (`process`) with the pty as its session's controlling terminal; the master side is then
+//! driven without threads, through a non-blocking descriptor registered with tokio's
+//! reactor, so a thousand idle terminals cost no threads.
 
 use std::collections::BTreeMap;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
-use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+
+use portable_pty::{MasterPty, PtySize, native_pty_system};
 use tokio::io::unix::AsyncFd;
 
 use super::shell::ShellLaunch;
-use crate::process::{OWNER_ENV, reaper};
+use crate::process::{self, SessionIo, SessionSpec, Supervised};
 
 /// The terminal type advertised to programs in the pty.
 pub const TERM: &str = "xterm-256color";
 
 pub struct Pty {
     pub master: Box<dyn MasterPty + Send>,
-    pub child: Box<dyn Child + Send + Sync>,
     pub io: PtyIo,
-    pub pid: i32,
+    /// The shell's supervisor: its pid, its exit, and the kill of the whole terminal.
+    pub supervised: Supervised,
 }
 
 /// Non-blocking reads and writes on the pty master.
@@ -87,12 +90,12 @@ impl PtyIo {
     }
 }
 
-/// Spawn `launch` in a new pty of `cols` x `rows`, marked as `owner`'s.
-pub fn spawn(
+/// Spawn `launch` in a new pty of `cols` x `rows`, under its own supervisor (whose session
+/// has the pty as controlling terminal).
+pub async fn spawn(
     launch: &ShellLaunch,
     cwd: &Path,
     extra_env: &BTreeMap<String, String>,
-    owner: &str,
     cols: u16,
     rows: u16,
 ) -> io::Result<Pty> {
@@ -104,29 +107,33 @@ pub fn spawn(
             pixel_height: 0,
         })
         .map_err(io::Error::other)?;
-    let mut cmd = CommandBuilder::new(&launch.program);
-    cmd.args(&launch.args);
-    cmd.cwd(cwd);
-    cmd.env("TERM", TERM);
-    cmd.env("COLORTERM", "truecolor");
-    for (k, v) in &launch.env {
-        cmd.env(k, v);
-    }
-    for (k, v) in extra_env {
-        cmd.env(k, v);
-    }
-    cmd.env(OWNER_ENV, owner);
-    let child = {
-        let mut guard = reaper::spawn_guard();
-        let child = pair.slave.spawn_command(cmd).map_err(io::Error::other)?;
-        if let Some(pid) = child.process_id() {
-            guard.register(pid as i32);
-        }
-        child
-    };
-    // The slave must close here, or reads never see the end of the terminal.
+    let name = pair
+        .master
+        .tty_name()
+        .ok_or_else(|| io::Error::other("the pty has no name"))?;
+    // The supervisor gets its own descriptor of the terminal; portable-pty's is closed here,
+    // or reads never see the end of the terminal.
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(nix::libc::O_NOCTTY | nix::libc::O_CLOEXEC)
+        .open(&name)?;
     drop(pair.slave);
-    let pid = child.process_id().map(|p| p as i32).unwrap_or(0);
+    let mut env: Vec<(String, String)> = vec![
+        ("TERM".into(), TERM.into()),
+        ("COLORTERM".into(), "truecolor".into()),
+    ];
+    env.extend(launch.env.iter().cloned());
+    env.extend(extra_env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let program = launch.program.display().to_string();
+    let supervised = process::spawn(SessionSpec {
+        program: &program,
+        args: &launch.args,
+        cwd,
+        env,
+        io: SessionIo::Terminal { tty: tty.into() },
+    })
+    .await?;
     let fd = pair
         .master
         .as_raw_fd()
@@ -134,8 +141,7 @@ pub fn spawn(
     let io = PtyIo::new(fd)?;
     Ok(Pty {
         master: pair.master,
-        child,
         io,
-        pid,
+        supervised,
     })
 }

@@ -3,17 +3,17 @@
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Instant, SystemTime};
 
 use ahp_types::state::TerminalState;
-use portable_pty::{Child, MasterPty};
+use portable_pty::MasterPty;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
 use super::osc::Scanner;
 use super::pty::PtyIo;
+use crate::process::Supervised;
 use crate::spool::{Spool, incomplete_utf8_tail};
 
 /// Detected commands remembered per terminal (oldest forgotten first).
@@ -174,10 +174,12 @@ pub struct Terminal {
     pub workspace_id: Option<String>,
     pub created_at: SystemTime,
     pub created: Instant,
+    /// The shell's pid.
     pub pid: i32,
     pub io: PtyIo,
     pub master: Mutex<Box<dyn MasterPty + Send>>,
-    pub child: Mutex<Box<dyn Child + Send + Sync>>,
+    /// The shell's supervisor: its exit, and the kill of everything in the terminal.
+    pub supervised: Supervised,
     pub st: Mutex<TermState>,
     /// The rendered screen, caught up from the stream off the reading path.
     pub vt: Mutex<Screen>,
@@ -187,8 +189,6 @@ pub struct Terminal {
     pub nonce_file: Option<PathBuf>,
     /// The shell reports prompts and exit codes but not when a command starts (dash).
     pub prompt_only: bool,
-    /// The shell's exit status was collected: its pid may be reused, never signal it.
-    pub reaped: AtomicBool,
 }
 
 pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

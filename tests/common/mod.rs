@@ -71,6 +71,11 @@ pub async fn start_capturing(env: &[(&str, &str)]) -> Server {
 }
 
 pub async fn start_full(bin: &str, args: &[&str], env: &[(&str, &str)], capture: bool) -> Server {
+    connect(server_command(bin, args, env), capture).await
+}
+
+/// The command that starts a server binary in a scratch directory (also its `HOME`).
+pub fn server_command(bin: &str, args: &[&str], env: &[(&str, &str)]) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(bin);
     cmd.args(args);
     // A scratch directory as the working directory and home: whatever a test runs can never
@@ -85,6 +90,11 @@ pub async fn start_full(bin: &str, args: &[&str], env: &[(&str, &str)], capture:
     for (k, v) in env {
         cmd.env(k, v);
     }
+    cmd
+}
+
+/// Start `cmd` and initialize an MCP session with it over its stdio.
+pub async fn connect(cmd: tokio::process::Command, capture: bool) -> Server {
     let (transport, stderr) = TokioChildProcess::builder(cmd)
         .stderr(if capture {
             Stdio::piped()

@@ -18,7 +18,6 @@ mod subscriptions;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Instant, SystemTime};
 
@@ -50,14 +49,14 @@ pub(super) struct Inner {
     root: RootState,
     pub terminals: BTreeMap<String, Arc<Terminal>>,
     infos: BTreeMap<String, TerminalInfo>,
+    /// Ids of terminals whose shell is starting.
+    starting: BTreeSet<String>,
 }
 
 pub struct Core {
     pub cfg: CoreConfig,
     inner: Mutex<Inner>,
     tx: broadcast::Sender<Arc<ActionEnvelope>>,
-    /// Bumped on every SIGCHLD so exit watchers look again.
-    pub(super) child_events: watch::Sender<u64>,
 }
 
 pub fn now_ms() -> i64 {
@@ -155,8 +154,7 @@ fn trim_content(content: &mut Vec<TerminalContentPart>, limit: usize) -> usize {
 impl Core {
     pub fn new(cfg: CoreConfig) -> Arc<Core> {
         let (tx, _) = broadcast::channel(BROADCAST_CAPACITY);
-        let (child_events, _) = watch::channel(0);
-        let core = Arc::new(Core {
+        Arc::new(Core {
             cfg,
             inner: Mutex::new(Inner {
                 seq: 0,
@@ -171,12 +169,10 @@ impl Core {
                 },
                 terminals: BTreeMap::new(),
                 infos: BTreeMap::new(),
+                starting: BTreeSet::new(),
             }),
             tx,
-            child_events,
-        });
-        super::lifecycle::watch_children(&core);
-        core
+        })
     }
 
     pub(super) fn inner(&self) -> MutexGuard<'_, Inner> {
@@ -383,14 +379,14 @@ impl Core {
     }
 
     /// Open a terminal running the user's shell.
-    pub fn create(self: &Arc<Self>, spec: CreateSpec) -> Result<Arc<Terminal>, CoreError> {
-        let id = match spec.id {
-            Some(id) => id,
+    pub async fn create(self: &Arc<Self>, spec: CreateSpec) -> Result<Arc<Terminal>, CoreError> {
+        let id = match &spec.id {
+            Some(id) => id.clone(),
             None => ids::new_id(ids::TERMINAL),
         };
         {
-            let inner = self.inner();
-            if inner.terminals.contains_key(&id) {
+            let mut inner = self.inner();
+            if inner.terminals.contains_key(&id) || inner.starting.contains(&id) {
                 return Err(CoreError::Exists(id));
             }
             let live = inner
@@ -398,10 +394,22 @@ impl Core {
                 .values()
                 .filter(|t| t.state().running())
                 .count();
-            if live >= self.cfg.max_terminals {
+            if live + inner.starting.len() >= self.cfg.max_terminals {
                 return Err(CoreError::Limit(self.cfg.max_terminals));
             }
+            // Reserved while the shell starts: the same id cannot be created twice.
+            inner.starting.insert(id.clone());
         }
+        let made = self.start_terminal(id.clone(), spec).await;
+        self.inner().starting.remove(&id);
+        made
+    }
+
+    async fn start_terminal(
+        self: &Arc<Self>,
+        id: String,
+        spec: CreateSpec,
+    ) -> Result<Arc<Terminal>, CoreError> {
         let program = shell::resolve(spec.shell.as_deref(), self.cfg.default_shell.as_deref())
             .map_err(CoreError::Invalid)?;
         let nonce = shell::new_nonce();
@@ -413,7 +421,8 @@ impl Core {
             self.cfg.skip_user_rc,
         )
         .map_err(|e| CoreError::Spawn(format!("cannot prepare shell integration: {e}")))?;
-        let pty = super::pty::spawn(&launch, &spec.cwd, &spec.env, &id, spec.cols, spec.rows)
+        let pty = super::pty::spawn(&launch, &spec.cwd, &spec.env, spec.cols, spec.rows)
+            .await
             .map_err(|e| CoreError::Spawn(format!("cannot start {}: {e}", program.display())))?;
         let uri = ids::terminal_uri(&id);
         let shell_name = program
@@ -441,10 +450,10 @@ impl Core {
             workspace_id: spec.workspace_id,
             created_at: SystemTime::now(),
             created: Instant::now(),
-            pid: pty.pid,
+            pid: pty.supervised.pid,
             io: pty.io,
             master: Mutex::new(pty.master),
-            child: Mutex::new(pty.child),
+            supervised: pty.supervised,
             st: Mutex::new(TermState {
                 state,
                 spool: Spool::new(&self.cfg.spool_dir, self.cfg.memory_limit),
@@ -492,7 +501,6 @@ impl Core {
             write_lock: tokio::sync::Mutex::new(()),
             prompt_only: launch.kind == shell::ShellKind::PromptOnly,
             nonce_file: launch.nonce_file,
-            reaped: AtomicBool::new(false),
         });
         {
             let mut inner = self.inner();
@@ -568,11 +576,10 @@ impl Core {
         term.state().state.claim.clone()
     }
 
-    /// Kill every terminal's processes (shutdown).
+    /// Kill every terminal's processes, all at once (shutdown).
     pub async fn shutdown(&self) {
-        for t in self.list() {
-            super::lifecycle::kill(self, &t).await;
-        }
+        let all = self.list();
+        futures_util::future::join_all(all.iter().map(|t| super::lifecycle::kill(self, t))).await;
     }
 
     /// Runtime directory for shell integration files.

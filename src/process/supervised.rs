@@ -1,0 +1,347 @@
+//! The server's side of supervision: starting sessions through the spawner, and a handle on
+//! each session's supervisor — its program's pid, its exit, and killing the whole session.
+//!
+//! Dropping a [`Supervised`] closes the server's end of the control socket, which tells the
+//! supervisor to kill everything in the session; so does the server's death, because the
+//! kernel closes every descriptor of a dead process. No scan of the machine's processes
+//! happens on any of these paths.
+
+use std::io::Write;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+
+use nix::sys::socket::{
+    AddressFamily, ControlMessage, MsgFlags, SockFlag, SockType, sendmsg, socketpair,
+};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::unix::OwnedWriteHalf;
+use tokio::sync::watch;
+
+use super::reaper;
+use super::spawner::SPAWNER_FLAG;
+use super::wire::{ChildExit, KILL, Mode, Report, SpawnRequest};
+
+/// How long a new session may take to report that its program started.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How long `kill` waits for the supervisor's report (it gives up on stragglers itself
+/// after `supervisor::KILL_WITHIN`).
+const KILL_REPORT_TIMEOUT: Duration = Duration::from_secs(8);
+
+/// The program that becomes the spawner: this process's own binary unless set.
+fn program() -> &'static Mutex<PathBuf> {
+    static PROGRAM: OnceLock<Mutex<PathBuf>> = OnceLock::new();
+    PROGRAM.get_or_init(|| Mutex::new(PathBuf::from("/proc/self/exe")))
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Use `path` (a binary of this crate) as the spawner. Only for processes that embed the
+/// terminal core without being one of the crate's binaries: tests.
+pub fn use_spawner_program(path: &Path) {
+    *lock(program()) = path.to_path_buf();
+}
+
+/// The server's connection to its spawner.
+struct Spawner {
+    sock: OwnedFd,
+    pid: i32,
+    /// Becomes true when the spawner has ended.
+    ended: watch::Receiver<bool>,
+}
+
+fn spawner() -> &'static Mutex<Option<Spawner>> {
+    static SPAWNER: OnceLock<Mutex<Option<Spawner>>> = OnceLock::new();
+    SPAWNER.get_or_init(|| Mutex::new(None))
+}
+
+fn start_spawner() -> std::io::Result<Spawner> {
+    let (ours, theirs) = socketpair(
+        AddressFamily::Unix,
+        SockType::Stream,
+        None,
+        SockFlag::SOCK_CLOEXEC,
+    )?;
+    let path = lock(program()).clone();
+    let mut cmd = tokio::process::Command::new(&path);
+    cmd.arg(SPAWNER_FLAG)
+        .stdin(Stdio::from(theirs))
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(false);
+    let mut child = {
+        let mut guard = reaper::spawn_guard();
+        let child = cmd.spawn()?;
+        if let Some(pid) = child.id() {
+            guard.register(pid as i32);
+        }
+        child
+    };
+    let pid = child.id().map_or(0, |p| p as i32);
+    let (ended_tx, ended) = watch::channel(false);
+    tokio::spawn(async move {
+        let status = child.wait().await;
+        reaper::unregister(pid);
+        ended_tx.send_replace(true);
+        tracing::debug!(pid, ?status, "spawner ended");
+    });
+    tracing::debug!(pid, program = %path.display(), "spawner started");
+    Ok(Spawner {
+        sock: ours,
+        pid,
+        ended,
+    })
+}
+
+/// Close the spawner's socket, which makes it kill everything below it and exit; wait for
+/// that (bounded).
+pub async fn stop_spawner() {
+    let Some(sp) = lock(spawner()).take() else {
+        return;
+    };
+    let mut ended = sp.ended.clone();
+    drop(sp.sock);
+    let _ = tokio::time::timeout(KILL_REPORT_TIMEOUT, ended.wait_for(|e| *e)).await;
+}
+
+/// Send one request with its descriptors, starting the spawner when there is none (or it
+/// died: then once more with a new one).
+fn send(req: &SpawnRequest, fds: &[&OwnedFd]) -> std::io::Result<()> {
+    let body = serde_json::to_vec(req).map_err(std::io::Error::other)?;
+    let mut msg = (body.len() as u32).to_le_bytes().to_vec();
+    msg.extend_from_slice(&body);
+    let raw: Vec<i32> = fds.iter().map(|f| f.as_raw_fd()).collect();
+    let mut slot = lock(spawner());
+    for attempt in 0..2 {
+        if slot.is_none() {
+            *slot = Some(start_spawner()?);
+        }
+        let Some(sp) = slot.as_ref() else { continue };
+        match write_request(&sp.sock, &msg, &raw) {
+            Ok(()) => return Ok(()),
+            Err(e) if attempt == 0 => {
+                tracing::warn!(pid = sp.pid, error = %e, "spawner gone; starting a new one");
+                *slot = None;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("no spawner"))
+}
+
+fn write_request(sock: &OwnedFd, msg: &[u8], fds: &[i32]) -> std::io::Result<()> {
+    let cmsg = [ControlMessage::ScmRights(fds)];
+    let first = loop {
+        match sendmsg::<()>(
+            sock.as_raw_fd(),
+            &[std::io::IoSlice::new(msg)],
+            &cmsg,
+            MsgFlags::MSG_NOSIGNAL,
+            None,
+        ) {
+            Ok(n) => break n,
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    };
+    if first < msg.len() {
+        // SAFETY: the descriptor is open for the duration of this call (borrowed from
+        // `sock`); ManuallyDrop keeps the File from closing it.
+        let mut f = std::mem::ManuallyDrop::new(unsafe {
+            <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(sock.as_raw_fd())
+        });
+        f.write_all(&msg[first..])?;
+    }
+    Ok(())
+}
+
+/// A session's descriptors: what its program reads and writes.
+pub enum SessionIo {
+    /// The write ends of the stdout and stderr pipes.
+    Headless { stdout: OwnedFd, stderr: OwnedFd },
+    /// The terminal (pty slave).
+    Terminal { tty: OwnedFd },
+}
+
+/// What to run in a new session.
+pub struct SessionSpec<'a> {
+    pub program: &'a str,
+    pub args: &'a [String],
+    pub cwd: &'a Path,
+    /// Set on top of the server's environment.
+    pub env: Vec<(String, String)>,
+    pub io: SessionIo,
+}
+
+/// A running (or ended) session under its supervisor.
+pub struct Supervised {
+    /// The program's pid (a terminal's shell, a headless command's shell or program).
+    pub pid: i32,
+    control: tokio::sync::Mutex<Option<OwnedWriteHalf>>,
+    exit: watch::Receiver<Option<ChildExit>>,
+    killed: watch::Receiver<Option<Vec<i32>>>,
+    gone: watch::Receiver<bool>,
+}
+
+/// Start a session. Fails as starting the program would (`NotFound`, `PermissionDenied`…).
+pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
+    let (ours, theirs) = socketpair(
+        AddressFamily::Unix,
+        SockType::Stream,
+        None,
+        SockFlag::SOCK_CLOEXEC,
+    )?;
+    let (mode, stdio) = match spec.io {
+        SessionIo::Headless { stdout, stderr } => (Mode::Headless, vec![stdout, stderr]),
+        SessionIo::Terminal { tty } => (Mode::Terminal, vec![tty]),
+    };
+    let req = SpawnRequest {
+        mode,
+        program: spec.program.to_string(),
+        args: spec.args.to_vec(),
+        cwd: spec.cwd.display().to_string(),
+        env: spec.env,
+    };
+    {
+        let mut fds: Vec<&OwnedFd> = vec![&theirs];
+        fds.extend(stdio.iter());
+        send(&req, &fds)?;
+    }
+    // The supervisor has its copies now; the session's ends are held only in it.
+    drop(theirs);
+    drop(stdio);
+    let std_sock = std::os::unix::net::UnixStream::from(ours);
+    std_sock.set_nonblocking(true)?;
+    let (rd, wr) = tokio::net::UnixStream::from_std(std_sock)?.into_split();
+    let mut lines = BufReader::new(rd).lines();
+    let first = tokio::time::timeout(START_TIMEOUT, lines.next_line()).await;
+    let pid = match first {
+        Ok(Ok(Some(line))) => match Report::parse(&line) {
+            Some(Report::Started(pid)) => pid,
+            Some(Report::Error(errno)) => return Err(std::io::Error::from_raw_os_error(errno)),
+            _ => {
+                return Err(std::io::Error::other(format!(
+                    "unexpected word from the session's supervisor: {line:?}"
+                )));
+            }
+        },
+        Ok(Ok(None)) | Ok(Err(_)) => {
+            // The spawner says `error` when it cannot even fork; a supervisor gone without a
+            // word was killed — by its own program, which only a started session has. The
+            // session started and ended, how is unknown.
+            tracing::warn!("a session's supervisor was killed before it reported");
+            return Ok(Supervised::vanished());
+        }
+        Err(_) => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the session's supervisor did not start the program in time",
+            ));
+        }
+    };
+    let (exit_tx, exit) = watch::channel(None);
+    let (killed_tx, killed) = watch::channel(None);
+    let (gone_tx, gone) = watch::channel(false);
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            match Report::parse(&line) {
+                Some(Report::Exited(e)) => {
+                    exit_tx.send_replace(Some(e));
+                }
+                Some(Report::Killed(pids)) => {
+                    killed_tx.send_replace(Some(pids));
+                }
+                _ => tracing::debug!(%line, "unexpected supervisor report"),
+            }
+        }
+        // The supervisor is gone: if it never said how the program ended, nobody knows.
+        exit_tx.send_if_modified(|e| {
+            if e.is_none() {
+                *e = Some(ChildExit::Unknown);
+                true
+            } else {
+                false
+            }
+        });
+        gone_tx.send_replace(true);
+    });
+    Ok(Supervised {
+        pid,
+        control: tokio::sync::Mutex::new(Some(wr)),
+        exit,
+        killed,
+        gone,
+    })
+}
+
+impl Supervised {
+    /// A session whose supervisor disappeared before saying anything.
+    fn vanished() -> Supervised {
+        Supervised {
+            pid: 0,
+            control: tokio::sync::Mutex::new(None),
+            exit: watch::channel(Some(ChildExit::Unknown)).1,
+            killed: watch::channel(Some(Vec::new())).1,
+            gone: watch::channel(true).1,
+        }
+    }
+
+    /// How the program ended, once it has.
+    pub fn exit(&self) -> Option<ChildExit> {
+        *self.exit.borrow()
+    }
+
+    /// Wait for the program to end.
+    pub async fn wait(&self) -> ChildExit {
+        let mut rx = self.exit.clone();
+        loop {
+            if let Some(e) = *rx.borrow_and_update() {
+                return e;
+            }
+            if rx.changed().await.is_err() {
+                return ChildExit::Unknown;
+            }
+        }
+    }
+
+    /// Whether the supervisor (and so every process of the session) is gone.
+    pub fn is_gone(&self) -> bool {
+        *self.gone.borrow()
+    }
+
+    /// Kill everything in the session; returns the pids killed.
+    pub async fn kill(&self) -> Vec<i32> {
+        if self.is_gone() {
+            return Vec::new();
+        }
+        {
+            let mut control = self.control.lock().await;
+            if let Some(w) = control.as_mut() {
+                if w.write_all(KILL).await.is_err() {
+                    // Its end is gone already.
+                    *control = None;
+                }
+            }
+        }
+        let mut killed = self.killed.clone();
+        let mut gone = self.gone.clone();
+        let _ = tokio::time::timeout(KILL_REPORT_TIMEOUT, async {
+            loop {
+                if killed.borrow_and_update().is_some() || *gone.borrow_and_update() {
+                    return;
+                }
+                tokio::select! {
+                    r = killed.changed() => if r.is_err() { return },
+                    r = gone.changed() => if r.is_err() { return },
+                }
+            }
+        })
+        .await;
+        self.killed.borrow().clone().unwrap_or_default()
+    }
+}

@@ -1,0 +1,260 @@
+//! A session's supervisor: one small process per headless session or terminal, between the
+//! spawner and the session's program, that holds the whole session in the kernel's hands.
+//!
+//! It starts a new session of its own (`setsid`: no controlling terminal for headless
+//! programs, so a read of `/dev/tty` fails at once; the terminal as controlling terminal for
+//! interactive ones), becomes a child subreaper (every process the program leaves behind —
+//! `&`, `nohup`, `setsid`, double forks, an emptied environment — is re-parented to it, not
+//! to init), runs the program, reports its exit, and kills its whole subtree when the server
+//! says `kill`, when the server's end of the control socket closes (the server exited, or
+//! was killed: the kernel closes it), on SIGTERM or SIGHUP, and — for a terminal — when the
+//! shell exits. Nothing here depends on anything the program could drop or change.
+
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, sigprocmask};
+use nix::sys::signalfd::{SfdFlags, SignalFd};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::unistd::Pid;
+
+use super::walk;
+use super::wire::{ChildExit, KILL, Mode, Report, SpawnRequest};
+
+/// How long killing the subtree may take before the supervisor gives up on stragglers (a
+/// process it may not signal, such as a set-uid program of another user).
+pub const KILL_WITHIN: Duration = Duration::from_secs(5);
+
+/// Exit status when the program could not be started.
+const SPAWN_FAILED: i32 = 127;
+
+/// Signals the supervisor takes through its signalfd; the rest of the session's terminal
+/// signals (Ctrl-C, Ctrl-Z, resizes) reach it too when a program shares its process group,
+/// and are ignored here.
+pub fn handled_signals() -> SigSet {
+    let mut set = SigSet::empty();
+    for s in [
+        Signal::SIGCHLD,
+        Signal::SIGTERM,
+        Signal::SIGHUP,
+        Signal::SIGINT,
+        Signal::SIGQUIT,
+        Signal::SIGTSTP,
+        Signal::SIGTTIN,
+        Signal::SIGTTOU,
+        Signal::SIGUSR1,
+        Signal::SIGUSR2,
+        Signal::SIGWINCH,
+    ] {
+        set.add(s);
+    }
+    set
+}
+
+struct Control {
+    sock: UnixStream,
+    buf: Vec<u8>,
+}
+
+impl Control {
+    fn report(&mut self, r: &Report) {
+        // The server may be gone; then nobody is listening and that is fine.
+        let _ = self.sock.write_all(r.line().as_bytes());
+    }
+
+    /// Read what the server sent: `Some(true)` to kill, `None` when its end closed.
+    fn read(&mut self) -> Option<bool> {
+        let mut chunk = [0u8; 256];
+        match self.sock.read(&mut chunk) {
+            Ok(0) => None,
+            Ok(n) => {
+                self.buf.extend_from_slice(&chunk[..n]);
+                Some(self.buf.windows(KILL.len()).any(|w| w == KILL))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Some(false),
+            Err(_) => None,
+        }
+    }
+}
+
+/// Run the supervisor for one request (in the process the spawner just forked); returns the
+/// exit status for this process.
+pub fn run(req: SpawnRequest, control: OwnedFd, stdio: Vec<OwnedFd>) -> i32 {
+    let _ = nix::unistd::setsid();
+    let _ = nix::sys::prctl::set_name(c"itmcp-supervise");
+    let _ = nix::sys::prctl::set_child_subreaper(true);
+    let mut control = Control {
+        sock: UnixStream::from(control),
+        buf: Vec::new(),
+    };
+    let child = match start(&req, stdio) {
+        Ok(c) => c,
+        Err(e) => {
+            control.report(&Report::Error(e.raw_os_error().unwrap_or(0)));
+            return SPAWN_FAILED;
+        }
+    };
+    control.report(&Report::Started(child));
+    let Ok(mut sfd) = SignalFd::with_flags(
+        &handled_signals(),
+        SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC,
+    ) else {
+        // Without signals the session cannot be watched: end it rather than lose it.
+        end(&mut control, child, true);
+        return 1;
+    };
+    watch(req.mode, child, &mut control, &mut sfd)
+}
+
+/// Start the program with the session's stdio; returns its pid.
+fn start(req: &SpawnRequest, stdio: Vec<OwnedFd>) -> std::io::Result<i32> {
+    let mut cmd = Command::new(&req.program);
+    cmd.args(&req.args)
+        .current_dir(&req.cwd)
+        .envs(req.env.iter().map(|(k, v)| (k, v)));
+    let mut fds = stdio.into_iter();
+    match req.mode {
+        Mode::Headless => {
+            let (Some(out), Some(err)) = (fds.next(), fds.next()) else {
+                return Err(std::io::Error::from_raw_os_error(nix::libc::EBADF));
+            };
+            cmd.stdin(Stdio::null())
+                .stdout(Stdio::from(out))
+                .stderr(Stdio::from(err));
+        }
+        Mode::Terminal => {
+            let Some(tty) = fds.next() else {
+                return Err(std::io::Error::from_raw_os_error(nix::libc::EBADF));
+            };
+            // SAFETY: TIOCSCTTY on a terminal descriptor this process owns; it takes no
+            // pointer. This process just became a session leader without a terminal.
+            let rc = unsafe { nix::libc::ioctl(tty.as_raw_fd(), nix::libc::TIOCSCTTY, 0) };
+            if rc != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            cmd.stdin(Stdio::from(tty.try_clone()?))
+                .stdout(Stdio::from(tty.try_clone()?))
+                .stderr(Stdio::from(tty));
+        }
+    }
+    // The program starts with no signal blocked: this process blocks the ones it reads from
+    // its signalfd, and a blocked mask is inherited through exec (bash would hand it on to
+    // every job: Ctrl-C would stop nothing). It shares this process's group, the
+    // terminal's foreground group: a job-control shell moves itself into a group of its
+    // own, a REPL run as the terminal's program gets Ctrl-C there (this process ignores it).
+    // SAFETY: the closure runs in the forked child before exec and only calls
+    // sigprocmask, which is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None)
+                .map_err(std::io::Error::from)
+        });
+    }
+    let pid = cmd.spawn()?.id() as i32;
+    // The Command (and with it this process's copies of the stdio descriptors) goes here,
+    // so the pipes and the terminal end when the program's tree lets go of them.
+    drop(cmd);
+    Ok(pid)
+}
+
+/// Watch the session until it is over.
+fn watch(mode: Mode, child: i32, control: &mut Control, sfd: &mut SignalFd) -> i32 {
+    let mut main_exited = false;
+    loop {
+        let (ctl_ready, sig_ready) = {
+            let mut fds = [
+                PollFd::new(control.sock.as_fd(), PollFlags::POLLIN),
+                PollFd::new(sfd.as_fd(), PollFlags::POLLIN),
+            ];
+            match poll(&mut fds, PollTimeout::NONE) {
+                Ok(_) => {}
+                Err(Errno::EINTR) => continue,
+                Err(_) => return end(control, child, false),
+            }
+            let ready = |f: &PollFd| {
+                f.revents().is_some_and(|r| {
+                    r.intersects(PollFlags::POLLIN | PollFlags::POLLHUP | PollFlags::POLLERR)
+                })
+            };
+            (ready(&fds[0]), ready(&fds[1]))
+        };
+        if sig_ready {
+            let mut stop = false;
+            while let Ok(Some(info)) = sfd.read_signal() {
+                // Terminal signals (Ctrl-C, Ctrl-Z, resizes) are the program's, not ours.
+                stop |= matches!(
+                    Signal::try_from(info.ssi_signo as i32),
+                    Ok(Signal::SIGTERM | Signal::SIGHUP)
+                );
+            }
+            let (exit, none_left) = reap(child);
+            if let Some(e) = exit {
+                main_exited = true;
+                control.report(&Report::Exited(e));
+                // A terminal is over when its shell is: nothing in it outlives it.
+                if mode == Mode::Terminal {
+                    return end(control, child, true);
+                }
+            }
+            if stop {
+                return end(control, child, true);
+            }
+            if main_exited && none_left {
+                return 0;
+            }
+        }
+        if ctl_ready {
+            match control.read() {
+                Some(false) => {}
+                Some(true) => return end(control, child, true),
+                None => return end(control, child, false),
+            }
+        }
+    }
+}
+
+/// How `child` ended, if `status` is its end.
+fn exit_of(child: i32, status: WaitStatus) -> Option<ChildExit> {
+    match status {
+        WaitStatus::Exited(pid, code) if pid.as_raw() == child => Some(ChildExit::Code(code)),
+        WaitStatus::Signaled(pid, sig, _) if pid.as_raw() == child => {
+            Some(ChildExit::Signal(sig as i32))
+        }
+        _ => None,
+    }
+}
+
+/// Reap every child that has ended; returns the program's exit if it was among them, and
+/// whether no child at all is left.
+fn reap(child: i32) -> (Option<ChildExit>, bool) {
+    let mut exit = None;
+    loop {
+        match waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG)) {
+            Ok(WaitStatus::StillAlive) => return (exit, false),
+            Ok(s) => exit = exit.or(exit_of(child, s)),
+            Err(Errno::EINTR) => continue,
+            Err(_) => return (exit, true),
+        }
+    }
+}
+
+/// Kill everything left in the session; tell the server how the program ended (when it
+/// ended here) and what was killed, if it listens.
+fn end(control: &mut Control, child: i32, tell: bool) -> i32 {
+    let killed = walk::kill_own_descendants(KILL_WITHIN);
+    if tell {
+        if let Some(e) = killed.reaped.iter().find_map(|s| exit_of(child, *s)) {
+            control.report(&Report::Exited(e));
+        }
+        let pids: BTreeSet<i32> = killed.pids.into_iter().collect();
+        control.report(&Report::Killed(pids.into_iter().collect()));
+    }
+    0
+}

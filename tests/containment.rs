@@ -1,0 +1,379 @@
+//! Nothing escapes: a corpus of escape techniques (background jobs, nohup, setsid, double
+//! forks, an emptied environment, ignored signals, new process groups and ptys, a process
+//! that makes itself a subreaper, one that kills its own supervisor), each in its own
+//! headless session or terminal, under every way a session ends: `terminate`, `timeout_ms`,
+//! the client closing stdin, SIGKILL of the server, SIGKILL of a bundled host. Processes left
+//! are counted by a unique tag in their command lines; the goal is 0 every time. Also: a
+//! server started from a shell (with a controlling terminal) gives headless commands none.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Value, json};
+
+/// How long a killed session may take to be gone.
+const GONE_WITHIN: Duration = Duration::from_secs(10);
+
+/// Escape techniques; `{t}` is a unique `sleep` argument. Each leaves at least one process
+/// with the tag behind the command that started it.
+const TECHNIQUES: &[(&str, &str)] = &[
+    ("background job", "sleep {t} &"),
+    ("nohup", "nohup sleep {t} >/dev/null 2>&1 &"),
+    ("setsid", "setsid sleep {t} >/dev/null 2>&1 &"),
+    ("setsid -f", "setsid -f sleep {t} >/dev/null 2>&1"),
+    ("double fork", "(sh -c 'sleep {t} &' &)"),
+    ("disown", "bash -c 'sleep {t} & disown' >/dev/null 2>&1"),
+    (
+        "env -i setsid -f",
+        "env -i setsid -f sleep {t} >/dev/null 2>&1",
+    ),
+    (
+        "daemon with an empty environment",
+        "python3 -c 'import os; os.fork() and os._exit(0); os.setsid(); os.fork() and os._exit(0); os.execve(\"/bin/sleep\", [\"sleep\", \"{t}\"], {})' </dev/null >/dev/null 2>&1",
+    ),
+    (
+        "ignores SIGHUP/SIGTERM",
+        "setsid -f sh -c 'trap \"\" HUP INT TERM; exec sleep {t}' >/dev/null 2>&1",
+    ),
+    (
+        "own process group",
+        "perl -e 'setpgrp(0, 0); exec \"sleep\", \"{t}\"' >/dev/null 2>&1 &",
+    ),
+    (
+        "new pty session",
+        "script -qc 'sleep {t}' /dev/null </dev/null >/dev/null 2>&1 &",
+    ),
+    (
+        "becomes a subreaper",
+        "python3 -c 'import ctypes, os; ctypes.CDLL(None).prctl(36, 1); os.fork() or os.execvp(\"sh\", [\"sh\", \"-c\", \"sleep {t} & exit 0\"]); os.execvp(\"sleep\", [\"sleep\", \"{t}\"])' </dev/null >/dev/null 2>&1 &",
+    ),
+];
+
+/// Kills its own supervisor (the shell's parent) after leaving a process behind.
+const KILLS_ITS_SUPERVISOR: &str = "sleep {t} & kill -9 $PPID";
+
+struct Planted {
+    name: &'static str,
+    tag: String,
+}
+
+fn line(template: &str, tag: &str) -> String {
+    template.replace("{t}", tag)
+}
+
+fn headless_req(command: &str, timeout_ms: Option<u64>) -> Value {
+    let mut rt = json!({"wait_ms": 400});
+    if let Some(t) = timeout_ms {
+        rt["timeout_ms"] = json!(t);
+    }
+    json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+        "execution": {"command": command}, "runtime": rt})
+}
+
+/// One headless session per technique (each ends with a foreground sleep, so it runs until
+/// ended); returns the tags and session ids.
+async fn plant_headless(s: &Server, timeout_ms: Option<u64>) -> (Vec<Planted>, Vec<String>) {
+    let mut planted = Vec::new();
+    let mut ids = Vec::new();
+    for (name, template) in TECHNIQUES {
+        let tag = unique_sleep();
+        let cmd = format!("{}\nsleep {tag}", line(template, &tag));
+        let p = s.call(headless_req(&cmd, timeout_ms)).await;
+        assert_eq!(p["success"], true, "{name}: {p:#}");
+        assert!(
+            wait_present(&tag, 2, Duration::from_secs(10)).await >= 2,
+            "{name}: the technique did not run ({:?})",
+            pids_with_arg(&tag)
+        );
+        ids.push(p["identity"]["session_id"].as_str().unwrap().to_string());
+        planted.push(Planted { name, tag });
+    }
+    (planted, ids)
+}
+
+/// One terminal per technique; returns the tags and terminal ids.
+async fn plant_terminals(s: &Server) -> (Vec<Planted>, Vec<String>) {
+    let mut planted = Vec::new();
+    let mut ids = Vec::new();
+    for (name, template) in TECHNIQUES {
+        let tag = unique_sleep();
+        let p = s
+            .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+                "execution": {"command": line(template, &tag)}, "runtime": {"wait_ms": 5000}}))
+            .await;
+        assert_eq!(p["success"], true, "{name}: {p:#}");
+        ids.push(p["identity"]["terminal_id"].as_str().unwrap().to_string());
+        planted.push(Planted { name, tag });
+    }
+    for p in &planted {
+        assert!(
+            wait_present(&p.tag, 1, Duration::from_secs(10)).await >= 1,
+            "{}: the technique did not run",
+            p.name
+        );
+    }
+    (planted, ids)
+}
+
+/// The techniques that left anything behind, with what they left.
+async fn leftovers(planted: &[Planted]) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in planted {
+        let left = wait_gone(&p.tag, GONE_WITHIN).await;
+        if !left.is_empty() {
+            out.push(format!("{}: {} left {:?}", p.name, left.len(), left));
+            for pid in left {
+                // Do not leave them to the next test.
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+        }
+    }
+    out
+}
+
+fn sigkill(pid: u32) {
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+}
+
+fn env() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("PM_TERM_NO_USER_RC", "1"),
+        ("PM_TERM_INTERACTIVE_SHELL", "bash"),
+    ]
+}
+
+#[tokio::test]
+async fn headless_terminate_leaves_nothing() {
+    let s = start_with(&env()).await;
+    let (planted, ids) = plant_headless(&s, None).await;
+    for id in &ids {
+        let t = s
+            .call(json!({"action": "terminate", "target": {"session_id": id}}))
+            .await;
+        assert_eq!(t["success"], true, "{t:#}");
+        assert_eq!(t["result"]["running"], false, "{t:#}");
+    }
+    let left = leftovers(&planted).await;
+    assert!(left.is_empty(), "escaped terminate: {left:#?}");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn headless_timeout_leaves_nothing() {
+    let s = start_with(&env()).await;
+    let (planted, _) = plant_headless(&s, Some(4000)).await;
+    let left = leftovers(&planted).await;
+    assert!(left.is_empty(), "escaped timeout_ms: {left:#?}");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn headless_client_closing_stdin_leaves_nothing() {
+    let s = start_with(&env()).await;
+    let (planted, _) = plant_headless(&s, None).await;
+    s.stop().await;
+    let left = leftovers(&planted).await;
+    assert!(left.is_empty(), "escaped the server's exit: {left:#?}");
+}
+
+#[tokio::test]
+async fn headless_sigkill_of_the_server_leaves_nothing() {
+    let s = start_with(&env()).await;
+    let (planted, _) = plant_headless(&s, None).await;
+    sigkill(s.pid);
+    let left = leftovers(&planted).await;
+    assert!(left.is_empty(), "escaped SIGKILL of the server: {left:#?}");
+}
+
+#[tokio::test]
+async fn a_session_that_kills_its_supervisor_leaves_nothing() {
+    let s = start_with(&env()).await;
+    let tag = unique_sleep();
+    let p = s
+        .call(headless_req(&line(KILLS_ITS_SUPERVISOR, &tag), None))
+        .await;
+    assert_eq!(p["success"], true, "{p:#}");
+    let left = wait_gone(&tag, GONE_WITHIN).await;
+    assert!(left.is_empty(), "what it left lives on: {left:?}");
+    // The server is fine, and says it does not know how the program ended.
+    let id = p["identity"]["session_id"].as_str().unwrap();
+    let r = s
+        .call(json!({"action": "read_output", "target": {"session_id": id}, "runtime": {"wait_ms": 2000}}))
+        .await;
+    assert_eq!(r["result"]["running"], false, "{r:#}");
+    assert_eq!(r["result"]["exit_code"], Value::Null, "{r:#}");
+    let p = s.call(headless("echo still here")).await;
+    assert_eq!(p["result"]["stdout"], "still here\n");
+    // In a terminal too.
+    let tag = unique_sleep();
+    let p = s
+        .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "execution": {"command": line(KILLS_ITS_SUPERVISOR, &tag)}, "runtime": {"wait_ms": 1000}}))
+        .await;
+    assert_eq!(p["success"], true, "{p:#}");
+    let left = wait_gone(&tag, GONE_WITHIN).await;
+    assert!(left.is_empty(), "what it left lives on: {left:?}");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn terminal_terminate_leaves_nothing() {
+    let s = start_with(&env()).await;
+    let (planted, ids) = plant_terminals(&s).await;
+    for id in &ids {
+        let t = s
+            .call(json!({"action": "terminate", "target": {"terminal_id": id}}))
+            .await;
+        assert_eq!(t["success"], true, "{t:#}");
+    }
+    let left = leftovers(&planted).await;
+    assert!(left.is_empty(), "escaped terminate: {left:#?}");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn terminals_die_with_the_server_even_killed() {
+    for kill in [false, true] {
+        let s = start_with(&env()).await;
+        let (planted, _) = plant_terminals(&s).await;
+        if kill {
+            sigkill(s.pid);
+        } else {
+            s.stop().await;
+        }
+        let left = leftovers(&planted).await;
+        let how = if kill { "SIGKILL" } else { "stdin close" };
+        assert!(
+            left.is_empty(),
+            "escaped the server's end ({how}): {left:#?}"
+        );
+    }
+}
+
+/// The pids of `pid`'s children whose program is `exe`.
+fn children_running(pid: u32, exe: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for t in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+    {
+        let text = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+        for c in text
+            .split_whitespace()
+            .filter_map(|c| c.parse::<u32>().ok())
+        {
+            let target = std::fs::read_link(format!("/proc/{c}/exe")).unwrap_or_default();
+            if target == std::path::Path::new(exe) {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn bundled_terminals_die_with_a_killed_host_or_server() {
+    for victim in ["host", "server"] {
+        let mut e = env();
+        e.push(("PM_TERM_ADAPTER_MODE", "bundled"));
+        e.push(("PM_INTERACTIVE_TERMINAL_BINARY", HOST_BIN));
+        let s = start_with(&e).await;
+        let (planted, _) = plant_terminals(&s).await;
+        let hosts = children_running(s.pid, HOST_BIN);
+        assert_eq!(hosts.len(), 1, "one launched host");
+        match victim {
+            "host" => sigkill(hosts[0]),
+            _ => sigkill(s.pid),
+        }
+        let left = leftovers(&planted).await;
+        assert!(
+            left.is_empty(),
+            "escaped SIGKILL of the {victim}: {left:#?}"
+        );
+        // A killed server's host does not outlive it either.
+        let deadline = std::time::Instant::now() + GONE_WITHIN;
+        while std::path::Path::new(&format!("/proc/{}", hosts[0])).exists()
+            && !is_zombie(hosts[0])
+            && std::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(
+            is_zombie(hosts[0]) || !std::path::Path::new(&format!("/proc/{}", hosts[0])).exists(),
+            "the host outlived the {victim}'s death"
+        );
+        if victim == "host" {
+            s.stop().await;
+        }
+    }
+}
+
+fn is_zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+        .unwrap_or(true)
+}
+
+/// A server started from a shell has a controlling terminal; a headless command reading it
+/// (a password prompt, `read </dev/tty`) must fail at once, not wait for the timeout.
+#[tokio::test]
+async fn headless_commands_have_no_controlling_terminal() {
+    use std::os::fd::AsRawFd;
+    let pty = nix::pty::openpty(None, None).unwrap();
+    let slave = pty.slave.as_raw_fd();
+    let mut cmd = server_command(SERVER_BIN, &[], &env());
+    // SAFETY: setsid and TIOCSCTTY in the child before exec, both async-signal-safe: the
+    // server starts as a session leader whose controlling terminal is the pty, as from a shell.
+    unsafe {
+        cmd.pre_exec(move || {
+            nix::unistd::setsid()?;
+            if nix::libc::ioctl(slave, nix::libc::TIOCSCTTY, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let s = connect(cmd, false).await;
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", s.pid)).unwrap();
+    let tty_nr: i64 = stat
+        .rsplit(')')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .nth(5)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_ne!(tty_nr, 0, "the server has a controlling terminal");
+    for cmd in [
+        "cat /dev/tty",
+        "read x </dev/tty",
+        "python3 -c 'import getpass; getpass.getpass()'",
+    ] {
+        let mut req = headless(cmd);
+        req["runtime"] = json!({"timeout_ms": 20000});
+        let p = s.call(req).await;
+        assert_eq!(p["success"], true, "{cmd}: {p:#}");
+        assert_eq!(p["result"]["running"], false, "{cmd}: {p:#}");
+        assert_ne!(p["result"]["timed_out"], true, "{cmd}: {p:#}");
+        assert_ne!(p["result"]["exit_code"], 0, "{cmd}: {p:#}");
+    }
+    drop(pty.master);
+    s.stop().await;
+}
