@@ -377,3 +377,59 @@ async fn headless_commands_have_no_controlling_terminal() {
     drop(pty.master);
     s.stop().await;
 }
+
+/// Files a server made (shell-integration scripts, nonce files; output spools are unlinked
+/// from the start) are gone after a clean exit — its own and a launched host's.
+#[tokio::test]
+async fn nothing_is_left_on_disk_after_a_clean_exit() {
+    for adapter in ["local", "bundled"] {
+        let spool = scratch_dir().join("spool");
+        let spool_s = spool.display().to_string();
+        let mut e = vec![
+            ("PM_TERM_SPOOL_DIR", spool_s.as_str()),
+            ("PM_TERM_ADAPTER_MODE", adapter),
+            ("PM_INTERACTIVE_TERMINAL_BINARY", HOST_BIN),
+        ];
+        e.extend(env());
+        let s = start_with(&e).await;
+        for shell in ["bash", "zsh", "fish", "sh"] {
+            let p = s
+                .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+                    "execution": {"command": "echo hi", "shell": shell}}))
+                .await;
+            assert_eq!(p["success"], true, "{adapter} {shell}: {p:#}");
+        }
+        let p = s.call(headless("echo spooled")).await;
+        assert_eq!(p["result"]["stdout"], "spooled\n");
+        s.stop().await;
+        let deadline = std::time::Instant::now() + GONE_WITHIN;
+        let left = loop {
+            let left: Vec<String> = walk(&spool);
+            if left.is_empty() || std::time::Instant::now() >= deadline {
+                break left;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        assert!(left.is_empty(), "{adapter}: left on disk: {left:?}");
+    }
+}
+
+/// Every file under `dir` (directories themselves are not counted).
+fn walk(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        if e.path().is_dir() {
+            out.extend(walk(&e.path()));
+            if std::fs::read_dir(e.path()).is_ok_and(|mut d| d.next().is_some()) {
+                continue;
+            }
+            out.push(format!("{}/", e.path().display()));
+        } else {
+            out.push(e.path().display().to_string());
+        }
+    }
+    out
+}

@@ -592,10 +592,10 @@ fn validate_everything(input: &Value) -> Result<(), TestCaseError> {
                 let ok = response::success(&ctx, Map::new());
                 prop_assert_eq!(&ok["success"], &json!(true));
                 // The caller's trace id survives unchanged.
-                if let Some(t) = input["correlation"]["trace_id"].as_str() {
-                    if t == "trace_fuzz" {
-                        prop_assert_eq!(req.correlation.trace_id.as_str(), t);
-                    }
+                if let Some(t) = input["correlation"]["trace_id"].as_str()
+                    && t == "trace_fuzz"
+                {
+                    prop_assert_eq!(req.correlation.trace_id.as_str(), t);
                 }
             }
             Err(rej) => check_rejection(&response::failure(&rej.ctx, &rej.error))?,
@@ -695,10 +695,10 @@ fn pids_with_env(needle: &str) -> Vec<i32> {
         let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
             continue;
         };
-        if let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) {
-            if env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()) {
-                out.push(pid);
-            }
+        if let Ok(env) = std::fs::read(format!("/proc/{pid}/environ"))
+            && env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes())
+        {
+            out.push(pid);
         }
     }
     out
@@ -751,10 +751,10 @@ async fn binary_answers_every_request_and_leaves_nothing() {
         if payload["success"] == json!(true) {
             successes += 1;
             for (slot, field) in ["session_id", "terminal_id"].iter().enumerate() {
-                if let Some(id) = payload["identity"][field].as_str() {
-                    if !known[slot].iter().any(|k| k == id) {
-                        known[slot].push(id.to_string());
-                    }
+                if let Some(id) = payload["identity"][field].as_str()
+                    && !known[slot].iter().any(|k| k == id)
+                {
+                    known[slot].push(id.to_string());
                 }
             }
         } else if let Err(e) = check_rejection(&payload) {

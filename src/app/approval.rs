@@ -126,20 +126,20 @@ impl App {
             "waiting for approval on the host page",
         )
         .await;
-        if let Ok(Ok(r)) = page {
-            if let Some(a) = r.approval {
-                match a.decision.as_str() {
-                    "approved" => {
-                        let mut ok = info("page");
-                        if let Some(who) = a.decided_by {
-                            ok.0.insert("approver".into(), json!(who));
-                        }
-                        return Ok(ok);
+        if let Ok(Ok(r)) = page
+            && let Some(a) = r.approval
+        {
+            match a.decision.as_str() {
+                "approved" => {
+                    let mut ok = info("page");
+                    if let Some(who) = a.decided_by {
+                        ok.0.insert("approver".into(), json!(who));
                     }
-                    "declined" => return Err(declined("page", a.reason, command)),
-                    "timeout" => return Err(timed_out("page", timeout, command)),
-                    _ => {}
+                    return Ok(ok);
                 }
+                "declined" => return Err(declined("page", a.reason, command)),
+                "timeout" => return Err(timed_out("page", timeout, command)),
+                _ => {}
             }
         }
 

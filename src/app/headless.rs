@@ -91,10 +91,10 @@ impl App {
         ctx.session_id = Some(session.id.clone());
         let mut wait =
             Duration::from_millis(req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms));
-        if let Some(t) = timeout {
-            if t <= wait {
-                wait = t + KILL_MARGIN;
-            }
+        if let Some(t) = timeout
+            && t <= wait
+        {
+            wait = t + KILL_MARGIN;
         }
         let mut rx = session.subscribe();
         let s = session.clone();

@@ -13,12 +13,11 @@ impl App {
     pub async fn handle_strict(&self, raw: &Value, progress: &dyn Progress) -> Value {
         // A bare {"command": ...} is a run.
         let mut raw = raw.clone();
-        if let Value::Object(m) = &mut raw {
-            if !m.contains_key("action")
-                && (m.contains_key("command") || m.contains_key("execution"))
-            {
-                m.insert("action".into(), json!("run"));
-            }
+        if let Value::Object(m) = &mut raw
+            && !m.contains_key("action")
+            && (m.contains_key("command") || m.contains_key("execution"))
+        {
+            m.insert("action".into(), json!("run"));
         }
         let mut req = match self.parse(&raw) {
             Ok(r) => r,

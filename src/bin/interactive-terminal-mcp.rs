@@ -51,7 +51,7 @@ async fn serve(cfg: Config, policy: itmcp::policy::Policy) -> i32 {
             return 1;
         }
     };
-    let running = match server.serve(rmcp::transport::stdio()).await {
+    let running = match server.serve(itmcp::mcp::framing::stdio()).await {
         Ok(r) => r,
         Err(e) => {
             tracing::error!(error = %e, "MCP initialization failed");

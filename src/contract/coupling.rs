@@ -15,21 +15,53 @@ pub const ADAPTER_OVERRIDES: [&str; 4] = ["auto", "local", "bundled", "container
 pub const SHELL_NAMES: [&str; 4] = ["bash", "zsh", "sh", "fish"];
 
 pub(super) fn check_runtime(runtime: &mut Runtime) -> Result<(), TermError> {
-    if let Some(o) = &runtime.adapter_override {
-        if !ADAPTER_OVERRIDES.contains(&o.as_str()) {
-            return Err(TermError::payload(format!(
-                "runtime.adapter_override {o:?} is not one of auto, local, bundled, container_bridge"
-            ))
-            .with("field", json!("runtime.adapter_override"))
-            .with("supported", json!(ADAPTER_OVERRIDES)));
+    if let Some(o) = &runtime.adapter_override
+        && !ADAPTER_OVERRIDES.contains(&o.as_str())
+    {
+        return Err(TermError::payload(format!(
+            "runtime.adapter_override {o:?} is not one of auto, local, bundled, container_bridge"
+        ))
+        .with("field", json!("runtime.adapter_override"))
+        .with("supported", json!(ADAPTER_OVERRIDES)));
+    }
+    if let Some(p) = &runtime.binary_path
+        && !std::path::Path::new(p).is_absolute()
+    {
+        return Err(TermError::payload(format!(
+            "runtime.binary_path {p:?} is relative; configured binary paths must be absolute"
+        ))
+        .with("field", json!("runtime.binary_path")));
+    }
+    Ok(())
+}
+
+/// Command lines, argv, environment and paths become C strings for `execve` and `chdir`,
+/// where a NUL byte would cut them short (or fail the spawn): refuse it, naming the field.
+/// Raw terminal input (`execution.input`, `keys`) may carry NUL (Ctrl-@) and is not checked.
+pub(super) fn check_no_nul(execution: &Execution, runtime: &Runtime) -> Result<(), TermError> {
+    let nul = |field: String| {
+        Err(TermError::payload(format!("{field} contains a NUL byte")).with("field", json!(field)))
+    };
+    let singles = [
+        ("execution.command", &execution.command),
+        ("execution.name", &execution.name),
+        ("execution.shell", &execution.shell),
+        ("runtime.cwd", &runtime.cwd),
+        ("runtime.workspace_id", &runtime.workspace_id),
+    ];
+    for (field, v) in singles {
+        if v.as_deref().is_some_and(|s| s.contains('\0')) {
+            return nul(field.to_string());
         }
     }
-    if let Some(p) = &runtime.binary_path {
-        if !std::path::Path::new(p).is_absolute() {
-            return Err(TermError::payload(format!(
-                "runtime.binary_path {p:?} is relative; configured binary paths must be absolute"
-            ))
-            .with("field", json!("runtime.binary_path")));
+    for (i, a) in execution.args.iter().flatten().enumerate() {
+        if a.contains('\0') {
+            return nul(format!("execution.args[{i}]"));
+        }
+    }
+    for (k, v) in execution.env.iter().flatten() {
+        if k.contains('\0') || v.contains('\0') {
+            return nul(format!("execution.env.{}", k.replace('\0', "\\0")));
         }
     }
     Ok(())

@@ -154,10 +154,10 @@ fn rewrite_refs(v: &mut Value, prefix: &str) {
         Value::Object(m) => {
             for (k, child) in m.iter_mut() {
                 if k == "$ref" {
-                    if let Value::String(s) = child {
-                        if let Some(rest) = s.strip_prefix("#/$defs/") {
-                            *s = format!("#/$defs/{prefix}{rest}");
-                        }
+                    if let Value::String(s) = child
+                        && let Some(rest) = s.strip_prefix("#/$defs/")
+                    {
+                        *s = format!("#/$defs/{prefix}{rest}");
                     }
                 } else {
                     rewrite_refs(child, prefix);

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use super::alias::{self, Legacy, Phase, Resolved};
-use super::coupling::{check_coupling, check_runtime};
+use super::coupling::{check_coupling, check_no_nul, check_runtime};
 use super::error::{ErrorCode, TermError};
 use super::request::{
     Action, Compat, Correlation, Execution, Intent, Mode, OutputOptions, Request, Resolution,
@@ -114,18 +114,18 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
     };
 
     // 2. An unsupported mode is its own error class (§3.1 PM_TERM_INVALID_MODE).
-    if let Some(Value::String(m)) = obj.get("invocation").and_then(|i| i.get("mode")) {
-        if Mode::parse(m).is_none() {
-            return Err(reject(
-                &ctx,
-                TermError::new(
-                    ErrorCode::InvalidMode,
-                    format!("invocation.mode {m:?} is not supported"),
-                )
-                .with("mode", json!(m))
-                .with("supported", json!(["interactive", "headless"])),
-            ));
-        }
+    if let Some(Value::String(m)) = obj.get("invocation").and_then(|i| i.get("mode"))
+        && Mode::parse(m).is_none()
+    {
+        return Err(reject(
+            &ctx,
+            TermError::new(
+                ErrorCode::InvalidMode,
+                format!("invocation.mode {m:?} is not supported"),
+            )
+            .with("mode", json!(m))
+            .with("supported", json!(["interactive", "headless"])),
+        ));
     }
 
     // 3. Shape and types, against schemas/request.schema.json.
@@ -197,8 +197,9 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
         }
     }
 
-    // 7. Runtime fields with rules of their own.
+    // 7. Runtime fields with rules of their own; no NUL in what becomes a C string.
     check_runtime(&mut runtime).map_err(|e| reject(&ctx, e))?;
+    check_no_nul(&execution, &runtime).map_err(|e| reject(&ctx, e))?;
 
     // 8. §2.3 coupling and mode constraints, per action.
     let has_invocation = invocation.is_some_and(|i| i.as_object().is_some_and(|o| !o.is_empty()));

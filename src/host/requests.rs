@@ -38,12 +38,11 @@ impl RequestCache {
                 None => {
                     let now = Instant::now();
                     map.retain(|_, e| now.duration_since(e.at) < KEEP_FOR);
-                    if map.len() >= MAX_ENTRIES {
-                        if let Some(oldest) =
+                    if map.len() >= MAX_ENTRIES
+                        && let Some(oldest) =
                             map.iter().min_by_key(|(_, e)| e.at).map(|(k, _)| k.clone())
-                        {
-                            map.remove(&oldest);
-                        }
+                    {
+                        map.remove(&oldest);
                     }
                     let (tx, rx) = watch::channel(None);
                     map.insert(

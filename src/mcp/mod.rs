@@ -4,6 +4,7 @@
 //! Protocol errors (an unknown tool) stay JSON-RPC errors; everything the contract rejects or
 //! the runtime fails at is a tool result with `isError: true` and its `PM_TERM_*` payload.
 
+pub mod framing;
 pub mod resources;
 pub mod text;
 

@@ -49,29 +49,30 @@ pub fn render(payload: &Value) -> String {
     if let Some(d) = str_at(payload, &["resolved", "deprecation"]) {
         out.push_str(&format!("deprecated: {d}\n"));
     }
-    if let Some(c) = s(r, &["command"]) {
-        if let Some(line) = str_at(c, &["command_line"]) {
-            out.push_str(&format!("command: {line}\n"));
-        }
+    if let Some(c) = s(r, &["command"])
+        && let Some(line) = str_at(c, &["command_line"])
+    {
+        out.push_str(&format!("command: {line}\n"));
     }
     for (label, key) in [
         ("stdout", "stdout"),
         ("stderr", "stderr"),
         ("output", "output"),
     ] {
-        if let Some(text) = str_at(r, &[key]) {
-            if !text.is_empty() {
-                let shown = cap_text(text);
-                out.push_str(&format!("--- {label} ---\n{shown}"));
-                if !shown.ends_with('\n') {
-                    out.push('\n');
-                }
-                if shown.len() < text.len() {
-                    // Say exactly where the text stopped, so a reader of the text alone
-                    // can continue without losing a byte.
-                    let start = s(r, &["streams", key, "start"]).and_then(Value::as_u64);
-                    let base64 = str_at(r, &["encoding"]) == Some("base64");
-                    match start {
+        if let Some(text) = str_at(r, &[key])
+            && !text.is_empty()
+        {
+            let shown = cap_text(text);
+            out.push_str(&format!("--- {label} ---\n{shown}"));
+            if !shown.ends_with('\n') {
+                out.push('\n');
+            }
+            if shown.len() < text.len() {
+                // Say exactly where the text stopped, so a reader of the text alone
+                // can continue without losing a byte.
+                let start = s(r, &["streams", key, "start"]).and_then(Value::as_u64);
+                let base64 = str_at(r, &["encoding"]) == Some("base64");
+                match start {
                         Some(start) if !base64 => out.push_str(&format!(
                             "({label}: this text shows {} of {} bytes of the answer; the rest is in structuredContent, or continue from cursor {})\n",
                             shown.len(),
@@ -84,20 +85,19 @@ pub fn render(payload: &Value) -> String {
                             text.len()
                         )),
                     }
-                }
             }
         }
-        if let Some(info) = s(r, &["streams", key]) {
-            if info.get("truncated") == Some(&Value::Bool(true)) {
-                let omitted = info
-                    .get("bytes_omitted")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-                let next = s(r, &["cursor", key]).and_then(Value::as_u64).unwrap_or(0);
-                out.push_str(&format!(
-                    "({label} truncated: {omitted} bytes not shown; continue from cursor {next})\n"
-                ));
-            }
+        if let Some(info) = s(r, &["streams", key])
+            && info.get("truncated") == Some(&Value::Bool(true))
+        {
+            let omitted = info
+                .get("bytes_omitted")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            let next = s(r, &["cursor", key]).and_then(Value::as_u64).unwrap_or(0);
+            out.push_str(&format!(
+                "({label} truncated: {omitted} bytes not shown; continue from cursor {next})\n"
+            ));
         }
     }
     if let Some(screen) = str_at(r, &["screen", "text"]) {
@@ -175,10 +175,10 @@ fn render_failure(payload: &Value) -> String {
     let mut out = format!("{code}: {msg}\nfallback {strategy}: {hint}\n");
     let details = s(payload, &["error", "details"]);
     for key in ["stdout", "stderr"] {
-        if let Some(text) = details.and_then(|d| d.get(key)).and_then(Value::as_str) {
-            if !text.is_empty() {
-                out.push_str(&format!("--- {key} so far ---\n{text}\n"));
-            }
+        if let Some(text) = details.and_then(|d| d.get(key)).and_then(Value::as_str)
+            && !text.is_empty()
+        {
+            out.push_str(&format!("--- {key} so far ---\n{text}\n"));
         }
     }
     out

@@ -271,10 +271,10 @@ pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> 
             "su" => {
                 eff.privileged = true;
                 // su [-] [user] -c "cmd"
-                if let Some(p) = rest.iter().position(|a| a == "-c" || a == "--command") {
-                    if let Some(line) = rest.get(p + 1) {
-                        eff.shell_lines.push(line.clone());
-                    }
+                if let Some(p) = rest.iter().position(|a| a == "-c" || a == "--command")
+                    && let Some(line) = rest.get(p + 1)
+                {
+                    eff.shell_lines.push(line.clone());
                 }
                 Vec::new()
             }
@@ -335,10 +335,10 @@ pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> 
                 Vec::new()
             }
             "script" => {
-                if let Some(p) = rest.iter().position(|a| a == "-c" || a == "--command") {
-                    if let Some(line) = rest.get(p + 1) {
-                        eff.shell_lines.push(line.clone());
-                    }
+                if let Some(p) = rest.iter().position(|a| a == "-c" || a == "--command")
+                    && let Some(line) = rest.get(p + 1)
+                {
+                    eff.shell_lines.push(line.clone());
                 }
                 Vec::new()
             }

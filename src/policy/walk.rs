@@ -183,10 +183,10 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
 }
 
 fn visit(c: &Simple, stdin: &Stdin, depth: usize, budget: &Cell<usize>, found: &mut Found) {
-    if let Some(first) = c.argv.first() {
-        if first.contains(COMPUTED) || first.starts_with('$') {
-            found.computed.push(shell_words::join(&c.argv));
-        }
+    if let Some(first) = c.argv.first()
+        && (first.contains(COMPUTED) || first.starts_with('$'))
+    {
+        found.computed.push(shell_words::join(&c.argv));
     }
     if c.argv.is_empty() && !c.redirects.is_empty() {
         // `> /dev/sda`: a redirection with no command still writes its target.

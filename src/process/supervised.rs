@@ -321,11 +321,11 @@ impl Supervised {
         }
         {
             let mut control = self.control.lock().await;
-            if let Some(w) = control.as_mut() {
-                if w.write_all(KILL).await.is_err() {
-                    // Its end is gone already.
-                    *control = None;
-                }
+            if let Some(w) = control.as_mut()
+                && w.write_all(KILL).await.is_err()
+            {
+                // Its end is gone already.
+                *control = None;
             }
         }
         let mut killed = self.killed.clone();

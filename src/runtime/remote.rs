@@ -322,10 +322,10 @@ impl RemoteAdapter {
     /// The live client, connecting first when there is none.
     async fn client(&self) -> Result<Client, TermError> {
         let mut conn = self.conn.lock().await;
-        if let Some(l) = conn.as_ref() {
-            if l.alive.load(Ordering::SeqCst) {
-                return Ok(l.client.clone());
-            }
+        if let Some(l) = conn.as_ref()
+            && l.alive.load(Ordering::SeqCst)
+        {
+            return Ok(l.client.clone());
         }
         *conn = None;
         let (endpoints, token) = self.endpoints().await?;
@@ -542,20 +542,19 @@ impl Adapter for RemoteAdapter {
             if let Target::Bundled {
                 keep_host: false, ..
             } = &self.target
+                && let Some(mut l) = self.launched.lock().await.take()
             {
-                if let Some(mut l) = self.launched.lock().await.take() {
-                    if let Some(pid) = l.child.id() {
-                        let _ = nix::sys::signal::kill(
-                            nix::unistd::Pid::from_raw(pid as i32),
-                            nix::sys::signal::Signal::SIGTERM,
-                        );
-                    }
-                    if tokio::time::timeout(HOST_STOP_GRACE, l.child.wait())
-                        .await
-                        .is_err()
-                    {
-                        let _ = l.child.kill().await;
-                    }
+                if let Some(pid) = l.child.id() {
+                    let _ = nix::sys::signal::kill(
+                        nix::unistd::Pid::from_raw(pid as i32),
+                        nix::sys::signal::Signal::SIGTERM,
+                    );
+                }
+                if tokio::time::timeout(HOST_STOP_GRACE, l.child.wait())
+                    .await
+                    .is_err()
+                {
+                    let _ = l.child.kill().await;
                 }
             }
         })

@@ -310,10 +310,11 @@ pub async fn run(core: &Arc<Core>, a: RunArgs) -> OpResult {
         set_claim(core, &t, c, false);
         r.terminal = Some(super::ops::summary(&t));
     }
-    if still && !timed_out {
-        if let Some(h) = hard {
-            interrupt_at(core, &t, base, h);
-        }
+    if still
+        && !timed_out
+        && let Some(h) = hard
+    {
+        interrupt_at(core, &t, base, h);
     }
     if timed_out {
         let limit_ms = a.timeout_ms.unwrap_or(0);

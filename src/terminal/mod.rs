@@ -53,7 +53,7 @@ pub struct CoreConfig {
 impl CoreConfig {
     pub fn new(spool_dir: PathBuf, memory_limit: usize) -> CoreConfig {
         CoreConfig {
-            runtime_dir: spool_dir.join(format!("run-{}", std::process::id())),
+            runtime_dir: shell::runtime_dir(&spool_dir),
             spool_dir,
             memory_limit,
             scrollback_bytes: DEFAULT_SCROLLBACK_BYTES,

@@ -217,12 +217,13 @@ pub fn unescape(s: &str) -> String {
                 i += 2;
                 continue;
             }
-            if b[i + 1] == b'x' && i + 3 < b.len() {
-                if let Ok(v) = u8::from_str_radix(&s[i + 2..i + 4], 16) {
-                    out.push(v);
-                    i += 4;
-                    continue;
-                }
+            if b[i + 1] == b'x'
+                && i + 3 < b.len()
+                && let Ok(v) = u8::from_str_radix(&s[i + 2..i + 4], 16)
+            {
+                out.push(v);
+                i += 4;
+                continue;
             }
         }
         out.push(b[i]);

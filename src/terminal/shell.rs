@@ -217,6 +217,50 @@ pub fn prepare(
     })
 }
 
+/// Prefix of a process's runtime directory under the spool directory (`run-<pid>`).
+const RUNTIME_DIR_PREFIX: &str = "run-";
+
+/// Remove a runtime directory (its scripts and any nonce file a shell never read).
+pub fn remove_runtime_dir(dir: &Path) {
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            tracing::warn!(dir = %dir.display(), error = %e, "cannot remove the runtime directory")
+        }
+    }
+}
+
+/// Remove the runtime directories that servers killed before they could clean up left in
+/// `spool_dir` (their process is gone).
+pub fn remove_stale_runtime_dirs(spool_dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(spool_dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(RUNTIME_DIR_PREFIX))
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let gone = matches!(
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+            Err(nix::errno::Errno::ESRCH)
+        );
+        if gone {
+            remove_runtime_dir(&e.path());
+        }
+    }
+}
+
+/// The runtime directory of this process under `spool_dir`.
+pub fn runtime_dir(spool_dir: &Path) -> PathBuf {
+    spool_dir.join(format!("{RUNTIME_DIR_PREFIX}{}", std::process::id()))
+}
+
 /// A fresh random nonce (hex).
 pub fn new_nonce() -> String {
     let mut buf = [0u8; 16];

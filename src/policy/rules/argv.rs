@@ -86,15 +86,15 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
         }
         "dd" => {
             for a in args {
-                if let Some(of) = a.strip_prefix("of=") {
-                    if is_block_device(of) {
-                        out.push(finding(
-                            Block,
-                            "dd_device",
-                            format!("dd writes onto the disk device {of}"),
-                            argv,
-                        ));
-                    }
+                if let Some(of) = a.strip_prefix("of=")
+                    && is_block_device(of)
+                {
+                    out.push(finding(
+                        Block,
+                        "dd_device",
+                        format!("dd writes onto the disk device {of}"),
+                        argv,
+                    ));
                 }
             }
         }

@@ -163,10 +163,10 @@ fn is_critical(target: &str) -> bool {
     if let Some(name) = t
         .strip_prefix("/home/")
         .or_else(|| t.strip_prefix("/Users/"))
+        && !name.is_empty()
+        && !name.contains('/')
     {
-        if !name.is_empty() && !name.contains('/') {
-            return true;
-        }
+        return true;
     }
     // `~alice`: another user's home directory.
     if let Some(user) = t.strip_prefix('~') {

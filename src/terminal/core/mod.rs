@@ -87,12 +87,13 @@ pub fn file_uri_path(uri: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let Ok(v) = u8::from_str_radix(&raw[i + 1..i + 3], 16) {
-                out.push(v);
-                i += 3;
-                continue;
-            }
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let Ok(v) = u8::from_str_radix(&raw[i + 1..i + 3], 16)
+        {
+            out.push(v);
+            i += 3;
+            continue;
         }
         out.push(b[i]);
         i += 1;
@@ -133,26 +134,29 @@ fn trim_content(content: &mut Vec<TerminalContentPart>, limit: usize) -> usize {
         total -= text_len(&content[0]);
         content.remove(0);
     }
-    if total > limit {
-        if let Some(first) = content.first_mut() {
-            let s = match first {
-                TerminalContentPart::Unclassified(u) => &mut u.value,
-                TerminalContentPart::Command(c) => &mut c.output,
-                TerminalContentPart::Unknown(_) => return total,
-            };
-            let mut cut = total - limit;
-            while cut < s.len() && !s.is_char_boundary(cut) {
-                cut += 1;
-            }
-            s.drain(..cut);
-            total -= cut;
+    if total > limit
+        && let Some(first) = content.first_mut()
+    {
+        let s = match first {
+            TerminalContentPart::Unclassified(u) => &mut u.value,
+            TerminalContentPart::Command(c) => &mut c.output,
+            TerminalContentPart::Unknown(_) => return total,
+        };
+        let mut cut = total - limit;
+        while cut < s.len() && !s.is_char_boundary(cut) {
+            cut += 1;
         }
+        s.drain(..cut);
+        total -= cut;
     }
     total
 }
 
 impl Core {
     pub fn new(cfg: CoreConfig) -> Arc<Core> {
+        if let Some(spool) = cfg.runtime_dir.parent() {
+            shell::remove_stale_runtime_dirs(spool);
+        }
         let (tx, _) = broadcast::channel(BROADCAST_CAPACITY);
         Arc::new(Core {
             cfg,
@@ -576,10 +580,12 @@ impl Core {
         term.state().state.claim.clone()
     }
 
-    /// Kill every terminal's processes, all at once (shutdown).
+    /// Kill every terminal's processes, all at once, and remove this process's
+    /// shell-integration files (shutdown): nothing is left on disk after a clean exit.
     pub async fn shutdown(&self) {
         let all = self.list();
         futures_util::future::join_all(all.iter().map(|t| super::lifecycle::kill(self, t))).await;
+        super::shell::remove_runtime_dir(&self.cfg.runtime_dir);
     }
 
     /// Runtime directory for shell integration files.

@@ -1,0 +1,335 @@
+//! A client that misbehaves on raw stdio: every malformed JSON-RPC message that carries an id
+//! gets an answer with the error it deserves (and its id whenever it can be recovered), the
+//! server stays up, and an agent's NUL bytes are refused naming the field.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// How long one answer may take.
+const ANSWER_WITHIN: Duration = Duration::from_secs(10);
+
+struct Raw {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+}
+
+impl Raw {
+    async fn start() -> Raw {
+        let mut cmd = server_command(SERVER_BIN, &[], &[]);
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut raw = Raw {
+            child,
+            stdin,
+            lines,
+        };
+        raw.send(br#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#)
+            .await;
+        let a = raw.answer().await.expect("initialize answered");
+        assert_eq!(a["id"], "init", "{a}");
+        raw.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
+        raw
+    }
+
+    async fn send(&mut self, line: &[u8]) {
+        self.stdin.write_all(line).await.unwrap();
+        self.stdin.write_all(b"\n").await.unwrap();
+        self.stdin.flush().await.unwrap();
+    }
+
+    /// The next message from the server, if one comes in time.
+    async fn answer(&mut self) -> Option<Value> {
+        match tokio::time::timeout(ANSWER_WITHIN, self.lines.next_line()).await {
+            Ok(Ok(Some(l))) => Some(serde_json::from_str(&l).unwrap_or(Value::String(l))),
+            _ => None,
+        }
+    }
+}
+
+/// Malformed lines, the error code each deserves, and the id the answer must carry.
+fn corpus() -> Vec<(String, Vec<u8>, i64, Value)> {
+    let mut c: Vec<(String, Vec<u8>, i64, Value)> = Vec::new();
+    let mut add = |name: &str, line: Vec<u8>, code: i64, id: Value| {
+        c.push((name.to_string(), line, code, id));
+    };
+    add(
+        "invalid UTF-8",
+        b"{\"jsonrpc\":\"2.0\",\"id\":101,\"method\":\"ping\",\"x\":\"\xff\xfe\"}".to_vec(),
+        -32700,
+        json!(101),
+    );
+    add(
+        "truncated JSON",
+        br#"{"jsonrpc":"2.0","id":102,"method":"ping""#.to_vec(),
+        -32700,
+        json!(102),
+    );
+    add(
+        "not JSON at all",
+        b"hello there".to_vec(),
+        -32700,
+        Value::Null,
+    );
+    add(
+        "trailing garbage",
+        br#"{"jsonrpc":"2.0","id":103,"method":"ping"} }"#.to_vec(),
+        -32700,
+        json!(103),
+    );
+    add(
+        "two objects on a line",
+        br#"{"jsonrpc":"2.0","id":104,"method":"ping"}{"jsonrpc":"2.0","id":105,"method":"ping"}"#
+            .to_vec(),
+        -32700,
+        json!(104),
+    );
+    add(
+        "lone surrogate",
+        br#"{"jsonrpc":"2.0","id":106,"method":"ping","params":{"s":"\ud800"}}"#.to_vec(),
+        -32700,
+        json!(106),
+    );
+    add(
+        "jsonrpc missing",
+        br#"{"id":107,"method":"ping"}"#.to_vec(),
+        -32600,
+        json!(107),
+    );
+    add(
+        "jsonrpc 1.0",
+        br#"{"jsonrpc":"1.0","id":108,"method":"ping"}"#.to_vec(),
+        -32600,
+        json!(108),
+    );
+    add(
+        "jsonrpc a number",
+        br#"{"jsonrpc":2.0,"id":109,"method":"ping"}"#.to_vec(),
+        -32600,
+        json!(109),
+    );
+    add(
+        "id an object",
+        br#"{"jsonrpc":"2.0","id":{"n":110},"method":"ping"}"#.to_vec(),
+        -32600,
+        Value::Null,
+    );
+    add(
+        "id an array",
+        br#"{"jsonrpc":"2.0","id":[111],"method":"ping"}"#.to_vec(),
+        -32600,
+        Value::Null,
+    );
+    add(
+        "id a float",
+        br#"{"jsonrpc":"2.0","id":112.5,"method":"ping"}"#.to_vec(),
+        -32600,
+        json!(112.5),
+    );
+    add(
+        "id a bool",
+        br#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#.to_vec(),
+        -32600,
+        Value::Null,
+    );
+    add(
+        "id null",
+        br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#.to_vec(),
+        -32600,
+        Value::Null,
+    );
+    add(
+        "id out of range",
+        br#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#.to_vec(),
+        -32600,
+        json!(18446744073709551616.0_f64),
+    );
+    add(
+        "method a number",
+        br#"{"jsonrpc":"2.0","id":113,"method":1}"#.to_vec(),
+        -32600,
+        json!(113),
+    );
+    add(
+        "method null",
+        br#"{"jsonrpc":"2.0","id":114,"method":null}"#.to_vec(),
+        -32600,
+        json!(114),
+    );
+    add(
+        "params an array",
+        br#"{"jsonrpc":"2.0","id":115,"method":"tools/list","params":[1]}"#.to_vec(),
+        -32602,
+        json!(115),
+    );
+    add(
+        "params a string",
+        br#"{"jsonrpc":"2.0","id":116,"method":"ping","params":"p"}"#.to_vec(),
+        -32602,
+        json!(116),
+    );
+    add("tools/call arguments a string", br#"{"jsonrpc":"2.0","id":117,"method":"tools/call","params":{"name":"memory_terminal_interactive","arguments":"x"}}"#.to_vec(), -32602, json!(117));
+    add("tools/call arguments an array", br#"{"jsonrpc":"2.0","id":118,"method":"tools/call","params":{"name":"memory_terminal_interactive","arguments":[]}}"#.to_vec(), -32602, json!(118));
+    add(
+        "tools/call without a name",
+        br#"{"jsonrpc":"2.0","id":119,"method":"tools/call","params":{"arguments":{}}}"#.to_vec(),
+        -32602,
+        json!(119),
+    );
+    add(
+        "tools/call name a number",
+        br#"{"jsonrpc":"2.0","id":"s120","method":"tools/call","params":{"name":5}}"#.to_vec(),
+        -32602,
+        json!("s120"),
+    );
+    add(
+        "resources/read without uri",
+        br#"{"jsonrpc":"2.0","id":121,"method":"resources/read","params":{}}"#.to_vec(),
+        -32602,
+        json!(121),
+    );
+    add(
+        "a batch",
+        br#"[{"jsonrpc":"2.0","id":122,"method":"ping"}]"#.to_vec(),
+        -32600,
+        json!(122),
+    );
+    add("an empty batch", b"[]".to_vec(), -32600, Value::Null);
+    add("a bare number", b"7".to_vec(), -32600, Value::Null);
+    add("a bare string", br#""ping""#.to_vec(), -32600, Value::Null);
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":123,"method":"ping","params":{{"x":{}}}}}"#,
+        "[".repeat(100_000)
+    );
+    add("100k-deep nesting", deep.into_bytes(), -32700, json!(123));
+    let deep_obj = format!(
+        r#"{{"jsonrpc":"2.0","id":124,"method":"ping","params":{}}}"#,
+        "{\"a\":".repeat(50_000)
+    );
+    add(
+        "50k-deep objects",
+        deep_obj.into_bytes(),
+        -32700,
+        json!(124),
+    );
+    let mut big = br#"{"jsonrpc":"2.0","id":125,"method":"tools/call","params":{"name":"memory_terminal_interactive","arguments":{"action":"list","pad":""#.to_vec();
+    big.extend(std::iter::repeat_n(b'a', 50 * 1024 * 1024));
+    big.extend_from_slice(br#""}}}"#);
+    add("a 50 MB line", big, -32600, json!(125));
+    c
+}
+
+#[tokio::test]
+async fn every_malformed_message_with_an_id_is_answered() {
+    let mut raw = Raw::start().await;
+    let mut unanswered = Vec::new();
+    let mut wrong = Vec::new();
+    let corpus = corpus();
+    let count = corpus.len();
+    for (name, line, code, id) in corpus {
+        raw.send(&line).await;
+        let Some(a) = raw.answer().await else {
+            unanswered.push(name);
+            continue;
+        };
+        // A batch is answered by an array, one error per request in it.
+        let a = match a {
+            Value::Array(mut v) if v.len() == 1 => v.remove(0),
+            other => other,
+        };
+        if a["error"]["code"] != code || a["id"] != id || a["jsonrpc"] != "2.0" {
+            wrong.push(format!("{name}: expected {code} with id {id}, got {a}"));
+        }
+    }
+    assert!(
+        unanswered.is_empty(),
+        "{} of {count} unanswered: {unanswered:?}",
+        unanswered.len()
+    );
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    // Well-formed requests rmcp itself refuses are answered too, and the server is still up.
+    for (line, id) in [
+        (
+            json!({"jsonrpc": "2.0", "id": 200, "method": "no/such/method"}),
+            200,
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 201, "method": "tools/call", "params": {"name": "no_such_tool"}}),
+            201,
+        ),
+        (json!({"jsonrpc": "2.0", "id": 202, "method": "ping"}), 202),
+    ] {
+        raw.send(line.to_string().as_bytes()).await;
+        let a = raw.answer().await.expect("answered");
+        assert_eq!(a["id"], id, "{a}");
+    }
+    // Notifications, even malformed ones, get no answer (JSON-RPC), and break nothing.
+    for line in [
+        br#"{"jsonrpc":"2.0","method":"notifications/bogus","params":[1]}"#.to_vec(),
+        br#"{"method":"notifications/x"}"#.to_vec(),
+        b"".to_vec(),
+        b"   ".to_vec(),
+    ] {
+        raw.send(&line).await;
+    }
+    raw.send(br#"{"jsonrpc":"2.0","id":"last","method":"tools/list"}"#)
+        .await;
+    let a = raw.answer().await.expect("answered");
+    assert_eq!(a["id"], "last", "notifications were not answered: {a}");
+    assert!(a["result"]["tools"].is_array());
+    drop(raw.stdin);
+    let status = tokio::time::timeout(Duration::from_secs(10), raw.child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+}
+
+/// A NUL byte in what becomes a C string is the agent's error, named, in both modes.
+#[tokio::test]
+async fn nul_bytes_are_refused_naming_the_field() {
+    let s = start_with(&[("PM_TERM_NO_USER_RC", "1")]).await;
+    let cases = [
+        (
+            json!({"command": "echo a\u{0}b"}),
+            json!({}),
+            "execution.command",
+        ),
+        (
+            json!({"command": "echo", "args": ["x", "y\u{0}"]}),
+            json!({}),
+            "execution.args[1]",
+        ),
+        (
+            json!({"command": "env", "env": {"A": "b\u{0}"}}),
+            json!({}),
+            "execution.env.A",
+        ),
+        (
+            json!({"command": "pwd"}),
+            json!({"cwd": "/tmp\u{0}/x"}),
+            "runtime.cwd",
+        ),
+    ];
+    for mode in ["headless", "interactive"] {
+        for (execution, runtime, field) in &cases {
+            let p = s
+                .call(json!({"action": "execute", "invocation": {"mode": mode, "intent": "execute_command"},
+                    "execution": execution, "runtime": runtime}))
+                .await;
+            assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD", "{mode} {field}: {p:#}");
+            assert_eq!(p["error"]["details"]["field"], *field, "{mode}: {p:#}");
+        }
+    }
+    s.stop().await;
+}
