@@ -20,6 +20,8 @@ const PTY_BYTES: usize = 64 * 1024 * 1024;
 const IDLE_TERMINALS: usize = 100;
 /// Terminals alive while `list` is timed.
 const LIST_TERMINALS: usize = 500;
+/// Terminates timed (each a terminal of its own).
+const TERMINATE_SAMPLES: usize = 20;
 
 fn main() {
     block_on(run());
@@ -113,12 +115,14 @@ async fn run() {
         })
         .await
     };
+    // One floor for the figure and its ratio.
+    let spawn_floor = sh_true_floor(200);
     row(
         "shell command `true` with exit code (detected), through MCP",
         &ms(detected),
         "`sh -c true` spawn+wait",
-        &ms(sh_true_floor(200)),
-        detected.as_secs_f64() / sh_true_floor(200).as_secs_f64(),
+        &ms(spawn_floor),
+        detected.as_secs_f64() / spawn_floor.as_secs_f64(),
     );
 
     header("pty throughput");
@@ -218,6 +222,35 @@ async fn run() {
         "`list` with 1 terminal",
         &ms(one),
         many.as_secs_f64() / one.as_secs_f64(),
+    );
+    // Terminate costs what the terminal's own tree costs, not what the machine holds.
+    let terminate = |id: &str| json!({"action": "terminate", "target": {"terminal_id": id}});
+    let alone = {
+        let (l, _) = start(&env).await;
+        let mut v = Vec::new();
+        for _ in 0..TERMINATE_SAMPLES {
+            let p = call(&l, open_req(None)).await;
+            let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+            let t = Instant::now();
+            call(&l, terminate(&id)).await;
+            v.push(t.elapsed());
+        }
+        let _ = l.cancel().await;
+        median(v)
+    };
+    let mut v = Vec::new();
+    for id in opened.iter().take(TERMINATE_SAMPLES) {
+        let t = Instant::now();
+        call(&m, terminate(id)).await;
+        v.push(t.elapsed());
+    }
+    let crowded = median(v);
+    row(
+        &format!("`terminate` with {LIST_TERMINALS} live terminals"),
+        &ms(crowded),
+        "`terminate` with 1 live terminal",
+        &ms(alone),
+        crowded.as_secs_f64() / alone.as_secs_f64(),
     );
     let _ = (pid, m.cancel().await, c.cancel().await);
 }

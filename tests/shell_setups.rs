@@ -292,6 +292,17 @@ async fn check_terminal(
         &p,
     );
 
+    // The integration's marks and nonce never reach a program's environment (an exported
+    // PS1 or PROMPT_COMMAND would carry them into every nested shell).
+    let p = s
+        .call(run(&id, "env | grep -c '63[3];' || true", 15000))
+        .await;
+    f.expect(
+        p["result"]["output"].as_str().map(str::trim) == Some("0"),
+        "no integration mark in the environment",
+        &p,
+    );
+
     // Completion comes with the prompt, not at the end of the wait.
     let p = s.call(run(&id, "sleep 0.2", 60_000)).await;
     f.expect(finished_with(&p, 0), "`sleep 0.2` is reported finished", &p);

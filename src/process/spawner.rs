@@ -15,7 +15,6 @@ use std::io::Read;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
 use nix::errno::Errno;
-use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::{SigmaskHow, Signal, sigprocmask};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
@@ -117,24 +116,7 @@ pub fn main() -> i32 {
     // the life of the process.
     let sock = unsafe { BorrowedFd::borrow_raw(SERVER_FD) };
     let mut supervisors: BTreeSet<i32> = BTreeSet::new();
-    loop {
-        let (req_ready, sig_ready) = {
-            let mut fds = [
-                PollFd::new(sock, PollFlags::POLLIN),
-                PollFd::new(sfd.as_fd(), PollFlags::POLLIN),
-            ];
-            match poll(&mut fds, PollTimeout::NONE) {
-                Ok(_) => {}
-                Err(Errno::EINTR) => continue,
-                Err(_) => break,
-            }
-            let ready = |f: &PollFd| {
-                f.revents().is_some_and(|r| {
-                    r.intersects(PollFlags::POLLIN | PollFlags::POLLHUP | PollFlags::POLLERR)
-                })
-            };
-            (ready(&fds[0]), ready(&fds[1]))
-        };
+    while let Some((req_ready, sig_ready)) = supervisor::wait_either(sock, sfd.as_fd()) {
         if sig_ready {
             let mut stop = false;
             while let Ok(Some(info)) = sfd.read_signal() {

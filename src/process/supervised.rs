@@ -60,13 +60,18 @@ fn spawner() -> &'static Mutex<Option<Spawner>> {
     SPAWNER.get_or_init(|| Mutex::new(None))
 }
 
-fn start_spawner() -> std::io::Result<Spawner> {
-    let (ours, theirs) = socketpair(
+/// A connected pair of Unix stream sockets, both close-on-exec.
+fn socket_pair() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    Ok(socketpair(
         AddressFamily::Unix,
         SockType::Stream,
         None,
         SockFlag::SOCK_CLOEXEC,
-    )?;
+    )?)
+}
+
+fn start_spawner() -> std::io::Result<Spawner> {
+    let (ours, theirs) = socket_pair()?;
     let path = lock(program()).clone();
     let mut cmd = tokio::process::Command::new(&path);
     cmd.arg(SPAWNER_FLAG)
@@ -190,12 +195,7 @@ pub struct Supervised {
 
 /// Start a session. Fails as starting the program would (`NotFound`, `PermissionDenied`…).
 pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
-    let (ours, theirs) = socketpair(
-        AddressFamily::Unix,
-        SockType::Stream,
-        None,
-        SockFlag::SOCK_CLOEXEC,
-    )?;
+    let (ours, theirs) = socket_pair()?;
     let (mode, stdio) = match spec.io {
         SessionIo::Headless { stdout, stderr } => (Mode::Headless, vec![stdout, stderr]),
         SessionIo::Terminal { tty } => (Mode::Terminal, vec![tty]),

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
@@ -168,22 +168,8 @@ fn start(req: &SpawnRequest, stdio: Vec<OwnedFd>) -> std::io::Result<i32> {
 fn watch(mode: Mode, child: i32, control: &mut Control, sfd: &mut SignalFd) -> i32 {
     let mut main_exited = false;
     loop {
-        let (ctl_ready, sig_ready) = {
-            let mut fds = [
-                PollFd::new(control.sock.as_fd(), PollFlags::POLLIN),
-                PollFd::new(sfd.as_fd(), PollFlags::POLLIN),
-            ];
-            match poll(&mut fds, PollTimeout::NONE) {
-                Ok(_) => {}
-                Err(Errno::EINTR) => continue,
-                Err(_) => return end(control, child, false),
-            }
-            let ready = |f: &PollFd| {
-                f.revents().is_some_and(|r| {
-                    r.intersects(PollFlags::POLLIN | PollFlags::POLLHUP | PollFlags::POLLERR)
-                })
-            };
-            (ready(&fds[0]), ready(&fds[1]))
+        let Some((ctl_ready, sig_ready)) = wait_either(control.sock.as_fd(), sfd.as_fd()) else {
+            return end(control, child, false);
         };
         if sig_ready {
             let mut stop = false;
@@ -217,6 +203,27 @@ fn watch(mode: Mode, child: i32, control: &mut Control, sfd: &mut SignalFd) -> i
                 None => return end(control, child, false),
             }
         }
+    }
+}
+
+/// Wait until `a` or `b` is readable (or hung up); which ones. `None` when poll fails.
+pub(super) fn wait_either(a: BorrowedFd<'_>, b: BorrowedFd<'_>) -> Option<(bool, bool)> {
+    loop {
+        let mut fds = [
+            PollFd::new(a, PollFlags::POLLIN),
+            PollFd::new(b, PollFlags::POLLIN),
+        ];
+        match poll(&mut fds, PollTimeout::NONE) {
+            Ok(_) => {}
+            Err(Errno::EINTR) => continue,
+            Err(_) => return None,
+        }
+        let ready = |f: &PollFd| {
+            f.revents().is_some_and(|r| {
+                r.intersects(PollFlags::POLLIN | PollFlags::POLLHUP | PollFlags::POLLERR)
+            })
+        };
+        return Some((ready(&fds[0]), ready(&fds[1])));
     }
 }
 

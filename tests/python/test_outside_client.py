@@ -22,11 +22,6 @@ def params(**env):
     return StdioServerParameters(command=os.path.abspath(SERVER), env={"PM_TERM_LOG": "warn", **env})
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 def headless(command, **extra):
     req = {
         "action": "execute",

@@ -22,11 +22,6 @@ TOOL = "memory_terminal_interactive"
 
 
 @pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
-@pytest.fixture
 def workdir():
     with tempfile.TemporaryDirectory(prefix="itmcp-outside-") as d:
         os.makedirs(os.path.join(d, "victim", "sub"))

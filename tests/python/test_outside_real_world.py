@@ -22,11 +22,6 @@ RC = os.path.join(os.path.dirname(__file__), "..", "rc", "bash")
 
 
 @pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
-@pytest.fixture
 def home():
     with tempfile.TemporaryDirectory(prefix="itmcp-home-") as d:
         if os.path.isdir("/etc/skel"):

@@ -52,6 +52,18 @@ if [ -n "${__pmt_nonce:-}" ]; then
   __pmt_hist_last=
   __pmt_hist_seen=0
 
+  # The marks carry the nonce: the variables holding them stay in this shell, never in a
+  # program's environment (old dotfiles export PS1; a nested bash would print our marks).
+  __pmt_unexport() {
+    local v
+    for v in PS1 PS0 PROMPT_COMMAND; do
+      case ${!v@a} in
+        *r*) ;;
+        *x*) builtin export -n "$v" ;;
+      esac
+    done
+  }
+
   # Hand a status (and `$_`) on to whatever runs next.
   __pmt_status() { return "${1:-0}"; }
 
@@ -74,6 +86,7 @@ if [ -n "${__pmt_nonce:-}" ]; then
     set +eu
     __pmt_esc "$PWD"
     builtin printf '\e]633;P;Cwd=%s;%s\a\e]633;A;%s\a' "$__pmt_r" "$__pmt_nonce" "$__pmt_nonce"
+    __pmt_unexport
     # Themes rebuild PS1 (and PS0): the marks go back at the end, once.
     if [[ ${PS1@a} != *r* ]]; then
       case ${PS1-} in
@@ -179,6 +192,7 @@ ${PROMPT_COMMAND}
     PROMPT_COMMAND=(__pmt_precmd_first "${PROMPT_COMMAND}" __pmt_precmd_last)
   fi
   unset -f __pmt_pc_check
+  __pmt_unexport
   __pmt_command_line
   trap '__pmt_debug "$_"' DEBUG
   [[ ${PS1@a} == *r* ]] || PS1=${PS1-}$__pmt_b

@@ -58,6 +58,8 @@ if [[ -n ${__pmt_nonce:-} ]]; then
     emulate -L zsh
     __pmt_esc "$PWD"
     builtin printf '\e]633;P;Cwd=%s;%s\a\e]633;A;%s\a' "$REPLY" $__pmt_nonce $__pmt_nonce
+    # The mark carries the nonce: PS1 stays out of programs' environments.
+    [[ ${(t)PS1} == *export* ]] && typeset +x PS1
     # %{ %} tells the line editor the mark takes no room; only with PROMPT_PERCENT.
     local mark=$__pmt_b_raw
     [[ -o promptpercent ]] && mark="%{${__pmt_b_raw}%}"
