@@ -9,6 +9,8 @@ use crate::contract::Phase;
 pub const DEFAULT_EXECUTE_WAIT_MS: u64 = 5_000;
 /// Longest any single call may wait.
 pub const MAX_WAIT_MS: u64 = 600_000;
+/// With the GUI, how long an approval waits for a page to connect.
+pub const DEFAULT_PAGE_WAIT_MS: u64 = 60_000;
 
 pub const OPTS: &[Opt] = &[
     Opt {
@@ -101,6 +103,20 @@ pub const OPTS: &[Opt] = &[
         value: None,
         default: "",
         help: "Ask for the GUI: auto mode launches the bundled interactive-terminal host (its page shows the terminals).",
+    },
+    Opt {
+        flag: "--open",
+        env: "PM_TERM_OPEN",
+        value: None,
+        default: "",
+        help: "With --gui: open the page in the default browser ($BROWSER, else xdg-open) once the host is up.",
+    },
+    Opt {
+        flag: "--adapter-overrides",
+        env: "PM_TERM_ADAPTER_OVERRIDES",
+        value: Some("LIST"),
+        default: "",
+        help: "Adapters a request may pick with runtime.adapter_override, comma-separated (local,bundled,container_bridge); others are refused. Default: none with --gui (the page must see every terminal), all without.",
     },
     Opt {
         flag: "--in-container",
@@ -236,6 +252,20 @@ pub const OPTS: &[Opt] = &[
         help: "The decision when neither the host page nor MCP elicitation can ask a person (CI: approve).",
     },
     Opt {
+        flag: "--approve-headless",
+        env: "PM_TERM_APPROVE_HEADLESS",
+        value: Some("on|off"),
+        default: "",
+        help: "Whether headless commands go through the same approval chain as interactive ones (so choosing headless is no way around a person). Default: on with --gui, off otherwise.",
+    },
+    Opt {
+        flag: "--page-wait-ms",
+        env: "PM_TERM_PAGE_WAIT_MS",
+        value: Some("MS"),
+        default: "60000",
+        help: "With --gui, while no page is connected yet: how long a command that needs approval waits for one before asking elsewhere (MCP elicitation, then the operator's default).",
+    },
+    Opt {
         flag: "--approval-timeout-ms",
         env: "PM_TERM_APPROVAL_TIMEOUT_MS",
         value: Some("MS"),
@@ -268,6 +298,12 @@ pub struct Config {
     pub runtime: crate::runtime::RuntimeInputs,
     pub policy: crate::policy::PolicyInputs,
     pub approval_timeout_ms: u64,
+    /// Warned headless commands wait for approval too.
+    pub approve_headless: bool,
+    /// With the GUI: how long an approval waits for a page to connect.
+    pub page_wait_ms: u64,
+    /// With the GUI: open the page in a browser.
+    pub open_page: bool,
     pub log: String,
 }
 
@@ -288,6 +324,9 @@ impl Default for Config {
             runtime: crate::runtime::RuntimeInputs::default(),
             policy: crate::policy::PolicyInputs::default(),
             approval_timeout_ms: crate::app::approval::DEFAULT_APPROVAL_TIMEOUT_MS,
+            approve_headless: false,
+            page_wait_ms: DEFAULT_PAGE_WAIT_MS,
+            open_page: false,
             log: "info".into(),
         }
     }
@@ -331,6 +370,7 @@ impl Config {
             no_user_rc: p.switch("--no-user-rc"),
             runtime: crate::runtime::RuntimeInputs {
                 adapter_mode: p.get("--adapter").map(String::from),
+                adapter_overrides: p.get("--adapter-overrides").map(String::from),
                 in_container: p.switch("--in-container"),
                 gui: p.switch("--gui"),
                 binary: p.get("--host-binary").map(String::from),
@@ -356,6 +396,14 @@ impl Config {
             },
             approval_timeout_ms: positive("--approval-timeout-ms", d.approval_timeout_ms as usize)?
                 as u64,
+            approve_headless: match p.get("--approve-headless") {
+                None => p.switch("--gui"),
+                Some(v) if crate::cli::truthy(v) => true,
+                Some(v) if matches!(v.trim(), "0" | "off" | "false" | "no") => false,
+                Some(v) => return Err(format!("--approve-headless: {v:?} is not on or off")),
+            },
+            page_wait_ms: p.number::<u64>("--page-wait-ms")?.unwrap_or(d.page_wait_ms),
+            open_page: p.switch("--open"),
             log: p.get("--log").unwrap_or("info").to_string(),
         })
     }

@@ -17,6 +17,16 @@ pub fn new_id(prefix: &str) -> String {
     format!("{prefix}_{}", ulid::Ulid::generate())
 }
 
+/// `bytes` random bytes from the kernel, as hex: nonces, tokens, login codes. `None` only
+/// when the kernel has no randomness to give (then nothing secret may be made).
+pub fn random_hex(bytes: usize) -> Option<String> {
+    let mut buf = vec![0u8; bytes];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut buf))
+        .ok()?;
+    Some(buf.iter().map(|b| format!("{b:02x}")).collect())
+}
+
 /// Ids from callers are echoed back and logged: printable ASCII without spaces only.
 pub fn is_acceptable_external_id(s: &str) -> bool {
     !s.is_empty() && s.len() <= MAX_EXTERNAL_ID_LEN && s.bytes().all(|b| (0x21..=0x7e).contains(&b))

@@ -226,17 +226,16 @@ async fn blocked_commands_never_run_nor_ask() {
     let _ = c.cancel().await;
 }
 
-/// A page on the host service, as a raw WebSocket client that approves or declines.
+/// A person's page on the host service (signed in with the one-time link), as a raw
+/// WebSocket client that approves or declines.
 async fn page(
-    addr: &str,
-    token: &str,
+    host: &HostProc,
 ) -> (
     impl SinkExt<Message, Error = tokio_tungstenite::tungstenite::Error> + Unpin,
     impl StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
 ) {
-    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ahp?token={token}"))
-        .await
-        .unwrap();
+    let cookie = sign_in(&host.addr, &host.login).await;
+    let ws = page_socket(&host.addr, &cookie).await;
     let (mut tx, mut rx) = ws.split();
     tx.send(Message::text(
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -291,7 +290,7 @@ async fn a_person_on_the_host_page_decides() {
     // The MCP client declares elicitation too: the page comes first.
     let (c, asked) = start_person(Answer::Approve, &env).await;
     let c = Arc::new(c);
-    let (mut tx, mut rx) = page(&host.addr, "tok-page").await;
+    let (mut tx, mut rx) = page(&host).await;
 
     let pending = {
         let c = c.clone();

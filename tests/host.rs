@@ -13,7 +13,7 @@ use ahp_types::actions::{StateAction, TerminalClaimedAction, TerminalInputAction
 use ahp_types::commands::{CreateTerminalParams, DisposeTerminalParams, ReconnectResult};
 use ahp_types::state::{SnapshotState, TerminalClaim, TerminalClientClaim, TerminalState};
 use ahp_types::{PROTOCOL_VERSION, ROOT_RESOURCE_URI};
-use common::{HostProc, start_host};
+use common::{HostProc, http_get, sign_in, start_host};
 use serde_json::Value;
 
 async fn connect(h: &HostProc, client_id: &str) -> Client {
@@ -223,13 +223,20 @@ async fn version_negotiation_tokens_and_bind_rules() {
             "{bad}"
         );
     }
-    // The page needs the token too.
-    let page = reqwest_like_get(&h.addr, "/").await;
+    // The page needs a credential too: never a token in its URL, but a session from the
+    // one-time link, or (a program) the token in a header.
+    let page = http_get(&h.addr, "/", &[]).await;
     assert!(page.starts_with("HTTP/1.1 401"), "{page}");
-    let page = reqwest_like_get(&h.addr, &format!("/?token={}", h.token)).await;
+    let page = http_get(&h.addr, &format!("/?token={}", h.token), &[]).await;
+    assert!(page.starts_with("HTTP/1.1 401"), "{page}");
+    let bearer = format!("Bearer {}", h.token);
+    let page = http_get(&h.addr, "/", &[("Authorization", &bearer)]).await;
     assert!(
         page.starts_with("HTTP/1.1 200") && page.contains("<title>interactive-terminal</title>")
     );
+    let cookie = sign_in(&h.addr, &h.login).await;
+    let page = http_get(&h.addr, "/", &[("Cookie", &cookie)]).await;
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
     // A public address without a configured token is refused.
     let out = Command::new(common::HOST_BIN)
         .args(["--bind", "0.0.0.0", "--port", "0"])
@@ -238,17 +245,6 @@ async fn version_negotiation_tokens_and_bind_rules() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("non-loopback"));
-}
-
-async fn reqwest_like_get(addr: &str, path: &str) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes())
-        .await
-        .unwrap();
-    let mut out = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut out)).await;
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[tokio::test(flavor = "multi_thread")]

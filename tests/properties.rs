@@ -53,7 +53,6 @@ const KEYS: &[&str] = &[
     "timeout_ms",
     "wait_ms",
     "adapter_override",
-    "binary_path",
     "execution",
     "command",
     "args",
@@ -217,7 +216,6 @@ const GROUPS: &[(&str, &[&str])] = &[
             "timeout_ms",
             "wait_ms",
             "adapter_override",
-            "binary_path",
             "workspace_id",
         ],
     ),
@@ -282,10 +280,6 @@ fn field_value(field: &'static str, arbitrary: bool) -> BoxedStrategy<Value> {
             prop::sample::select(s(&["local", "local", "auto", "bundled"])).boxed(),
             s(&["container_bridge", "gui"]),
         ),
-        "binary_path" => (
-            Just(json!("/nonexistent/interactive-terminal")).boxed(),
-            s(&["relative/bin"]),
-        ),
         "workspace_id" => (Just(json!("ws1")).boxed(), s(&[""])),
         "command" => (
             prop::sample::select(s(&[
@@ -336,8 +330,8 @@ fn field_value(field: &'static str, arbitrary: bool) -> BoxedStrategy<Value> {
         ),
         "name" => (Just(json!("fuzz")).boxed(), s(&[""])),
         "shell" => (
-            prop::sample::select(s(&["bash", "sh", "/bin/sh", "zsh"])).boxed(),
-            s(&["/nonexistent/shell", "fish-ish"]),
+            prop::sample::select(s(&["bash", "sh", "zsh"])).boxed(),
+            s(&["/nonexistent/shell", "/bin/sh", "fish-ish"]),
         ),
         "cols" => (
             prop::sample::select(n(&[80, 120, 10])).boxed(),
@@ -393,7 +387,7 @@ fn group(fields: &'static [&'static str], arbitrary: bool) -> BoxedStrategy<Map<
         .map(|f| {
             let p = match *f {
                 "mode" | "intent" | "command" => 0.9,
-                "input" | "keys" | "wait_for" | "shell" | "binary_path" | "args" | "env" => 0.1,
+                "input" | "keys" | "wait_for" | "shell" | "args" | "env" => 0.1,
                 _ => 0.2,
             };
             prop::option::weighted(p, field_value(f, arbitrary))

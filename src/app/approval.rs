@@ -3,7 +3,6 @@
 //! it), else the operator's configured default. A decline is final (`PM_TERM_DECLINED`,
 //! never auto-retried); no decision in time is `PM_TERM_TIMEOUT`.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -12,7 +11,6 @@ use super::wait::{Progress, with_progress};
 use super::{App, BoxFuture};
 use crate::contract::{ErrorCode, Request, TermError};
 use crate::policy::{Authorization, Decision};
-use crate::runtime::Adapter;
 use crate::terminal::ops::{ApprovalArgs, TermRequest};
 
 /// Default time a command may wait for its approval (a request's timeout_ms overrides it).
@@ -82,10 +80,15 @@ impl App {
         }
     }
 
-    /// Ask, in order, until someone decides.
+    /// Whether warned headless commands go through the approval chain too.
+    pub(crate) fn approves_headless(&self) -> bool {
+        self.cfg.approve_headless
+    }
+
+    /// Ask, in order, until someone decides: a person on the host's page (whichever adapter
+    /// runs the command), the MCP client's user, the operator's default.
     pub(crate) async fn approve(
         &self,
-        adapter: &Arc<dyn Adapter>,
         req: &Request,
         command: &str,
         decision: &Decision,
@@ -108,38 +111,54 @@ impl App {
         };
         tracing::info!(trace_id = %req.correlation.trace_id, %command, ?rule, "waiting for approval");
 
-        // 1. A person on the host service's page.
-        let ask = TermRequest::Approval(ApprovalArgs {
-            request_id: req.correlation.request_id.clone(),
-            trace_id: req.correlation.trace_id.clone(),
-            command: command.to_string(),
-            cwd: req.runtime.cwd.clone(),
-            terminal_id: req.target.terminal_id.clone(),
-            warning: warning.clone(),
-            rule: rule.clone(),
-            timeout_ms: timeout.as_millis() as u64,
-        });
-        let page = with_progress(
-            self.runtime
-                .call(adapter, ask, &req.correlation.trace_id, timeout),
-            progress,
-            "waiting for approval on the host page",
-        )
-        .await;
-        if let Ok(Ok(r)) = page
-            && let Some(a) = r.approval
-        {
-            match a.decision.as_str() {
-                "approved" => {
-                    let mut ok = info("page");
-                    if let Some(who) = a.decided_by {
-                        ok.0.insert("approver".into(), json!(who));
+        // 1. A person on the host service's page: the host the operator set up for people
+        // (the GUI, or the container's host), not the one the request picked to run on.
+        if let Some(host) = self.runtime.page_host().await {
+            let ask = TermRequest::Approval(ApprovalArgs {
+                request_id: req.correlation.request_id.clone(),
+                trace_id: req.correlation.trace_id.clone(),
+                command: command.to_string(),
+                cwd: req.runtime.cwd.clone(),
+                terminal_id: req.target.terminal_id.clone(),
+                warning: warning.clone(),
+                rule: rule.clone(),
+                timeout_ms: timeout.as_millis() as u64,
+                page_wait_ms: if self.runtime.inputs().gui {
+                    self.cfg.page_wait_ms.min(timeout.as_millis() as u64)
+                } else {
+                    0
+                },
+            });
+            let page = with_progress(
+                self.runtime
+                    .call(&host, ask, &req.correlation.trace_id, timeout),
+                progress,
+                "waiting for approval on the host page",
+            )
+            .await;
+            match page {
+                Ok(Ok(r)) => {
+                    if let Some(a) = r.approval {
+                        match a.decision.as_str() {
+                            "approved" => {
+                                let mut ok = info("page");
+                                if let Some(who) = a.decided_by {
+                                    ok.0.insert("approver".into(), json!(who));
+                                }
+                                return Ok(ok);
+                            }
+                            "declined" => return Err(declined("page", a.reason, command)),
+                            "timeout" => return Err(timed_out("page", timeout, command)),
+                            _ => {}
+                        }
                     }
-                    return Ok(ok);
                 }
-                "declined" => return Err(declined("page", a.reason, command)),
-                "timeout" => return Err(timed_out("page", timeout, command)),
-                _ => {}
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e.message, "the host page cannot be asked; asking elsewhere")
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "the host page cannot be asked; asking elsewhere")
+                }
             }
         }
 

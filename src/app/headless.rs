@@ -43,6 +43,7 @@ impl App {
         req: &Request,
         ctx: &mut Ctx,
         progress: &dyn Progress,
+        elicitor: &dyn super::Elicitor,
     ) -> Answer {
         let cwd = resolve_cwd(req.runtime.cwd.as_deref()).map_err(exec_error)?;
         let command = req
@@ -78,6 +79,17 @@ impl App {
             Program::Shell { line, .. } => self.policy.evaluate(line, Some(&cwd_text)),
         };
         let decision = super::authorize(req, decision, &display)?;
+        // Headless is no way around a person: with the operator's setting (the GUI's
+        // default) a warned command waits for the same approval chain as in a terminal.
+        let approval = if self.approves_headless() && self.needs_approval(&decision) {
+            Some(
+                self.approve(req, &display, &decision, progress, elicitor)
+                    .await?
+                    .0,
+            )
+        } else {
+            None
+        };
         let timeout = req.runtime.timeout_ms.map(Duration::from_millis);
         let spec = StartSpec {
             program,
@@ -109,6 +121,9 @@ impl App {
         );
         if let Some(w) = decision.warning() {
             r.insert("warning".into(), json!(w));
+        }
+        if let Some(a) = approval {
+            r.insert("approval".into(), Value::Object(a));
         }
         Ok(r)
     }

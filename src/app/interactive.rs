@@ -236,10 +236,7 @@ impl App {
             (None, intent) => {
                 let adapter = self
                     .runtime
-                    .adapter_for_new(
-                        req.runtime.adapter_override.as_deref(),
-                        req.runtime.binary_path.as_deref(),
-                    )
+                    .adapter_for_new(req.runtime.adapter_override.as_deref())
                     .await?;
                 let op = TermRequest::Open(OpenArgs {
                     name: x.name.clone(),
@@ -317,11 +314,7 @@ impl App {
             let d = authorize(req, d, &command)?;
             if self.needs_approval(&d) {
                 ctx.adapter = Some(adapter.adapter_type().as_str());
-                approval = Some(
-                    self.approve(&adapter, req, &command, &d, progress, elicitor)
-                        .await?
-                        .0,
-                );
+                approval = Some(self.approve(req, &command, &d, progress, elicitor).await?.0);
             }
             decision = Some(d);
         }

@@ -65,7 +65,7 @@ impl App {
         core_cfg.skip_user_rc = cfg.no_user_rc;
         let local = LocalAdapter::new(Core::new(core_cfg));
         if let Some(m) = &cfg.runtime.adapter_mode
-            && crate::runtime::mode::resolve(None, None, &cfg.runtime).is_err()
+            && crate::runtime::mode::resolve(None, &cfg.runtime).is_err()
         {
             tracing::warn!(mode = %m, "PM_TERM_ADAPTER_MODE is not a known mode; interactive requests will be refused until it is fixed");
         }
@@ -151,7 +151,7 @@ impl App {
         match req.action {
             Action::List => self.list(req).await,
             Action::Execute => match req.mode {
-                Some(Mode::Headless) => self.headless_execute(req, ctx, progress).await,
+                Some(Mode::Headless) => self.headless_execute(req, ctx, progress, elicitor).await,
                 _ => self.interactive_execute(req, ctx, progress, elicitor).await,
             },
             Action::ReadOutput => {

@@ -12,9 +12,12 @@ const ABOUT: &str = "interactive-terminal: the host terminal service. It keeps i
 shell integration) and serves them over the Agent Host Protocol (JSON-RPC 2.0 over WebSocket at /ahp), with a \
 page at / where a person watches terminals and types into them. interactive-terminal-mcp reaches it through its \
 bundled and container_bridge adapters.\n\n\
-Every connection must present the token (Authorization: Bearer <token>, X-Interactive-Terminal-Token, or ?token=). \
-When none is configured, one is generated at first start, printed on stderr and kept in the token file. \
-On start it prints one JSON ready line on stdout (address, protocol version, pid).";
+A program presents the token (Authorization: Bearer <token>, X-Interactive-Terminal-Token, or ?token= on the \
+WebSocket); a person's browser signs in with the one-time link printed on stderr at start (and again after each \
+use), which sets an HttpOnly session cookie: the token never appears in a page URL. When no token is configured, \
+one is generated at first start and kept in the token file (mode 0600; never printed). Host and Origin must name \
+this service (IP addresses, localhost, the container aliases, --allow-host names). \
+On start it prints one JSON ready line on stdout (address, protocol version, pid, sign-in link).";
 
 const OPTS: &[Opt] = &[
     Opt {
@@ -44,6 +47,13 @@ const OPTS: &[Opt] = &[
         value: Some("PATH"),
         default: "",
         help: "Where a generated token is kept (mode 0600) when no token is configured. Default: $XDG_CONFIG_HOME/interactive-terminal/token.",
+    },
+    Opt {
+        flag: "--allow-host",
+        env: "PM_INTERACTIVE_TERMINAL_ALLOW_HOSTS",
+        value: Some("NAMES"),
+        default: "",
+        help: "Host names (comma-separated) clients may use to reach this service besides IP addresses, localhost, host.containers.internal and host.docker.internal (e.g. the name a container bridge is configured with). Any other Host header is refused (DNS rebinding).",
     },
     Opt {
         flag: "--trace-id",
@@ -154,6 +164,10 @@ fn config(p: &Parsed) -> Result<HostConfig, String> {
         core,
         trace_id: p.get("--trace-id").map(String::from),
         runtime_session_id: p.get("--runtime-session-id").map(String::from),
+        allow_hosts: p
+            .get("--allow-host")
+            .map(|v| v.split(',').map(String::from).collect())
+            .unwrap_or_default(),
     })
 }
 
@@ -189,9 +203,10 @@ async fn run(cfg: HostConfig, lifeline: bool) -> i32 {
     };
     println!("{}", host.ready_line());
     eprintln!(
-        "interactive-terminal: serving AHP on ws://{}/ahp; page at http://{}/?token=<token>",
-        host.addr, host.addr
+        "interactive-terminal: serving AHP on ws://{}/ahp (programs present the token)",
+        host.addr
     );
+    host.shared.page.announce(&host.shared.public_addr);
     let core = host.shared.core.clone();
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     let sigterm = async {

@@ -11,7 +11,8 @@ use super::request::{Action, Execution, Intent, Mode, OutputOptions, Runtime, Ta
 /// Adapter names accepted in `runtime.adapter_override` (§5.2).
 pub const ADAPTER_OVERRIDES: [&str; 4] = ["auto", "local", "bundled", "container_bridge"];
 
-/// Shells a new terminal may name without a path.
+/// Shells a new terminal may name (found on the server's PATH); a request never gives a
+/// path: which programs run is the operator's choice.
 pub const SHELL_NAMES: [&str; 4] = ["bash", "zsh", "sh", "fish"];
 
 pub(super) fn check_runtime(runtime: &mut Runtime) -> Result<(), TermError> {
@@ -23,14 +24,6 @@ pub(super) fn check_runtime(runtime: &mut Runtime) -> Result<(), TermError> {
         ))
         .with("field", json!("runtime.adapter_override"))
         .with("supported", json!(ADAPTER_OVERRIDES)));
-    }
-    if let Some(p) = &runtime.binary_path
-        && !std::path::Path::new(p).is_absolute()
-    {
-        return Err(TermError::payload(format!(
-            "runtime.binary_path {p:?} is relative; configured binary paths must be absolute"
-        ))
-        .with("field", json!("runtime.binary_path")));
     }
     Ok(())
 }
@@ -306,8 +299,8 @@ fn check_interactive_execute(
     }
     if let Some(shell) = &execution.shell {
         forbid(
-            !(SHELL_NAMES.contains(&shell.as_str()) || std::path::Path::new(shell).is_absolute()),
-            "execution.shell must be bash, zsh, sh, fish or an absolute path",
+            !SHELL_NAMES.contains(&shell.as_str()),
+            "execution.shell must be bash, zsh, fish or sh: a request names a shell, the operator sets paths (PM_TERM_INTERACTIVE_SHELL)",
             "execution.shell",
         )?;
     }

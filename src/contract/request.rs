@@ -120,7 +120,6 @@ pub struct Runtime {
     pub timeout_ms: Option<u64>,
     pub wait_ms: Option<u64>,
     pub adapter_override: Option<String>,
-    pub binary_path: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

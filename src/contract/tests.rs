@@ -390,11 +390,22 @@ fn adapter_override_must_be_known() {
 }
 
 #[test]
-fn relative_binary_path_is_rejected() {
-    assert_eq!(
-        code(json!({"action": "list", "runtime": {"binary_path": "bin/interactive-terminal"}})),
-        ErrorCode::InvalidPayload
-    );
+fn programs_to_launch_are_never_a_request_s_choice() {
+    for v in [
+        json!({"action": "list", "runtime": {"binary_path": "/usr/bin/interactive-terminal"}}),
+        json!({"action": "list", "runtime": {"binary_path": "bin/interactive-terminal"}}),
+        json!({"action": "list", "binary_path": "/tmp/x"}),
+    ] {
+        let e = parse(&v, Phase::A).expect_err("refused");
+        assert_eq!(e.error.code, ErrorCode::InvalidPayload);
+        assert_eq!(e.error.details["field"], "runtime.binary_path");
+    }
+    let mut v = exec("interactive", "open_only");
+    v["execution"] = json!({"shell": "/tmp/evil.sh"});
+    assert_eq!(code(v), ErrorCode::InvalidPayload);
+    let mut v = exec("interactive", "open_only");
+    v["execution"] = json!({"shell": "fish"});
+    ok(v);
 }
 
 #[test]

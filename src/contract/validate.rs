@@ -128,6 +128,11 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
         ));
     }
 
+    // 2b. Fields only the operator sets: a request cannot choose a program to launch.
+    if let Some(e) = operator_only(obj) {
+        return Err(reject(&ctx, e));
+    }
+
     // 3. Shape and types, against schemas/request.schema.json.
     let violations =
         schema::check_request(raw).map_err(|e| reject(&ctx, TermError::internal(e)))?;
@@ -252,6 +257,27 @@ pub fn fresh_correlation(raw: Option<&Value>) -> Correlation {
         trace_id: get("trace_id").unwrap_or_else(|| ids::new_id(ids::TRACE)),
         client_request_id: get("client_request_id"),
     }
+}
+
+/// Settings that were once request fields and belong to the operator alone, with where the
+/// operator sets them.
+const OPERATOR_ONLY: &[(&str, &str, &str)] =
+    &[("runtime", "binary_path", "PM_INTERACTIVE_TERMINAL_BINARY")];
+
+fn operator_only(obj: &Map<String, Value>) -> Option<TermError> {
+    OPERATOR_ONLY.iter().find_map(|(group, field, setting)| {
+        let sent = obj
+            .get(*group)
+            .and_then(Value::as_object)
+            .is_some_and(|g| g.contains_key(*field))
+            || obj.contains_key(*field);
+        sent.then(|| {
+            TermError::payload(format!(
+                "{group}.{field} is an operator setting ({setting}); a request cannot choose a program to launch"
+            ))
+            .with("field", json!(format!("{group}.{field}")))
+        })
+    })
 }
 
 fn unknown_action(name: &str) -> TermError {

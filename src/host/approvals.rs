@@ -66,13 +66,16 @@ impl Approvals {
         }
     }
 
-    /// Ask the approvers and wait for the first decision, or the timeout.
+    /// Ask the approvers and wait for the first decision, or the timeout. With nobody
+    /// connected, wait up to `page_wait_ms` for a page to come (it is told at once), then
+    /// answer `unavailable` so the server can ask elsewhere.
     pub async fn request(&self, args: ApprovalArgs) -> ApprovalAnswer {
         let id = ids::new_id("appr");
         let timeout = Duration::from_millis(args.timeout_ms);
-        let rx = {
+        let page_wait = Duration::from_millis(args.page_wait_ms).min(timeout);
+        let mut rx = {
             let mut inner = self.inner();
-            if inner.approvers.is_empty() {
+            if inner.approvers.is_empty() && page_wait.is_zero() {
                 return ApprovalAnswer::unavailable();
             }
             let (tx, rx) = oneshot::channel();
@@ -93,22 +96,33 @@ impl Approvals {
             rx
         };
         tracing::info!(approval = %id, command = %args.command, "waiting for a person");
-        match tokio::time::timeout(timeout, rx).await {
+        let started = tokio::time::Instant::now();
+        // Nobody there yet: give a page the time to connect, then look again.
+        if let Ok(Ok(answer)) = tokio::time::timeout(page_wait, &mut rx).await {
+            return answer;
+        }
+        if self.inner().approvers.is_empty() {
+            return self.settle(&id, "unavailable");
+        }
+        match tokio::time::timeout_at(started + timeout, rx).await {
             Ok(Ok(answer)) => answer,
-            _ => {
-                let mut inner = self.inner();
-                inner.pending.remove(&id);
-                Approvals::broadcast(
-                    &inner,
-                    "pm/approval/resolved",
-                    &json!({"approval_id": id, "decision": "timeout"}),
-                );
-                ApprovalAnswer {
-                    decision: "timeout".into(),
-                    reason: None,
-                    decided_by: None,
-                }
-            }
+            _ => self.settle(&id, "timeout"),
+        }
+    }
+
+    /// End a pending approval nobody decided, telling the approvers.
+    fn settle(&self, id: &str, decision: &str) -> ApprovalAnswer {
+        let mut inner = self.inner();
+        inner.pending.remove(id);
+        Approvals::broadcast(
+            &inner,
+            "pm/approval/resolved",
+            &json!({"approval_id": id, "decision": decision}),
+        );
+        ApprovalAnswer {
+            decision: decision.into(),
+            reason: None,
+            decided_by: None,
         }
     }
 

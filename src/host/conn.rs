@@ -17,7 +17,6 @@ use ahp_types::errors::{
 };
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use tokio::net::TcpStream;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 use tokio_tungstenite::WebSocketStream;
@@ -25,6 +24,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tracing::Instrument;
 
 use super::Shared;
+use super::page::Role;
 use crate::terminal::clients::Resume;
 use crate::terminal::ops::{self, TermRequest};
 
@@ -55,6 +55,8 @@ struct Conn {
     shared: Arc<Shared>,
     state: Mutex<State>,
     peer: SocketAddr,
+    /// A person's browser, or a program with the token.
+    role: Role,
 }
 
 fn rpc_result(id: &Value, result: Value) -> Value {
@@ -113,7 +115,12 @@ impl Conn {
     }
 }
 
-pub async fn serve(ws: WebSocketStream<TcpStream>, peer: SocketAddr, shared: Arc<Shared>) {
+pub async fn serve(
+    ws: WebSocketStream<super::http::Prefixed>,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    role: Role,
+) {
     let (mut sink, mut stream) = ws.split();
     let (tx, mut rx) = mpsc::channel::<Message>(OUTBOUND_QUEUE);
     let conn = Arc::new(Conn {
@@ -127,8 +134,9 @@ pub async fn serve(ws: WebSocketStream<TcpStream>, peer: SocketAddr, shared: Arc
             closed: false,
         }),
         peer,
+        role,
     });
-    tracing::info!(%peer, "client connected");
+    tracing::info!(%peer, ?role, "client connected");
 
     let writer = tokio::spawn(async move {
         let mut ping = tokio::time::interval(PING_EVERY);
@@ -320,13 +328,19 @@ fn initialize(conn: &Conn, params: Value, id: Option<&Value>) -> RpcResult {
         Err(e) => return Err(invalid_params(e)),
     };
     let shared = &conn.shared;
-    let approver = p
+    let asks_to_approve = p
         .meta
         .as_ref()
         .and_then(|m| m.get("interactiveTerminal"))
         .and_then(|m| m.get("approver"))
         .and_then(Value::as_bool)
         .unwrap_or(false);
+    // Only a person decides: a program with the token (an agent's MCP server) never
+    // approves, whatever it says.
+    let approver = asks_to_approve && conn.role == Role::Page;
+    if asks_to_approve && !approver {
+        tracing::warn!(peer = %conn.peer, client = %p.client_id, "a token client asked to approve; refused (only a signed-in page approves)");
+    }
     let mut st = conn.state();
     st.client_id = Some(p.client_id.clone());
     let mut snapshots = Vec::new();
@@ -372,6 +386,13 @@ fn initialize(conn: &Conn, params: Value, id: Option<&Value>) -> RpcResult {
 }
 
 fn decide(conn: &Conn, params: Value) -> RpcResult {
+    if conn.role != Role::Page {
+        return Err((
+            json_rpc_error_codes::INVALID_REQUEST,
+            "only a person on the signed-in page decides approvals".into(),
+            None,
+        ));
+    }
     let approval = params
         .get("approval_id")
         .and_then(Value::as_str)

@@ -1,24 +1,50 @@
-//! The front door: one port for the WebSocket endpoint and the page. The request head is
-//! peeked (not consumed) to route it; every route needs the token, from the
-//! `Authorization: Bearer` header, an `X-Interactive-Terminal-Token` header, or a `token`
-//! query parameter (so a browser page can connect too).
+//! The front door: one port for the WebSocket endpoint and the page, hardened like a local
+//! web service people trust.
+//!
+//! - The request head is read with async reads (no polling) and parsed by `httparse`, within
+//!   [`HEAD_TIMEOUT`] and [`MAX_HEAD`]; connections that have not authenticated yet are
+//!   capped in number by the listener (`Host::serve`).
+//! - `Host` must name this service (loopback names, the bound address, the operator's
+//!   aliases): a DNS-rebinding page cannot reach it. A browser's `Origin`, when sent, must be
+//!   one of those too: another site's script cannot open the WebSocket.
+//! - Programs present the token (`Authorization: Bearer`, `X-Interactive-Terminal-Token`, or
+//!   `?token=` on the WebSocket only); a person's browser presents the session cookie a
+//!   one-time login link gave it (`page`): the token never appears in a page URL.
+//! - Every answer carries a strict Content-Security-Policy (no inline code), `frame-ancestors
+//!   'none'`, `Referrer-Policy: no-referrer` and `nosniff`.
 
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::Role as WsRole;
 
+use super::page::{self, Role};
+use super::waiting::{Leave, Waiting};
 use super::{Shared, WS_PATH, token};
 
 /// Largest request head accepted.
 const MAX_HEAD: usize = 16 * 1024;
 /// A client must send its request head within this time.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// Headers read from one request.
+const MAX_HEADERS: usize = 64;
 
-const PAGE: &str = include_str!("page.html");
+/// What every answer says about how a browser may use it.
+const SECURITY_HEADERS: &str = "Cache-Control: no-store\r\n\
+X-Content-Type-Options: nosniff\r\n\
+Referrer-Policy: no-referrer\r\n\
+X-Frame-Options: DENY\r\n\
+Cross-Origin-Opener-Policy: same-origin\r\n\
+Cross-Origin-Resource-Policy: same-origin\r\n\
+Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'\r\n";
 
+/// A parsed request head.
 struct Head {
     method: String,
     path: String,
@@ -35,7 +61,7 @@ impl Head {
     }
 }
 
-fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
+pub fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
     query
         .split('&')
         .filter_map(|kv| kv.split_once('='))
@@ -43,115 +69,339 @@ fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
         .map(|(_, v)| v)
 }
 
-/// The token a request presents, however it presents it.
+/// The token a program presents in its headers.
 pub fn presented_token<'a>(
     authorization: Option<&'a str>,
     custom: Option<&'a str>,
-    query: &'a str,
 ) -> Option<&'a str> {
     authorization
         .and_then(|a| a.strip_prefix("Bearer "))
         .or(custom)
-        .or_else(|| query_param(query, "token"))
 }
 
-async fn peek_head(stream: &TcpStream) -> Option<Head> {
-    let mut buf = vec![0u8; MAX_HEAD];
+/// Read the request head; returns it and whatever came after it.
+async fn read_head(stream: &mut TcpStream) -> Result<(Head, Vec<u8>), &'static str> {
+    let mut buf: Vec<u8> = Vec::with_capacity(2048);
+    let mut chunk = [0u8; 2048];
     let deadline = tokio::time::Instant::now() + HEAD_TIMEOUT;
     loop {
-        let n = tokio::time::timeout_at(deadline, stream.peek(&mut buf))
+        let n = tokio::time::timeout_at(deadline, stream.read(&mut chunk))
             .await
-            .ok()?
-            .ok()?;
+            .map_err(|_| "timeout")?
+            .map_err(|_| "read error")?;
         if n == 0 {
-            return None;
+            return Err("closed");
         }
-        if let Some(end) = buf[..n].windows(4).position(|w| w == b"\r\n\r\n") {
-            return parse_head(&buf[..end]);
+        buf.extend_from_slice(&chunk[..n]);
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        let mut req = httparse::Request::new(&mut headers);
+        match req.parse(&buf) {
+            Ok(httparse::Status::Complete(len)) => {
+                let target = req.path.unwrap_or("/");
+                let (path, query) = target.split_once('?').unwrap_or((target, ""));
+                let head = Head {
+                    method: req.method.unwrap_or("").to_string(),
+                    path: path.to_string(),
+                    query: query.to_string(),
+                    headers: req
+                        .headers
+                        .iter()
+                        .map(|h| {
+                            (
+                                h.name.to_string(),
+                                String::from_utf8_lossy(h.value).trim().to_string(),
+                            )
+                        })
+                        .collect(),
+                };
+                return Ok((head, buf[len..].to_vec()));
+            }
+            Ok(httparse::Status::Partial) if buf.len() < MAX_HEAD => continue,
+            Ok(httparse::Status::Partial) => return Err("head too large"),
+            Err(_) => return Err("malformed head"),
         }
-        if n == MAX_HEAD {
-            return None;
-        }
-        // Wait for more of the head to arrive.
-        tokio::time::timeout_at(deadline, stream.readable())
-            .await
-            .ok()?
-            .ok()?;
-        tokio::time::sleep(Duration::from_millis(2)).await;
     }
 }
 
-fn parse_head(bytes: &[u8]) -> Option<Head> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let mut lines = text.split("\r\n");
-    let mut first = lines.next()?.split(' ');
-    let method = first.next()?.to_string();
-    let target = first.next()?;
-    let (path, query) = target.split_once('?').unwrap_or((target, ""));
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    Some(Head {
-        method,
-        path: path.to_string(),
-        query: query.to_string(),
-        headers,
-    })
-}
-
-async fn respond(mut stream: TcpStream, status: &str, content_type: &str, body: &str) {
-    // Consume the request we only peeked at, then answer and close.
-    let mut sink = vec![0u8; MAX_HEAD];
-    let _ = tokio::time::timeout(Duration::from_millis(100), stream.read(&mut sink)).await;
-    let resp = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n{body}",
+async fn respond(
+    stream: &mut TcpStream,
+    status: &str,
+    extra: &str,
+    content_type: &str,
+    body: &[u8],
+) {
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{SECURITY_HEADERS}{extra}Connection: close\r\n\r\n",
         body.len()
     );
-    let _ = stream.write_all(resp.as_bytes()).await;
+    let _ = stream.write_all(head.as_bytes()).await;
+    let _ = stream.write_all(body).await;
     let _ = stream.shutdown().await;
 }
 
-pub async fn handle(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
-    let Some(head) = peek_head(&stream).await else {
-        return;
-    };
-    let authorized = presented_token(
-        head.header("Authorization"),
-        head.header("X-Interactive-Terminal-Token"),
-        &head.query,
+async fn text(stream: &mut TcpStream, status: &str, body: &str) {
+    respond(
+        stream,
+        status,
+        "",
+        "text/plain; charset=utf-8",
+        body.as_bytes(),
     )
-    .is_some_and(|t| token::matches(t, &shared.token));
-    let upgrade = head
-        .header("Upgrade")
-        .is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
-    if !authorized {
-        tracing::info!(%peer, path = %head.path, "refused: missing or wrong token");
-        let body = "401: this interactive-terminal service needs its token (Authorization: Bearer <token>, or ?token=<token>).\n";
-        return respond(
-            stream,
-            "401 Unauthorized",
-            "text/plain; charset=utf-8",
-            body,
+    .await;
+}
+
+/// Serve one connection; `place` is its place among connections still reading their head,
+/// given up once the head is judged.
+pub async fn handle(
+    mut stream: TcpStream,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    place: (Arc<Waiting>, u64),
+) {
+    let permit = Leave::new(place.0, place.1);
+    let (head, leftover) = match read_head(&mut stream).await {
+        Ok(h) => h,
+        Err("head too large") => {
+            drop(permit);
+            return text(&mut stream, "431 Request Header Fields Too Large", "431\n").await;
+        }
+        Err(why) => {
+            tracing::debug!(%peer, why, "connection dropped before a request");
+            return;
+        }
+    };
+    drop(permit);
+    // Who is asking, and from where: a foreign Host or Origin is refused before anything.
+    let host_ok = head
+        .header("Host")
+        .is_some_and(|h| shared.names.allows_host(h));
+    if !host_ok {
+        tracing::info!(%peer, host = ?head.header("Host"), "refused: unexpected Host (DNS rebinding?)");
+        return text(
+            &mut stream,
+            "421 Misdirected Request",
+            "421: this service answers only to its own names (Host header).\n",
         )
         .await;
     }
-    if upgrade && (head.path == WS_PATH || head.path == "/") {
-        // Small JSON frames both ways: send them at once (no Nagle delay).
-        let _ = stream.set_nodelay(true);
-        // The token was checked on the peeked head; the upgrade itself needs no callback.
-        match tokio_tungstenite::accept_async(stream).await {
-            Ok(ws) => super::conn::serve(ws, peer, shared).await,
-            Err(e) => tracing::info!(%peer, error = %e, "websocket handshake failed"),
+    if let Some(origin) = head.header("Origin")
+        && !shared.names.allows_origin(origin)
+    {
+        tracing::info!(%peer, %origin, "refused: cross-origin request");
+        return text(
+            &mut stream,
+            "403 Forbidden",
+            "403: cross-origin requests are refused.\n",
+        )
+        .await;
+    }
+    let upgrade = head
+        .header("Upgrade")
+        .is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
+    // Routes that need no credentials: the login link, and harmless static assets.
+    match (head.method.as_str(), head.path.as_str()) {
+        ("GET", "/login") => return login(&mut stream, &shared, &head).await,
+        ("GET", "/page.js") => {
+            return respond(
+                &mut stream,
+                "200 OK",
+                "",
+                "text/javascript; charset=utf-8",
+                page::SCRIPT.as_bytes(),
+            )
+            .await;
         }
-        return;
+        ("GET", "/page.css") => {
+            return respond(
+                &mut stream,
+                "200 OK",
+                "",
+                "text/css; charset=utf-8",
+                page::STYLE.as_bytes(),
+            )
+            .await;
+        }
+        ("GET", "/favicon.ico" | "/favicon.svg") => {
+            return respond(
+                &mut stream,
+                "200 OK",
+                "",
+                "image/svg+xml",
+                page::ICON.as_bytes(),
+            )
+            .await;
+        }
+        _ => {}
+    }
+    let token = presented_token(
+        head.header("Authorization"),
+        head.header("X-Interactive-Terminal-Token"),
+    )
+    // A program's WebSocket may carry the token in the query (no browser, no Referer).
+    .or_else(|| upgrade.then(|| query_param(&head.query, "token")).flatten());
+    let role = if token.is_some_and(|t| token::matches(t, &shared.token)) {
+        Some(Role::Client)
+    } else if head
+        .header("Cookie")
+        .and_then(page::session_cookie)
+        .is_some_and(|s| shared.page.has_session(s))
+    {
+        Some(Role::Page)
+    } else {
+        None
+    };
+    let Some(role) = role else {
+        tracing::info!(%peer, path = %head.path, "refused: no valid token or page session");
+        if head.method == "GET" && head.path == "/" && !upgrade {
+            return respond(
+                &mut stream,
+                "401 Unauthorized",
+                "",
+                "text/html; charset=utf-8",
+                page::SIGN_IN.as_bytes(),
+            )
+            .await;
+        }
+        return text(&mut stream, "401 Unauthorized", "401: this interactive-terminal service needs its token (Authorization: Bearer <token>) or a page session (open the one-time link in the log).\n").await;
+    };
+    if upgrade && (head.path == WS_PATH || head.path == "/") {
+        return websocket(stream, leftover, &head, peer, shared, role).await;
     }
     match (head.method.as_str(), head.path.as_str()) {
         ("GET", "/") | ("GET", "/index.html") => {
-            respond(stream, "200 OK", "text/html; charset=utf-8", PAGE).await
+            respond(
+                &mut stream,
+                "200 OK",
+                "",
+                "text/html; charset=utf-8",
+                page::HTML.as_bytes(),
+            )
+            .await
         }
-        ("GET", "/healthz") => respond(stream, "200 OK", "application/json", "{\"ok\":true}").await,
-        _ => respond(stream, "404 Not Found", "text/plain", "404\n").await,
+        ("GET", "/healthz") => {
+            respond(
+                &mut stream,
+                "200 OK",
+                "",
+                "application/json",
+                b"{\"ok\":true}",
+            )
+            .await
+        }
+        _ => text(&mut stream, "404 Not Found", "404\n").await,
+    }
+}
+
+/// Exchange a one-time login code for a session cookie (`HttpOnly; SameSite=Strict`).
+async fn login(stream: &mut TcpStream, shared: &Arc<Shared>, head: &Head) {
+    let code = query_param(&head.query, "code").unwrap_or("");
+    match shared.page.redeem(code) {
+        Some(session) => {
+            tracing::info!("a browser signed in to the page with a one-time link");
+            shared.page.announce(&shared.public_addr);
+            let cookie = format!(
+                "Set-Cookie: {}={session}; HttpOnly; SameSite=Strict; Path=/\r\nLocation: /\r\n",
+                page::COOKIE
+            );
+            respond(
+                stream,
+                "303 See Other",
+                &cookie,
+                "text/plain; charset=utf-8",
+                b"signed in\n",
+            )
+            .await;
+        }
+        None => {
+            respond(
+                stream,
+                "403 Forbidden",
+                "",
+                "text/html; charset=utf-8",
+                page::LINK_USED.as_bytes(),
+            )
+            .await;
+        }
+    }
+}
+
+/// Complete the WebSocket handshake on the head already read, then serve AHP.
+async fn websocket(
+    mut stream: TcpStream,
+    leftover: Vec<u8>,
+    head: &Head,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    role: Role,
+) {
+    let (Some(key), Some("13")) = (
+        head.header("Sec-WebSocket-Key"),
+        head.header("Sec-WebSocket-Version"),
+    ) else {
+        return text(
+            &mut stream,
+            "400 Bad Request",
+            "400: not a WebSocket version 13 handshake\n",
+        )
+        .await;
+    };
+    let accept = derive_accept_key(key.as_bytes());
+    let answer = format!(
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\n\r\n"
+    );
+    if stream.write_all(answer.as_bytes()).await.is_err() {
+        return;
+    }
+    // Small JSON frames both ways: send them at once (no Nagle delay).
+    let _ = stream.set_nodelay(true);
+    let io = Prefixed {
+        prefix: leftover,
+        at: 0,
+        inner: stream,
+    };
+    let ws = tokio_tungstenite::WebSocketStream::from_raw_socket(io, WsRole::Server, None).await;
+    super::conn::serve(ws, peer, shared, role).await;
+}
+
+/// A stream that first yields bytes already read from it.
+pub(super) struct Prefixed {
+    prefix: Vec<u8>,
+    at: usize,
+    inner: TcpStream,
+}
+
+impl AsyncRead for Prefixed {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        if self.at < self.prefix.len() {
+            let n = (self.prefix.len() - self.at).min(buf.remaining());
+            let at = self.at;
+            buf.put_slice(&self.prefix[at..at + n]);
+            self.at += n;
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Prefixed {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
 
@@ -160,17 +410,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tokens_are_found_in_headers_or_query() {
-        assert_eq!(presented_token(Some("Bearer abc"), None, ""), Some("abc"));
-        assert_eq!(presented_token(None, Some("def"), ""), Some("def"));
-        assert_eq!(presented_token(None, None, "a=1&token=xyz"), Some("xyz"));
-        assert_eq!(presented_token(Some("Basic zzz"), None, "x=1"), None);
-        let h = parse_head(b"GET /ahp?token=t HTTP/1.1\r\nUpgrade: websocket\r\nHost: x")
-            .expect("head");
-        assert_eq!(
-            (h.method.as_str(), h.path.as_str(), h.query.as_str()),
-            ("GET", "/ahp", "token=t")
-        );
-        assert_eq!(h.header("upgrade"), Some("websocket"));
+    fn tokens_are_found_in_headers() {
+        assert_eq!(presented_token(Some("Bearer abc"), None), Some("abc"));
+        assert_eq!(presented_token(None, Some("def")), Some("def"));
+        assert_eq!(presented_token(Some("Basic zzz"), None), None);
+        assert_eq!(query_param("a=1&token=xyz", "token"), Some("xyz"));
     }
 }

@@ -1,14 +1,19 @@
 //! The host terminal service (`interactive-terminal`): the AHP terminal core behind JSON-RPC
 //! 2.0 over WebSocket, and the page a person opens to watch terminals.
 //!
-//! Every connection presents the token before anything else; the service binds loopback
-//! by default and refuses a non-loopback address unless a token was configured.
+//! Every connection presents the token (a program) or a page session (a person's browser,
+//! signed in with a one-time link) before anything else; `Host` and `Origin` must name this
+//! service. It binds loopback by default and refuses a non-loopback address unless a strong
+//! token was configured.
 
 pub mod approvals;
 mod conn;
 mod http;
+pub mod names;
+pub mod page;
 pub mod requests;
 pub mod token;
+mod waiting;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -23,6 +28,10 @@ use crate::terminal::{Core, CoreConfig};
 pub const DEFAULT_PORT: u16 = 45459;
 /// Path of the AHP WebSocket endpoint (`/` is accepted too).
 pub const WS_PATH: &str = "/ahp";
+/// Connections that have not sent and passed their request head yet, at once. A new one
+/// beyond it closes the oldest: a flood of silent sockets cannot keep a real client (which
+/// sends its head at once) out. Each costs a socket and a parked task, never CPU.
+pub const MAX_UNAUTHENTICATED: usize = 64;
 
 #[derive(Debug, Clone)]
 pub struct HostConfig {
@@ -34,6 +43,9 @@ pub struct HostConfig {
     pub core: CoreConfig,
     pub trace_id: Option<String>,
     pub runtime_session_id: Option<String>,
+    /// Host names besides IP addresses and the defaults ([`names::DEFAULT_NAMES`]) that
+    /// `Host` / `Origin` may carry.
+    pub allow_hosts: Vec<String>,
 }
 
 /// What every connection shares.
@@ -45,6 +57,12 @@ pub struct Shared {
     pub runtime_session_id: String,
     pub requests: requests::RequestCache,
     pub approvals: approvals::Approvals,
+    /// The one-time sign-in links and the browser sessions they made.
+    pub page: page::PageLogin,
+    /// The names `Host` and `Origin` may carry.
+    pub names: names::Names,
+    /// `host:port` a person's browser reaches the page at.
+    pub public_addr: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -61,6 +79,11 @@ pub enum HostError {
     },
     #[error("token: {0}")]
     Token(String),
+    #[error(
+        "refusing to bind {0}: its token is too weak to guard an address other machines reach (at least {min} characters of random text, e.g. `openssl rand -hex 16`)",
+        min = token::MIN_PUBLIC_TOKEN_CHARS
+    )]
+    WeakToken(IpAddr),
 }
 
 /// A running host service.
@@ -73,8 +96,12 @@ pub struct Host {
 impl Host {
     /// Bind and prepare; nothing is served until [`Host::serve`].
     pub async fn bind(cfg: HostConfig) -> Result<Host, HostError> {
-        if !cfg.bind.is_loopback() && cfg.token.is_none() {
-            return Err(HostError::NoTokenForPublicBind(cfg.bind));
+        if !cfg.bind.is_loopback() {
+            match &cfg.token {
+                None => return Err(HostError::NoTokenForPublicBind(cfg.bind)),
+                Some(t) if !token::strong_enough(t) => return Err(HostError::WeakToken(cfg.bind)),
+                Some(_) => {}
+            }
         }
         let token = match &cfg.token {
             Some(t) => t.clone(),
@@ -88,6 +115,11 @@ impl Host {
             .local_addr()
             .map_err(|source| HostError::Bind { addr, source })?;
         let instance = crate::ids::new_id("host");
+        let public_addr = if addr.ip().is_unspecified() {
+            format!("127.0.0.1:{}", addr.port())
+        } else {
+            addr.to_string()
+        };
         let shared = Arc::new(Shared {
             core: Core::new(cfg.core),
             token,
@@ -96,6 +128,9 @@ impl Host {
             trace_id: cfg.trace_id,
             requests: requests::RequestCache::default(),
             approvals: approvals::Approvals::default(),
+            page: page::PageLogin::default(),
+            names: names::Names::new(&cfg.allow_hosts),
+            public_addr,
         });
         Ok(Host {
             addr,
@@ -113,7 +148,8 @@ impl Host {
             "protocol_version": ahp_types::PROTOCOL_VERSION,
             "supported_versions": ahp_types::SUPPORTED_PROTOCOL_VERSIONS,
             "endpoint": format!("ws://{}{WS_PATH}", self.addr),
-            "page": format!("http://{}/", self.addr),
+            "page": format!("http://{}/", self.shared.public_addr),
+            "login": self.shared.page.link(&self.shared.public_addr),
             "pid": std::process::id(),
             "trace_id": self.shared.trace_id,
             "runtime_session_id": self.shared.runtime_session_id,
@@ -123,13 +159,21 @@ impl Host {
 
     /// Accept connections until the task is dropped.
     pub async fn serve(self) {
+        let waiting = Arc::new(waiting::Waiting::default());
         loop {
             match self.listener.accept().await {
                 Ok((stream, peer)) => {
                     let shared = self.shared.clone();
-                    tokio::spawn(async move {
-                        http::handle(stream, peer, shared).await;
+                    let (ticket, evicted) = waiting.admit(MAX_UNAUTHENTICATED);
+                    if let Some(old) = evicted {
+                        tracing::debug!(%peer, "too many connections waiting to authenticate; the oldest was closed");
+                        old.abort();
+                    }
+                    let w = waiting.clone();
+                    let task = tokio::spawn(async move {
+                        http::handle(stream, peer, shared, (w, ticket)).await;
                     });
+                    waiting.attach(ticket, task.abort_handle());
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "accept failed");

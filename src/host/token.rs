@@ -1,12 +1,21 @@
 //! The host's access token: configured, or generated once and kept (mode 0600) so restarts
 //! keep working for clients that already know it.
+//!
+//! A token file that other users can read is refused (the service does not start), not
+//! overwritten: someone may already have copied it. A generated token is never printed —
+//! launchers capture stderr into logs — only where it is kept.
 
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-/// Bytes of randomness in a generated token.
+/// Bytes of randomness in a generated token (192 bits).
 const TOKEN_BYTES: usize = 24;
+
+/// Least length of a token that guards a non-loopback address (128 bits as hex).
+pub const MIN_PUBLIC_TOKEN_CHARS: usize = 32;
+/// Least count of distinct characters in such a token (`aaaa…` is no secret).
+const MIN_DISTINCT_CHARS: usize = 10;
 
 /// Where the generated token lives by default.
 pub fn default_file() -> PathBuf {
@@ -17,23 +26,51 @@ pub fn default_file() -> PathBuf {
     base.join("interactive-terminal").join("token")
 }
 
-fn generate() -> Result<String, String> {
-    let mut buf = [0u8; TOKEN_BYTES];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut buf))
-        .map_err(|e| format!("no randomness for a token: {e}"))?;
-    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
+/// Whether a token is strong enough to guard an address other machines reach.
+pub fn strong_enough(token: &str) -> bool {
+    let distinct: std::collections::HashSet<char> = token.chars().collect();
+    token.chars().count() >= MIN_PUBLIC_TOKEN_CHARS && distinct.len() >= MIN_DISTINCT_CHARS
 }
 
-/// The token in `file`, or a new one written there. A new token is printed on stderr, once.
-pub fn load_or_create(file: &Path) -> Result<String, String> {
-    if let Ok(t) = std::fs::read_to_string(file) {
-        let t = t.trim().to_string();
-        if !t.is_empty() {
-            return Ok(t);
-        }
+/// Refuse a token file other users could read, or one someone else owns.
+fn check_private(file: &Path, meta: &std::fs::Metadata) -> Result<(), String> {
+    let mode = meta.mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return Err(format!(
+            "the token file {} can be read by other users (mode {mode:03o}); anyone who read it can use this service. Run `chmod 600 {}` if it stayed private, or delete it to get a new token",
+            file.display(),
+            file.display()
+        ));
     }
-    let token = generate()?;
+    let me = nix::unistd::geteuid().as_raw();
+    if meta.uid() != me {
+        return Err(format!(
+            "the token file {} belongs to user {}, not to this user ({me})",
+            file.display(),
+            meta.uid()
+        ));
+    }
+    Ok(())
+}
+
+/// The token in `file`, or a new one written there (mode 0600).
+pub fn load_or_create(file: &Path) -> Result<String, String> {
+    match std::fs::metadata(file) {
+        Ok(meta) => {
+            check_private(file, &meta)?;
+            let t = std::fs::read_to_string(file)
+                .map_err(|e| format!("{}: {e}", file.display()))?
+                .trim()
+                .to_string();
+            if !t.is_empty() {
+                return Ok(t);
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(format!("{}: {e}", file.display())),
+    }
+    let token = crate::ids::random_hex(TOKEN_BYTES)
+        .ok_or_else(|| "no randomness for a token (/dev/urandom)".to_string())?;
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
@@ -47,7 +84,7 @@ pub fn load_or_create(file: &Path) -> Result<String, String> {
     f.write_all(token.as_bytes())
         .map_err(|e| format!("{}: {e}", file.display()))?;
     eprintln!(
-        "interactive-terminal: generated an access token and stored it in {} (mode 0600): {token}",
+        "interactive-terminal: generated an access token; it is kept in {} (mode 0600): read it from there",
         file.display()
     );
     Ok(token)
@@ -65,9 +102,10 @@ pub fn matches(given: &str, expected: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
-    fn tokens_are_generated_once_and_compared_exactly() {
+    fn tokens_are_generated_once_kept_private_and_compared_exactly() {
         let dir = std::env::temp_dir().join(format!("itmcp-token-{}", std::process::id()));
         let file = dir.join("token");
         let _ = std::fs::remove_file(&file);
@@ -75,8 +113,19 @@ mod tests {
         let b = load_or_create(&file).expect("load");
         assert_eq!(a, b);
         assert_eq!(a.len(), TOKEN_BYTES * 2);
+        assert!(strong_enough(&a));
         assert!(matches(&a, &b));
         assert!(!matches("x", &a));
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        let e = load_or_create(&file).expect_err("a readable token file is refused");
+        assert!(e.contains("other users"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(&file).ok(),
+            Some(a),
+            "and not overwritten"
+        );
         let _ = std::fs::remove_dir_all(dir);
+        assert!(!strong_enough("short"));
+        assert!(!strong_enough(&"a".repeat(64)));
     }
 }

@@ -205,14 +205,11 @@ impl Runtime {
     pub async fn adapter_for_new(
         &self,
         adapter_override: Option<&str>,
-        binary_path: Option<&str>,
     ) -> Result<Arc<dyn Adapter>, TermError> {
-        match mode::resolve(adapter_override, binary_path, &self.inputs)? {
+        match mode::resolve(adapter_override, &self.inputs)? {
             AdapterType::Local => Ok(self.local.clone()),
             AdapterType::Bundled => {
-                let configured = binary_path
-                    .map(String::from)
-                    .or_else(|| self.inputs.binary.clone());
+                let configured = self.inputs.binary.clone();
                 if let Some(c) = &configured {
                     discovery::candidates(Some(c))?;
                 }
@@ -258,6 +255,17 @@ impl Runtime {
         }
     }
 
+    /// The host whose page a person watches, when the operator set one up (the GUI, or the
+    /// container's host): approvals are asked there whichever adapter runs the command.
+    pub async fn page_host(&self) -> Option<Arc<dyn Adapter>> {
+        match mode::resolve(None, &self.inputs) {
+            Ok(AdapterType::Bundled | AdapterType::ContainerBridge) => {
+                self.adapter_for_new(None).await.ok()
+            }
+            _ => None,
+        }
+    }
+
     /// The adapter that owns `terminal_id`, or the default one when it is not known here.
     pub async fn adapter_for_terminal(
         &self,
@@ -271,7 +279,7 @@ impl Runtime {
             .cloned();
         match owner {
             Some(a) => Ok(a),
-            None => self.adapter_for_new(None, None).await,
+            None => self.adapter_for_new(None).await,
         }
     }
 

@@ -1,10 +1,11 @@
 //! Runtime mode resolution (seed 003 §5.2, §9.4) and the operator's runtime inputs.
 //!
-//! Precedence is fixed: the request's `runtime.adapter_override`, then
-//! `PM_TERM_ADAPTER_MODE`, then `PM_RUNNING_IN_CONTAINER=true`, then the default. `auto` in a
-//! container is `container_bridge`; outside one it is `bundled` when the operator asked for
-//! the GUI (or configured a host binary) and `local` otherwise: an embedded default that
-//! always works, on CI and servers without a display.
+//! Precedence is fixed: the request's `runtime.adapter_override` (when the operator allows
+//! the adapter it names), then `PM_TERM_ADAPTER_MODE`, then `PM_RUNNING_IN_CONTAINER=true`,
+//! then the default. `auto` — from the request or the environment — means "not said here":
+//! the next source decides. The default in a container is `container_bridge`; outside one it
+//! is `bundled` when the operator asked for the GUI (or configured a host binary) and `local`
+//! otherwise: an embedded default that always works, on CI and servers without a display.
 
 use serde_json::json;
 
@@ -26,6 +27,9 @@ pub const MAX_SPAWN_TIMEOUT_MS: u64 = 30_000;
 #[derive(Debug, Clone, Default)]
 pub struct RuntimeInputs {
     pub adapter_mode: Option<String>,
+    /// Adapters a request may name in `runtime.adapter_override` (comma-separated); unset:
+    /// none with the GUI (the page must see every terminal), all without.
+    pub adapter_overrides: Option<String>,
     pub in_container: bool,
     pub gui: bool,
     pub binary: Option<String>,
@@ -58,26 +62,58 @@ fn parse_mode(value: &str, source: &str) -> Result<Option<AdapterType>, TermErro
     }
 }
 
+/// The adapters a request may name, as the operator configured them.
+pub fn allowed_overrides(inputs: &RuntimeInputs) -> Result<Vec<AdapterType>, TermError> {
+    match inputs.adapter_overrides.as_deref().map(str::trim) {
+        None if inputs.gui => Ok(Vec::new()),
+        None => Ok(vec![
+            AdapterType::Local,
+            AdapterType::Bundled,
+            AdapterType::ContainerBridge,
+        ]),
+        Some(list) => {
+            let mut out = Vec::new();
+            for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                if let Some(a) = parse_mode(name, "PM_TERM_ADAPTER_OVERRIDES")? {
+                    out.push(a);
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
 /// Which adapter serves a new interactive request.
 pub fn resolve(
     request_override: Option<&str>,
-    request_binary: Option<&str>,
     inputs: &RuntimeInputs,
 ) -> Result<AdapterType, TermError> {
-    let explicit = match request_override {
+    let wanted = match request_override {
         Some(v) => parse_mode(v, "runtime.adapter_override")?,
-        None => match inputs.adapter_mode.as_deref() {
-            Some(v) => parse_mode(v.trim(), "PM_TERM_ADAPTER_MODE")?,
-            None => None,
-        },
+        None => None,
     };
-    if let Some(a) = explicit {
+    if let Some(a) = wanted {
+        let allowed = allowed_overrides(inputs)?;
+        if !allowed.contains(&a) {
+            let names: Vec<&str> = allowed.iter().map(|a| a.as_str()).collect();
+            return Err(TermError::payload(format!(
+                "runtime.adapter_override {:?} is not allowed here: the operator decides where terminals run (PM_TERM_ADAPTER_OVERRIDES); leave it out",
+                a.as_str()
+            ))
+            .with("field", json!("runtime.adapter_override"))
+            .with("allowed", json!(names)));
+        }
+        return Ok(a);
+    }
+    if let Some(v) = inputs.adapter_mode.as_deref()
+        && let Some(a) = parse_mode(v.trim(), "PM_TERM_ADAPTER_MODE")?
+    {
         return Ok(a);
     }
     if inputs.in_container {
         return Ok(AdapterType::ContainerBridge);
     }
-    if inputs.gui || inputs.binary.is_some() || request_binary.is_some() {
+    if inputs.gui || inputs.binary.is_some() {
         return Ok(AdapterType::Bundled);
     }
     Ok(AdapterType::Local)
@@ -202,47 +238,54 @@ mod tests {
     #[test]
     fn precedence_is_request_then_env_then_container_then_default() {
         let mut i = inputs();
-        assert_eq!(resolve(None, None, &i).ok(), Some(AdapterType::Local));
+        assert_eq!(resolve(None, &i).ok(), Some(AdapterType::Local));
         i.in_container = true;
-        assert_eq!(
-            resolve(None, None, &i).ok(),
-            Some(AdapterType::ContainerBridge)
-        );
+        assert_eq!(resolve(None, &i).ok(), Some(AdapterType::ContainerBridge));
         i.adapter_mode = Some("bundled".into());
-        assert_eq!(resolve(None, None, &i).ok(), Some(AdapterType::Bundled));
-        assert_eq!(
-            resolve(Some("local"), None, &i).ok(),
-            Some(AdapterType::Local)
-        );
-        // An explicit auto resolves automatically (here: in a container).
-        assert_eq!(
-            resolve(Some("auto"), None, &i).ok(),
-            Some(AdapterType::ContainerBridge)
-        );
+        assert_eq!(resolve(None, &i).ok(), Some(AdapterType::Bundled));
+        assert_eq!(resolve(Some("local"), &i).ok(), Some(AdapterType::Local));
+        // An explicit auto is the same as none: the environment decides.
+        assert_eq!(resolve(Some("auto"), &i).ok(), Some(AdapterType::Bundled));
         i.adapter_mode = Some("auto".into());
         assert_eq!(
-            resolve(Some("auto"), None, &i).ok(),
+            resolve(Some("auto"), &i).ok(),
             Some(AdapterType::ContainerBridge)
         );
         let mut j = inputs();
         j.gui = true;
-        assert_eq!(resolve(None, None, &j).ok(), Some(AdapterType::Bundled));
+        assert_eq!(resolve(None, &j).ok(), Some(AdapterType::Bundled));
+        j.gui = false;
+        j.binary = Some("/x".into());
+        assert_eq!(resolve(None, &j).ok(), Some(AdapterType::Bundled));
+    }
+
+    #[test]
+    fn the_operator_limits_what_a_request_may_pick() {
+        let mut i = inputs();
+        i.gui = true;
+        // With the GUI a request picks nothing but auto.
         assert_eq!(
-            resolve(None, Some("/x"), &inputs()).ok(),
-            Some(AdapterType::Bundled)
+            resolve(Some("local"), &i).map_err(|e| e.code).err(),
+            Some(ErrorCode::InvalidPayload)
         );
+        assert_eq!(resolve(Some("auto"), &i).ok(), Some(AdapterType::Bundled));
+        i.adapter_overrides = Some("local, bundled".into());
+        assert_eq!(resolve(Some("local"), &i).ok(), Some(AdapterType::Local));
+        assert!(resolve(Some("container_bridge"), &i).is_err());
+        i.adapter_overrides = Some("bogus".into());
+        assert!(resolve(Some("local"), &i).is_err());
     }
 
     #[test]
     fn unknown_modes_are_payload_errors() {
         let mut i = inputs();
         assert_eq!(
-            resolve(Some("gui"), None, &i).map_err(|e| e.code).err(),
+            resolve(Some("gui"), &i).map_err(|e| e.code).err(),
             Some(ErrorCode::InvalidPayload)
         );
         i.adapter_mode = Some("fancy".into());
         assert_eq!(
-            resolve(None, None, &i).map_err(|e| e.code).err(),
+            resolve(None, &i).map_err(|e| e.code).err(),
             Some(ErrorCode::InvalidPayload)
         );
     }

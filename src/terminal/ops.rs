@@ -121,6 +121,10 @@ pub struct ApprovalArgs {
     pub warning: Option<String>,
     pub rule: Option<String>,
     pub timeout_ms: u64,
+    /// With no page connected yet: how long to wait for one before answering `unavailable`
+    /// (the operator launched the GUI, so a page is expected).
+    #[serde(default)]
+    pub page_wait_ms: u64,
 }
 
 /// `approved`, `declined`, `timeout` or `unavailable` (nobody to ask).

@@ -263,15 +263,8 @@ pub fn runtime_dir(spool_dir: &Path) -> PathBuf {
 
 /// A fresh random nonce (hex).
 pub fn new_nonce() -> String {
-    let mut buf = [0u8; 16];
-    let filled = std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut buf))
-        .is_ok();
-    if !filled {
-        // A ULID still has 80 random bits.
-        return ulid::Ulid::generate().to_string().to_lowercase();
-    }
-    buf.iter().map(|b| format!("{b:02x}")).collect()
+    // Without kernel randomness a ULID still has 80 random bits.
+    crate::ids::random_hex(16).unwrap_or_else(|| ulid::Ulid::generate().to_string().to_lowercase())
 }
 
 #[cfg(test)]

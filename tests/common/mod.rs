@@ -177,6 +177,8 @@ pub struct HostProc {
     pub addr: String,
     pub port: u16,
     pub token: String,
+    /// The one-time sign-in link of the ready line.
+    pub login: String,
 }
 
 impl Drop for HostProc {
@@ -225,11 +227,59 @@ pub fn start_host_full(token: &str, port: u16, log: Option<&std::path::Path>) ->
         addr,
         port,
         token: token.to_string(),
+        login: ready["login"].as_str().unwrap_or_default().to_string(),
     }
 }
 
 pub fn start_host(token: &str) -> HostProc {
     start_host_on(token, 0)
+}
+
+/// A raw HTTP/1.1 request to `addr` (with `Host: addr` unless `headers` gives one); the
+/// whole answer as text.
+pub async fn http_get(addr: &str, path: &str, headers: &[(&str, &str)]) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut req = format!("GET {path} HTTP/1.1\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut out)).await;
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Sign in as a person with a one-time link; the `Cookie` header value it earns.
+pub async fn sign_in(addr: &str, login_link: &str) -> String {
+    let path = login_link
+        .split_once(addr)
+        .map(|(_, p)| p.to_string())
+        .unwrap_or_else(|| panic!("{login_link} is not on {addr}"));
+    let answer = http_get(addr, &path, &[]).await;
+    assert!(answer.starts_with("HTTP/1.1 303"), "{answer}");
+    let cookie = answer
+        .lines()
+        .find_map(|l| l.strip_prefix("Set-Cookie: "))
+        .unwrap_or_else(|| panic!("no cookie in {answer}"));
+    cookie.split(';').next().unwrap().to_string()
+}
+
+/// A WebSocket to the host's AHP endpoint as a signed-in page.
+pub async fn page_socket(
+    addr: &str,
+    cookie: &str,
+) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = format!("ws://{addr}/ahp").into_client_request().unwrap();
+    req.headers_mut().insert("Cookie", cookie.parse().unwrap());
+    req.headers_mut()
+        .insert("Origin", format!("http://{addr}").parse().unwrap());
+    tokio_tungstenite::connect_async(req).await.unwrap().0
 }
 
 /// A TCP proxy on loopback whose live connections can be cut at will.

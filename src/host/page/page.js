@@ -1,50 +1,8 @@
-<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>interactive-terminal</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-  body { font: 14px/1.4 system-ui, sans-serif; margin: 0; display: flex; height: 100vh; background: #f6f6f6; }
-  #side { width: 320px; border-right: 1px solid #ccc; overflow: auto; background: #fff; }
-  #main { flex: 1; display: flex; flex-direction: column; min-width: 0; }
-  h1 { font-size: 15px; margin: 10px; }
-  .term { padding: 8px 10px; border-bottom: 1px solid #eee; cursor: pointer; }
-  .term.sel { background: #e8f0ff; }
-  .term small { color: #666; display: block; }
-  #status { margin: 10px; color: #666; font-size: 12px; }
-  #screen { flex: 1; margin: 0; padding: 10px; overflow: auto; background: #111; color: #ddd; font: 13px/1.3 ui-monospace, monospace; white-space: pre-wrap; }
-  #bar { display: flex; gap: 6px; padding: 6px; background: #eee; }
-  #line { flex: 1; font: 13px ui-monospace, monospace; }
-  .cmd { color: #8cf; }
-  #approvals:empty { display: none; }
-  #approvals { border-bottom: 2px solid #c60; background: #fff4e6; }
-  .appr { padding: 8px 10px; border-bottom: 1px solid #f0c090; }
-  .appr code { display: block; white-space: pre-wrap; background: #fff; padding: 4px; margin: 4px 0; }
-  .appr input { width: 95%; }
-  .fail { color: #f88; }
-</style>
-</head>
-<body>
-<div id="side">
-  <div id="approvals"></div>
-  <h1>Terminals</h1>
-  <div id="list"></div>
-  <div id="status">connecting…</div>
-</div>
-<div id="main">
-  <pre id="screen"></pre>
-  <div id="bar">
-    <input id="line" placeholder="type a line for the selected terminal, Enter sends it" disabled>
-    <button id="ctrlc" disabled>Ctrl-C</button>
-  </div>
-</div>
-<script>
 "use strict";
 // The page speaks AHP over the same WebSocket as every other client: initialize, follow the
 // root terminal list, subscribe to the selected terminal, dispatch input.
-const token = new URLSearchParams(location.search).get("token") || "";
-const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ahp?token=${encodeURIComponent(token)}`);
+// The browser's session cookie (from the one-time login link) authenticates the socket.
+const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ahp`);
 const clientId = "page-" + Math.random().toString(36).slice(2);
 let nextId = 1, clientSeq = 1, selected = null, terminals = [], state = null;
 const pending = new Map();
@@ -157,6 +115,3 @@ $("line").onkeydown = (e) => {
   if (e.key === "Enter" && selected) { dispatch({ type: "terminal/input", data: $("line").value + "\r" }); $("line").value = ""; }
 };
 $("ctrlc").onclick = () => selected && dispatch({ type: "terminal/input", data: "\x03" });
-</script>
-</body>
-</html>
