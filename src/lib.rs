@@ -8,6 +8,7 @@
 //! `spool` (output by absolute offset) and `process` (subreaper, process-tree kill).
 
 pub mod app;
+pub mod browser;
 pub mod cli;
 pub mod config;
 pub mod contract;

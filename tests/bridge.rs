@@ -120,6 +120,48 @@ async fn a_cut_connection_in_the_middle_of_a_wait_still_answers_once() {
     assert_eq!(ran, 1);
 }
 
+/// A stalled link: the host ran the command but its answer never came back. The caller is
+/// told it may have run; retrying with the same request id gets that run's answer, and the
+/// command ran once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_retry_after_a_stalled_link_does_not_run_twice() {
+    let host = start_host("tok-stall");
+    let proxy = Proxy::start(host.addr.clone()).await;
+    let mut env = bridge_env(&proxy.port.to_string(), "tok-stall");
+    env.push(("PM_INTERACTIVE_TERMINAL_REQUEST_TIMEOUT_MS", "1000".into()));
+    let s = start_env(&env).await;
+    let p = s.call(open_running("true", 10000)).await;
+    let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+    let file = scratch_dir().join("appended");
+    let append = json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "target": {"terminal_id": id},
+        "execution": {"command": format!("echo x >> '{}'", file.display())},
+        "correlation": {"request_id": "append-once-1"},
+        "runtime": {"wait_ms": 500}});
+    proxy.stall_replies(true);
+    let r = s.call(append.clone()).await;
+    assert_eq!(code(&r), "PM_TERM_TIMEOUT", "{r:#}");
+    assert_eq!(r["error"]["details"]["may_have_run"], true, "{r:#}");
+    assert_eq!(
+        r["error"]["details"]["request_id"], "append-once-1",
+        "{r:#}"
+    );
+    // The link comes back (a new connection); the caller retries the same request.
+    proxy.cut();
+    proxy.stall_replies(false);
+    let r = s.call(append).await;
+    assert_eq!(r["success"], true, "{r:#}");
+    assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    assert_eq!(
+        text,
+        "x\n",
+        "the command ran {} times",
+        text.lines().count()
+    );
+    s.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_host_killed_and_restarted() {
     let mut host = start_host("tok-restart");
@@ -127,7 +169,8 @@ async fn the_host_killed_and_restarted() {
     let s = start_env(&bridge_env(&port.to_string(), "tok-restart")).await;
     let p = s.call(open_running("echo before", 10000)).await;
     let old = p["identity"]["terminal_id"].as_str().unwrap().to_string();
-    // Killed with nobody to restart it: the dropped bridge is DISCONNECTED.
+    // Killed with nobody to restart it: nothing listens, and the answers say so at once
+    // (no recovery window to sit out): the terminal is cut off, a new one unavailable.
     host.child.kill().unwrap();
     host.child.wait().unwrap();
     let t = Instant::now();
@@ -135,14 +178,34 @@ async fn the_host_killed_and_restarted() {
         .call(json!({"action": "read_output", "target": {"terminal_id": old}}))
         .await;
     assert_eq!(code(&r), "PM_TERM_DISCONNECTED", "{r:#}");
+    assert_eq!(r["error"]["details"]["host_down"], true, "{r:#}");
     assert_eq!(r["fallback"]["strategy"], "suggest_reconnect_retry");
-    assert!(t.elapsed() < Duration::from_secs(20));
-    // Back on the same port: new terminals work; the old one is gone with the old host.
+    let r = s.call(open_running("echo while-down", 10000)).await;
+    assert_eq!(code(&r), "PM_TERM_GUI_UNAVAILABLE", "{r:#}");
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "both answered in {:?}",
+        t.elapsed()
+    );
+    // Back on the same port: new terminals work; the old one is gone with the old host, and
+    // the answer says the host restarted (with how to reopen), not just "not found".
     let _host = start_host_on("tok-restart", port);
     let r = s
         .call(json!({"action": "read_output", "target": {"terminal_id": old}}))
         .await;
     assert_eq!(code(&r), "PM_TERM_NOT_FOUND", "{r:#}");
+    assert_eq!(r["error"]["details"]["host_restarted"], true, "{r:#}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("restarted"),
+        "{r:#}"
+    );
+    assert_eq!(
+        r["error"]["details"]["reopen"]["invocation"]["intent"],
+        "open_only"
+    );
     assert_eq!(r["fallback"]["next_action"], "list");
     let n = s.call(open_running("echo after", 10000)).await;
     assert_eq!(n["result"]["output"], "after\n", "{n:#}");
@@ -218,7 +281,7 @@ async fn bad_inputs_tokens_and_unreachable_hosts() {
 #[tokio::test(flavor = "multi_thread")]
 async fn bridge_telemetry_on_stderr() {
     let host_log = scratch_dir().join("host.log");
-    let host = start_host_full("tok-trace", 0, Some(&host_log));
+    let host = start_host_full("tok-trace", 0, Some(&host_log), &[]);
     let mut env = bridge_env(&host.port.to_string(), "tok-trace");
     env.push(("PM_INTERACTIVE_TERMINAL_TRACE_BRIDGE", "1".into()));
     env.push(("PM_TERM_LOG", "info".into()));

@@ -148,17 +148,37 @@ async fn claims_are_held_and_rejections_carry_a_reason() {
     let uri = terminal_uri("claims");
     create(&a, &uri, "alice").await;
     let (_, mut sub_a) = a.subscribe(uri.clone()).await.unwrap();
-    let (_, mut sub_b) = b.subscribe(uri.clone()).await.unwrap();
-    // Bob does not hold the claim: rejected, with a reason, to Bob alone.
+    // Alice's terminal is hers: Bob may not watch it, nor take its claim.
+    match b.subscribe(uri.clone()).await {
+        Err(ClientError::Rpc(e)) => {
+            assert_eq!(
+                e.code,
+                ahp_types::errors::ahp_error_codes::PERMISSION_DENIED
+            );
+            assert!(e.message.contains("another client"), "{}", e.message);
+        }
+        Err(other) => panic!("unexpected error: {other:?}"),
+        Ok(_) => panic!("Bob subscribed to Alice's terminal"),
+    }
     b.dispatch(uri.clone(), claim_for("bob")).await.unwrap();
-    let rejected = next_action(&mut sub_b, |e| {
-        matches!(e.action, StateAction::TerminalClaimed(_))
-    })
-    .await;
-    assert!(rejected.rejection_reason.unwrap().contains("alice"));
-    // Alice transfers it; both see the change.
+    let (snap, _) = a.subscribe(uri.clone()).await.unwrap();
+    assert_eq!(
+        terminal_state(Some(snap)).claim,
+        TerminalClaim::Client(TerminalClientClaim {
+            client_id: "alice".into()
+        }),
+        "Bob's grab did not land"
+    );
+    // Alice hands the claim over: now Bob may.
     a.dispatch(uri.clone(), claim_for("bob")).await.unwrap();
-    for sub in [&mut sub_a, &mut sub_b] {
+    let (snap_b, _) = b.subscribe(uri.clone()).await.unwrap();
+    assert_eq!(
+        terminal_state(Some(snap_b)).claim,
+        TerminalClaim::Client(TerminalClientClaim {
+            client_id: "bob".into()
+        })
+    );
+    for sub in [&mut sub_a] {
         let env = next_action(sub, |e| matches!(e.action, StateAction::TerminalClaimed(_))).await;
         assert!(env.rejection_reason.is_none());
         let StateAction::TerminalClaimed(c) = &env.action else {
@@ -249,7 +269,8 @@ async fn version_negotiation_tokens_and_bind_rules() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn reconnect_replays_what_was_missed_and_dispose_removes() {
-    let h = start_host("tok-reconnect");
+    // Another client types into the watcher's terminal while it is away: shared terminals.
+    let h = common::start_host_with_args("tok-reconnect", &["--share-terminals"]);
     let a = connect(&h, "watcher").await;
     let uri = terminal_uri("replay");
     create(&a, &uri, "watcher").await;

@@ -130,8 +130,13 @@ impl App {
                 },
             });
             let page = with_progress(
-                self.runtime
-                    .call(&host, ask, &req.correlation.trace_id, timeout),
+                self.runtime.call(
+                    &host,
+                    ask,
+                    &req.correlation.trace_id,
+                    Some(&req.correlation.request_id),
+                    timeout,
+                ),
                 progress,
                 "waiting for approval on the host page",
             )

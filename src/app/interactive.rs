@@ -46,6 +46,13 @@ pub(crate) fn op_error(
         OpErrorKind::NotFound => {
             TermError::new(ErrorCode::NotFound, e.message).with("target", json!("terminal_id"))
         }
+        OpErrorKind::Gone => TermError::new(ErrorCode::NotFound, e.message)
+            .with("target", json!("terminal_id"))
+            .with("host_restarted", json!(true))
+            .with(
+                "reopen",
+                json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}),
+            ),
         OpErrorKind::Invalid => TermError::payload(e.message),
         OpErrorKind::Busy => TermError::payload(e.message).with("busy", json!(true)),
         OpErrorKind::Limit => TermError::payload(e.message).with("limit", json!("live_terminals")),
@@ -83,6 +90,27 @@ fn command_json(c: &CommandRecord) -> Value {
         "output_start": c.output_start,
         "output_end": c.output_end,
     })
+}
+
+/// A request the runtime did not answer in time may have run: say so, and how to learn its
+/// outcome without running it twice (the host runs one request id once).
+fn retry_hint(e: TermError, request_id: &str) -> TermError {
+    if e.code != crate::contract::ErrorCode::Timeout {
+        return e;
+    }
+    let may = e
+        .details
+        .get("may_have_run")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    e.with("may_have_run", json!(may))
+        .with("request_id", json!(request_id))
+        .with(
+            "retry",
+            json!(format!(
+                "send the same request again with correlation.request_id = {request_id:?}: if it ran, you get that run's answer instead of a second run"
+            )),
+        )
 }
 
 /// Canonical result fields from a terminal operation's answer.
@@ -207,10 +235,16 @@ impl App {
         ctx: &mut Ctx,
     ) -> Answer {
         ctx.adapter = Some(adapter.adapter_type().as_str());
-        let call = self
-            .runtime
-            .call(adapter, op, &req.correlation.trace_id, wait);
-        let r = with_progress(call, progress, "waiting for the terminal").await?;
+        let call = self.runtime.call(
+            adapter,
+            op,
+            &req.correlation.trace_id,
+            Some(&req.correlation.request_id),
+            wait,
+        );
+        let r = with_progress(call, progress, "waiting for the terminal")
+            .await
+            .map_err(|e| retry_hint(e, &req.correlation.request_id))?;
         let tid = ctx.terminal_id.clone();
         let resp = r.map_err(|e| op_error(e, tid.as_deref(), req.runtime.timeout_ms))?;
         if let Some(t) = &resp.terminal {

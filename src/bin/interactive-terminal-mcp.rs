@@ -60,6 +60,27 @@ async fn serve(cfg: Config, policy: itmcp::policy::Policy) -> i32 {
         }
     };
     tracing::info!("serving MCP on stdio");
+    if app.cfg.runtime.gui {
+        // The page comes up with the server, not at the first interactive request: a person
+        // can sign in before anything needs approving. The host prints its sign-in link.
+        let (app, open) = (app.clone(), app.cfg.open_page);
+        tokio::spawn(async move {
+            match app.runtime.start_gui().await {
+                Ok(Some(link)) if open => {
+                    if let Err(e) = itmcp::browser::open(&link) {
+                        eprintln!(
+                            "interactive-terminal-mcp: --open: {e}; open the link above by hand"
+                        );
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => eprintln!(
+                    "interactive-terminal-mcp: --gui: the page is not available: {}; warned commands ask elsewhere (MCP elicitation, then the operator's default)",
+                    e.message
+                ),
+            }
+        });
+    }
     let ct = running.cancellation_token();
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     let waiting = running.waiting();

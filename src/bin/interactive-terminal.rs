@@ -56,6 +56,13 @@ const OPTS: &[Opt] = &[
         help: "Host names (comma-separated) clients may use to reach this service besides IP addresses, localhost, host.containers.internal and host.docker.internal (e.g. the name a container bridge is configured with). Any other Host header is refused (DNS rebinding).",
     },
     Opt {
+        flag: "--share-terminals",
+        env: "PM_INTERACTIVE_TERMINAL_SHARE_TERMINALS",
+        value: None,
+        default: "",
+        help: "Let every client (every MCP server with the token) read, type into and end every terminal. By default a terminal belongs to the client that created it; others may only list it. A person on the page may always do anything.",
+    },
+    Opt {
         flag: "--trace-id",
         env: "",
         value: Some("ID"),
@@ -164,6 +171,7 @@ fn config(p: &Parsed) -> Result<HostConfig, String> {
         core,
         trace_id: p.get("--trace-id").map(String::from),
         runtime_session_id: p.get("--runtime-session-id").map(String::from),
+        share_terminals: p.switch("--share-terminals"),
         allow_hosts: p
             .get("--allow-host")
             .map(|v| v.split(',').map(String::from).collect())

@@ -82,6 +82,39 @@ impl Conn {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Whether this connection may read, type into or end `terminal_id`: its creator, a
+    /// person on the page, or anyone when the operator shares terminals.
+    fn may_use(&self, terminal_id: &str) -> bool {
+        let me = self.state().client_id.clone().unwrap_or_default();
+        self.may_use_as(terminal_id, &me)
+    }
+
+    /// [`Conn::may_use`] for a given client id (before it is recorded): the client that
+    /// created the terminal, and the one its claim was handed to (AHP claims). A terminal
+    /// that is not there passes: the operation answers that itself.
+    fn may_use_as(&self, terminal_id: &str, client: &str) -> bool {
+        if self.role == Role::Page || self.shared.share_terminals {
+            return true;
+        }
+        self.shared.core.get(terminal_id).is_none_or(|t| {
+            let st = t.state();
+            let claimed = matches!(&st.state.claim, ahp_types::state::TerminalClaim::Client(c) if c.client_id == client);
+            claimed || st.holder_client.is_none() || st.holder_client.as_deref() == Some(client)
+        })
+    }
+
+    /// [`Conn::may_use`] for a channel URI, as an AHP error.
+    fn check_channel(&self, channel: &str) -> Result<(), (i32, String, Option<Value>)> {
+        match crate::ids::terminal_id_from_uri(channel) {
+            Some(id) if !self.may_use(id) => Err((
+                ahp_error_codes::PERMISSION_DENIED,
+                format!("terminal {id} belongs to another client"),
+                None,
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Queue a message; a client that lets its queue fill up is disconnected.
     fn queue(st: &mut State, v: &Value) {
         if st.closed {
@@ -341,10 +374,24 @@ fn initialize(conn: &Conn, params: Value, id: Option<&Value>) -> RpcResult {
     if asks_to_approve && !approver {
         tracing::warn!(peer = %conn.peer, client = %p.client_id, "a token client asked to approve; refused (only a signed-in page approves)");
     }
+    if conn.role == Role::Client {
+        shared
+            .clients
+            .claim(
+                &p.client_id,
+                crate::host::clients::secret_in(p.meta.as_ref()).as_deref(),
+            )
+            .map_err(|e| (ahp_error_codes::PERMISSION_DENIED, e, None))?;
+    }
     let mut st = conn.state();
     st.client_id = Some(p.client_id.clone());
     let mut snapshots = Vec::new();
     for uri in p.initial_subscriptions.unwrap_or_default() {
+        if crate::ids::terminal_id_from_uri(&uri)
+            .is_some_and(|id| !conn.may_use_as(id, &p.client_id))
+        {
+            continue;
+        }
         if let Some((snap, seq)) = shared.core.snapshot_with_seq(&uri) {
             st.subs.insert(uri, seq);
             snapshots.push(snap);
@@ -415,8 +462,21 @@ fn decide(conn: &Conn, params: Value) -> RpcResult {
 }
 
 fn reconnect(conn: &Conn, params: Value, id: Option<&Value>) -> RpcResult {
-    let p: ReconnectParams = serde_json::from_value(params).map_err(invalid_params)?;
+    let mut p: ReconnectParams = serde_json::from_value(params).map_err(invalid_params)?;
     let last = u64::try_from(p.last_seen_server_seq).unwrap_or(0);
+    if conn.role == Role::Client {
+        conn.shared
+            .clients
+            .claim(
+                &p.client_id,
+                crate::host::clients::secret_in(p.meta.as_ref()).as_deref(),
+            )
+            .map_err(|e| (ahp_error_codes::PERMISSION_DENIED, e, None))?;
+    }
+    let client = p.client_id.clone();
+    p.subscriptions.retain(|u| {
+        crate::ids::terminal_id_from_uri(u).is_none_or(|id| conn.may_use_as(id, &client))
+    });
     let mut st = conn.state();
     st.client_id = Some(p.client_id.clone());
     let (resume, missing, seq) = conn.shared.core.resume(last, &p.subscriptions);
@@ -448,6 +508,7 @@ fn reconnect(conn: &Conn, params: Value, id: Option<&Value>) -> RpcResult {
 
 fn subscribe(conn: &Conn, params: Value, id: Option<&Value>) -> RpcResult {
     let p: SubscribeParams = serde_json::from_value(params).map_err(invalid_params)?;
+    conn.check_channel(&p.channel)?;
     let mut st = conn.state();
     let Some((snap, seq)) = conn.shared.core.snapshot_with_seq(&p.channel) else {
         return Err((
@@ -469,6 +530,7 @@ fn subscribe(conn: &Conn, params: Value, id: Option<&Value>) -> RpcResult {
 
 async fn dispatch(conn: &Conn, params: Value) -> RpcResult {
     let p: DispatchActionParams = serde_json::from_value(params).map_err(invalid_params)?;
+    conn.check_channel(&p.channel)?;
     let client = conn.state().client_id.clone().unwrap_or_default();
     let core = conn.shared.core.clone();
     let outcome = tokio::time::timeout(
@@ -543,6 +605,7 @@ async fn dispose_terminal(conn: &Conn, params: Value) -> RpcResult {
     let p: DisposeTerminalParams = serde_json::from_value(params).map_err(invalid_params)?;
     let id = crate::ids::terminal_id_from_uri(&p.channel)
         .ok_or_else(|| invalid_params("not a terminal channel"))?;
+    conn.check_channel(&p.channel)?;
     conn.shared
         .core
         .dispose(id)
@@ -571,11 +634,41 @@ async fn pm_terminal(conn: &Arc<Conn>, params: Value) -> RpcResult {
     let core = conn.shared.core.clone();
     let caller = conn.state().client_id.clone();
     tracing::debug!(peer = %conn.peer, %request_id, trace_id = %trace, "pm/terminal");
+    if let Some(id) = req.terminal_id()
+        && !conn.may_use(id)
+    {
+        let e = ops::OpError::new(
+            ops::OpErrorKind::Invalid,
+            format!(
+                "terminal {id} belongs to another client; only it (or a person on the page) may use it"
+            ),
+        );
+        return Ok(json!({"err": e}));
+    }
     let shared = conn.shared.clone();
+    // One client's request ids are its own (another cannot replay them to read its answers),
+    // and an id names one operation: the same id with other contents is another request
+    // (how long the caller waits is not part of what the operation is).
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut what = params.get("request").cloned().unwrap_or(Value::Null);
+        if let Some(o) = what.as_object_mut() {
+            for k in ["wait_ms", "timeout_ms", "claim", "output"] {
+                o.remove(k);
+            }
+        }
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        what.to_string().hash(&mut h);
+        format!(
+            "{}\u{0}{request_id}\u{0}{:016x}",
+            caller.as_deref().unwrap_or(""),
+            h.finish()
+        )
+    };
     let answer = conn
         .shared
         .requests
-        .run(&request_id, async move {
+        .run(&key, async move {
             if let TermRequest::Approval(args) = req {
                 let answer = shared.approvals.request(args).await;
                 return json!({"ok": ops::TermResponse { approval: Some(answer), ..Default::default() }});

@@ -7,6 +7,7 @@
 //! token was configured.
 
 pub mod approvals;
+pub mod clients;
 mod conn;
 mod http;
 pub mod names;
@@ -46,6 +47,9 @@ pub struct HostConfig {
     /// Host names besides IP addresses and the defaults ([`names::DEFAULT_NAMES`]) that
     /// `Host` / `Origin` may carry.
     pub allow_hosts: Vec<String>,
+    /// Every client may use every terminal (else only the one that created it, and a person
+    /// on the page).
+    pub share_terminals: bool,
 }
 
 /// What every connection shares.
@@ -63,6 +67,9 @@ pub struct Shared {
     pub names: names::Names,
     /// `host:port` a person's browser reaches the page at.
     pub public_addr: String,
+    /// Client names bound to their secrets.
+    pub clients: clients::ClientIds,
+    pub share_terminals: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -131,6 +138,8 @@ impl Host {
             page: page::PageLogin::default(),
             names: names::Names::new(&cfg.allow_hosts),
             public_addr,
+            clients: clients::ClientIds::default(),
+            share_terminals: cfg.share_terminals,
         });
         Ok(Host {
             addr,

@@ -57,17 +57,34 @@ pub fn unregister(pid: i32) {
         .remove(&pid);
 }
 
+/// Sessions of programs started for the operator and let go (a browser opened on the page):
+/// what they leave is theirs, never killed as an orphan of a session.
+fn released() -> &'static Mutex<HashSet<i32>> {
+    static RELEASED: OnceLock<Mutex<HashSet<i32>>> = OnceLock::new();
+    RELEASED.get_or_init(|| Mutex::new(HashSet::new()))
+}
+
+/// Let the processes of session `sid` go (see [`released`]).
+pub fn release_session(sid: i32) {
+    released()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(sid);
+}
+
 /// Kill and reap every child of ours that nobody started; returns how many were handled.
 pub fn handle_adopted() -> usize {
     let me = std::process::id() as i32;
     let guard = owned().lock().unwrap_or_else(|p| p.into_inner());
+    let let_go = released().lock().unwrap_or_else(|p| p.into_inner()).clone();
     let mut handled = 0;
     for pid in walk::children(me) {
         if guard.contains(&pid) {
             continue;
         }
         handled += 1;
-        if !walk::is_zombie(pid) {
+        let theirs = walk::session_of(pid).is_some_and(|s| let_go.contains(&s));
+        if !theirs && !walk::is_zombie(pid) {
             let killed = walk::kill_subtree(pid);
             tracing::warn!(pid, ?killed, "killed processes whose supervisor was killed");
         }

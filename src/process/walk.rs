@@ -38,6 +38,17 @@ pub fn parse_ppid(stat: &str) -> Option<(i32, bool)> {
     Some((ppid, state == "Z" || state == "X"))
 }
 
+/// The session id of `pid`.
+pub fn session_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let close = stat.rfind(')')?;
+    stat.get(close + 2..)?
+        .split_ascii_whitespace()
+        .nth(3)?
+        .parse()
+        .ok()
+}
+
 /// Whether `pid` is a zombie (or gone).
 pub fn is_zombie(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))

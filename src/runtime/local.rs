@@ -46,6 +46,7 @@ impl Adapter for LocalAdapter {
         &self,
         req: TermRequest,
         trace_id: &str,
+        _request_id: Option<&str>,
     ) -> BoxFut<'_, Result<Ticket, TermError>> {
         let span = tracing::info_span!("terminal_op", trace_id = %trace_id);
         Box::pin(async move {

@@ -113,10 +113,13 @@ pub trait Adapter: Send + Sync {
     fn health_check(&self) -> BoxFut<'_, Result<(), TermError>>;
     /// Start `req`; `trace_id` is the contract request's, carried unchanged into the
     /// runtime's logs (and across the bridge) so one id follows the request everywhere.
+    /// `request_id` (the contract's) makes a retried request the same operation: a host
+    /// runs it once and answers every retry with that run.
     fn send_request(
         &self,
         req: TermRequest,
         trace_id: &str,
+        request_id: Option<&str>,
     ) -> BoxFut<'_, Result<Ticket, TermError>>;
     fn await_response(
         &self,
@@ -255,6 +258,19 @@ impl Runtime {
         }
     }
 
+    /// With the GUI: launch the host now (not at the first interactive request) so a person
+    /// can open the page before anything needs approving; its one-time sign-in link.
+    pub async fn start_gui(&self) -> Result<Option<String>, TermError> {
+        let adapter = self.adapter_for_new(None).await?;
+        adapter.connect().await?;
+        let configured = self.inputs.binary.clone();
+        let bundled = self.bundled.lock().await.get(&configured).cloned();
+        Ok(match bundled {
+            Some(b) => b.login_link().await,
+            None => None,
+        })
+    }
+
     /// The host whose page a person watches, when the operator set one up (the GUI, or the
     /// container's host): approvals are asked there whichever adapter runs the command.
     pub async fn page_host(&self) -> Option<Arc<dyn Adapter>> {
@@ -296,10 +312,11 @@ impl Runtime {
         adapter: &Arc<dyn Adapter>,
         req: TermRequest,
         trace_id: &str,
+        request_id: Option<&str>,
         wait: Duration,
     ) -> Result<OpResult, TermError> {
         adapter.connect().await?;
-        let ticket = adapter.send_request(req, trace_id).await?;
+        let ticket = adapter.send_request(req, trace_id, request_id).await?;
         adapter.await_response(ticket, wait + CALL_MARGIN).await
     }
 
@@ -325,7 +342,7 @@ impl Runtime {
         for a in self.adapters().await {
             let listed = tokio::time::timeout(
                 LIST_TIMEOUT,
-                self.call(&a, TermRequest::List, "", Duration::ZERO),
+                self.call(&a, TermRequest::List, "", None, Duration::ZERO),
             )
             .await;
             if let Ok(Ok(Ok(r))) = listed {

@@ -24,7 +24,7 @@ use super::mode::BridgeSpec;
 use super::{Adapter, AdapterType, BoxFut, Ticket, Tickets};
 use crate::contract::{ErrorCode, TermError};
 use crate::ids;
-use crate::terminal::ops::{OpError, OpResult, TermRequest, TermResponse};
+use crate::terminal::ops::{OpError, OpErrorKind, OpResult, TermRequest, TermResponse};
 
 /// Extra time a request may take beyond its own wait.
 const REQUEST_MARGIN: Duration = Duration::from_secs(10);
@@ -37,6 +37,8 @@ const BACKOFF_CAP: Duration = Duration::from_millis(1_000);
 const EVENT_BUFFER: usize = 4096;
 /// JSON-RPC code the `ahp` client gives pending requests when its transport goes away.
 const TRANSPORT_CLOSED: i32 = -32000;
+/// Connection attempts that find nothing listening before a request says the host is down.
+const HOST_DOWN_ATTEMPTS: u32 = 2;
 /// How long a launched host gets to stop on its own before it is killed.
 const HOST_STOP_GRACE: Duration = Duration::from_secs(3);
 
@@ -61,6 +63,8 @@ pub struct RemoteAdapter {
     kind: AdapterType,
     target: Target,
     client_id: String,
+    /// Presented with `client_id` at every handshake (see `identity`).
+    client_secret: String,
     runtime_session_id: String,
     trace: bool,
     request_timeout: Duration,
@@ -74,6 +78,10 @@ pub struct RemoteAdapter {
     ever_connected: AtomicBool,
     instance: Mutex<Option<String>>,
     tickets: Tickets<Result<OpResult, TermError>>,
+    /// Terminals seen on the current host instance.
+    known: Mutex<std::collections::HashSet<String>>,
+    /// Terminals of host instances that are gone (the host restarted).
+    lost: Mutex<std::collections::HashSet<String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -108,6 +116,7 @@ impl RemoteAdapter {
             kind,
             target,
             client_id: ids::new_id("mcp-client"),
+            client_secret: crate::terminal::shell::new_nonce(),
             runtime_session_id: ids::new_id("rts"),
             trace,
             request_timeout,
@@ -120,7 +129,17 @@ impl RemoteAdapter {
             ever_connected: AtomicBool::new(false),
             instance: Mutex::new(None),
             tickets: Tickets::default(),
+            known: Mutex::new(Default::default()),
+            lost: Mutex::new(Default::default()),
         })
+    }
+
+    /// What binds this adapter's client id to it on the host: a secret only it knows, so
+    /// no other program with the token can act as this client (and on its terminals).
+    fn identity(&self) -> Option<serde_json::Map<String, Value>> {
+        json!({"interactiveTerminal": {"clientSecret": self.client_secret}})
+            .as_object()
+            .cloned()
     }
 
     fn telemetry(&self, what: &str, detail: Value) {
@@ -129,6 +148,15 @@ impl RemoteAdapter {
         } else {
             tracing::debug!(adapter = self.kind.as_str(), %detail, "bridge: {what}");
         }
+    }
+
+    /// The one-time sign-in link of the host this adapter launched (from its ready line).
+    pub async fn login_link(&self) -> Option<String> {
+        self.launched
+            .lock()
+            .await
+            .as_ref()
+            .and_then(|l| l.ready["login"].as_str().map(String::from))
     }
 
     /// Where to connect and with which token; launches the bundled host when needed.
@@ -179,6 +207,10 @@ impl RemoteAdapter {
     async fn open(&self, endpoints: &[String], token: &str) -> Result<Client, TermError> {
         let mut attempts = Vec::new();
         let mut refused_by_host = false;
+        // Nothing listens: an endpoint refused the connection itself, and none got further or
+        // timed out (names that do not resolve say nothing either way): the host is down.
+        let mut refused = false;
+        let mut maybe_up = false;
         for ep in endpoints {
             let url = format!("ws://{ep}/ahp");
             let mut req = url.clone().into_client_request().map_err(|e| {
@@ -201,15 +233,28 @@ impl RemoteAdapter {
                         subscription_buffer: EVENT_BUFFER,
                     };
                     return Client::connect(transport, cfg).await.map_err(|e| {
-                        TermError::new(ErrorCode::GuiUnavailable, format!("AHP client failed to start: {e}"))
+                        TermError::new(
+                            ErrorCode::GuiUnavailable,
+                            format!("AHP client failed to start: {e}"),
+                        )
                     });
                 }
                 Ok(Err(tokio_tungstenite::tungstenite::Error::Http(resp))) => {
                     refused_by_host = true;
                     attempts.push(json!({"endpoint": ep, "error": format!("the host answered HTTP {}", resp.status())}));
                 }
-                Ok(Err(e)) => attempts.push(json!({"endpoint": ep, "error": e.to_string()})),
-                Err(_) => attempts.push(json!({"endpoint": ep, "error": format!("no connection within {} ms", self.connect_timeout.as_millis())})),
+                Ok(Err(tokio_tungstenite::tungstenite::Error::Io(e))) => {
+                    refused |= e.kind() == std::io::ErrorKind::ConnectionRefused;
+                    attempts.push(json!({"endpoint": ep, "error": e.to_string()}));
+                }
+                Ok(Err(e)) => {
+                    maybe_up = true;
+                    attempts.push(json!({"endpoint": ep, "error": e.to_string()}));
+                }
+                Err(_) => {
+                    maybe_up = true;
+                    attempts.push(json!({"endpoint": ep, "error": format!("no connection within {} ms", self.connect_timeout.as_millis())}));
+                }
             }
             self.telemetry(
                 "connect failed",
@@ -231,7 +276,8 @@ impl RemoteAdapter {
                 endpoints.len()
             ),
         )
-        .with("attempts", json!(attempts)))
+        .with("attempts", json!(attempts))
+        .with("host_down", json!(refused && !maybe_up)))
     }
 
     /// Initialize, then catch up from the last sequence seen on an earlier connection.
@@ -240,13 +286,19 @@ impl RemoteAdapter {
             .iter()
             .map(|s| s.to_string())
             .collect();
+        let params = ahp_types::commands::InitializeParams {
+            channel: ahp_types::ROOT_RESOURCE_URI.to_string(),
+            meta: self.identity(),
+            protocol_versions: versions,
+            client_id: self.client_id.clone(),
+            initial_subscriptions: Some(vec![ahp_types::ROOT_RESOURCE_URI.into()]),
+            locale: None,
+            capabilities: None,
+            client_info: None,
+        };
         let init = tokio::time::timeout(
             self.request_timeout,
-            client.initialize(
-                self.client_id.clone(),
-                versions,
-                vec![ahp_types::ROOT_RESOURCE_URI.into()],
-            ),
+            client.request::<_, ahp_types::commands::InitializeResult>("initialize", params),
         )
         .await
         .map_err(|_| {
@@ -270,6 +322,15 @@ impl RemoteAdapter {
         self.telemetry("initialized", json!({"protocol_version": init.protocol_version, "instance": instance, "server_seq": init.server_seq}));
         let previous = lock(&self.instance).replace(instance.clone().unwrap_or_default());
         let same_host = previous.is_some() && previous == instance;
+        if previous.is_some() && !same_host {
+            // A new host: what the old one held is gone with it.
+            let gone: Vec<String> = lock(&self.known).drain().collect();
+            tracing::warn!(
+                terminals = gone.len(),
+                "the terminal host restarted; its terminals are gone"
+            );
+            lock(&self.lost).extend(gone);
+        }
         let last = self.last_seq.load(Ordering::SeqCst);
         if !same_host {
             lock(&self.mirror).clear();
@@ -281,8 +342,15 @@ impl RemoteAdapter {
         }
         let mut subs: Vec<String> = lock(&self.mirror).keys().cloned().collect();
         subs.push(ahp_types::ROOT_RESOURCE_URI.into());
+        let params = ahp_types::commands::ReconnectParams {
+            channel: ahp_types::ROOT_RESOURCE_URI.to_string(),
+            meta: self.identity(),
+            client_id: self.client_id.clone(),
+            last_seen_server_seq: last as i64,
+            subscriptions: subs,
+        };
         let r = client
-            .reconnect(self.client_id.clone(), last as i64, subs)
+            .request::<_, ReconnectResult>("reconnect", params)
             .await
             .map_err(|e| {
                 TermError::new(ErrorCode::Disconnected, format!("reconnect failed: {e}"))
@@ -366,8 +434,15 @@ impl RemoteAdapter {
         self: Arc<Self>,
         req: TermRequest,
         trace_id: String,
+        contract_request: Option<String>,
     ) -> Result<OpResult, TermError> {
-        let request_id = ids::new_id(ids::REQUEST);
+        // The contract's request id (stable when a client retries with it) and the kind of
+        // operation: a retry is the same operation, which the host runs once.
+        let request_id = match contract_request {
+            Some(r) => format!("{r}/{}", req.op_name()),
+            None => ids::new_id(ids::REQUEST),
+        };
+        let may_run = req.may_run_something();
         let budget = self.request_timeout.max(wait_of(&req) + REQUEST_MARGIN);
         let deadline = Instant::now() + budget;
         let trace_id = if trace_id.is_empty() {
@@ -378,6 +453,7 @@ impl RemoteAdapter {
         let params = json!({"request_id": request_id, "trace_id": trace_id, "request": req});
         let mut dropped_at: Option<Instant> = None;
         let mut backoff = BACKOFF_START;
+        let mut refused = 0;
         loop {
             let client = match self.client().await {
                 Ok(c) => c,
@@ -385,6 +461,14 @@ impl RemoteAdapter {
                 Err(e) if !self.ever_connected.load(Ordering::SeqCst) => return Err(e),
                 Err(e) => {
                     let since = dropped_at.get_or_insert_with(Instant::now);
+                    // Nothing listens where the host was: it is down, not slow. Say so now
+                    // (after one quick retry), rather than after the whole recovery window.
+                    if e.details.get("host_down") == Some(&json!(true)) {
+                        refused += 1;
+                        if refused >= HOST_DOWN_ATTEMPTS {
+                            return Err(host_is_down(&req, &request_id, &e));
+                        }
+                    }
                     if since.elapsed() >= RECOVER_WINDOW || Instant::now() >= deadline {
                         return Err(TermError::new(
                             ErrorCode::Disconnected,
@@ -413,7 +497,8 @@ impl RemoteAdapter {
                         ErrorCode::Timeout,
                         "the terminal host did not answer in time",
                     )
-                    .with("timeout_ms", json!(budget.as_millis() as u64)));
+                    .with("timeout_ms", json!(budget.as_millis() as u64))
+                    .with("may_have_run", json!(may_run)));
                 }
                 Ok(Ok(v)) => {
                     self.telemetry(
@@ -423,11 +508,25 @@ impl RemoteAdapter {
                     if let Some(ok) = v.get("ok") {
                         let r: TermResponse =
                             serde_json::from_value(ok.clone()).map_err(TermError::internal)?;
+                        let mut known = lock(&self.known);
+                        known.extend(r.terminal.iter().map(|t| t.terminal_id.clone()));
+                        known.extend(r.list.iter().map(|t| t.terminal_id.clone()));
                         return Ok(Ok(r));
                     }
                     if let Some(err) = v.get("err") {
-                        let e: OpError =
+                        let mut e: OpError =
                             serde_json::from_value(err.clone()).map_err(TermError::internal)?;
+                        if let Some(id) = req.terminal_id()
+                            && e.kind == OpErrorKind::NotFound
+                            && lock(&self.lost).contains(id)
+                        {
+                            e = OpError::new(
+                                OpErrorKind::Gone,
+                                format!(
+                                    "the terminal host restarted; terminal {id} did not survive it (open a new terminal and run the command again)"
+                                ),
+                            );
+                        }
                         return Ok(Err(e));
                     }
                     return Err(TermError::internal(format!(
@@ -453,6 +552,25 @@ impl RemoteAdapter {
             }
         }
     }
+}
+
+/// The answer when nothing listens where the host was: a new terminal is unavailable (ask
+/// for it again later, or run headless); an existing one is cut off and, if the host
+/// restarts, gone.
+fn host_is_down(req: &TermRequest, request_id: &str, cause: &TermError) -> TermError {
+    let e = match req {
+        TermRequest::Open(_) => TermError::new(
+            ErrorCode::GuiUnavailable,
+            "the terminal host is down (nothing listens at its address)",
+        ),
+        _ => TermError::new(
+            ErrorCode::Disconnected,
+            "the terminal host is down (nothing listens at its address); its terminals are gone if it restarts",
+        ),
+    };
+    e.with("request_id", json!(request_id))
+        .with("host_down", json!(true))
+        .with("last_error", json!(cause.message))
 }
 
 /// Fold one host action into the mirror and pass it on.
@@ -507,8 +625,10 @@ impl Adapter for RemoteAdapter {
         &self,
         req: TermRequest,
         trace_id: &str,
+        request_id: Option<&str>,
     ) -> BoxFut<'_, Result<Ticket, TermError>> {
         let trace_id = trace_id.to_string();
+        let request_id = request_id.map(String::from);
         Box::pin(async move {
             let this = self
                 .me
@@ -516,7 +636,7 @@ impl Adapter for RemoteAdapter {
                 .ok_or_else(|| TermError::internal("adapter is gone"))?;
             Ok(self
                 .tickets
-                .start(tokio::spawn(this.request(req, trace_id))))
+                .start(tokio::spawn(this.request(req, trace_id, request_id))))
         })
     }
 

@@ -166,6 +166,45 @@ pub enum TermRequest {
     Approval(ApprovalArgs),
 }
 
+impl TermRequest {
+    /// The operation's name on the wire (`open`, `run`, …).
+    pub fn op_name(&self) -> &'static str {
+        match self {
+            TermRequest::Open(_) => "open",
+            TermRequest::Run(_) => "run",
+            TermRequest::Input(_) => "input",
+            TermRequest::Read(_) => "read",
+            TermRequest::Attach { .. } => "attach",
+            TermRequest::Kill { .. } => "kill",
+            TermRequest::Dispose { .. } => "dispose",
+            TermRequest::List => "list",
+            TermRequest::Approval(_) => "approval",
+        }
+    }
+
+    /// Whether the operation runs something in a terminal (so an unanswered one may have).
+    pub fn may_run_something(&self) -> bool {
+        match self {
+            TermRequest::Open(a) => a.command.is_some(),
+            TermRequest::Run(_) | TermRequest::Input(_) => true,
+            _ => false,
+        }
+    }
+
+    /// The terminal an operation acts on, if any.
+    pub fn terminal_id(&self) -> Option<&str> {
+        match self {
+            TermRequest::Run(a) => Some(&a.terminal_id),
+            TermRequest::Input(a) => Some(&a.terminal_id),
+            TermRequest::Read(a) => Some(&a.terminal_id),
+            TermRequest::Attach { terminal_id, .. }
+            | TermRequest::Kill { terminal_id }
+            | TermRequest::Dispose { terminal_id } => Some(terminal_id),
+            TermRequest::Open(_) | TermRequest::List | TermRequest::Approval(_) => None,
+        }
+    }
+}
+
 /// A terminal at a glance.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct TermSummary {
@@ -230,6 +269,8 @@ pub struct TermResponse {
 #[serde(rename_all = "snake_case")]
 pub enum OpErrorKind {
     NotFound,
+    /// The terminal was on a host that restarted: it is gone for good.
+    Gone,
     Invalid,
     Busy,
     Limit,

@@ -190,11 +190,21 @@ impl Drop for HostProc {
 
 /// Start a host on `port` (0: any) and wait for its ready line.
 pub fn start_host_on(token: &str, port: u16) -> HostProc {
-    start_host_full(token, port, None)
+    start_host_full(token, port, None, &[])
+}
+
+/// Start a host with extra flags.
+pub fn start_host_with_args(token: &str, args: &[&str]) -> HostProc {
+    start_host_full(token, 0, None, args)
 }
 
 /// Start a host whose debug log goes to `log` (a file), when given.
-pub fn start_host_full(token: &str, port: u16, log: Option<&std::path::Path>) -> HostProc {
+pub fn start_host_full(
+    token: &str,
+    port: u16,
+    log: Option<&std::path::Path>,
+    extra: &[&str],
+) -> HostProc {
     use std::io::BufRead;
     let level = if log.is_some() { "debug" } else { "warn" };
     let mut cmd = std::process::Command::new(HOST_BIN);
@@ -208,6 +218,7 @@ pub fn start_host_full(token: &str, port: u16, log: Option<&std::path::Path>) ->
             "--log",
             level,
         ])
+        .args(extra)
         .stdout(Stdio::piped());
     if let Some(path) = log {
         cmd.stderr(std::fs::File::create(path).unwrap());
@@ -282,10 +293,36 @@ pub async fn page_socket(
     tokio_tungstenite::connect_async(req).await.unwrap().0
 }
 
-/// A TCP proxy on loopback whose live connections can be cut at will.
+/// A TCP proxy on loopback whose live connections can be cut, or whose replies can be held
+/// back (a stalled link), at will.
 pub struct Proxy {
     pub port: u16,
     cut: tokio::sync::watch::Sender<u64>,
+    stall: tokio::sync::watch::Sender<bool>,
+}
+
+/// Copy `from` to `to`, holding bytes back while `stall` is set.
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut stall: Option<tokio::sync::watch::Receiver<bool>>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        if let Some(s) = stall.as_mut()
+            && s.wait_for(|held| !*held).await.is_err()
+        {
+            return;
+        }
+        if to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
 }
 
 impl Proxy {
@@ -293,28 +330,38 @@ impl Proxy {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let (cut, _) = tokio::sync::watch::channel(0u64);
-        let cuts = cut.clone();
+        let (stall, _) = tokio::sync::watch::channel(false);
+        let (cuts, stalls) = (cut.clone(), stall.clone());
         tokio::spawn(async move {
-            while let Ok((mut inbound, _)) = listener.accept().await {
+            while let Ok((inbound, _)) = listener.accept().await {
                 let target = target.clone();
                 let mut rx = cuts.subscribe();
+                let held = stalls.subscribe();
                 tokio::spawn(async move {
-                    let Ok(mut outbound) = tokio::net::TcpStream::connect(&target).await else {
+                    let Ok(outbound) = tokio::net::TcpStream::connect(&target).await else {
                         return;
                     };
+                    let (ir, iw) = inbound.into_split();
+                    let (or, ow) = outbound.into_split();
                     tokio::select! {
-                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                        _ = pump(ir, ow, None) => {}
+                        _ = pump(or, iw, Some(held)) => {}
                         _ = rx.changed() => {}
                     }
                 });
             }
         });
-        Proxy { port, cut }
+        Proxy { port, cut, stall }
     }
 
     /// Drop every connection currently through the proxy.
     pub fn cut(&self) {
         self.cut.send_modify(|v| *v += 1);
+    }
+
+    /// Hold back (or again pass) what the target sends: requests arrive, answers do not.
+    pub fn stall_replies(&self, held: bool) {
+        self.stall.send_replace(held);
     }
 }
 

@@ -1,0 +1,158 @@
+"""The README's `--gui` set-up, as a person meets it: an MCP client starts the server with
+`--gui`, the page is opened in a real browser (headless Chromium) from the address in the
+server's log alone, and the person approves or declines the agent's warned commands there —
+interactive and headless, whichever adapter the agent would like.
+"""
+
+import os
+import re
+import tempfile
+import time
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+SERVER = os.environ.get(
+    "PM_TEST_SERVER_BIN",
+    os.path.join(os.path.dirname(__file__), "..", "..", "target", "debug", "interactive-terminal-mcp"),
+)
+TOOL = "memory_terminal_interactive"
+CHROMIUM = os.environ.get("PM_TEST_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("PM_TEST_CHROMEDRIVER", "/usr/bin/chromedriver")
+
+
+def browser():
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tempfile.mkdtemp(prefix='itmcp-chromium-')}",
+    ):
+        opts.add_argument(flag)
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+
+
+def link_in(log_path, deadline=20):
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        with open(log_path) as f:
+            m = re.search(r"(http://\S+/login\?code=[0-9a-f]+)", f.read())
+        if m:
+            return m.group(1)
+        time.sleep(0.1)
+    raise AssertionError("no sign-in link in the server's log:\n" + open(log_path).read())
+
+
+def params(home):
+    return StdioServerParameters(
+        command=os.path.abspath(SERVER),
+        args=["--gui"],
+        env={
+            "PM_TERM_LOG": "warn",
+            "PM_TERM_INTERACTIVE_SHELL": "bash",
+            "PM_TERM_NO_USER_RC": "1",
+            "PM_TERM_POLICY_WARN": "echo careful",
+            # Were the page not asked, the command would be declined by the operator default.
+            "PM_TERM_APPROVAL_DEFAULT": "decline",
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": home,
+        },
+        cwd=home,
+    )
+
+
+def decide(driver, command, button):
+    card = WebDriverWait(driver, 20).until(
+        EC.presence_of_element_located((By.XPATH, f"//div[@class='appr'][code[contains(., '{command}')]]"))
+    )
+    card.find_element(By.XPATH, f".//button[. = '{button}']").click()
+
+
+@pytest.mark.anyio
+async def test_the_person_at_the_page_decides():
+    home = tempfile.mkdtemp(prefix="itmcp-gui-")
+    log_path = os.path.join(home, "server.log")
+    driver = browser()
+    try:
+        with open(log_path, "w") as log:
+            async with stdio_client(params(home), errlog=log) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    # The page is up with the server: sign in from the logged address alone.
+                    link = link_in(log_path)
+                    driver.get(link)
+                    WebDriverWait(driver, 20).until(
+                        EC.text_to_be_present_in_element((By.ID, "status"), "connected")
+                    )
+                    assert "token" not in driver.current_url
+
+                    async def ask(args):
+                        return await session.call_tool(TOOL, args)
+
+                    results = {}
+                    async with anyio.create_task_group() as tg:
+
+                        async def interactive():
+                            results["interactive"] = await ask(
+                                {
+                                    "action": "execute",
+                                    "invocation": {"mode": "interactive", "intent": "execute_command"},
+                                    "execution": {"command": "echo careful in-a-terminal"},
+                                    "runtime": {"wait_ms": 10000},
+                                }
+                            )
+
+                        tg.start_soon(interactive)
+                        await anyio.to_thread.run_sync(decide, driver, "careful in-a-terminal", "Approve")
+
+                    r = results["interactive"].structured_content
+                    assert r["success"], r
+                    assert r["result"]["approval"]["decided_by"] == "page", r
+                    assert "in-a-terminal" in r["result"]["output"]
+
+                    # Headless is no way around the person.
+                    async with anyio.create_task_group() as tg:
+
+                        async def headless():
+                            results["headless"] = await ask(
+                                {
+                                    "action": "execute",
+                                    "invocation": {"mode": "headless", "intent": "execute_command"},
+                                    "execution": {"command": "echo careful headless"},
+                                }
+                            )
+
+                        tg.start_soon(headless)
+                        await anyio.to_thread.run_sync(decide, driver, "careful headless", "Decline")
+
+                    r = results["headless"].structured_content
+                    assert r["error"]["code"] == "PM_TERM_DECLINED", r
+                    assert r["error"]["details"]["decided_by"] == "page", r
+
+                    # Nor is asking for a local terminal the page never sees.
+                    r = await ask(
+                        {
+                            "action": "execute",
+                            "invocation": {"mode": "interactive", "intent": "execute_command"},
+                            "execution": {"command": "echo careful local"},
+                            "runtime": {"adapter_override": "local"},
+                        }
+                    )
+                    r = r.structured_content
+                    assert r["error"]["code"] == "PM_TERM_INVALID_PAYLOAD", r
+                    assert r["error"]["details"]["field"] == "runtime.adapter_override", r
+    finally:
+        driver.quit()
