@@ -32,7 +32,7 @@ if (-not $reachable) {
   Write-Warning "Nothing listens on 127.0.0.1:$HostPort. Start 'interactive-terminal' on this machine first; until then interactive requests answer PM_TERM_GUI_UNAVAILABLE (headless commands still work)."
 }
 if (-not $Token) {
-  Write-Warning "No token: pass -Token or set PM_INTERACTIVE_TERMINAL_TOKEN (interactive-terminal prints it at first start and keeps it in ~/.config/interactive-terminal/token)."
+  Write-Warning "No token: pass -Token or set PM_INTERACTIVE_TERMINAL_TOKEN (interactive-terminal generates it at first start and keeps it in ~/.config/interactive-terminal/token)."
 }
 
 $runArgs = @("run", "-i", "--rm")

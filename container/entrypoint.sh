@@ -71,7 +71,7 @@ esac
 
 if $bridge; then
   if [ -z "${PM_INTERACTIVE_TERMINAL_TOKEN:-}" ]; then
-    bad "PM_INTERACTIVE_TERMINAL_TOKEN is missing: the host service refuses connections without its token (pass the token printed by interactive-terminal on the host)"
+    bad "PM_INTERACTIVE_TERMINAL_TOKEN is missing: the host service refuses connections without its token (pass the one interactive-terminal keeps in ~/.config/interactive-terminal/token on the host)"
   else
     export PM_INTERACTIVE_TERMINAL_TOKEN
   fi

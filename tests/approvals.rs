@@ -467,3 +467,116 @@ async fn limits_answer_clearly() {
     assert_eq!(code(&s.call(req).await), "PM_TERM_INVALID_PAYLOAD");
     s.stop().await;
 }
+
+/// Every field an agent controls, tried as a way around the person at the page: none picks a
+/// program, none skips the page.
+#[tokio::test(flavor = "multi_thread")]
+async fn no_field_an_agent_sends_routes_around_the_page() {
+    let host = start_host("tok-hostile-agent");
+    let port = host.port.to_string();
+    let env = [
+        ("PM_RUNNING_IN_CONTAINER", "true"),
+        ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", "127.0.0.1"),
+        ("PM_INTERACTIVE_TERMINAL_HOST_PORT", port.as_str()),
+        ("PM_INTERACTIVE_TERMINAL_TOKEN", "tok-hostile-agent"),
+        // The operator lets requests pick a local terminal, and sends headless through approval.
+        ("PM_TERM_ADAPTER_OVERRIDES", "local"),
+        ("PM_TERM_APPROVE_HEADLESS", "on"),
+        WARN,
+    ];
+    // The client would approve anything through elicitation: the page must come first.
+    let (c, asked) = start_person(Answer::Approve, &env).await;
+    let c = Arc::new(c);
+    let (mut tx, mut rx) = page(&host).await;
+
+    // A program of the agent's choosing: a script that leaves a mark if it ever runs.
+    let dir = scratch_dir();
+    let mark = dir.join("agent-program-ran");
+    let script = dir.join("agent-program");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\ntouch {}\nexec /bin/sh \"$@\"\n", mark.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = script.to_str().unwrap();
+    for (req, field) in [
+        (
+            json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
+                "runtime": {"adapter_override": "bundled", "binary_path": script}}),
+            "runtime.binary_path",
+        ),
+        (
+            json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
+                "execution": {"shell": script}}),
+            "execution.shell",
+        ),
+        (
+            json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+                "execution": {"command": "echo careful"}, "runtime": {"adapter_override": "bundled"}}),
+            "runtime.adapter_override",
+        ),
+    ] {
+        let p = call(&c, "memory_terminal_interactive", req).await;
+        assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD", "{p:#}");
+        let named = p["error"]["details"]["field"]
+            .as_str()
+            .or(p["error"]["details"]["violations"][0]["path"].as_str());
+        assert_eq!(named, Some(field), "{p:#}");
+    }
+    assert!(!mark.exists(), "an agent-chosen program ran");
+
+    // A local terminal and a headless command: both wait for the page.
+    let local = interactive("echo careful local");
+    let mut local_req = local.clone();
+    local_req["runtime"]["adapter_override"] = json!("local");
+    let mut headless_req = headless("echo careful headless");
+    headless_req["runtime"] = json!({"adapter_override": "auto"});
+    for (req, command) in [
+        (local_req, "echo careful local"),
+        (headless_req, "echo careful headless"),
+    ] {
+        let pending = {
+            let c = c.clone();
+            let tool = if command.contains("headless") {
+                "memory_terminal"
+            } else {
+                "memory_terminal_interactive"
+            };
+            tokio::spawn(async move { call(&c, tool, req).await })
+        };
+        let a = next_pending(&mut rx).await;
+        assert_eq!(a["command"], command);
+        tx.send(Message::text(
+            json!({"jsonrpc": "2.0", "id": 9, "method": "pm/approval/decide",
+            "params": {"approval_id": a["approval_id"], "decision": "decline", "reason": "no"}})
+            .to_string(),
+        ))
+        .await
+        .unwrap();
+        let p = pending.await.unwrap();
+        assert_eq!(code(&p), "PM_TERM_DECLINED", "{command}: {p:#}");
+        assert_eq!(p["error"]["details"]["decided_by"], "page");
+    }
+
+    // `auto` is the same as saying nothing: the operator's adapter (the container's host).
+    let mut auto =
+        json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}});
+    let unset = call(&c, "memory_terminal_interactive", auto.clone()).await;
+    auto["runtime"] = json!({"adapter_override": "auto"});
+    let picked = call(&c, "memory_terminal_interactive", auto).await;
+    assert_eq!(
+        unset["resolved"]["adapter"], "container_bridge",
+        "{unset:#}"
+    );
+    assert_eq!(
+        picked["resolved"]["adapter"], unset["resolved"]["adapter"],
+        "{picked:#}"
+    );
+    assert!(
+        asked.lock().unwrap().is_empty(),
+        "elicitation was asked instead of the page"
+    );
+    assert!(!mark.exists());
+}

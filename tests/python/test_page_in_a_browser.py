@@ -56,10 +56,10 @@ def link_in(log_path, deadline=20):
     raise AssertionError("no sign-in link in the server's log:\n" + open(log_path).read())
 
 
-def params(home):
+def params(home, *extra):
     return StdioServerParameters(
         command=os.path.abspath(SERVER),
-        args=["--gui"],
+        args=["--gui", *extra],
         env={
             "PM_TERM_LOG": "warn",
             "PM_TERM_INTERACTIVE_SHELL": "bash",
@@ -156,3 +156,54 @@ async def test_the_person_at_the_page_decides():
                     assert r["error"]["details"]["field"] == "runtime.adapter_override", r
     finally:
         driver.quit()
+
+
+WARNED = {
+    "action": "execute",
+    "invocation": {"mode": "interactive", "intent": "execute_command"},
+    "execution": {"command": "echo careful before-the-page"},
+    "runtime": {"wait_ms": 10000, "timeout_ms": 30000},
+}
+
+
+@pytest.mark.anyio
+async def test_a_warned_command_waits_for_the_page_to_open():
+    home = tempfile.mkdtemp(prefix="itmcp-gui-wait-")
+    log_path = os.path.join(home, "server.log")
+    driver = browser()
+    try:
+        with open(log_path, "w") as log:
+            async with stdio_client(params(home), errlog=log) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    link = link_in(log_path)
+                    results = {}
+                    async with anyio.create_task_group() as tg:
+
+                        async def warned():
+                            results["r"] = await session.call_tool(TOOL, WARNED)
+
+                        tg.start_soon(warned)
+                        # Nobody has opened the page yet: the command waits instead of
+                        # falling to the operator's default (decline, here).
+                        await anyio.sleep(2)
+                        assert "r" not in results, results
+                        driver.get(link)
+                        await anyio.to_thread.run_sync(decide, driver, "before-the-page", "Approve")
+                    r = results["r"].structured_content
+                    assert r["success"], r
+                    assert r["result"]["approval"]["decided_by"] == "page", r
+    finally:
+        driver.quit()
+
+
+@pytest.mark.anyio
+async def test_no_page_within_the_wait_falls_to_the_operator_default():
+    home = tempfile.mkdtemp(prefix="itmcp-gui-nopage-")
+    with open(os.path.join(home, "server.log"), "w") as log:
+        async with stdio_client(params(home, "--page-wait-ms", "500"), errlog=log) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                r = (await session.call_tool(TOOL, WARNED)).structured_content
+                assert r["error"]["code"] == "PM_TERM_DECLINED", r
+                assert r["error"]["details"]["decided_by"] == "operator_default", r
