@@ -1,7 +1,7 @@
 //! Interactive execute and read_output through the container bridge against the same calls
 //! on the local adapter, in one run. `cargo bench --bench bridge`; results in
 //! docs/benchmarks.md.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 #[path = "support/mod.rs"]
 mod support;

@@ -1,7 +1,7 @@
 //! Headless benchmarks: cold start, `echo` end to end through MCP, pipe throughput, idle
 //! memory. Run with `cargo bench --bench headless`; results go in docs/benchmarks.md.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 #[path = "support/mod.rs"]
 mod support;

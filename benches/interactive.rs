@@ -1,7 +1,7 @@
 //! Interactive benchmarks: REPL round trip, pty throughput, memory per idle terminal, and
 //! `list` latency with 500 live terminals, each beside a floor measured in the same run.
 //! Run with `cargo bench --bench interactive`; results go in docs/benchmarks.md.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 #[path = "support/mod.rs"]
 mod support;

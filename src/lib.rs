@@ -10,11 +10,13 @@
 pub mod app;
 pub mod browser;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod contract;
 pub mod exec;
 pub mod host;
 pub mod ids;
+pub mod locks;
 pub mod mcp;
 pub mod policy;
 pub mod process;

@@ -1,7 +1,7 @@
 //! One interactive suite, run against every adapter: local (embedded core), bundled (a host
 //! launched from the binary beside the server), container_bridge (a host reached over TCP
 //! with the container environment of seed 003 §7.2). The contract must not tell them apart.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
 
@@ -132,13 +132,31 @@ async fn bundled_adapter_from_the_sibling_binary() {
     ])
     .await;
     suite(&s, "bundled").await;
-    let pid = s.pid;
+    // The server launched its sibling host: a child process while the server runs.
+    let host_pids: Vec<u32> = children_of(s.pid)
+        .into_iter()
+        .filter(|c| {
+            std::fs::read(format!("/proc/{c}/cmdline"))
+                .map(|cmd| String::from_utf8_lossy(&cmd).contains("--lifeline"))
+                .unwrap_or(false)
+        })
+        .collect();
+    assert!(
+        !host_pids.is_empty(),
+        "no launched host among the server's children: {:?}",
+        children_of(s.pid)
+    );
     s.stop().await;
     // The launched host goes with the server.
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let children =
-        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-    assert!(children.trim().is_empty(), "left: {children}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while host_pids.iter().any(|p| alive(*p)) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let left: Vec<u32> = host_pids.into_iter().filter(|p| alive(*p)).collect();
+    assert!(
+        left.is_empty(),
+        "launched host outlived the server: {left:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -5,7 +5,7 @@
 //! the client closing stdin, SIGKILL of the server, SIGKILL of a bundled host. Processes left
 //! are counted by a unique tag in their command lines; the goal is 0 every time. Also: a
 //! server started from a shell (with a controlling terminal) gives headless commands none.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
 

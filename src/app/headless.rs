@@ -279,7 +279,7 @@ impl App {
                     "signal": st.signal.map(process::signal_name),
                     "timed_out": st.timed_out,
                     "age_ms": s.age().as_millis() as u64,
-                    "started_at_ms": super::unix_ms(s.started_at),
+                    "started_at_ms": crate::clock::unix_ms(s.started_at),
                     "workspace_id": s.workspace_id,
                     "stdout_bytes": st.stdout_len,
                     "stderr_bytes": st.stderr_len,

@@ -12,7 +12,6 @@ pub mod wait;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::SystemTime;
 
 use serde_json::{Map, Value, json};
 
@@ -42,12 +41,6 @@ pub struct App {
     /// The AHP session this server claims its terminals as (seed 001 "Claims").
     pub session_uri: String,
     pub chat_uri: String,
-}
-
-pub(crate) fn unix_ms(t: SystemTime) -> u64 {
-    t.duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
 }
 
 impl App {

@@ -5,7 +5,7 @@ pub mod session;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 pub use session::{Program, Session, StartSpec, Status, Stream};
 
@@ -46,9 +46,7 @@ pub struct ExecManager {
     lingering: Mutex<Vec<Arc<Session>>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+use crate::locks::lock;
 
 /// Resolve and check a working directory: it must exist and be a directory; a relative
 /// path is taken from the server's own directory.

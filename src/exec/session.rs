@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use std::os::fd::AsRawFd;
@@ -102,9 +102,7 @@ pub struct Session {
     supervised: Supervised,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+use crate::locks::lock;
 
 impl Session {
     /// Start the process under its own supervisor. The caller has validated `spec.cwd`.

@@ -13,6 +13,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::ids;
+use crate::locks::lock;
 use crate::terminal::ops::{ApprovalAnswer, ApprovalArgs};
 
 struct Pending {
@@ -35,16 +36,9 @@ fn notification(method: &str, params: Value) -> Message {
     Message::text(json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string())
 }
 
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
-
 impl Approvals {
     fn inner(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.inner)
     }
 
     /// A connection that decides; it is told about everything already waiting.
@@ -88,8 +82,8 @@ impl Approvals {
                 "terminal_id": args.terminal_id,
                 "warning": args.warning,
                 "rule": args.rule,
-                "requested_at_ms": now_ms(),
-                "expires_at_ms": now_ms() + args.timeout_ms,
+                "requested_at_ms": crate::clock::now_ms(),
+                "expires_at_ms": crate::clock::now_ms() + args.timeout_ms,
             });
             Approvals::broadcast(&inner, "pm/approval/pending", &notice);
             inner.pending.insert(id.clone(), Pending { tx, notice });

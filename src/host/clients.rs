@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use crate::locks::lock;
 use serde_json::Value;
 
 /// Names bound to the secrets that claimed them (`None`: claimed without one).
@@ -28,7 +29,7 @@ impl ClientIds {
     /// Claim `id` with `secret`: the first claim binds it; later ones must present the same
     /// secret (a name first claimed without one stays open to anyone).
     pub fn claim(&self, id: &str, secret: Option<&str>) -> Result<(), String> {
-        let mut names = self.names.lock().unwrap_or_else(|p| p.into_inner());
+        let mut names = lock(&self.names);
         match names.get(id) {
             None => {
                 names.insert(id.to_string(), secret.map(String::from));

@@ -25,6 +25,7 @@ use tracing::Instrument;
 
 use super::Shared;
 use super::page::Role;
+use crate::locks::lock;
 use crate::terminal::clients::Resume;
 use crate::terminal::ops::{self, TermRequest};
 
@@ -79,7 +80,7 @@ fn invalid_params(e: impl std::fmt::Display) -> (i32, String, Option<Value>) {
 
 impl Conn {
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.state)
     }
 
     /// Whether this connection may read, type into or end `terminal_id`: its creator, a
@@ -569,7 +570,7 @@ async fn create_terminal(conn: &Conn, params: Value) -> RpcResult {
         .and_then(|e| serde_json::from_value(e.clone()).ok())
         .unwrap_or_default();
     let cwd = match &p.cwd {
-        Some(u) => std::path::PathBuf::from(crate::terminal::core::file_uri_path(u)),
+        Some(u) => std::path::PathBuf::from(crate::terminal::file_uri::file_uri_path(u)),
         None => std::env::current_dir().unwrap_or_else(|_| "/".into()),
     };
     let spec = crate::terminal::CreateSpec {

@@ -7,6 +7,7 @@
 //! A browser session is a person (`Role::Page`): it may approve, type into and terminate any
 //! terminal; a program with the token is a client (`Role::Client`) and may not approve.
 
+use crate::locks::lock;
 use std::collections::HashSet;
 use std::sync::Mutex;
 
@@ -73,7 +74,7 @@ impl Default for PageLogin {
 
 impl PageLogin {
     fn inner(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.inner)
     }
 
     /// The link that signs one browser in.

@@ -7,6 +7,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::locks::lock;
 use serde_json::Value;
 use tokio::sync::watch;
 
@@ -32,7 +33,7 @@ impl RequestCache {
         F: Future<Output = Value> + Send + 'static,
     {
         let mut rx = {
-            let mut map = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+            let mut map = lock(&self.entries);
             match map.get(id) {
                 Some(e) => e.rx.clone(),
                 None => {

@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use crate::locks::lock;
 use tokio::task::AbortHandle;
 
 /// One waiting connection: its ticket, and its task once spawned.
@@ -26,7 +27,7 @@ pub struct Waiting {
 
 impl Waiting {
     fn queue(&self) -> MutexGuard<'_, Queue> {
-        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.queue)
     }
 
     /// A place for a new connection; the oldest one's task when there were `max` already.

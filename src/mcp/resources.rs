@@ -17,6 +17,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::app::App;
 use crate::ids;
+use crate::locks::lock;
 
 /// Updates to one resource are coalesced over this window.
 const UPDATE_COALESCE: Duration = Duration::from_millis(100);
@@ -68,25 +69,19 @@ pub async fn read(app: &App, uri: &str) -> Result<ReadResourceResult, McpError> 
 
 impl Subscriptions {
     pub fn subscribe(self: &Arc<Self>, app: &Arc<App>, uri: String, peer: Peer<RoleServer>) {
-        self.uris
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(uri);
-        *self.peer.lock().unwrap_or_else(|p| p.into_inner()) = Some(peer);
+        lock(&self.uris).insert(uri);
+        *lock(&self.peer) = Some(peer);
         if !self.started.swap(true, Ordering::SeqCst) {
             self.clone().notify_loop(app.clone());
         }
     }
 
     pub fn unsubscribe(&self, uri: &str) {
-        self.uris
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(uri);
+        lock(&self.uris).remove(uri);
     }
 
     fn peer(&self) -> Option<Peer<RoleServer>> {
-        self.peer.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        lock(&self.peer).clone()
     }
 
     /// Follow the runtime's actions; tell the client which subscribed terminals changed.
@@ -105,12 +100,7 @@ impl Subscriptions {
                     Some(Ok(env)) => {
                         if env.channel == ROOT_RESOURCE_URI {
                             list_changed = true;
-                        } else if self
-                            .uris
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .contains(&env.channel)
-                        {
+                        } else if lock(&self.uris).contains(&env.channel) {
                             dirty.insert(env.channel.clone());
                         }
                         if (list_changed || !dirty.is_empty()) && flush_at.is_none() {
@@ -120,13 +110,7 @@ impl Subscriptions {
                     }
                     Some(Err(RecvError::Lagged(_))) => {
                         // Missed some: every subscription may have changed.
-                        dirty.extend(
-                            self.uris
-                                .lock()
-                                .unwrap_or_else(|p| p.into_inner())
-                                .iter()
-                                .cloned(),
-                        );
+                        dirty.extend(lock(&self.uris).iter().cloned());
                         list_changed = true;
                         flush_at
                             .get_or_insert_with(|| tokio::time::Instant::now() + UPDATE_COALESCE);

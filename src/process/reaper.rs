@@ -15,6 +15,7 @@ use nix::sys::wait::{WaitPidFlag, waitpid};
 use nix::unistd::Pid;
 
 use super::walk;
+use crate::locks::lock;
 
 /// How often adoptions are looked for even without SIGCHLD.
 const REAP_INTERVAL: Duration = Duration::from_secs(2);
@@ -46,15 +47,12 @@ impl SpawnGuard {
 }
 
 pub fn spawn_guard() -> SpawnGuard {
-    SpawnGuard(owned().lock().unwrap_or_else(|p| p.into_inner()))
+    SpawnGuard(lock(owned()))
 }
 
 /// Forget a child once its owner has collected its status.
 pub fn unregister(pid: i32) {
-    owned()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .remove(&pid);
+    lock(owned()).remove(&pid);
 }
 
 /// Sessions of programs started for the operator and let go (a browser opened on the page):
@@ -66,17 +64,14 @@ fn released() -> &'static Mutex<HashSet<i32>> {
 
 /// Let the processes of session `sid` go (see [`released`]).
 pub fn release_session(sid: i32) {
-    released()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(sid);
+    lock(released()).insert(sid);
 }
 
 /// Kill and reap every child of ours that nobody started; returns how many were handled.
 pub fn handle_adopted() -> usize {
     let me = std::process::id() as i32;
-    let guard = owned().lock().unwrap_or_else(|p| p.into_inner());
-    let let_go = released().lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let guard = lock(owned());
+    let let_go = lock(released()).clone();
     let mut handled = 0;
     for pid in walk::children(me) {
         if guard.contains(&pid) {

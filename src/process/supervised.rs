@@ -10,7 +10,7 @@ use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use nix::sys::socket::{
@@ -37,9 +37,7 @@ fn program() -> &'static Mutex<PathBuf> {
     PROGRAM.get_or_init(|| Mutex::new(PathBuf::from("/proc/self/exe")))
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+use crate::locks::lock;
 
 /// Use `path` (a binary of this crate) as the spawner. Only for processes that embed the
 /// terminal core without being one of the crate's binaries: tests.

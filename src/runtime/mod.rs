@@ -22,6 +22,7 @@ use tokio::task::JoinHandle;
 use crate::contract::TermError;
 use crate::terminal::ops::{OpResult, TermRequest, TermSummary};
 
+use crate::locks::lock;
 pub use local::LocalAdapter;
 pub use mode::RuntimeInputs;
 use remote::{RemoteAdapter, Target};
@@ -68,10 +69,7 @@ impl<T> Default for Tickets<T> {
 impl<T> Tickets<T> {
     pub fn start(&self, work: JoinHandle<T>) -> Ticket {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        self.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id, work);
+        lock(&self.pending).insert(id, work);
         Ticket(id)
     }
 
@@ -83,11 +81,7 @@ impl<T> Tickets<T> {
         timeout: Duration,
         late: &str,
     ) -> Result<T, TermError> {
-        let work = self
-            .pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&ticket.0);
+        let work = lock(&self.pending).remove(&ticket.0);
         let Some(work) = work else {
             return Err(TermError::internal(format!("unknown ticket {}", ticket.0)));
         };
@@ -287,12 +281,7 @@ impl Runtime {
         &self,
         terminal_id: &str,
     ) -> Result<Arc<dyn Adapter>, TermError> {
-        let owner = self
-            .owners
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(terminal_id)
-            .cloned();
+        let owner = lock(&self.owners).get(terminal_id).cloned();
         match owner {
             Some(a) => Ok(a),
             None => self.adapter_for_new(None).await,
@@ -300,10 +289,7 @@ impl Runtime {
     }
 
     pub fn remember(&self, terminal_id: &str, adapter: Arc<dyn Adapter>) {
-        self.owners
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(terminal_id.to_string(), adapter);
+        lock(&self.owners).insert(terminal_id.to_string(), adapter);
     }
 
     /// connect → send → await, within the request's own wait plus a margin.

@@ -84,9 +84,7 @@ pub struct RemoteAdapter {
     lost: Mutex<std::collections::HashSet<String>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+use crate::locks::lock;
 
 /// How long an operation may take on the host.
 fn wait_of(req: &TermRequest) -> Duration {

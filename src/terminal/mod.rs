@@ -6,6 +6,7 @@
 pub mod clients;
 pub mod core;
 pub mod drive;
+pub mod file_uri;
 pub mod lifecycle;
 pub mod ops;
 pub mod osc;

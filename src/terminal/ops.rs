@@ -377,7 +377,7 @@ pub fn summary(t: &Terminal) -> TermSummary {
         resource: t.uri.clone(),
         title: st.state.title.clone(),
         shell: t.shell.clone(),
-        cwd: st.state.cwd.as_deref().map(super::core::file_uri_path),
+        cwd: st.state.cwd.as_deref().map(super::file_uri::file_uri_path),
         running: st.running(),
         exit_code,
         signal,
@@ -387,11 +387,7 @@ pub fn summary(t: &Terminal) -> TermSummary {
         executing: st.executing().map(|c| c.command_line.clone()),
         output_bytes: st.spool.len(),
         age_ms: t.created.elapsed().as_millis() as u64,
-        started_at_ms: t
-            .created_at
-            .duration_since(std::time::SystemTime::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0),
+        started_at_ms: crate::clock::unix_ms(t.created_at),
         workspace_id: t.workspace_id.clone(),
     }
 }

@@ -191,9 +191,7 @@ pub struct Terminal {
     pub prompt_only: bool,
 }
 
-pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+pub use crate::locks::lock;
 
 impl Terminal {
     pub fn state(&self) -> MutexGuard<'_, TermState> {

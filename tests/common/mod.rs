@@ -497,11 +497,43 @@ pub async fn wait_present(needle: &str, n: usize, within: Duration) -> usize {
 
 /// A unique token for process command lines in this test.
 pub fn unique(tag: &str) -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(1);
     format!(
-        "{tag}{}{}",
+        "{tag}{}x{}",
         std::process::id(),
-        Instant::now().elapsed().as_nanos() % 100_000
+        N.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+/// Direct children of `pid` (every thread's list), as the kernel reports them.
+pub fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return out;
+    };
+    for t in tasks.flatten() {
+        let path = t.path().join("children");
+        let list = std::fs::read_to_string(path).unwrap_or_default();
+        out.extend(
+            list.split_whitespace()
+                .filter_map(|c| c.parse::<u32>().ok()),
+        );
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Whether `pid` is a live process (not gone, not a zombie waiting to be reaped).
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .map(|(_, rest)| !rest.starts_with('Z'))
+            .unwrap_or(false),
+        Err(_) => false,
+    }
 }
 
 /// A unique number usable as a `sleep` argument, so leftover processes can be found.

@@ -152,7 +152,7 @@ impl Core {
             complete: false,
             exit_code: None,
             duration_ms: None,
-            started_at_ms: now_ms(),
+            started_at_ms: crate::clock::now_ms() as i64,
             output_start,
             output_end: None,
         });

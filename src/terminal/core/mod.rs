@@ -30,6 +30,7 @@ use ahp_types::state::{
 use ahp_types::{ActionEnvelope, ROOT_RESOURCE_URI};
 use tokio::sync::{broadcast, watch};
 
+use super::file_uri::file_uri;
 use super::osc::{Event, Item, Scanner};
 use super::term::{CommandRecord, ExitInfo, TermState, Terminal, TitleWatch, decode_utf8, lock};
 use super::{CoreConfig, CoreError, CreateSpec, shell};
@@ -57,48 +58,6 @@ pub struct Core {
     pub cfg: CoreConfig,
     inner: Mutex<Inner>,
     tx: broadcast::Sender<Arc<ActionEnvelope>>,
-}
-
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
-/// A `file://` URI for a local path.
-pub fn file_uri(path: &str) -> String {
-    let mut s = String::from("file://");
-    for b in path.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
-                s.push(b as char)
-            }
-            _ => s.push_str(&format!("%{b:02X}")),
-        }
-    }
-    s
-}
-
-/// The local path of a `file://` URI (percent-decoded); other strings are taken as paths.
-pub fn file_uri_path(uri: &str) -> String {
-    let raw = uri.strip_prefix("file://").unwrap_or(uri);
-    let b = raw.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && i + 2 < b.len()
-            && let Ok(v) = u8::from_str_radix(&raw[i + 1..i + 3], 16)
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn envelope_size(a: &StateAction) -> usize {
@@ -621,12 +580,5 @@ mod tests {
         if let TerminalContentPart::Command(cmd) = &c[0] {
             assert!(cmd.output.chars().all(|ch| ch == '€'));
         }
-    }
-
-    #[test]
-    fn file_uris_escape() {
-        assert_eq!(file_uri("/tmp/a b#c"), "file:///tmp/a%20b%23c");
-        assert_eq!(file_uri_path(&file_uri("/tmp/a b#c/é")), "/tmp/a b#c/é");
-        assert_eq!(file_uri_path("/plain/path"), "/plain/path");
     }
 }
