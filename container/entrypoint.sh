@@ -4,7 +4,8 @@
 # Validates and exports the container-bridge environment, prints a diagnostic for every
 # missing or malformed value, then execs the MCP server on stdio. A bad bridge value does
 # not stop the server: headless commands still work, and interactive requests answer
-# PM_TERM_INVALID_MODE with the same diagnostic.
+# PM_TERM_INVALID_MODE with the same diagnostic. A value the server itself refuses at start
+# (PM_RUNNING_IN_CONTAINER, PM_TERM_ADAPTER_MODE) stops here with status 2.
 #
 #   entrypoint.sh [server args...]   validate, export, exec the server
 #   entrypoint.sh --check-env        validate only; exit 1 when something is wrong
@@ -12,6 +13,7 @@ set -u
 
 SERVER_BIN="${PM_TERM_SERVER_BIN:-/usr/local/bin/interactive-terminal-mcp}"
 problems=0
+fatal=0
 
 diag() { printf 'entrypoint: %s\n' "$*" >&2; }
 bad() { diag "ERROR: $*"; problems=$((problems + 1)); }
@@ -32,12 +34,12 @@ export PM_INTERACTIVE_TERMINAL_REQUEST_TIMEOUT_MS="${PM_INTERACTIVE_TERMINAL_REQ
 
 case "$PM_RUNNING_IN_CONTAINER" in
   true|false|1|0|yes|no) ;;
-  *) bad "PM_RUNNING_IN_CONTAINER=$PM_RUNNING_IN_CONTAINER: use true or false" ;;
+  *) bad "PM_RUNNING_IN_CONTAINER=$PM_RUNNING_IN_CONTAINER: use true or false"; fatal=1 ;;
 esac
 
 case "$PM_TERM_ADAPTER_MODE" in
   auto|local|bundled|container_bridge) ;;
-  *) bad "PM_TERM_ADAPTER_MODE=$PM_TERM_ADAPTER_MODE: use auto, local, bundled or container_bridge" ;;
+  *) bad "PM_TERM_ADAPTER_MODE=$PM_TERM_ADAPTER_MODE: use auto, local, bundled or container_bridge"; fatal=1 ;;
 esac
 
 port="$PM_INTERACTIVE_TERMINAL_HOST_PORT"
@@ -91,6 +93,11 @@ if [ "${1:-}" = "--check-env" ]; then
   [ "$problems" -eq 0 ] && diag "configuration ok"
   [ "$problems" -eq 0 ]
   exit $?
+fi
+
+if [ "$fatal" -ne 0 ]; then
+  diag "the server refuses to start with these values; fix them and start the container again"
+  exit 2
 fi
 
 if [ ! -x "$SERVER_BIN" ]; then

@@ -1,9 +1,25 @@
-//! The MCP server's settings: every flag and environment variable, declared once.
+//! The MCP server's settings. Every option is declared once below, typed, with its flag,
+//! environment variable, default and help; `--help` is generated from the same declaration
+//! and a value that does not parse stops the server at start with a message naming the
+//! option. The container-bridge settings are the one exception, on purpose: they are parsed at
+//! start too, but a problem there is answered as `PM_TERM_INVALID_MODE` by the requests that
+//! need the bridge (the contract's rule), so headless work keeps running in a misconfigured
+//! container.
 
+use std::num::{NonZeroU64, NonZeroUsize};
 use std::path::PathBuf;
+use std::time::Duration;
 
-use crate::cli::{Opt, Parsed};
+use clap::Parser;
+use clap::builder::BoolishValueParser;
+
+use crate::cli::{LogArgs, TerminalArgs};
 use crate::contract::Phase;
+use crate::policy::PolicyInputs;
+use crate::runtime::RuntimeInputs;
+use crate::runtime::mode::{
+    self, AdapterChoice, AdapterList, BridgeInputs, DEFAULT_SPAWN_TIMEOUT_MS, MAX_SPAWN_TIMEOUT_MS,
+};
 
 /// Default wait of `execute` before answering `running: true`.
 pub const DEFAULT_EXECUTE_WAIT_MS: u64 = 5_000;
@@ -11,275 +27,231 @@ pub const DEFAULT_EXECUTE_WAIT_MS: u64 = 5_000;
 pub const MAX_WAIT_MS: u64 = 600_000;
 /// With the GUI, how long an approval waits for a page to connect.
 pub const DEFAULT_PAGE_WAIT_MS: u64 = 60_000;
+/// How long a command waits for its approval when the request gives no timeout.
+pub const DEFAULT_APPROVAL_TIMEOUT_MS: u64 = 120_000;
 
-pub const OPTS: &[Opt] = &[
-    Opt {
-        flag: "--shell",
-        env: "PM_TERM_SHELL",
-        value: Some("PATH"),
-        default: "/bin/sh",
-        help: "Shell that runs headless command lines (execution.command without args) as `<shell> -c <line>`.",
-    },
-    Opt {
-        flag: "--deprecation-phase",
-        env: "PM_TERM_DEPRECATION_PHASE",
-        value: Some("A|B|C"),
-        default: "A",
-        help: "Legacy alias handling (seed 003 §9.3): A accepts aliases and records the resolution; B also returns a deprecation warning; C rejects aliases with a migration hint.",
-    },
-    Opt {
-        flag: "--spool-dir",
-        env: "PM_TERM_SPOOL_DIR",
-        value: Some("DIR"),
-        default: "",
-        help: "Directory for output that no longer fits in memory (files are unlinked at once and vanish with the server). Default: $TMPDIR/interactive-terminal-mcp-<uid>.",
-    },
-    Opt {
-        flag: "--output-memory",
-        env: "PM_TERM_OUTPUT_MEMORY_BYTES",
-        value: Some("BYTES"),
-        default: "1048576",
-        help: "Bytes of output each stream keeps in memory; older output moves to the spool directory and stays readable by cursor.",
-    },
-    Opt {
-        flag: "--max-sessions",
-        env: "PM_TERM_MAX_SESSIONS",
-        value: Some("N"),
-        default: "64",
-        help: "Most headless sessions running at once; beyond it execute answers PM_TERM_INVALID_PAYLOAD with the limit.",
-    },
-    Opt {
-        flag: "--max-retained",
-        env: "PM_TERM_MAX_RETAINED",
-        value: Some("N"),
-        default: "256",
-        help: "Most exited sessions kept readable; the oldest are pruned first.",
-    },
-    Opt {
-        flag: "--wait-ms",
-        env: "PM_TERM_DEFAULT_WAIT_MS",
-        value: Some("MS"),
-        default: "5000",
-        help: "How long execute waits for a command to finish before answering running: true (a request's runtime.wait_ms overrides it).",
-    },
-    Opt {
-        flag: "--interactive-shell",
-        env: "PM_TERM_INTERACTIVE_SHELL",
-        value: Some("SHELL"),
-        default: "",
-        help: "Shell for new interactive terminals (bash, zsh, fish, or a path). Default: $SHELL when it is bash, zsh or fish, else bash, else /bin/sh. bash, zsh and fish get shell integration (command detection, exit codes, cwd); dash / sh get it through their prompt.",
-    },
-    Opt {
-        flag: "--max-terminals",
-        env: "PM_TERM_MAX_TERMINALS",
-        value: Some("N"),
-        default: "64",
-        help: "Most live interactive terminals; beyond it execute answers PM_TERM_INVALID_PAYLOAD with the limit. Exited terminals are pruned oldest first.",
-    },
-    Opt {
-        flag: "--scrollback",
-        env: "PM_TERM_SCROLLBACK_BYTES",
-        value: Some("BYTES"),
-        default: "524288",
-        help: "Text kept in a terminal's AHP content parts (TerminalState.content): the oldest parts are dropped first. The full stream stays readable by cursor.",
-    },
-    Opt {
-        flag: "--no-user-rc",
-        env: "PM_TERM_NO_USER_RC",
-        value: None,
-        default: "",
-        help: "Do not source the user's ~/.bashrc / ~/.zshrc in interactive terminals (clean, reproducible shells).",
-    },
-    Opt {
-        flag: "--adapter",
-        env: "PM_TERM_ADAPTER_MODE",
-        value: Some("MODE"),
-        default: "",
-        help: "Interactive runtime adapter: auto (default), local (terminals inside this process), bundled (launch an interactive-terminal host a person can watch), container_bridge (the host on the container's host). auto is container_bridge inside a container, bundled when --gui or a host binary is configured, local otherwise.",
-    },
-    Opt {
-        flag: "--gui",
-        env: "PM_TERM_GUI",
-        value: None,
-        default: "",
-        help: "Ask for the GUI: auto mode launches the bundled interactive-terminal host (its page shows the terminals).",
-    },
-    Opt {
-        flag: "--open",
-        env: "PM_TERM_OPEN",
-        value: None,
-        default: "",
-        help: "With --gui: open the page in the default browser ($BROWSER, else xdg-open) once the host is up.",
-    },
-    Opt {
-        flag: "--adapter-overrides",
-        env: "PM_TERM_ADAPTER_OVERRIDES",
-        value: Some("LIST"),
-        default: "",
-        help: "Adapters a request may pick with runtime.adapter_override, comma-separated (local,bundled,container_bridge); others are refused. Default: none with --gui (the page must see every terminal), all without.",
-    },
-    Opt {
-        flag: "--in-container",
-        env: "PM_RUNNING_IN_CONTAINER",
-        value: None,
-        default: "",
-        help: "This server runs in a container: auto mode uses the container bridge (seed 003 §7).",
-    },
-    Opt {
-        flag: "--host-binary",
-        env: "PM_INTERACTIVE_TERMINAL_BINARY",
-        value: Some("PATH"),
-        default: "",
-        help: "Absolute path of the interactive-terminal host for the bundled adapter (tried before the binary beside this server and PATH). Relative paths are refused.",
-    },
-    Opt {
-        flag: "--spawn-timeout-ms",
-        env: "PM_INTERACTIVE_TERMINAL_SPAWN_TIMEOUT_MS",
-        value: Some("MS"),
-        default: "8000",
-        help: "How long a launched host has to print its ready line (at most 30000).",
-    },
-    Opt {
-        flag: "--bundled-port",
-        env: "PM_INTERACTIVE_TERMINAL_BUNDLED_PORT",
-        value: Some("PORT"),
-        default: "0",
-        help: "Port of a launched host (0: any free port, printed in its ready line and logs).",
-    },
-    Opt {
-        flag: "--keep-host",
-        env: "PM_INTERACTIVE_TERMINAL_KEEP_HOST",
-        value: None,
-        default: "",
-        help: "Leave a launched host (and its terminals) running when this server exits.",
-    },
-    Opt {
-        flag: "--host-alias",
-        env: "PM_INTERACTIVE_TERMINAL_HOST_ALIAS",
-        value: Some("HOST"),
-        default: "",
-        help: "Container bridge: host name tried first (before host.containers.internal).",
-    },
-    Opt {
-        flag: "--host-fallback-alias",
-        env: "PM_INTERACTIVE_TERMINAL_HOST_FALLBACK_ALIAS",
-        value: Some("HOST"),
-        default: "",
-        help: "Container bridge: host name tried last (default host.docker.internal).",
-    },
-    Opt {
-        flag: "--host-port",
-        env: "PM_INTERACTIVE_TERMINAL_HOST_PORT",
-        value: Some("PORT"),
-        default: "",
-        help: "Container bridge: port of the host service (default 45459).",
-    },
-    Opt {
-        flag: "--connect-timeout-ms",
-        env: "PM_INTERACTIVE_TERMINAL_CONNECT_TIMEOUT_MS",
-        value: Some("MS"),
-        default: "",
-        help: "Container bridge: connect timeout per host alias (default 3000).",
-    },
-    Opt {
-        flag: "--request-timeout-ms",
-        env: "PM_INTERACTIVE_TERMINAL_REQUEST_TIMEOUT_MS",
-        value: Some("MS"),
-        default: "",
-        help: "Container bridge: least time a request may take (default 30000; longer waits get longer).",
-    },
-    Opt {
-        flag: "--host-token",
-        env: "PM_INTERACTIVE_TERMINAL_TOKEN",
-        value: Some("TOKEN"),
-        default: "",
-        help: "Container bridge: the host service's access token (required).",
-    },
-    Opt {
-        flag: "--trace-bridge",
-        env: "PM_INTERACTIVE_TERMINAL_TRACE_BRIDGE",
-        value: None,
-        default: "",
-        help: "Log every bridge connect, handshake, request and reconnect on stderr.",
-    },
-    Opt {
-        flag: "--policy",
-        env: "PM_TERM_POLICY_FILE",
-        value: Some("FILE"),
-        default: "",
-        help: "Operator policy (JSON): {\"blocked\": [...], \"warned\": [...], \"allowed\": [...], \"strict_allow\": [...], \"approval\": \"warned|all|never\", \"approval_default\": \"approve|decline\"}. Patterns are command prefixes matched on argv (e.g. \"terraform destroy\"). No request can change the policy.",
-    },
-    Opt {
-        flag: "--policy-block",
-        env: "PM_TERM_POLICY_BLOCK",
-        value: Some("PATTERNS"),
-        default: "",
-        help: "Extra blocked command prefixes, ';'-separated (e.g. \"terraform destroy; kubectl delete\").",
-    },
-    Opt {
-        flag: "--policy-warn",
-        env: "PM_TERM_POLICY_WARN",
-        value: Some("PATTERNS"),
-        default: "",
-        help: "Extra warned command prefixes, ';'-separated.",
-    },
-    Opt {
-        flag: "--policy-allow",
-        env: "PM_TERM_POLICY_ALLOW",
-        value: Some("PATTERNS"),
-        default: "",
-        help: "Command prefixes always allowed, ';'-separated (they override built-in warnings and blocks).",
-    },
-    Opt {
-        flag: "--strict-allow",
-        env: "PM_TERM_STRICT_ALLOW",
-        value: Some("PATTERNS"),
-        default: "",
-        help: "Extra command prefixes for memory_terminal's strict allowlist, ';'-separated.",
-    },
-    Opt {
-        flag: "--approval",
-        env: "PM_TERM_APPROVAL",
-        value: Some("warned|all|never"),
-        default: "warned",
-        help: "Which interactive commands wait for a person: those authorized with a warning (default), all, or none.",
-    },
-    Opt {
-        flag: "--approval-default",
-        env: "PM_TERM_APPROVAL_DEFAULT",
-        value: Some("approve|decline"),
-        default: "approve",
-        help: "The decision when neither the host page nor MCP elicitation can ask a person (CI: approve).",
-    },
-    Opt {
-        flag: "--approve-headless",
-        env: "PM_TERM_APPROVE_HEADLESS",
-        value: Some("on|off"),
-        default: "",
-        help: "Whether headless commands go through the same approval chain as interactive ones (so choosing headless is no way around a person). Default: on with --gui, off otherwise.",
-    },
-    Opt {
-        flag: "--page-wait-ms",
-        env: "PM_TERM_PAGE_WAIT_MS",
-        value: Some("MS"),
-        default: "60000",
-        help: "With --gui, while no page is connected yet: how long a command that needs approval waits for one before asking elsewhere (MCP elicitation, then the operator's default).",
-    },
-    Opt {
-        flag: "--approval-timeout-ms",
-        env: "PM_TERM_APPROVAL_TIMEOUT_MS",
-        value: Some("MS"),
-        default: "120000",
-        help: "How long a command waits for its approval when the request gives no timeout_ms (then PM_TERM_TIMEOUT).",
-    },
-    Opt {
-        flag: "--log",
-        env: "PM_TERM_LOG",
-        value: Some("FILTER"),
-        default: "info",
-        help: "Log filter for stderr (tracing EnvFilter syntax, e.g. debug or itmcp=trace). RUST_LOG is honoured when this is unset.",
-    },
-];
+const ABOUT: &str = "An MCP server (stdio) that lets AI agents run and drive terminals: one-shot \
+commands, long-running processes, shells and REPLs.";
+
+const LONG_ABOUT: &str = "An MCP server (stdio) that lets AI agents run and drive terminals: \
+one-shot commands, long-running processes, shells and REPLs.\n\n\
+Tools: memory_terminal_interactive (execute, read_output, terminate, list; headless or \
+interactive) and memory_terminal (strict allowlisted headless execution). Headless commands run \
+over pipes under a supervisor of their own; interactive ones in real terminals (ptys with shell \
+integration: command detection, exit codes), embedded (local), in a launched interactive-terminal \
+host a person can watch (bundled) or on the container's host (container_bridge). Every byte of \
+output stays readable by cursor; terminate and timeouts kill the whole process tree; when the \
+server exits (stdin closed, SIGTERM, SIGINT, even SIGKILL) everything it started is killed. Every \
+execute is authorized first (allowed, allowed with a warning, blocked); warned commands wait for \
+a person's approval. Logs go to stderr; stdout is the MCP channel.\n\n\
+Each option can also be set through its environment variable; a flag wins over the variable, \
+and an empty variable counts as unset.";
+
+const FOOTER: &str = "Register it in an MCP client as a stdio server whose command is this \
+binary (see README.md for Claude Desktop, VS Code and Codex).";
+
+/// The command line and environment of `interactive-terminal-mcp`, as declared.
+#[derive(Debug, Parser)]
+#[command(name = "interactive-terminal-mcp", version, about = ABOUT, long_about = LONG_ABOUT, after_help = FOOTER)]
+pub struct ServerArgs {
+    /// Shell that runs headless command lines (execution.command without args) as
+    /// `<shell> -c <line>`.
+    #[arg(
+        long,
+        env = "PM_TERM_SHELL",
+        value_name = "PATH",
+        default_value = "/bin/sh"
+    )]
+    shell: PathBuf,
+
+    /// How legacy action names are handled: A accepts them and records the resolution; B also
+    /// returns a deprecation warning; C rejects them with a migration hint.
+    #[arg(
+        long,
+        env = "PM_TERM_DEPRECATION_PHASE",
+        value_name = "A|B|C",
+        default_value = "A"
+    )]
+    deprecation_phase: Phase,
+
+    /// Bytes of output each stream keeps in memory; older output moves to the spool directory
+    /// and stays readable by cursor.
+    #[arg(long, env = "PM_TERM_OUTPUT_MEMORY_BYTES", value_name = "BYTES", default_value_t = NonZeroUsize::MIN.saturating_add(crate::spool::DEFAULT_MEMORY_LIMIT - 1))]
+    output_memory: NonZeroUsize,
+
+    /// Most headless sessions running at once; beyond it execute is refused with the limit.
+    #[arg(long, env = "PM_TERM_MAX_SESSIONS", value_name = "N", default_value_t = NonZeroUsize::MIN.saturating_add(crate::exec::DEFAULT_MAX_RUNNING - 1))]
+    max_sessions: NonZeroUsize,
+
+    /// Most exited sessions kept readable; the oldest are pruned first.
+    #[arg(long, env = "PM_TERM_MAX_RETAINED", value_name = "N", default_value_t = NonZeroUsize::MIN.saturating_add(crate::exec::DEFAULT_MAX_RETAINED - 1))]
+    max_retained: NonZeroUsize,
+
+    /// How long execute waits for a command to finish before answering running: true (a
+    /// request's runtime.wait_ms overrides it).
+    #[arg(long, env = "PM_TERM_DEFAULT_WAIT_MS", value_name = "MS", default_value_t = DEFAULT_EXECUTE_WAIT_MS, value_parser = clap::value_parser!(u64).range(0..=MAX_WAIT_MS))]
+    wait_ms: u64,
+
+    /// Shell for new interactive terminals (bash, zsh, fish, or a path). Default: $SHELL when it
+    /// is bash, zsh or fish, else bash, else /bin/sh.
+    #[arg(long, env = "PM_TERM_INTERACTIVE_SHELL", value_name = "SHELL")]
+    interactive_shell: Option<String>,
+
+    #[command(flatten)]
+    terminals: TerminalArgs,
+
+    /// Interactive runtime adapter: auto, local (terminals inside this process), bundled (launch
+    /// an interactive-terminal host a person can watch), container_bridge (the host on the
+    /// container's host). auto is container_bridge inside a container, bundled with --gui or a
+    /// configured host binary, local otherwise.
+    #[arg(
+        long = "adapter",
+        env = "PM_TERM_ADAPTER_MODE",
+        value_name = "MODE",
+        default_value = "auto"
+    )]
+    adapter: AdapterChoice,
+
+    /// Show the terminals on a page: auto mode launches the bundled interactive-terminal host at
+    /// start and prints a one-time sign-in link.
+    #[arg(long, env = "PM_TERM_GUI", value_parser = BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
+    gui: bool,
+
+    /// With --gui: open the page in the default browser ($BROWSER, else xdg-open) once the host
+    /// is up.
+    #[arg(long, env = "PM_TERM_OPEN", value_parser = BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
+    open: bool,
+
+    /// Adapters a request may pick with runtime.adapter_override, comma-separated
+    /// (local,bundled,container_bridge), or none. Default: none with --gui (the page must see
+    /// every terminal), all without.
+    #[arg(long, env = "PM_TERM_ADAPTER_OVERRIDES", value_name = "LIST")]
+    adapter_overrides: Option<AdapterList>,
+
+    /// This server runs in a container: auto mode uses the container bridge.
+    #[arg(long, env = "PM_RUNNING_IN_CONTAINER", value_parser = BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
+    in_container: bool,
+
+    /// Absolute path of the interactive-terminal host for the bundled adapter (tried before the
+    /// binary beside this server and PATH). Relative paths are refused.
+    #[arg(long, env = "PM_INTERACTIVE_TERMINAL_BINARY", value_name = "PATH")]
+    host_binary: Option<String>,
+
+    /// How long a launched host has to print its ready line.
+    #[arg(long, env = "PM_INTERACTIVE_TERMINAL_SPAWN_TIMEOUT_MS", value_name = "MS", default_value_t = DEFAULT_SPAWN_TIMEOUT_MS, value_parser = clap::value_parser!(u64).range(1..=MAX_SPAWN_TIMEOUT_MS))]
+    spawn_timeout_ms: u64,
+
+    /// Port of a launched host (0: any free port, printed in its ready line and logs).
+    #[arg(
+        long,
+        env = "PM_INTERACTIVE_TERMINAL_BUNDLED_PORT",
+        value_name = "PORT",
+        default_value_t = 0
+    )]
+    bundled_port: u16,
+
+    /// Leave a launched host (and its terminals) running when this server exits.
+    #[arg(long, env = "PM_INTERACTIVE_TERMINAL_KEEP_HOST", value_parser = BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
+    keep_host: bool,
+
+    /// Container bridge: host name tried first (before host.containers.internal).
+    #[arg(long, env = "PM_INTERACTIVE_TERMINAL_HOST_ALIAS", value_name = "HOST")]
+    host_alias: Option<String>,
+
+    /// Container bridge: host name tried last (default host.docker.internal).
+    #[arg(
+        long,
+        env = "PM_INTERACTIVE_TERMINAL_HOST_FALLBACK_ALIAS",
+        value_name = "HOST"
+    )]
+    host_fallback_alias: Option<String>,
+
+    /// Container bridge: port of the host service (default 45459).
+    #[arg(long, env = "PM_INTERACTIVE_TERMINAL_HOST_PORT", value_name = "PORT")]
+    host_port: Option<String>,
+
+    /// Container bridge: connect timeout per host alias (default 3000).
+    #[arg(
+        long,
+        env = "PM_INTERACTIVE_TERMINAL_CONNECT_TIMEOUT_MS",
+        value_name = "MS"
+    )]
+    connect_timeout_ms: Option<String>,
+
+    /// Container bridge: least time a request may take (default 30000; longer waits get
+    /// longer).
+    #[arg(
+        long,
+        env = "PM_INTERACTIVE_TERMINAL_REQUEST_TIMEOUT_MS",
+        value_name = "MS"
+    )]
+    request_timeout_ms: Option<String>,
+
+    /// Container bridge: the host service's access token (required).
+    #[arg(
+        long,
+        env = "PM_INTERACTIVE_TERMINAL_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    host_token: Option<String>,
+
+    /// Log every bridge connect, handshake, request and reconnect on stderr.
+    #[arg(long, env = "PM_INTERACTIVE_TERMINAL_TRACE_BRIDGE", value_parser = BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
+    trace_bridge: bool,
+
+    /// Operator policy (JSON): {"blocked": [...], "warned": [...], "allowed": [...],
+    /// "strict_allow": [...], "approval": "warned|all|never", "approval_default":
+    /// "approve|decline"}. Patterns are command prefixes matched on argv (e.g. "terraform
+    /// destroy"). No request can change the policy.
+    #[arg(long = "policy", env = "PM_TERM_POLICY_FILE", value_name = "FILE")]
+    policy_file: Option<String>,
+
+    /// Extra blocked command prefixes, ';'-separated (e.g. "terraform destroy; kubectl delete").
+    #[arg(long, env = "PM_TERM_POLICY_BLOCK", value_name = "PATTERNS")]
+    policy_block: Option<String>,
+
+    /// Extra warned command prefixes, ';'-separated.
+    #[arg(long, env = "PM_TERM_POLICY_WARN", value_name = "PATTERNS")]
+    policy_warn: Option<String>,
+
+    /// Command prefixes always allowed, ';'-separated (they override built-in warnings and
+    /// blocks).
+    #[arg(long, env = "PM_TERM_POLICY_ALLOW", value_name = "PATTERNS")]
+    policy_allow: Option<String>,
+
+    /// Extra command prefixes for memory_terminal's strict allowlist, ';'-separated.
+    #[arg(long, env = "PM_TERM_STRICT_ALLOW", value_name = "PATTERNS")]
+    strict_allow: Option<String>,
+
+    /// Which commands wait for a person: those authorized with a warning (default), all, or
+    /// none. Overrides the policy file's "approval".
+    #[arg(long, env = "PM_TERM_APPROVAL", value_parser = ["warned", "all", "never"])]
+    approval: Option<String>,
+
+    /// The decision when neither the page nor MCP elicitation can ask a person (default
+    /// approve). Overrides the policy file's "approval_default".
+    #[arg(long, env = "PM_TERM_APPROVAL_DEFAULT", value_parser = ["approve", "decline"])]
+    approval_default: Option<String>,
+
+    /// Whether headless commands go through the same approval chain as interactive ones (so
+    /// choosing headless is no way around a person). Default: on with --gui, off otherwise.
+    #[arg(long, env = "PM_TERM_APPROVE_HEADLESS", value_name = "on|off", value_parser = BoolishValueParser::new())]
+    approve_headless: Option<bool>,
+
+    /// With --gui, while no page is connected yet: how long a command that needs approval waits
+    /// for one before asking elsewhere (MCP elicitation, then the operator's default).
+    #[arg(long, env = "PM_TERM_PAGE_WAIT_MS", value_name = "MS", default_value_t = DEFAULT_PAGE_WAIT_MS)]
+    page_wait_ms: u64,
+
+    /// How long a command waits for its approval when the request gives no timeout_ms (then
+    /// PM_TERM_TIMEOUT).
+    #[arg(long, env = "PM_TERM_APPROVAL_TIMEOUT_MS", value_name = "MS", default_value_t = NonZeroU64::MIN.saturating_add(DEFAULT_APPROVAL_TIMEOUT_MS - 1))]
+    approval_timeout_ms: NonZeroU64,
+
+    #[command(flatten)]
+    log: LogArgs,
+}
 
 /// Settings of the MCP server, typed.
 #[derive(Debug, Clone)]
@@ -295,8 +267,8 @@ pub struct Config {
     pub max_terminals: usize,
     pub scrollback_bytes: usize,
     pub no_user_rc: bool,
-    pub runtime: crate::runtime::RuntimeInputs,
-    pub policy: crate::policy::PolicyInputs,
+    pub runtime: RuntimeInputs,
+    pub policy: PolicyInputs,
     pub approval_timeout_ms: u64,
     /// Warned headless commands wait for approval too.
     pub approve_headless: bool,
@@ -304,7 +276,8 @@ pub struct Config {
     pub page_wait_ms: u64,
     /// With the GUI: open the page in a browser.
     pub open_page: bool,
-    pub log: String,
+    /// The log filter the operator gave, if any.
+    pub log: Option<String>,
 }
 
 impl Default for Config {
@@ -321,13 +294,13 @@ impl Default for Config {
             max_terminals: crate::terminal::DEFAULT_MAX_TERMINALS,
             scrollback_bytes: crate::terminal::DEFAULT_SCROLLBACK_BYTES,
             no_user_rc: false,
-            runtime: crate::runtime::RuntimeInputs::default(),
-            policy: crate::policy::PolicyInputs::default(),
-            approval_timeout_ms: crate::app::approval::DEFAULT_APPROVAL_TIMEOUT_MS,
+            runtime: RuntimeInputs::default(),
+            policy: PolicyInputs::default(),
+            approval_timeout_ms: DEFAULT_APPROVAL_TIMEOUT_MS,
             approve_headless: false,
             page_wait_ms: DEFAULT_PAGE_WAIT_MS,
             open_page: false,
-            log: "info".into(),
+            log: None,
         }
     }
 }
@@ -338,73 +311,103 @@ pub fn default_spool_dir() -> PathBuf {
 }
 
 impl Config {
-    pub fn from_parsed(p: &Parsed) -> Result<Config, String> {
-        let d = Config::default();
-        let positive = |flag: &str, default: usize| -> Result<usize, String> {
-            match p.number::<usize>(flag)? {
-                Some(0) => Err(format!("{flag} must be at least 1")),
-                Some(n) => Ok(n),
-                None => Ok(default),
-            }
+    /// This process's settings, or the reason they are refused (`--help` and `--version`
+    /// answered here too).
+    pub fn from_process() -> Config {
+        Config::from_args(crate::cli::parse::<ServerArgs>())
+    }
+
+    fn from_args(a: ServerArgs) -> Config {
+        let bridge = BridgeInputs {
+            alias: a.host_alias,
+            fallback_alias: a.host_fallback_alias,
+            port: a.host_port,
+            connect_timeout_ms: a.connect_timeout_ms,
+            request_timeout_ms: a.request_timeout_ms,
+            token: a.host_token,
         };
-        Ok(Config {
-            shell: p.get("--shell").map(PathBuf::from).unwrap_or(d.shell),
-            phase: match p.get("--deprecation-phase") {
-                Some(v) => v.parse()?,
-                None => d.phase,
+        Config {
+            shell: a.shell,
+            phase: a.deprecation_phase,
+            spool_dir: a.terminals.spool_dir.unwrap_or_else(default_spool_dir),
+            output_memory: a.output_memory.get(),
+            max_sessions: a.max_sessions.get(),
+            max_retained: a.max_retained.get(),
+            default_wait_ms: a.wait_ms,
+            interactive_shell: a.interactive_shell,
+            max_terminals: a.terminals.max_terminals.get(),
+            scrollback_bytes: a.terminals.scrollback.get(),
+            no_user_rc: a.terminals.no_user_rc,
+            runtime: RuntimeInputs {
+                adapter_mode: a.adapter.0,
+                adapter_overrides: a.adapter_overrides.map(|l| l.0),
+                in_container: a.in_container,
+                gui: a.gui,
+                binary: a.host_binary,
+                spawn_timeout: Duration::from_millis(a.spawn_timeout_ms),
+                bundled_port: a.bundled_port,
+                keep_host: a.keep_host,
+                bridge: mode::bridge_spec(&bridge),
+                trace_bridge: a.trace_bridge,
             },
-            spool_dir: p
-                .get("--spool-dir")
-                .map(PathBuf::from)
-                .unwrap_or(d.spool_dir),
-            output_memory: positive("--output-memory", d.output_memory)?,
-            max_sessions: positive("--max-sessions", d.max_sessions)?,
-            max_retained: positive("--max-retained", d.max_retained)?,
-            default_wait_ms: p
-                .number::<u64>("--wait-ms")?
-                .unwrap_or(d.default_wait_ms)
-                .min(MAX_WAIT_MS),
-            interactive_shell: p.get("--interactive-shell").map(String::from),
-            max_terminals: positive("--max-terminals", d.max_terminals)?,
-            scrollback_bytes: positive("--scrollback", d.scrollback_bytes)?,
-            no_user_rc: p.switch("--no-user-rc"),
-            runtime: crate::runtime::RuntimeInputs {
-                adapter_mode: p.get("--adapter").map(String::from),
-                adapter_overrides: p.get("--adapter-overrides").map(String::from),
-                in_container: p.switch("--in-container"),
-                gui: p.switch("--gui"),
-                binary: p.get("--host-binary").map(String::from),
-                spawn_timeout_ms: p.get("--spawn-timeout-ms").map(String::from),
-                bundled_port: p.get("--bundled-port").map(String::from),
-                keep_host: p.switch("--keep-host"),
-                alias: p.get("--host-alias").map(String::from),
-                fallback_alias: p.get("--host-fallback-alias").map(String::from),
-                port: p.get("--host-port").map(String::from),
-                connect_timeout_ms: p.get("--connect-timeout-ms").map(String::from),
-                request_timeout_ms: p.get("--request-timeout-ms").map(String::from),
-                token: p.get("--host-token").map(String::from),
-                trace_bridge: p.switch("--trace-bridge"),
+            policy: PolicyInputs {
+                file: a.policy_file,
+                blocked: a.policy_block,
+                warned: a.policy_warn,
+                allowed: a.policy_allow,
+                strict_allow: a.strict_allow,
+                approval: a.approval,
+                approval_default: a.approval_default,
             },
-            policy: crate::policy::PolicyInputs {
-                file: p.get("--policy").map(String::from),
-                blocked: p.get("--policy-block").map(String::from),
-                warned: p.get("--policy-warn").map(String::from),
-                allowed: p.get("--policy-allow").map(String::from),
-                strict_allow: p.get("--strict-allow").map(String::from),
-                approval: p.get("--approval").map(String::from),
-                approval_default: p.get("--approval-default").map(String::from),
-            },
-            approval_timeout_ms: positive("--approval-timeout-ms", d.approval_timeout_ms as usize)?
-                as u64,
-            approve_headless: match p.get("--approve-headless") {
-                None => p.switch("--gui"),
-                Some(v) if crate::cli::truthy(v) => true,
-                Some(v) if matches!(v.trim(), "0" | "off" | "false" | "no") => false,
-                Some(v) => return Err(format!("--approve-headless: {v:?} is not on or off")),
-            },
-            page_wait_ms: p.number::<u64>("--page-wait-ms")?.unwrap_or(d.page_wait_ms),
-            open_page: p.switch("--open"),
-            log: p.get("--log").unwrap_or("info").to_string(),
-        })
+            approval_timeout_ms: a.approval_timeout_ms.get(),
+            approve_headless: a.approve_headless.unwrap_or(a.gui),
+            page_wait_ms: a.page_wait_ms,
+            open_page: a.open,
+            log: a.log.log,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_declaration_is_consistent() {
+        ServerArgs::command().debug_assert();
+    }
+
+    #[test]
+    fn defaults_and_refusals() {
+        let parse = |args: &[&str]| {
+            ServerArgs::try_parse_from(std::iter::once("x").chain(args.iter().copied()))
+        };
+        let c = Config::from_args(parse(&[]).expect("defaults"));
+        assert_eq!(c.default_wait_ms, DEFAULT_EXECUTE_WAIT_MS);
+        assert_eq!(c.runtime.spawn_timeout, Duration::from_millis(8_000));
+        assert_eq!(c.runtime.adapter_mode, None);
+        assert!(!c.approve_headless);
+        let c = Config::from_args(parse(&["--gui", "--adapter", "local"]).expect("gui"));
+        assert!(c.approve_headless);
+        assert_eq!(
+            c.runtime.adapter_mode,
+            Some(crate::runtime::AdapterType::Local)
+        );
+        for bad in [
+            &["--adapter", "foo"][..],
+            &["--spawn-timeout-ms", "0"],
+            &["--spawn-timeout-ms", "abc"],
+            &["--spawn-timeout-ms", "30001"],
+            &["--max-sessions", "0"],
+            &["--wait-ms", "-1"],
+            &["--approval", "sometimes"],
+            &["--approve-headless", "maybe"],
+            &["--bundled-port", "70000"],
+            &["--deprecation-phase", "D"],
+            &["--adapter-overrides", "local,gui"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} accepted");
+        }
     }
 }

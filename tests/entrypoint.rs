@@ -114,3 +114,18 @@ fn it_execs_the_server_even_with_problems() {
     let o = run(&[("PM_TERM_SERVER_BIN", "/nonexistent/server")], &[]);
     assert_eq!(o.status.code(), Some(127));
 }
+
+#[test]
+fn a_value_the_server_refuses_stops_the_container_at_start() {
+    // A mode that does not exist is not a bridge problem: the server would refuse it, so the
+    // entrypoint says so and stops, instead of exec'ing a server that exits at once.
+    let o = run(
+        &[
+            ("PM_INTERACTIVE_TERMINAL_TOKEN", "t"),
+            ("PM_TERM_ADAPTER_MODE", "gui"),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("refuses to start"), "{}", stderr(&o));
+}

@@ -13,9 +13,6 @@ use crate::contract::{ErrorCode, Request, TermError};
 use crate::policy::{Authorization, Decision};
 use crate::terminal::ops::{ApprovalArgs, TermRequest};
 
-/// Default time a command may wait for its approval (a request's timeout_ms overrides it).
-pub const DEFAULT_APPROVAL_TIMEOUT_MS: u64 = 120_000;
-
 /// The MCP client's user, reached through elicitation.
 pub trait Elicitor: Send + Sync {
     /// Whether the client declared elicitation.

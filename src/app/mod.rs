@@ -57,10 +57,11 @@ impl App {
         core_cfg.scrollback_bytes = cfg.scrollback_bytes;
         core_cfg.skip_user_rc = cfg.no_user_rc;
         let local = LocalAdapter::new(Core::new(core_cfg));
-        if let Some(m) = &cfg.runtime.adapter_mode
-            && crate::runtime::mode::resolve(None, &cfg.runtime).is_err()
-        {
-            tracing::warn!(mode = %m, "PM_TERM_ADAPTER_MODE is not a known mode; interactive requests will be refused until it is fixed");
+        if let (Ok(crate::runtime::AdapterType::ContainerBridge), Err(e)) = (
+            crate::runtime::mode::resolve(None, &cfg.runtime),
+            &cfg.runtime.bridge,
+        ) {
+            tracing::warn!(problems = %e.message, "interactive requests will be refused until the container bridge is configured");
         }
         let instance = ids::new_id("mcp");
         let runtime = Runtime::new(local, cfg.runtime.clone());

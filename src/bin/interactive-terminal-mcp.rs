@@ -2,26 +2,11 @@
 
 use itmcp::app::App;
 use itmcp::cli;
-use itmcp::config::{Config, OPTS};
+use itmcp::config::Config;
 use itmcp::contract::schema;
 use itmcp::mcp::McpServer;
 use itmcp::process::reaper;
 use rmcp::ServiceExt;
-
-const ABOUT: &str = "interactive-terminal-mcp: an MCP server (stdio) that lets AI agents run and drive \
-terminals: one-shot commands, long-running processes, shells and REPLs.\n\n\
-Tools: memory_terminal_interactive (the seed 003 contract: execute, read_output, terminate, list; headless \
-or interactive) and memory_terminal (strict allowlisted headless execution). Headless commands run over pipes \
-under a supervisor of their own (a session with no controlling terminal); interactive ones in real terminals (ptys with shell integration: command \
-detection, exit codes), embedded (local), in a launched interactive-terminal host a person can watch \
-(bundled) or on the container's host (container_bridge). Every byte of output stays readable by cursor; \
-terminate and timeouts kill the whole process tree; when the server exits (stdin closed, SIGTERM, SIGINT, \
-even SIGKILL) everything it started is killed. Every execute is authorized first (allowed, allowed with a warning, \
-blocked); warned interactive commands wait for a person's approval. Logs go to stderr; stdout is the MCP \
-channel.";
-
-const FOOTER: &str = "Register it in an MCP client as a stdio server whose command is this binary \
-(see README.md for Claude Desktop, VS Code and Codex).";
 
 fn main() {
     // The same binary is the spawner of supervised sessions (process::spawner).
@@ -29,9 +14,8 @@ fn main() {
         std::process::exit(code);
     }
     const NAME: &str = "interactive-terminal-mcp";
-    let parsed = cli::parse_or_exit(NAME, ABOUT, OPTS, FOOTER);
-    let cfg = cli::or_exit(NAME, Config::from_parsed(&parsed), 2);
-    itmcp::telemetry::init(&cfg.log, "info");
+    let cfg = Config::from_process();
+    itmcp::telemetry::init(cfg.log.as_deref());
     let policy = cli::or_exit(NAME, itmcp::policy::Policy::load(&cfg.policy), 2);
     cli::or_exit(NAME, schema::init(), 1);
     let rt = cli::runtime_or_exit(NAME);

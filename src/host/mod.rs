@@ -11,6 +11,7 @@ pub mod clients;
 mod conn;
 mod http;
 pub mod names;
+pub mod options;
 pub mod page;
 pub mod requests;
 pub mod token;

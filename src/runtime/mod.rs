@@ -187,17 +187,6 @@ impl Runtime {
         &self.inputs
     }
 
-    fn spawn_timeout(&self) -> Duration {
-        let ms = self
-            .inputs
-            .spawn_timeout_ms
-            .as_deref()
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .unwrap_or(mode::DEFAULT_SPAWN_TIMEOUT_MS)
-            .clamp(1, mode::MAX_SPAWN_TIMEOUT_MS);
-        Duration::from_millis(ms)
-    }
-
     /// The adapter for a new interactive request (§5.2).
     pub async fn adapter_for_new(
         &self,
@@ -214,18 +203,12 @@ impl Runtime {
                 if let Some(a) = set.get(&configured) {
                     return Ok(a.clone());
                 }
-                let port = self
-                    .inputs
-                    .bundled_port
-                    .as_deref()
-                    .and_then(|p| p.trim().parse::<u16>().ok())
-                    .unwrap_or(0);
                 let a = RemoteAdapter::new(
                     AdapterType::Bundled,
                     Target::Bundled {
                         configured: configured.clone(),
-                        port,
-                        spawn_timeout: self.spawn_timeout(),
+                        port: self.inputs.bundled_port,
+                        spawn_timeout: self.inputs.spawn_timeout,
                         keep_host: self.inputs.keep_host,
                     },
                     self.inputs.trace_bridge,
@@ -235,7 +218,7 @@ impl Runtime {
                 Ok(a)
             }
             AdapterType::ContainerBridge => {
-                let spec = mode::bridge_spec(&self.inputs)?;
+                let spec = self.inputs.bridge.clone()?;
                 let mut b = self.bridge.lock().await;
                 if let Some(a) = b.as_ref() {
                     return Ok(a.clone());

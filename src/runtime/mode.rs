@@ -7,6 +7,9 @@
 //! is `bundled` when the operator asked for the GUI (or configured a host binary) and `local`
 //! otherwise: an embedded default that always works, on CI and servers without a display.
 
+use std::str::FromStr;
+use std::time::Duration;
+
 use serde_json::json;
 
 use super::AdapterType;
@@ -22,27 +25,88 @@ pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 30_000;
 pub const DEFAULT_SPAWN_TIMEOUT_MS: u64 = 8_000;
 pub const MAX_SPAWN_TIMEOUT_MS: u64 = 30_000;
 
-/// The operator's runtime settings, as given (validated when a request needs them, so a
-/// bad value answers with its own error class instead of stopping the server).
-#[derive(Debug, Clone, Default)]
+/// The operator's runtime settings, parsed at start.
+#[derive(Debug, Clone)]
 pub struct RuntimeInputs {
-    pub adapter_mode: Option<String>,
-    /// Adapters a request may name in `runtime.adapter_override` (comma-separated); unset:
-    /// none with the GUI (the page must see every terminal), all without.
-    pub adapter_overrides: Option<String>,
+    /// `--adapter`; `None` is auto.
+    pub adapter_mode: Option<AdapterType>,
+    /// Adapters a request may name in `runtime.adapter_override`; unset: none with the GUI
+    /// (the page must see every terminal), all without.
+    pub adapter_overrides: Option<Vec<AdapterType>>,
     pub in_container: bool,
     pub gui: bool,
     pub binary: Option<String>,
-    pub spawn_timeout_ms: Option<String>,
-    pub bundled_port: Option<String>,
+    /// How long a launched host has to print its ready line.
+    pub spawn_timeout: Duration,
+    /// Port of a launched host (0: any).
+    pub bundled_port: u16,
     pub keep_host: bool,
+    /// The container bridge, checked at start; a request that needs a bridge answers its
+    /// problems as `PM_TERM_INVALID_MODE` (the server itself keeps serving headless work).
+    pub bridge: Result<BridgeSpec, TermError>,
+    pub trace_bridge: bool,
+}
+
+impl Default for RuntimeInputs {
+    fn default() -> Self {
+        RuntimeInputs {
+            adapter_mode: None,
+            adapter_overrides: None,
+            in_container: false,
+            gui: false,
+            binary: None,
+            spawn_timeout: Duration::from_millis(DEFAULT_SPAWN_TIMEOUT_MS),
+            bundled_port: 0,
+            keep_host: false,
+            bridge: bridge_spec(&BridgeInputs::default()),
+            trace_bridge: false,
+        }
+    }
+}
+
+/// The container-bridge settings as the operator wrote them.
+#[derive(Debug, Clone, Default)]
+pub struct BridgeInputs {
     pub alias: Option<String>,
     pub fallback_alias: Option<String>,
     pub port: Option<String>,
     pub connect_timeout_ms: Option<String>,
     pub request_timeout_ms: Option<String>,
     pub token: Option<String>,
-    pub trace_bridge: bool,
+}
+
+/// `--adapter`: one of the adapters, or auto (`None`: the next source decides).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AdapterChoice(pub Option<AdapterType>);
+
+impl FromStr for AdapterChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        parse_mode(s.trim(), "adapter")
+            .map(AdapterChoice)
+            .map_err(|e| e.message)
+    }
+}
+
+/// `--adapter-overrides`: a comma-separated list of adapters, or `none`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdapterList(pub Vec<AdapterType>);
+
+impl FromStr for AdapterList {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut out = Vec::new();
+        for name in s.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            if name == "none" {
+                continue;
+            }
+            match parse_mode(name, "adapter override").map_err(|e| e.message)? {
+                Some(a) if !out.contains(&a) => out.push(a),
+                _ => {}
+            }
+        }
+        Ok(AdapterList(out))
+    }
 }
 
 fn parse_mode(value: &str, source: &str) -> Result<Option<AdapterType>, TermError> {
@@ -63,23 +127,15 @@ fn parse_mode(value: &str, source: &str) -> Result<Option<AdapterType>, TermErro
 }
 
 /// The adapters a request may name, as the operator configured them.
-pub fn allowed_overrides(inputs: &RuntimeInputs) -> Result<Vec<AdapterType>, TermError> {
-    match inputs.adapter_overrides.as_deref().map(str::trim) {
-        None if inputs.gui => Ok(Vec::new()),
-        None => Ok(vec![
+pub fn allowed_overrides(inputs: &RuntimeInputs) -> Vec<AdapterType> {
+    match &inputs.adapter_overrides {
+        Some(list) => list.clone(),
+        None if inputs.gui => Vec::new(),
+        None => vec![
             AdapterType::Local,
             AdapterType::Bundled,
             AdapterType::ContainerBridge,
-        ]),
-        Some(list) => {
-            let mut out = Vec::new();
-            for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-                if let Some(a) = parse_mode(name, "PM_TERM_ADAPTER_OVERRIDES")? {
-                    out.push(a);
-                }
-            }
-            Ok(out)
-        }
+        ],
     }
 }
 
@@ -93,7 +149,7 @@ pub fn resolve(
         None => None,
     };
     if let Some(a) = wanted {
-        let allowed = allowed_overrides(inputs)?;
+        let allowed = allowed_overrides(inputs);
         if !allowed.contains(&a) {
             let names: Vec<&str> = allowed.iter().map(|a| a.as_str()).collect();
             return Err(TermError::payload(format!(
@@ -105,9 +161,7 @@ pub fn resolve(
         }
         return Ok(a);
     }
-    if let Some(v) = inputs.adapter_mode.as_deref()
-        && let Some(a) = parse_mode(v.trim(), "PM_TERM_ADAPTER_MODE")?
-    {
+    if let Some(a) = inputs.adapter_mode {
         return Ok(a);
     }
     if inputs.in_container {
@@ -138,7 +192,7 @@ fn valid_host(h: &str) -> bool {
 }
 
 /// Check the bridge inputs; anything missing or malformed is `PM_TERM_INVALID_MODE`.
-pub fn bridge_spec(inputs: &RuntimeInputs) -> Result<BridgeSpec, TermError> {
+pub fn bridge_spec(inputs: &BridgeInputs) -> Result<BridgeSpec, TermError> {
     let mut problems = Vec::new();
     let number =
         |name: &str, raw: &Option<String>, default: u64, problems: &mut Vec<String>| -> u64 {
@@ -241,12 +295,12 @@ mod tests {
         assert_eq!(resolve(None, &i).ok(), Some(AdapterType::Local));
         i.in_container = true;
         assert_eq!(resolve(None, &i).ok(), Some(AdapterType::ContainerBridge));
-        i.adapter_mode = Some("bundled".into());
+        i.adapter_mode = Some(AdapterType::Bundled);
         assert_eq!(resolve(None, &i).ok(), Some(AdapterType::Bundled));
         assert_eq!(resolve(Some("local"), &i).ok(), Some(AdapterType::Local));
         // An explicit auto is the same as none: the environment decides.
         assert_eq!(resolve(Some("auto"), &i).ok(), Some(AdapterType::Bundled));
-        i.adapter_mode = Some("auto".into());
+        i.adapter_mode = None;
         assert_eq!(
             resolve(Some("auto"), &i).ok(),
             Some(AdapterType::ContainerBridge)
@@ -269,11 +323,14 @@ mod tests {
             Some(ErrorCode::InvalidPayload)
         );
         assert_eq!(resolve(Some("auto"), &i).ok(), Some(AdapterType::Bundled));
-        i.adapter_overrides = Some("local, bundled".into());
+        i.adapter_overrides = "local, bundled".parse::<AdapterList>().ok().map(|l| l.0);
         assert_eq!(resolve(Some("local"), &i).ok(), Some(AdapterType::Local));
         assert!(resolve(Some("container_bridge"), &i).is_err());
-        i.adapter_overrides = Some("bogus".into());
+        i.adapter_overrides = "none".parse::<AdapterList>().ok().map(|l| l.0);
         assert!(resolve(Some("local"), &i).is_err());
+        assert!("bogus".parse::<AdapterList>().is_err());
+        assert!("fancy".parse::<AdapterChoice>().is_err());
+        assert_eq!("auto".parse::<AdapterChoice>(), Ok(AdapterChoice(None)));
     }
 
     #[test]
@@ -283,16 +340,16 @@ mod tests {
             resolve(Some("gui"), &i).map_err(|e| e.code).err(),
             Some(ErrorCode::InvalidPayload)
         );
-        i.adapter_mode = Some("fancy".into());
+        i.in_container = true;
         assert_eq!(
-            resolve(None, &i).map_err(|e| e.code).err(),
+            resolve(Some("fancy"), &i).map_err(|e| e.code).err(),
             Some(ErrorCode::InvalidPayload)
         );
     }
 
     #[test]
     fn bridge_inputs_are_checked() {
-        let mut i = inputs();
+        let mut i = BridgeInputs::default();
         assert_eq!(
             bridge_spec(&i).map_err(|e| e.code).err(),
             Some(ErrorCode::InvalidMode)
