@@ -55,14 +55,24 @@ fn env() -> Vec<(&'static str, &'static str)> {
 }
 
 /// The last command the terminal detected (its `commands` view).
+/// The terminal's last command once the shell has reported its end (the end mark can
+/// follow the output that satisfied a wait by a moment on a loaded machine), or as it stands
+/// after 5 s.
 async fn last_command(s: &Server, id: &str) -> Value {
-    let c = s.call(read(id, json!({"view": "commands"}))).await;
-    c["result"]["commands"]
-        .as_array()
-        .unwrap()
-        .last()
-        .cloned()
-        .unwrap()
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let c = s.call(read(id, json!({"view": "commands"}))).await;
+        let last = c["result"]["commands"]
+            .as_array()
+            .unwrap()
+            .last()
+            .cloned()
+            .unwrap();
+        if last["complete"] == true || std::time::Instant::now() >= deadline {
+            return last;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test]

@@ -14,17 +14,16 @@
 //!   'none'`, `Referrer-Policy: no-referrer` and `nosniff`.
 
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::Role as WsRole;
 
 use super::page::{self, Role};
+use super::stream::Prefixed;
 use super::waiting::{Leave, Waiting};
 use super::{Shared, WS_PATH, token};
 
@@ -354,55 +353,9 @@ async fn websocket(
     }
     // Small JSON frames both ways: send them at once (no Nagle delay).
     let _ = stream.set_nodelay(true);
-    let io = Prefixed {
-        prefix: leftover,
-        at: 0,
-        inner: stream,
-    };
+    let io = Prefixed::new(leftover, stream);
     let ws = tokio_tungstenite::WebSocketStream::from_raw_socket(io, WsRole::Server, None).await;
-    super::conn::serve(ws, peer, shared, role).await;
-}
-
-/// A stream that first yields bytes already read from it.
-pub(super) struct Prefixed {
-    prefix: Vec<u8>,
-    at: usize,
-    inner: TcpStream,
-}
-
-impl AsyncRead for Prefixed {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        if self.at < self.prefix.len() {
-            let n = (self.prefix.len() - self.at).min(buf.remaining());
-            let at = self.at;
-            buf.put_slice(&self.prefix[at..at + n]);
-            self.at += n;
-            return Poll::Ready(Ok(()));
-        }
-        Pin::new(&mut self.inner).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for Prefixed {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
+    super::socket::serve(ws, peer, shared, role).await;
 }
 
 #[cfg(test)]

@@ -8,12 +8,15 @@
 
 pub mod approvals;
 pub mod clients;
+mod commands;
 mod conn;
 mod http;
 pub mod names;
 pub mod options;
 pub mod page;
 pub mod requests;
+mod socket;
+mod stream;
 pub mod token;
 mod waiting;
 

@@ -7,6 +7,7 @@
 pub mod framing;
 pub mod resources;
 pub mod text;
+pub mod verdict;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -5,7 +5,16 @@
 //! `fs.rmSync`), read off its string literals so the same rules judge them as commands.
 //! A literal that is not an argument of such a call is data and judged by nothing.
 
-use super::unwrap::Stdin;
+/// What a command's standard input holds, as far as the line shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stdin {
+    /// Not fed by the line (the terminal, or a file).
+    None,
+    /// Text the line itself writes: a heredoc, a here-string, `echo …|`.
+    Literal(String),
+    /// The output of an earlier command in a pipe.
+    Pipe,
+}
 
 /// Longest inline program scanned (the rest is still run; a program this long is judged
 /// on its first part).

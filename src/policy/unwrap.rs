@@ -5,7 +5,7 @@
 
 use std::cell::Cell;
 
-use super::inline;
+use super::inline::{self, Stdin};
 use super::lex::Simple;
 
 /// Most commands unwrapped inside one command line beyond its own (find -exec per starting
@@ -32,17 +32,6 @@ pub struct Effective {
     pub opaque_script: Option<String>,
     /// The nesting budget ran out: some nested commands were not judged.
     pub exhausted: bool,
-}
-
-/// What a command's standard input holds, as far as the line shows.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Stdin {
-    /// Not fed by the line (the terminal, or a file).
-    None,
-    /// Text the line itself writes: a heredoc, a here-string, `echo …|`.
-    Literal(String),
-    /// The output of an earlier command in a pipe.
-    Pipe,
 }
 
 impl Effective {

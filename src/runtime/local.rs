@@ -1,5 +1,5 @@
 //! The `local` adapter: the terminal core embedded in this process. No second process, no
-//! page; requests run as tasks on the core and are awaited by ticket.
+//! page; each request runs as a task on the core, bounded by its deadline.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,7 +9,7 @@ use ahp_types::state::{SnapshotState, TerminalState};
 use tokio::sync::broadcast;
 use tracing::Instrument;
 
-use super::{Adapter, AdapterType, BoxFut, Ticket, Tickets};
+use super::{Adapter, AdapterType, BoxFut, bounded};
 use crate::contract::TermError;
 use crate::ids;
 use crate::terminal::Core;
@@ -17,15 +17,11 @@ use crate::terminal::ops::{self, OpResult, TermRequest};
 
 pub struct LocalAdapter {
     pub core: Arc<Core>,
-    tickets: Tickets<OpResult>,
 }
 
 impl LocalAdapter {
     pub fn new(core: Arc<Core>) -> Arc<LocalAdapter> {
-        Arc::new(LocalAdapter {
-            core,
-            tickets: Tickets::default(),
-        })
+        Arc::new(LocalAdapter { core })
     }
 }
 
@@ -38,47 +34,24 @@ impl Adapter for LocalAdapter {
         Box::pin(async { Ok(()) })
     }
 
-    fn health_check(&self) -> BoxFut<'_, Result<(), TermError>> {
-        Box::pin(async { Ok(()) })
-    }
-
-    fn send_request(
-        &self,
+    fn call<'a>(
+        &'a self,
         req: TermRequest,
-        trace_id: &str,
-        _request_id: Option<&str>,
-    ) -> BoxFut<'_, Result<Ticket, TermError>> {
-        let span = tracing::info_span!("terminal_op", trace_id = %trace_id);
-        Box::pin(async move {
-            let core = self.core.clone();
-            let work =
-                tokio::spawn(async move { ops::execute(&core, req, None).await }.instrument(span));
-            Ok(self.tickets.start(work))
-        })
-    }
-
-    fn await_response(
-        &self,
-        ticket: Ticket,
+        trace_id: &'a str,
+        _request_id: Option<&'a str>,
         timeout: Duration,
-    ) -> BoxFut<'_, Result<OpResult, TermError>> {
-        Box::pin(async move {
-            self.tickets
-                .wait(
-                    ticket,
-                    timeout,
-                    "the terminal runtime did not answer in time",
-                )
-                .await
-        })
+    ) -> BoxFut<'a, Result<OpResult, TermError>> {
+        let span = tracing::info_span!("terminal_op", trace_id = %trace_id);
+        let core = self.core.clone();
+        Box::pin(bounded(
+            async move { ops::execute(&core, req, None).await }.instrument(span),
+            timeout,
+            "the terminal runtime did not answer in time",
+        ))
     }
 
     fn close(&self) -> BoxFut<'_, ()> {
         Box::pin(async move { self.core.shutdown().await })
-    }
-
-    fn recover(&self) -> BoxFut<'_, Result<(), TermError>> {
-        Box::pin(async { Ok(()) })
     }
 
     fn terminal_state(&self, terminal_id: &str) -> BoxFut<'_, Option<TerminalState>> {

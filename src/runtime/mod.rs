@@ -10,14 +10,13 @@ pub mod remote;
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ahp_types::ActionEnvelope;
 use ahp_types::state::TerminalState;
 use tokio::sync::broadcast;
-use tokio::task::JoinHandle;
 
 use crate::contract::TermError;
 use crate::terminal::ops::{OpResult, TermRequest, TermSummary};
@@ -46,54 +45,23 @@ impl AdapterType {
     }
 }
 
-/// A request in flight, to be awaited.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Ticket(pub u64);
-
-/// Requests in flight, by ticket: an adapter starts the work in `send_request` and its
-/// caller collects the answer in `await_response`.
-pub struct Tickets<T> {
-    next: AtomicU64,
-    pending: Mutex<HashMap<u64, JoinHandle<T>>>,
-}
-
-impl<T> Default for Tickets<T> {
-    fn default() -> Self {
-        Tickets {
-            next: AtomicU64::new(1),
-            pending: Mutex::new(HashMap::new()),
-        }
-    }
-}
-
-impl<T> Tickets<T> {
-    pub fn start(&self, work: JoinHandle<T>) -> Ticket {
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        lock(&self.pending).insert(id, work);
-        Ticket(id)
-    }
-
-    /// The answer, or `PM_TERM_TIMEOUT` (saying `late`) when it takes longer than
-    /// `timeout`; late work is aborted, never left running unobserved.
-    pub async fn wait(
-        &self,
-        ticket: Ticket,
-        timeout: Duration,
-        late: &str,
-    ) -> Result<T, TermError> {
-        let work = lock(&self.pending).remove(&ticket.0);
-        let Some(work) = work else {
-            return Err(TermError::internal(format!("unknown ticket {}", ticket.0)));
-        };
-        let abort = work.abort_handle();
-        match tokio::time::timeout(timeout, work).await {
-            Ok(Ok(r)) => Ok(r),
-            Ok(Err(e)) => Err(TermError::internal(e)),
-            Err(_) => {
-                abort.abort();
-                Err(TermError::new(crate::contract::ErrorCode::Timeout, late)
-                    .with("timeout_ms", serde_json::json!(timeout.as_millis() as u64)))
-            }
+/// Run `work` as a task of its own (a panic in it is an internal error for this request, not
+/// a lost answer) and wait at most `timeout`: then `PM_TERM_TIMEOUT` saying `late`, and the
+/// work is aborted, never left running unobserved.
+pub async fn bounded<T: Send + 'static>(
+    work: impl Future<Output = T> + Send + 'static,
+    timeout: Duration,
+    late: &str,
+) -> Result<T, TermError> {
+    let task = tokio::spawn(work);
+    let abort = task.abort_handle();
+    match tokio::time::timeout(timeout, task).await {
+        Ok(Ok(r)) => Ok(r),
+        Ok(Err(e)) => Err(TermError::internal(e)),
+        Err(_) => {
+            abort.abort();
+            Err(TermError::new(crate::contract::ErrorCode::Timeout, late)
+                .with("timeout_ms", serde_json::json!(timeout.as_millis() as u64)))
         }
     }
 }
@@ -103,26 +71,19 @@ pub trait Adapter: Send + Sync {
     fn adapter_type(&self) -> AdapterType;
     /// Establish the runtime (launch, connect, handshake) if it is not up.
     fn connect(&self) -> BoxFut<'_, Result<(), TermError>>;
-    /// Whether the runtime answers right now.
-    fn health_check(&self) -> BoxFut<'_, Result<(), TermError>>;
-    /// Start `req`; `trace_id` is the contract request's, carried unchanged into the
-    /// runtime's logs (and across the bridge) so one id follows the request everywhere.
-    /// `request_id` (the contract's) makes a retried request the same operation: a host
-    /// runs it once and answers every retry with that run.
-    fn send_request(
-        &self,
+    /// Serve `req`, answered within `timeout` (else `PM_TERM_TIMEOUT`). `trace_id` is the
+    /// contract request's, carried unchanged into the runtime's logs (and across the bridge)
+    /// so one id follows the request everywhere. `request_id` (the contract's) makes a
+    /// retried request the same operation: a host runs it once and answers every retry with
+    /// that run.
+    fn call<'a>(
+        &'a self,
         req: TermRequest,
-        trace_id: &str,
-        request_id: Option<&str>,
-    ) -> BoxFut<'_, Result<Ticket, TermError>>;
-    fn await_response(
-        &self,
-        ticket: Ticket,
+        trace_id: &'a str,
+        request_id: Option<&'a str>,
         timeout: Duration,
-    ) -> BoxFut<'_, Result<OpResult, TermError>>;
+    ) -> BoxFut<'a, Result<OpResult, TermError>>;
     fn close(&self) -> BoxFut<'_, ()>;
-    /// Re-establish a broken runtime and catch up.
-    fn recover(&self) -> BoxFut<'_, Result<(), TermError>>;
     /// A terminal's AHP state (MCP resources).
     fn terminal_state(&self, terminal_id: &str) -> BoxFut<'_, Option<TerminalState>>;
     /// Every action the runtime's core dispatches from now on.
@@ -285,8 +246,9 @@ impl Runtime {
         wait: Duration,
     ) -> Result<OpResult, TermError> {
         adapter.connect().await?;
-        let ticket = adapter.send_request(req, trace_id, request_id).await?;
-        adapter.await_response(ticket, wait + CALL_MARGIN).await
+        adapter
+            .call(req, trace_id, request_id, wait + CALL_MARGIN)
+            .await
     }
 
     /// Adapters in use: the local one, and remote ones that were ever connected.

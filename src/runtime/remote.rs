@@ -21,7 +21,7 @@ use tokio_tungstenite::tungstenite::http::HeaderValue;
 
 use super::discovery::{self, LaunchSpec, Launched};
 use super::mode::BridgeSpec;
-use super::{Adapter, AdapterType, BoxFut, Ticket, Tickets};
+use super::{Adapter, AdapterType, BoxFut, bounded};
 use crate::contract::{ErrorCode, TermError};
 use crate::ids;
 use crate::terminal::ops::{OpError, OpErrorKind, OpResult, TermRequest, TermResponse};
@@ -77,7 +77,6 @@ pub struct RemoteAdapter {
     /// A connection was up once: failing to reach the host now means the bridge dropped.
     ever_connected: AtomicBool,
     instance: Mutex<Option<String>>,
-    tickets: Tickets<Result<OpResult, TermError>>,
     /// Terminals seen on the current host instance.
     known: Mutex<std::collections::HashSet<String>>,
     /// Terminals of host instances that are gone (the host restarted).
@@ -126,7 +125,6 @@ impl RemoteAdapter {
             last_seq: Arc::new(AtomicU64::new(0)),
             ever_connected: AtomicBool::new(false),
             instance: Mutex::new(None),
-            tickets: Tickets::default(),
             known: Mutex::new(Default::default()),
             lost: Mutex::new(Default::default()),
         })
@@ -602,29 +600,13 @@ impl Adapter for RemoteAdapter {
         })
     }
 
-    fn health_check(&self) -> BoxFut<'_, Result<(), TermError>> {
-        Box::pin(async move {
-            let c = self.client().await?;
-            match tokio::time::timeout(self.connect_timeout, c.ping()).await {
-                Ok(Ok(())) => Ok(()),
-                Ok(Err(e)) => Err(TermError::new(
-                    ErrorCode::Disconnected,
-                    format!("ping failed: {e}"),
-                )),
-                Err(_) => Err(TermError::new(
-                    ErrorCode::Timeout,
-                    "the terminal host did not answer a ping",
-                )),
-            }
-        })
-    }
-
-    fn send_request(
-        &self,
+    fn call<'a>(
+        &'a self,
         req: TermRequest,
-        trace_id: &str,
-        request_id: Option<&str>,
-    ) -> BoxFut<'_, Result<Ticket, TermError>> {
+        trace_id: &'a str,
+        request_id: Option<&'a str>,
+        timeout: Duration,
+    ) -> BoxFut<'a, Result<OpResult, TermError>> {
         let trace_id = trace_id.to_string();
         let request_id = request_id.map(String::from);
         Box::pin(async move {
@@ -632,25 +614,12 @@ impl Adapter for RemoteAdapter {
                 .me
                 .upgrade()
                 .ok_or_else(|| TermError::internal("adapter is gone"))?;
-            Ok(self
-                .tickets
-                .start(tokio::spawn(this.request(req, trace_id, request_id))))
-        })
-    }
-
-    fn await_response(
-        &self,
-        ticket: Ticket,
-        timeout: Duration,
-    ) -> BoxFut<'_, Result<OpResult, TermError>> {
-        Box::pin(async move {
-            self.tickets
-                .wait(
-                    ticket,
-                    timeout.max(self.request_timeout),
-                    "the terminal host did not answer in time",
-                )
-                .await?
+            bounded(
+                this.request(req, trace_id, request_id),
+                timeout.max(self.request_timeout),
+                "the terminal host did not answer in time",
+            )
+            .await?
         })
     }
 
@@ -675,13 +644,6 @@ impl Adapter for RemoteAdapter {
                     let _ = l.child.kill().await;
                 }
             }
-        })
-    }
-
-    fn recover(&self) -> BoxFut<'_, Result<(), TermError>> {
-        Box::pin(async move {
-            self.drop_connection().await;
-            self.client().await.map(|_| ())
         })
     }
 

@@ -9,10 +9,9 @@ use ahp_types::actions::{StateAction, TerminalClaimedAction};
 use ahp_types::state::TerminalClaim;
 
 use super::core::Core;
-use super::ops::{
-    AgentClaim, InputArgs, OpError, OpErrorKind, OpResult, OpenArgs, RunArgs, chunk, find, respond,
-};
+use super::protocol::{AgentClaim, InputArgs, OpError, OpErrorKind, OpResult, OpenArgs, RunArgs};
 use super::term::{CommandRecord, Submitted, TermState, Terminal, strip_escapes};
+use super::view::{chunk, find, respond};
 use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, lifecycle};
 
 /// Longest wait for a new shell's first prompt.
@@ -308,7 +307,7 @@ pub async fn run(core: &Arc<Core>, a: RunArgs) -> OpResult {
     }
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, false);
-        r.terminal = Some(super::ops::summary(&t));
+        r.terminal = Some(super::view::summary(&t));
     }
     if still
         && !timed_out
@@ -407,7 +406,7 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> OpResult {
     }
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, false);
-        r.terminal = Some(super::ops::summary(&t));
+        r.terminal = Some(super::view::summary(&t));
     }
     Ok(r)
 }

@@ -1,15 +1,25 @@
-//! The I/O edges of a terminal: reading the pty into the core, noticing the shell's exit,
-//! writing input, resizing, and killing the whole session.
+//! The I/O edges of a terminal: starting its shell on a pty, reading the pty into the core,
+//! noticing the shell's exit, writing input, resizing, and killing the whole session. The
+//! core keeps state; everything that spawns or kills is here, and calls into it.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use ahp_types::actions::{ActionOrigin, StateAction, TerminalInputAction, TerminalResizedAction};
 use portable_pty::PtySize;
 
+use ahp_types::state::{TerminalLifecycleState, TerminalRunningLifecycleState, TerminalState};
+use tokio::sync::watch;
+
 use super::core::Core;
-use super::term::{ExitInfo, Terminal, lock};
+use super::file_uri::file_uri;
+use super::osc::Scanner;
+use super::term::{ExitInfo, TermState, Terminal, TitleWatch, lock};
+use super::{CoreError, CreateSpec, shell};
+use crate::ids;
 use crate::process::{self, ChildExit};
+use crate::spool::Spool;
 
 /// Read size from the pty master.
 const PTY_READ_SIZE: usize = 64 * 1024;
@@ -194,4 +204,140 @@ pub async fn kill(core: &Core, term: &Terminal) -> Vec<i32> {
         );
     }
     killed
+}
+
+impl Core {
+    /// Open a terminal running the user's shell.
+    pub async fn create(self: &Arc<Self>, spec: CreateSpec) -> Result<Arc<Terminal>, CoreError> {
+        let id = match &spec.id {
+            Some(id) => id.clone(),
+            None => ids::new_id(ids::TERMINAL),
+        };
+        self.reserve(&id)?;
+        let made = self.start_terminal(id.clone(), spec).await;
+        self.release(&id);
+        made
+    }
+
+    async fn start_terminal(
+        self: &Arc<Self>,
+        id: String,
+        spec: CreateSpec,
+    ) -> Result<Arc<Terminal>, CoreError> {
+        let program = shell::resolve(spec.shell.as_deref(), self.cfg.default_shell.as_deref())
+            .map_err(CoreError::Invalid)?;
+        let nonce = shell::new_nonce();
+        let launch = shell::prepare(
+            &program,
+            &self.cfg.runtime_dir,
+            &id,
+            &nonce,
+            self.cfg.skip_user_rc,
+        )
+        .map_err(|e| CoreError::Spawn(format!("cannot prepare shell integration: {e}")))?;
+        let pty = super::pty::spawn(&launch, &spec.cwd, &spec.env, spec.cols, spec.rows)
+            .await
+            .map_err(|e| CoreError::Spawn(format!("cannot start {}: {e}", program.display())))?;
+        let uri = ids::terminal_uri(&id);
+        let shell_name = program
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "shell".into());
+        let cwd_text = spec.cwd.display().to_string();
+        let state = TerminalState {
+            title: spec.name.clone().unwrap_or_else(|| shell_name.clone()),
+            cwd: Some(file_uri(&cwd_text)),
+            cols: Some(i64::from(spec.cols)),
+            rows: Some(i64::from(spec.rows)),
+            content: vec![],
+            lifecycle: TerminalLifecycleState::Running(TerminalRunningLifecycleState {}),
+            claim: spec.claim,
+            supports_command_detection: None,
+            is_pty: Some(true),
+        };
+        let (changed, _) = watch::channel(0);
+        let term = Arc::new(Terminal {
+            id: id.clone(),
+            uri: uri.clone(),
+            shell: program.display().to_string(),
+            cwd: cwd_text,
+            workspace_id: spec.workspace_id,
+            created_at: SystemTime::now(),
+            created: Instant::now(),
+            pid: pty.supervised.pid,
+            io: pty.io,
+            master: Mutex::new(pty.master),
+            supervised: pty.supervised,
+            st: Mutex::new(TermState {
+                state,
+                spool: Spool::new(&self.cfg.spool_dir, self.cfg.memory_limit),
+                scanner: Scanner::new(&nonce),
+                utf8_carry: Vec::new(),
+                commands: VecDeque::new(),
+                pending_line: None,
+                command_started: None,
+                detection: false,
+                prompts: 0,
+                at_prompt: false,
+                prompt_drawn: false,
+                line_entered: false,
+                prompt_started: false,
+                prompt_end_missing: 0,
+                first_wait_done: false,
+                submitted: None,
+                unannounced: false,
+                typed_for_unannounced: None,
+                saw_executed: false,
+                late_records: 0,
+                saw_finished: false,
+                finished_unknown: 0,
+                installed_partially: false,
+                exit: None,
+                reader_done: false,
+                content_bytes: 0,
+                delivered: 0,
+                holder_client: spec.holder_client,
+                next_command: 0,
+                typed: String::new(),
+                echo_pending: None,
+            }),
+            vt: Mutex::new(super::term::Screen {
+                parser: vt100::Parser::new_with_callbacks(
+                    super::term::dim(spec.rows),
+                    super::term::dim(spec.cols),
+                    0,
+                    TitleWatch::default(),
+                ),
+                pos: 0,
+            }),
+            vt_wake: tokio::sync::Notify::new(),
+            changed,
+            write_lock: tokio::sync::Mutex::new(()),
+            prompt_only: launch.kind == shell::ShellKind::PromptOnly,
+            nonce_file: launch.nonce_file,
+        });
+        self.insert(term.clone());
+        tracing::info!(terminal = %id, pid = term.pid, shell = %term.shell, "terminal created");
+        start(self, &term);
+        Ok(term)
+    }
+
+    /// Remove a terminal, killing its processes first.
+    pub async fn dispose(&self, id: &str) -> Result<Vec<i32>, CoreError> {
+        let term = self
+            .get(id)
+            .ok_or_else(|| CoreError::NotFound(id.to_string()))?;
+        let killed = kill(self, &term).await;
+        self.remove(id);
+        tracing::info!(terminal = %id, "terminal disposed");
+        Ok(killed)
+    }
+
+    /// Kill every terminal's processes, all at once, and remove this process's
+    /// shell-integration files (shutdown): nothing is left on disk after a clean exit.
+    pub async fn shutdown(&self) {
+        let all = self.list();
+        futures_util::future::join_all(all.iter().map(|t| kill(self, t))).await;
+        super::shell::remove_runtime_dir(&self.cfg.runtime_dir);
+    }
 }

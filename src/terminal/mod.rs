@@ -10,9 +10,11 @@ pub mod file_uri;
 pub mod lifecycle;
 pub mod ops;
 pub mod osc;
+pub mod protocol;
 pub mod pty;
 pub mod shell;
 pub mod term;
+pub mod view;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -9,7 +9,8 @@
 //! Locking: `inner` (sequence, log, root, terminal table) is taken before any terminal's
 //! state lock, never after, so no two paths can wait on each other.
 //!
-//! Here: the log, the reducers, terminal creation and exit. `integration`: turning trusted
+//! Here: the log, the reducers, the terminal table and exit; nothing here starts I/O
+//! (`lifecycle` spawns shells and tasks and kills them, and calls in). `integration`: turning trusted
 //! shell-integration events into command actions. `subscriptions`: snapshots, replay and
 //! the live feed for subscribers.
 
@@ -19,23 +20,22 @@ mod subscriptions;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 use ahp::reducers::{apply_action_to_root, apply_action_to_terminal};
 use ahp_types::actions::*;
 use ahp_types::state::{
     RootState, Snapshot, SnapshotState, TerminalClaim, TerminalContentPart, TerminalInfo,
-    TerminalLifecycleState, TerminalRunningLifecycleState, TerminalState,
+    TerminalState,
 };
 use ahp_types::{ActionEnvelope, ROOT_RESOURCE_URI};
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast;
 
 use super::file_uri::file_uri;
-use super::osc::{Event, Item, Scanner};
-use super::term::{CommandRecord, ExitInfo, TermState, Terminal, TitleWatch, decode_utf8, lock};
-use super::{CoreConfig, CoreError, CreateSpec, shell};
+use super::osc::{Event, Item};
+use super::term::{CommandRecord, ExitInfo, TermState, Terminal, decode_utf8, lock};
+use super::{CoreConfig, CoreError, shell};
 use crate::ids;
-use crate::spool::Spool;
 
 /// Capacity of the live action broadcast; a subscriber further behind replays from the log.
 const BROADCAST_CAPACITY: usize = 4096;
@@ -341,141 +341,46 @@ impl Core {
         term.bump();
     }
 
-    /// Open a terminal running the user's shell.
-    pub async fn create(self: &Arc<Self>, spec: CreateSpec) -> Result<Arc<Terminal>, CoreError> {
-        let id = match &spec.id {
-            Some(id) => id.clone(),
-            None => ids::new_id(ids::TERMINAL),
-        };
-        {
-            let mut inner = self.inner();
-            if inner.terminals.contains_key(&id) || inner.starting.contains(&id) {
-                return Err(CoreError::Exists(id));
-            }
-            let live = inner
-                .terminals
-                .values()
-                .filter(|t| t.state().running())
-                .count();
-            if live + inner.starting.len() >= self.cfg.max_terminals {
-                return Err(CoreError::Limit(self.cfg.max_terminals));
-            }
-            // Reserved while the shell starts: the same id cannot be created twice.
-            inner.starting.insert(id.clone());
+    /// Reserve `id` for a terminal whose shell is starting: the same id cannot be created
+    /// twice, and starting terminals count against the limit.
+    pub(super) fn reserve(&self, id: &str) -> Result<(), CoreError> {
+        let mut inner = self.inner();
+        if inner.terminals.contains_key(id) || inner.starting.contains(id) {
+            return Err(CoreError::Exists(id.to_string()));
         }
-        let made = self.start_terminal(id.clone(), spec).await;
-        self.inner().starting.remove(&id);
-        made
+        let live = inner
+            .terminals
+            .values()
+            .filter(|t| t.state().running())
+            .count();
+        if live + inner.starting.len() >= self.cfg.max_terminals {
+            return Err(CoreError::Limit(self.cfg.max_terminals));
+        }
+        inner.starting.insert(id.to_string());
+        Ok(())
     }
 
-    async fn start_terminal(
-        self: &Arc<Self>,
-        id: String,
-        spec: CreateSpec,
-    ) -> Result<Arc<Terminal>, CoreError> {
-        let program = shell::resolve(spec.shell.as_deref(), self.cfg.default_shell.as_deref())
-            .map_err(CoreError::Invalid)?;
-        let nonce = shell::new_nonce();
-        let launch = shell::prepare(
-            &program,
-            &self.cfg.runtime_dir,
-            &id,
-            &nonce,
-            self.cfg.skip_user_rc,
-        )
-        .map_err(|e| CoreError::Spawn(format!("cannot prepare shell integration: {e}")))?;
-        let pty = super::pty::spawn(&launch, &spec.cwd, &spec.env, spec.cols, spec.rows)
-            .await
-            .map_err(|e| CoreError::Spawn(format!("cannot start {}: {e}", program.display())))?;
-        let uri = ids::terminal_uri(&id);
-        let shell_name = program
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "shell".into());
-        let cwd_text = spec.cwd.display().to_string();
-        let state = TerminalState {
-            title: spec.name.clone().unwrap_or_else(|| shell_name.clone()),
-            cwd: Some(file_uri(&cwd_text)),
-            cols: Some(i64::from(spec.cols)),
-            rows: Some(i64::from(spec.rows)),
-            content: vec![],
-            lifecycle: TerminalLifecycleState::Running(TerminalRunningLifecycleState {}),
-            claim: spec.claim,
-            supports_command_detection: None,
-            is_pty: Some(true),
-        };
-        let (changed, _) = watch::channel(0);
-        let term = Arc::new(Terminal {
-            id: id.clone(),
-            uri: uri.clone(),
-            shell: program.display().to_string(),
-            cwd: cwd_text,
-            workspace_id: spec.workspace_id,
-            created_at: SystemTime::now(),
-            created: Instant::now(),
-            pid: pty.supervised.pid,
-            io: pty.io,
-            master: Mutex::new(pty.master),
-            supervised: pty.supervised,
-            st: Mutex::new(TermState {
-                state,
-                spool: Spool::new(&self.cfg.spool_dir, self.cfg.memory_limit),
-                scanner: Scanner::new(&nonce),
-                utf8_carry: Vec::new(),
-                commands: VecDeque::new(),
-                pending_line: None,
-                command_started: None,
-                detection: false,
-                prompts: 0,
-                at_prompt: false,
-                prompt_drawn: false,
-                line_entered: false,
-                prompt_started: false,
-                prompt_end_missing: 0,
-                first_wait_done: false,
-                submitted: None,
-                unannounced: false,
-                typed_for_unannounced: None,
-                saw_executed: false,
-                late_records: 0,
-                saw_finished: false,
-                finished_unknown: 0,
-                installed_partially: false,
-                exit: None,
-                reader_done: false,
-                content_bytes: 0,
-                delivered: 0,
-                holder_client: spec.holder_client,
-                next_command: 0,
-                typed: String::new(),
-                echo_pending: None,
-            }),
-            vt: Mutex::new(super::term::Screen {
-                parser: vt100::Parser::new_with_callbacks(
-                    super::term::dim(spec.rows),
-                    super::term::dim(spec.cols),
-                    0,
-                    TitleWatch::default(),
-                ),
-                pos: 0,
-            }),
-            vt_wake: tokio::sync::Notify::new(),
-            changed,
-            write_lock: tokio::sync::Mutex::new(()),
-            prompt_only: launch.kind == shell::ShellKind::PromptOnly,
-            nonce_file: launch.nonce_file,
-        });
-        {
-            let mut inner = self.inner();
-            let info = info_of(&uri, &term.state().state);
-            inner.terminals.insert(id.clone(), term.clone());
-            inner.infos.insert(id.clone(), info);
-            self.publish_root(&mut inner);
-            self.prune(&mut inner);
-        }
-        tracing::info!(terminal = %id, pid = term.pid, shell = %term.shell, "terminal created");
-        super::lifecycle::start(self, &term);
-        Ok(term)
+    /// Release a reservation (the terminal was added, or its start failed).
+    pub(super) fn release(&self, id: &str) {
+        self.inner().starting.remove(id);
+    }
+
+    /// Add a started terminal to the table and the root list.
+    pub(super) fn insert(&self, term: Arc<Terminal>) {
+        let mut inner = self.inner();
+        let info = info_of(&term.uri, &term.state().state);
+        inner.infos.insert(term.id.clone(), info);
+        inner.terminals.insert(term.id.clone(), term);
+        self.publish_root(&mut inner);
+        self.prune(&mut inner);
+    }
+
+    /// Take a terminal out of the table and the root list.
+    pub(super) fn remove(&self, id: &str) {
+        let mut inner = self.inner();
+        inner.terminals.remove(id);
+        inner.infos.remove(id);
+        self.publish_root(&mut inner);
     }
 
     /// Forget the oldest exited terminals beyond the retention limit.
@@ -520,31 +425,9 @@ impl Core {
         env
     }
 
-    /// Remove a terminal, killing its processes first.
-    pub async fn dispose(&self, id: &str) -> Result<Vec<i32>, CoreError> {
-        let term = self
-            .get(id)
-            .ok_or_else(|| CoreError::NotFound(id.to_string()))?;
-        let killed = super::lifecycle::kill(self, &term).await;
-        let mut inner = self.inner();
-        inner.terminals.remove(id);
-        inner.infos.remove(id);
-        self.publish_root(&mut inner);
-        tracing::info!(terminal = %id, "terminal disposed");
-        Ok(killed)
-    }
-
     /// The claim currently on a terminal.
     pub fn claim_of(&self, term: &Terminal) -> TerminalClaim {
         term.state().state.claim.clone()
-    }
-
-    /// Kill every terminal's processes, all at once, and remove this process's
-    /// shell-integration files (shutdown): nothing is left on disk after a clean exit.
-    pub async fn shutdown(&self) {
-        let all = self.list();
-        futures_util::future::join_all(all.iter().map(|t| super::lifecycle::kill(self, t))).await;
-        super::shell::remove_runtime_dir(&self.cfg.runtime_dir);
     }
 
     /// Runtime directory for shell integration files.

@@ -1,0 +1,471 @@
+//! What the framing layer decides for one line from the client: pass it to rmcp, answer it
+//! with the JSON-RPC error it deserves, or drop it (a malformed notification). Pure
+//! functions of the bytes; `framing` does the I/O.
+
+use serde_json::{Map, Value, json};
+
+/// Longest line accepted (the tool's own request limit is 1 MiB; this leaves room for the
+/// contract to answer an oversized request with its own payload).
+pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+
+/// Bytes of an over-long line kept to look for its id.
+pub const ID_SEARCH_BYTES: usize = 64 * 1024;
+
+pub const PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
+pub const INVALID_PARAMS: i64 = -32602;
+
+/// Request methods rmcp types; one that falls back to its catch-all (custom) variant had
+/// params it could not take.
+const TYPED_METHODS: &[&str] = &[
+    "ping",
+    "initialize",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tools/call",
+    "tools/list",
+    "tasks/get",
+    "tasks/cancel",
+];
+
+/// What to do with one line.
+#[derive(Debug, PartialEq)]
+pub enum Verdict {
+    /// Hand this (one JSON message, no newline) to rmcp.
+    Forward(Vec<u8>),
+    /// Write this answer (one JSON value, no newline) to the client.
+    Answer(Vec<u8>),
+    /// Nothing to do (a blank line, a malformed notification).
+    Drop(&'static str),
+}
+
+fn error_value(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+fn answer(id: Value, code: i64, message: &str) -> Verdict {
+    Verdict::Answer(error_value(id, code, message).to_string().into_bytes())
+}
+
+/// An id rmcp accepts: a string or an integer that fits an `i64`.
+fn acceptable_id(id: &Value) -> bool {
+    match id {
+        Value::String(_) => true,
+        Value::Number(n) => n.as_i64().is_some(),
+        _ => false,
+    }
+}
+
+/// An id worth echoing: any string or number (even one rmcp cannot take).
+fn echoable(id: Option<&Value>) -> Value {
+    match id {
+        Some(v @ (Value::String(_) | Value::Number(_))) => v.clone(),
+        _ => Value::Null,
+    }
+}
+
+/// The value of a top-level `"id"` member in the start of a line that may not parse: a
+/// string or a number literal, found by a scan that tracks nesting and strings.
+pub fn recover_id(text: &[u8]) -> Value {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < text.len() {
+        match text[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' => {
+                let Some(end) = string_end(text, i) else {
+                    return Value::Null;
+                };
+                if depth == 1 && &text[i..=end] == b"\"id\"" {
+                    let mut j = end + 1;
+                    while j < text.len() && text[j].is_ascii_whitespace() {
+                        j += 1;
+                    }
+                    if text.get(j) == Some(&b':') {
+                        return literal_at(text, j + 1);
+                    }
+                }
+                i = end;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Value::Null
+}
+
+/// Index of the quote closing the string that starts at `start`.
+fn string_end(text: &[u8], start: usize) -> Option<usize> {
+    let mut j = start + 1;
+    while j < text.len() {
+        match text[j] {
+            b'\\' => j += 2,
+            b'"' => return Some(j),
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+/// A string or number literal at `at` (after whitespace), as a value.
+fn literal_at(text: &[u8], at: usize) -> Value {
+    let mut j = at;
+    while j < text.len() && text[j].is_ascii_whitespace() {
+        j += 1;
+    }
+    let end = match text.get(j) {
+        Some(b'"') => string_end(text, j).map(|e| e + 1),
+        Some(c) if *c == b'-' || c.is_ascii_digit() => Some(
+            j + text[j..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit() || b"-+.eE".contains(c))
+                .count(),
+        ),
+        _ => None,
+    };
+    end.and_then(|e| serde_json::from_slice::<Value>(&text[j..e]).ok())
+        .filter(|v| v.is_string() || v.is_number())
+        .unwrap_or(Value::Null)
+}
+
+/// The answer for a line longer than [`MAX_LINE_BYTES`] (`head` is its start).
+pub fn oversized(head: &[u8], total: usize) -> Verdict {
+    answer(
+        recover_id(head),
+        INVALID_REQUEST,
+        &format!("message of {total} bytes exceeds the limit of {MAX_LINE_BYTES} bytes"),
+    )
+}
+
+/// Check one line (without its newline).
+pub fn classify(line: &[u8]) -> Verdict {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Verdict::Drop("blank line");
+    }
+    let Ok(text) = std::str::from_utf8(line) else {
+        return answer(
+            recover_id(line),
+            PARSE_ERROR,
+            "Parse error: not valid UTF-8",
+        );
+    };
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            return answer(recover_id(line), PARSE_ERROR, &format!("Parse error: {e}"));
+        }
+    };
+    match value {
+        Value::Object(obj) => classify_object(obj),
+        Value::Array(items) => batch(&items),
+        _ => answer(
+            Value::Null,
+            INVALID_REQUEST,
+            "Invalid Request: not a JSON-RPC object",
+        ),
+    }
+}
+
+/// JSON-RPC batches left MCP in protocol 2025-06-18: every request in one gets its error, in
+/// one array, as a batch would.
+fn batch(items: &[Value]) -> Verdict {
+    if items.is_empty() {
+        return answer(Value::Null, INVALID_REQUEST, "Invalid Request: empty batch");
+    }
+    let errors: Vec<Value> = items
+        .iter()
+        .filter_map(|item| item.as_object())
+        .filter(|o| o.contains_key("id") && o.contains_key("method"))
+        .map(|o| {
+            error_value(
+                echoable(o.get("id")),
+                INVALID_REQUEST,
+                "Invalid Request: batches are not supported; send each message on its own line",
+            )
+        })
+        .collect();
+    if errors.is_empty() {
+        return Verdict::Drop("a batch of notifications");
+    }
+    Verdict::Answer(Value::Array(errors).to_string().into_bytes())
+}
+
+fn classify_object(obj: Map<String, Value>) -> Verdict {
+    let has_id = obj.contains_key("id");
+    let id = echoable(obj.get("id"));
+    let is_request = obj.contains_key("method");
+    if !is_request && !has_id {
+        return Verdict::Drop("neither a request, a notification nor a response");
+    }
+    let fail = |code: i64, msg: &str, drop_reason: &'static str| {
+        if has_id {
+            answer(id.clone(), code, msg)
+        } else {
+            Verdict::Drop(drop_reason)
+        }
+    };
+    if obj.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+        return fail(
+            INVALID_REQUEST,
+            "Invalid Request: jsonrpc must be \"2.0\"",
+            "a notification without jsonrpc 2.0",
+        );
+    }
+    if has_id && !obj.get("id").is_some_and(acceptable_id) {
+        return answer(
+            id,
+            INVALID_REQUEST,
+            "Invalid Request: id must be a string or an integer (64-bit)",
+        );
+    }
+    if is_request {
+        let Some(method) = obj
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            return fail(
+                INVALID_REQUEST,
+                "Invalid Request: method must be a string",
+                "a notification whose method is not a string",
+            );
+        };
+        if obj.get("params").is_some_and(|p| !p.is_object()) {
+            return fail(
+                INVALID_PARAMS,
+                "Invalid params: params must be an object",
+                "a notification whose params are not an object",
+            );
+        }
+        let value = Value::Object(obj);
+        if let Err(msg) = typed_check(&value, &method, has_id) {
+            return fail(INVALID_PARAMS, &msg, "a notification rmcp cannot parse");
+        }
+        return Verdict::Forward(value.to_string().into_bytes());
+    }
+    let value = Value::Object(obj);
+    match serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value.clone()) {
+        Ok(_) => Verdict::Forward(value.to_string().into_bytes()),
+        Err(_) => Verdict::Drop("a response rmcp cannot parse"),
+    }
+}
+
+/// Whether rmcp can take this request or notification as what its method says.
+fn typed_check(value: &Value, method: &str, has_id: bool) -> Result<(), String> {
+    use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
+    match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
+        Ok(JsonRpcMessage::Request(r)) if has_id => {
+            if matches!(r.request, ClientRequest::CustomRequest(_))
+                && TYPED_METHODS.contains(&method)
+            {
+                Err(format!(
+                    "Invalid params for {method}{}",
+                    params_hint(value, method)
+                ))
+            } else {
+                Ok(())
+            }
+        }
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("Invalid params for {method}: {e}")),
+    }
+}
+
+/// What a known method's params lack, in words a client can act on.
+fn params_hint(value: &Value, method: &str) -> String {
+    let params = value.get("params");
+    if method == "tools/call" {
+        if !params
+            .and_then(|p| p.get("name"))
+            .is_some_and(Value::is_string)
+        {
+            return ": params.name must be a string (the tool's name)".into();
+        }
+        if params
+            .and_then(|p| p.get("arguments"))
+            .is_some_and(|a| !a.is_object() && !a.is_null())
+        {
+            return ": params.arguments must be an object".into();
+        }
+    }
+    ": the params do not match the method's schema".into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answered(line: &str) -> Value {
+        match classify(line.as_bytes()) {
+            Verdict::Answer(a) => serde_json::from_slice(&a).unwrap_or(Value::Null),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn ids_are_recovered_from_broken_lines() {
+        assert_eq!(
+            recover_id(br#"{"jsonrpc":"2.0","id":7,"method":"#),
+            json!(7)
+        );
+        assert_eq!(
+            recover_id(br#"{"params":{"id":1},"id":"a\"b"}"#),
+            json!("a\"b")
+        );
+        assert_eq!(
+            recover_id(br#"{"method":"x","params":{"id":9}"#),
+            Value::Null
+        );
+        assert_eq!(recover_id(b"\xff{\"id\": -3 ,"), json!(-3));
+        assert_eq!(recover_id(b"[[[["), Value::Null);
+    }
+
+    #[test]
+    fn each_malformed_line_gets_its_error() {
+        let cases: &[(&str, i64, Value)] = &[
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"#,
+                PARSE_ERROR,
+                json!(1),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":2,"method":"ping"} x"#,
+                PARSE_ERROR,
+                json!(2),
+            ),
+            (r#"{"id":3,"method":"ping"}"#, INVALID_REQUEST, json!(3)),
+            (
+                r#"{"jsonrpc":"1.0","id":4,"method":"ping"}"#,
+                INVALID_REQUEST,
+                json!(4),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,
+                INVALID_REQUEST,
+                Value::Null,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+                INVALID_REQUEST,
+                json!(1.5),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
+                INVALID_REQUEST,
+                Value::Null,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#,
+                INVALID_REQUEST,
+                json!(18446744073709551616.0_f64),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":5,"method":7}"#,
+                INVALID_REQUEST,
+                json!(5),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":[]}"#,
+                INVALID_PARAMS,
+                json!(6),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"x","arguments":"y"}}"#,
+                INVALID_PARAMS,
+                json!(8),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{}}"#,
+                INVALID_PARAMS,
+                json!(9),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":10,"method":"x","params":{"s":"\ud800"}}"#,
+                PARSE_ERROR,
+                json!(10),
+            ),
+            ("42", INVALID_REQUEST, Value::Null),
+            ("[]", INVALID_REQUEST, Value::Null),
+        ];
+        for (line, code, id) in cases {
+            let a = answered(line);
+            assert_eq!(a["error"]["code"], *code, "{line}: {a}");
+            assert_eq!(a["id"], *id, "{line}: {a}");
+            assert_eq!(a["jsonrpc"], "2.0");
+        }
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":11,"method":"x","params":{}}}"#,
+            "[".repeat(100_000)
+        );
+        assert_eq!(answered(&deep)["id"], 11);
+        let b = answered(
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":"b","method":"ping"}]"#,
+        );
+        let ids: Vec<&Value> = b
+            .as_array()
+            .expect("an array")
+            .iter()
+            .map(|e| &e["id"])
+            .collect();
+        assert_eq!(ids, vec![&json!(1), &json!("b")]);
+    }
+
+    #[test]
+    fn good_lines_pass_and_notifications_are_not_answered() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":\"\",\"method\":\"tools/list\"}\r",
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"no/such","params":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ] {
+            assert!(
+                matches!(classify(line.as_bytes()), Verdict::Forward(_)),
+                "{line}"
+            );
+        }
+        for line in [
+            "",
+            "  ",
+            r#"{"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","method":3}"#,
+        ] {
+            assert!(
+                matches!(classify(line.as_bytes()), Verdict::Drop(_)),
+                "{line}"
+            );
+        }
+        // Duplicate keys reach rmcp resolved.
+        let Verdict::Forward(f) = classify(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(
+            serde_json::from_slice::<Value>(&f).unwrap_or_default()["id"],
+            2
+        );
+    }
+
+    #[test]
+    fn oversized_lines_are_answered_with_their_id() {
+        let v = match oversized(
+            br#"{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"#,
+            50 << 20,
+        ) {
+            Verdict::Answer(a) => serde_json::from_slice::<Value>(&a).unwrap_or_default(),
+            _ => Value::Null,
+        };
+        assert_eq!(v["id"], 42);
+        assert_eq!(v["error"]["code"], INVALID_REQUEST);
+    }
+}

@@ -1,0 +1,307 @@
+//! What the terminal operations carry: the requests every runtime adapter serves and their
+//! answers, serializable so they cross the host's WebSocket unchanged. Types only; `ops`
+//! serves them.
+
+use std::collections::BTreeMap;
+
+use ahp_types::state::{TerminalClaim, TerminalSessionClaim};
+use serde::{Deserialize, Serialize};
+
+use super::CoreError;
+use super::term::{CommandRecord, IntegrationLevel};
+
+/// Default most bytes of terminal output per answer.
+pub const DEFAULT_MAX_BYTES: usize = 64 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum View {
+    Raw,
+    #[default]
+    Text,
+    Screen,
+    Commands,
+}
+
+/// The session claim an agent holds while it works a terminal (seed 001 "Claims"): with
+/// `tool_call_id` during a call, without it (backgrounded) afterwards.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AgentClaim {
+    pub session: String,
+    pub chat: String,
+    pub tool_call_id: Option<String>,
+}
+
+impl AgentClaim {
+    pub fn active(&self) -> TerminalClaim {
+        TerminalClaim::Session(TerminalSessionClaim {
+            session: self.session.clone(),
+            chat: self.chat.clone(),
+            turn_id: None,
+            tool_call_id: self.tool_call_id.clone(),
+        })
+    }
+
+    pub fn background(&self) -> TerminalClaim {
+        TerminalClaim::Session(TerminalSessionClaim {
+            session: self.session.clone(),
+            chat: self.chat.clone(),
+            turn_id: None,
+            tool_call_id: None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct OutputSpec {
+    pub view: View,
+    pub max_bytes: Option<usize>,
+    pub tail: bool,
+    pub cursor: Option<u64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OpenArgs {
+    pub name: Option<String>,
+    /// Absent: the serving process's own directory.
+    pub cwd: Option<String>,
+    pub env: BTreeMap<String, String>,
+    pub shell: Option<String>,
+    pub cols: Option<u16>,
+    pub rows: Option<u16>,
+    pub workspace_id: Option<String>,
+    /// Run this command line once the shell is ready.
+    pub command: Option<String>,
+    pub wait_ms: u64,
+    pub timeout_ms: Option<u64>,
+    pub claim: AgentClaim,
+    pub output: OutputSpec,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunArgs {
+    pub terminal_id: String,
+    pub command: String,
+    pub wait_ms: u64,
+    pub timeout_ms: Option<u64>,
+    pub claim: Option<AgentClaim>,
+    pub output: OutputSpec,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct InputArgs {
+    pub terminal_id: String,
+    pub data: String,
+    pub wait_for: Option<String>,
+    pub wait_ms: u64,
+    pub claim: Option<AgentClaim>,
+    pub output: OutputSpec,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReadArgs {
+    pub terminal_id: String,
+    pub wait_ms: u64,
+    pub output: OutputSpec,
+}
+
+/// A command waiting for a person's decision (answered by the host's approvers; the
+/// embedded core has none and answers `unavailable`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ApprovalArgs {
+    pub request_id: String,
+    pub trace_id: String,
+    pub command: String,
+    pub cwd: Option<String>,
+    pub terminal_id: Option<String>,
+    pub warning: Option<String>,
+    pub rule: Option<String>,
+    pub timeout_ms: u64,
+    /// With no page connected yet: how long to wait for one before answering `unavailable`
+    /// (the operator launched the GUI, so a page is expected).
+    #[serde(default)]
+    pub page_wait_ms: u64,
+}
+
+/// `approved`, `declined`, `timeout` or `unavailable` (nobody to ask).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ApprovalAnswer {
+    pub decision: String,
+    pub reason: Option<String>,
+    pub decided_by: Option<String>,
+}
+
+impl ApprovalAnswer {
+    pub fn unavailable() -> ApprovalAnswer {
+        ApprovalAnswer {
+            decision: "unavailable".into(),
+            reason: None,
+            decided_by: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum TermRequest {
+    Open(OpenArgs),
+    Run(RunArgs),
+    Input(InputArgs),
+    Read(ReadArgs),
+    Attach {
+        terminal_id: String,
+        claim: Option<AgentClaim>,
+    },
+    Kill {
+        terminal_id: String,
+    },
+    Dispose {
+        terminal_id: String,
+    },
+    List,
+    Approval(ApprovalArgs),
+}
+
+impl TermRequest {
+    /// The operation's name on the wire (`open`, `run`, …).
+    pub fn op_name(&self) -> &'static str {
+        match self {
+            TermRequest::Open(_) => "open",
+            TermRequest::Run(_) => "run",
+            TermRequest::Input(_) => "input",
+            TermRequest::Read(_) => "read",
+            TermRequest::Attach { .. } => "attach",
+            TermRequest::Kill { .. } => "kill",
+            TermRequest::Dispose { .. } => "dispose",
+            TermRequest::List => "list",
+            TermRequest::Approval(_) => "approval",
+        }
+    }
+
+    /// Whether the operation runs something in a terminal (so an unanswered one may have).
+    pub fn may_run_something(&self) -> bool {
+        match self {
+            TermRequest::Open(a) => a.command.is_some(),
+            TermRequest::Run(_) | TermRequest::Input(_) => true,
+            _ => false,
+        }
+    }
+
+    /// The terminal an operation acts on, if any.
+    pub fn terminal_id(&self) -> Option<&str> {
+        match self {
+            TermRequest::Run(a) => Some(&a.terminal_id),
+            TermRequest::Input(a) => Some(&a.terminal_id),
+            TermRequest::Read(a) => Some(&a.terminal_id),
+            TermRequest::Attach { terminal_id, .. }
+            | TermRequest::Kill { terminal_id }
+            | TermRequest::Dispose { terminal_id } => Some(terminal_id),
+            TermRequest::Open(_) | TermRequest::List | TermRequest::Approval(_) => None,
+        }
+    }
+}
+
+/// A terminal at a glance.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TermSummary {
+    pub terminal_id: String,
+    pub resource: String,
+    pub title: String,
+    pub shell: String,
+    pub cwd: Option<String>,
+    pub running: bool,
+    pub exit_code: Option<i64>,
+    pub signal: Option<String>,
+    pub claim: serde_json::Value,
+    pub supports_command_detection: bool,
+    /// How much of the shell integration works: `full`, `prompt_only` or `none`.
+    pub shell_integration: IntegrationLevel,
+    pub executing: Option<String>,
+    pub output_bytes: u64,
+    pub age_ms: u64,
+    pub started_at_ms: u64,
+    pub workspace_id: Option<String>,
+}
+
+/// A piece of the terminal stream in the requested view.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Chunk {
+    pub text: String,
+    pub view: View,
+    pub start: u64,
+    pub end: u64,
+    pub total: u64,
+    pub omitted_before: u64,
+    pub omitted_after: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ScreenView {
+    pub rows: u16,
+    pub cols: u16,
+    pub cursor_row: u16,
+    pub cursor_col: u16,
+    pub alternate_screen: bool,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct TermResponse {
+    pub terminal: Option<TermSummary>,
+    pub output: Option<Chunk>,
+    pub command: Option<CommandRecord>,
+    pub commands: Option<Vec<CommandRecord>>,
+    pub screen: Option<ScreenView>,
+    /// Execute: the command is still running. Read: the terminal's process is running.
+    pub running: bool,
+    pub timed_out: bool,
+    pub killed: Vec<i32>,
+    pub list: Vec<TermSummary>,
+    pub note: Option<String>,
+    pub approval: Option<ApprovalAnswer>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpErrorKind {
+    NotFound,
+    /// The terminal was on a host that restarted: it is gone for good.
+    Gone,
+    Invalid,
+    Busy,
+    Limit,
+    Timeout,
+    Internal,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OpError {
+    pub kind: OpErrorKind,
+    pub message: String,
+    /// What was there when it failed (a timeout carries the output so far).
+    pub partial: Option<Box<TermResponse>>,
+}
+
+impl OpError {
+    pub fn new(kind: OpErrorKind, message: impl Into<String>) -> OpError {
+        OpError {
+            kind,
+            message: message.into(),
+            partial: None,
+        }
+    }
+}
+
+impl From<CoreError> for OpError {
+    fn from(e: CoreError) -> Self {
+        let kind = match e {
+            CoreError::NotFound(_) => OpErrorKind::NotFound,
+            CoreError::Invalid(_) | CoreError::Exists(_) => OpErrorKind::Invalid,
+            CoreError::Limit(_) => OpErrorKind::Limit,
+            CoreError::Spawn(_) => OpErrorKind::Internal,
+        };
+        OpError::new(kind, e.to_string())
+    }
+}
+
+pub type OpResult = Result<TermResponse, OpError>;

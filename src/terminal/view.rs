@@ -1,0 +1,123 @@
+//! Reading a terminal: its summary, its screen, and a slice of its output stream in the view
+//! asked for.
+
+use std::sync::Arc;
+
+use ahp_types::state::TerminalLifecycleState;
+
+use super::core::Core;
+use super::protocol::{
+    Chunk, DEFAULT_MAX_BYTES, OpError, OpErrorKind, OutputSpec, ScreenView, TermResponse,
+    TermSummary, View,
+};
+use super::term::{Terminal, strip_escapes};
+use crate::spool::incomplete_utf8_tail;
+
+pub fn find(core: &Core, id: &str) -> Result<Arc<Terminal>, OpError> {
+    core.get(id)
+        .ok_or_else(|| OpError::new(OpErrorKind::NotFound, format!("no terminal with id {id:?}")))
+}
+
+pub fn summary(t: &Terminal) -> TermSummary {
+    let st = t.state();
+    let (exit_code, signal) = match (&st.exit, &st.state.lifecycle) {
+        (Some(e), _) => (e.exit_code, e.signal.clone()),
+        (None, TerminalLifecycleState::Exited(x)) => (x.exit_code, None),
+        _ => (None, None),
+    };
+    TermSummary {
+        terminal_id: t.id.clone(),
+        resource: t.uri.clone(),
+        title: st.state.title.clone(),
+        shell: t.shell.clone(),
+        cwd: st.state.cwd.as_deref().map(super::file_uri::file_uri_path),
+        running: st.running(),
+        exit_code,
+        signal,
+        claim: serde_json::to_value(&st.state.claim).unwrap_or_default(),
+        supports_command_detection: st.detection,
+        shell_integration: st.integration(t.prompt_only),
+        executing: st.executing().map(|c| c.command_line.clone()),
+        output_bytes: st.spool.len(),
+        age_ms: t.created.elapsed().as_millis() as u64,
+        started_at_ms: crate::clock::unix_ms(t.created_at),
+        workspace_id: t.workspace_id.clone(),
+    }
+}
+
+pub fn screen(core: &Core, t: &Terminal) -> ScreenView {
+    core.sync_screen(t);
+    let vt = super::term::lock(&t.vt);
+    let s = vt.parser.screen();
+    let (rows, cols) = s.size();
+    let (cursor_row, cursor_col) = s.cursor_position();
+    ScreenView {
+        rows: rows.get(),
+        cols: cols.get(),
+        cursor_row,
+        cursor_col,
+        alternate_screen: s.alternate_screen(),
+        text: s.contents(),
+    }
+}
+
+/// The stream from `from` (or the last delivered offset) in the requested view; never
+/// stops inside a UTF-8 character.
+pub fn chunk(
+    t: &Terminal,
+    from: Option<u64>,
+    until: Option<u64>,
+    spec: &OutputSpec,
+) -> Result<Chunk, OpError> {
+    let max = spec.max_bytes.unwrap_or(DEFAULT_MAX_BYTES).max(4);
+    let mut st = t.state();
+    let from = from.or(spec.cursor).unwrap_or(st.delivered);
+    let end_limit = until.unwrap_or(u64::MAX).min(st.spool.len());
+    let io =
+        |e: std::io::Error| OpError::new(OpErrorKind::Internal, format!("reading output: {e}"));
+    let mut slice = if spec.tail {
+        st.spool.read_tail(from, max).map_err(io)?
+    } else {
+        st.spool.read(from, max).map_err(io)?
+    };
+    if slice.end > end_limit && end_limit >= slice.start {
+        let cut = (slice.end - end_limit) as usize;
+        slice.bytes.truncate(slice.bytes.len() - cut);
+        slice.end = end_limit;
+    }
+    let partial = incomplete_utf8_tail(&slice.bytes);
+    if partial > 0 && partial < slice.bytes.len() {
+        slice.bytes.truncate(slice.bytes.len() - partial);
+        slice.end -= partial as u64;
+    }
+    let total = st.spool.len();
+    st.delivered = st.delivered.max(slice.end);
+    drop(st);
+    let text = match spec.view {
+        View::Raw => String::from_utf8_lossy(&slice.bytes).into_owned(),
+        _ => strip_escapes(&slice.bytes),
+    };
+    Ok(Chunk {
+        text,
+        view: if spec.view == View::Raw {
+            View::Raw
+        } else {
+            View::Text
+        },
+        start: slice.start,
+        end: slice.end,
+        total,
+        omitted_before: slice.omitted_before,
+        omitted_after: end_limit.saturating_sub(slice.end),
+    })
+}
+
+/// A response carrying the terminal's summary and, optionally, output.
+pub fn respond(t: &Terminal, output: Option<Chunk>, running: bool) -> TermResponse {
+    TermResponse {
+        terminal: Some(summary(t)),
+        output,
+        running,
+        ..TermResponse::default()
+    }
+}
