@@ -119,18 +119,20 @@ async fn suite(s: &Server, adapter: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn local_adapter() {
-    let s = start_with(&[("PM_TERM_NO_USER_RC", "1")]).await;
+    let s = server().envs(&[("PM_TERM_NO_USER_RC", "1")]).start().await;
     suite(&s, "local").await;
     s.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bundled_adapter_from_the_sibling_binary() {
-    let s = start_with(&[
-        ("PM_TERM_NO_USER_RC", "1"),
-        ("PM_TERM_ADAPTER_MODE", "bundled"),
-    ])
-    .await;
+    let s = server()
+        .envs(&[
+            ("PM_TERM_NO_USER_RC", "1"),
+            ("PM_TERM_ADAPTER_MODE", "bundled"),
+        ])
+        .start()
+        .await;
     suite(&s, "bundled").await;
     // The server launched its sibling host: a child process while the server runs.
     let host_pids: Vec<u32> = children_of(s.pid)
@@ -161,17 +163,19 @@ async fn bundled_adapter_from_the_sibling_binary() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn container_bridge_adapter() {
-    let host = start_host("tok-bridge-suite");
+    let host = host("tok-bridge-suite").start();
     let port = host.port.to_string();
-    let s = start_with(&[
-        ("PM_RUNNING_IN_CONTAINER", "true"),
-        ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", "127.0.0.1"),
-        ("PM_INTERACTIVE_TERMINAL_HOST_PORT", &port),
-        ("PM_INTERACTIVE_TERMINAL_TOKEN", "tok-bridge-suite"),
-        ("PM_INTERACTIVE_TERMINAL_CONNECT_TIMEOUT_MS", "2000"),
-        ("PM_INTERACTIVE_TERMINAL_REQUEST_TIMEOUT_MS", "30000"),
-    ])
-    .await;
+    let s = server()
+        .envs(&[
+            ("PM_RUNNING_IN_CONTAINER", "true"),
+            ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", "127.0.0.1"),
+            ("PM_INTERACTIVE_TERMINAL_HOST_PORT", &port),
+            ("PM_INTERACTIVE_TERMINAL_TOKEN", "tok-bridge-suite"),
+            ("PM_INTERACTIVE_TERMINAL_CONNECT_TIMEOUT_MS", "2000"),
+            ("PM_INTERACTIVE_TERMINAL_REQUEST_TIMEOUT_MS", "30000"),
+        ])
+        .start()
+        .await;
     suite(&s, "container_bridge").await;
     s.stop().await;
 }

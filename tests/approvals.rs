@@ -161,12 +161,18 @@ async fn elicitation_approves_declines_or_never_answers() {
 #[tokio::test(flavor = "multi_thread")]
 async fn operator_default_and_approval_for_everything() {
     // No elicitation declared: the operator's default decides.
-    let s = start_with(&[WARN, ("PM_TERM_NO_USER_RC", "1")]).await;
+    let s = server()
+        .envs(&[WARN, ("PM_TERM_NO_USER_RC", "1")])
+        .start()
+        .await;
     let p = s.call(interactive("echo careful")).await;
     assert_eq!(p["result"]["approval"]["decided_by"], "operator_default");
     assert_eq!(p["result"]["output"], "careful\n");
     s.stop().await;
-    let s = start_with(&[WARN, ("PM_TERM_APPROVAL_DEFAULT", "decline")]).await;
+    let s = server()
+        .envs(&[WARN, ("PM_TERM_APPROVAL_DEFAULT", "decline")])
+        .start()
+        .await;
     let p = s.call(interactive("echo careful")).await;
     assert_eq!(code(&p), "PM_TERM_DECLINED");
     assert_eq!(p["error"]["details"]["decided_by"], "operator_default");
@@ -278,7 +284,7 @@ async fn next_pending(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_person_on_the_host_page_decides() {
-    let host = start_host("tok-page");
+    let host = host("tok-page").start();
     let port = host.port.to_string();
     let env = [
         ("PM_RUNNING_IN_CONTAINER", "true"),
@@ -356,7 +362,7 @@ async fn a_person_on_the_host_page_decides() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_strict_tool() {
-    let s = start().await;
+    let s = server().start().await;
     let strict = |args: Value| {
         let Value::Object(m) = args else { panic!() };
         CallToolRequestParams::new("memory_terminal").with_arguments(m)
@@ -422,7 +428,10 @@ async fn the_strict_tool() {
     );
     s.stop().await;
     // The operator extends the list.
-    let s = start_with(&[("PM_TERM_STRICT_ALLOW", "printf")]).await;
+    let s = server()
+        .envs(&[("PM_TERM_STRICT_ALLOW", "printf")])
+        .start()
+        .await;
     let ok = check_result(
         &s.client
             .call_tool(strict(json!({"command": "printf extended"})))
@@ -435,12 +444,14 @@ async fn the_strict_tool() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn limits_answer_clearly() {
-    let s = start_with(&[
-        ("PM_TERM_MAX_SESSIONS", "2"),
-        ("PM_TERM_MAX_TERMINALS", "1"),
-        ("PM_TERM_NO_USER_RC", "1"),
-    ])
-    .await;
+    let s = server()
+        .envs(&[
+            ("PM_TERM_MAX_SESSIONS", "2"),
+            ("PM_TERM_MAX_TERMINALS", "1"),
+            ("PM_TERM_NO_USER_RC", "1"),
+        ])
+        .start()
+        .await;
     let mut long = headless("sleep 30");
     long["runtime"] = json!({"wait_ms": 50});
     s.call(long.clone()).await;
@@ -472,7 +483,7 @@ async fn limits_answer_clearly() {
 /// program, none skips the page.
 #[tokio::test(flavor = "multi_thread")]
 async fn no_field_an_agent_sends_routes_around_the_page() {
-    let host = start_host("tok-hostile-agent");
+    let host = host("tok-hostile-agent").start();
     let port = host.port.to_string();
     let env = [
         ("PM_RUNNING_IN_CONTAINER", "true"),

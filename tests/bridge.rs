@@ -24,7 +24,7 @@ fn bridge_env(port: &str, token: &str) -> Vec<(&'static str, String)> {
 
 async fn start_env(env: &[(&'static str, String)]) -> Server {
     let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    start_with(&pairs).await
+    server().envs(&pairs).start().await
 }
 
 fn open_running(command: &str, wait_ms: u64) -> Value {
@@ -34,7 +34,7 @@ fn open_running(command: &str, wait_ms: u64) -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_cut_connection_loses_and_duplicates_nothing() {
-    let host = start_host("tok-cut");
+    let host = host("tok-cut").start();
     let proxy = Proxy::start(host.addr.clone()).await;
     let s = start_env(&bridge_env(&proxy.port.to_string(), "tok-cut")).await;
     let p = s
@@ -86,7 +86,7 @@ async fn a_cut_connection_loses_and_duplicates_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_cut_connection_in_the_middle_of_a_wait_still_answers_once() {
-    let host = start_host("tok-midwait");
+    let host = host("tok-midwait").start();
     let proxy = Proxy::start(host.addr.clone()).await;
     let s =
         std::sync::Arc::new(start_env(&bridge_env(&proxy.port.to_string(), "tok-midwait")).await);
@@ -125,7 +125,7 @@ async fn a_cut_connection_in_the_middle_of_a_wait_still_answers_once() {
 /// command ran once.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_retry_after_a_stalled_link_does_not_run_twice() {
-    let host = start_host("tok-stall");
+    let host = host("tok-stall").start();
     let proxy = Proxy::start(host.addr.clone()).await;
     let mut env = bridge_env(&proxy.port.to_string(), "tok-stall");
     env.push(("PM_INTERACTIVE_TERMINAL_REQUEST_TIMEOUT_MS", "1000".into()));
@@ -164,7 +164,7 @@ async fn a_retry_after_a_stalled_link_does_not_run_twice() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_host_killed_and_restarted() {
-    let mut host = start_host("tok-restart");
+    let mut host = host("tok-restart").start();
     let port = host.port;
     let s = start_env(&bridge_env(&port.to_string(), "tok-restart")).await;
     let p = s.call(open_running("echo before", 10000)).await;
@@ -189,7 +189,7 @@ async fn the_host_killed_and_restarted() {
     );
     // Back on the same port: new terminals work; the old one is gone with the old host, and
     // the answer says the host restarted (with how to reopen), not just "not found".
-    let _host = start_host_on("tok-restart", port);
+    let _host = common::host("tok-restart").port(port).start();
     let r = s
         .call(json!({"action": "read_output", "target": {"terminal_id": old}}))
         .await;
@@ -214,7 +214,7 @@ async fn the_host_killed_and_restarted() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_inputs_tokens_and_unreachable_hosts() {
-    let host = start_host("tok-right");
+    let host = host("tok-right").start();
     let port = host.port.to_string();
     // No token: the bridge is not configured.
     let mut env = bridge_env(&port, "");
@@ -281,12 +281,12 @@ async fn bad_inputs_tokens_and_unreachable_hosts() {
 #[tokio::test(flavor = "multi_thread")]
 async fn bridge_telemetry_on_stderr() {
     let host_log = scratch_dir().join("host.log");
-    let host = start_host_full("tok-trace", 0, Some(&host_log), &[]);
+    let host = host("tok-trace").log_to(&host_log).start();
     let mut env = bridge_env(&host.port.to_string(), "tok-trace");
     env.push(("PM_INTERACTIVE_TERMINAL_TRACE_BRIDGE", "1".into()));
     env.push(("PM_TERM_LOG", "info".into()));
     let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let s = start_capturing(&pairs).await;
+    let s = server().envs(&pairs).capture_stderr().start().await;
     let mut q = open_running("true", 10000);
     q["correlation"] = json!({"trace_id": "trace_follow_me_across"});
     let r = s.call(q).await;
@@ -324,26 +324,29 @@ async fn bundled_from_path_and_bad_configured_paths() {
         .display()
         .to_string();
     let path = format!("{host_dir}:/usr/bin:/bin");
-    let s = start_bin(
-        lone.to_str().unwrap(),
-        &[],
-        &[
+    let s = server()
+        .bin(lone.to_str().unwrap())
+        .args(&[])
+        .envs(&[
             ("PM_TERM_ADAPTER_MODE", "bundled"),
             ("PATH", &path),
             ("PM_TERM_NO_USER_RC", "1"),
-        ],
-    )
-    .await;
+        ])
+        .start()
+        .await;
     let r = s.call(open_running("echo from-path", 15000)).await;
     assert_eq!(r["result"]["output"], "from-path\n", "{r:#}");
     assert_eq!(r["resolved"]["adapter"], "bundled");
     s.stop().await;
     // A relative configured path is refused.
-    let s = start_with(&[("PM_INTERACTIVE_TERMINAL_BINARY", "bin/interactive-terminal")]).await;
+    let s = server()
+        .envs(&[("PM_INTERACTIVE_TERMINAL_BINARY", "bin/interactive-terminal")])
+        .start()
+        .await;
     let r = s.call(open_running("true", 1000)).await;
     assert_eq!(code(&r), "PM_TERM_INVALID_PAYLOAD", "{r:#}");
     s.stop().await;
-    let r_req = start().await;
+    let r_req = server().start().await;
     let r = r_req
         .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
             "runtime": {"adapter_override": "bundled", "binary_path": "relative/interactive-terminal"}}))
@@ -351,18 +354,18 @@ async fn bundled_from_path_and_bad_configured_paths() {
     assert_eq!(code(&r), "PM_TERM_INVALID_PAYLOAD");
     r_req.stop().await;
     // Nothing usable anywhere: GUI unavailable with every candidate and why it failed.
-    let s = start_bin(
-        lone.to_str().unwrap(),
-        &[],
-        &[
+    let s = server()
+        .bin(lone.to_str().unwrap())
+        .args(&[])
+        .envs(&[
             (
                 "PM_INTERACTIVE_TERMINAL_BINARY",
                 "/nonexistent/interactive-terminal",
             ),
             ("PATH", "/usr/bin:/bin"),
-        ],
-    )
-    .await;
+        ])
+        .start()
+        .await;
     let r = s.call(open_running("true", 1000)).await;
     assert_eq!(code(&r), "PM_TERM_GUI_UNAVAILABLE", "{r:#}");
     let cands = r["error"]["details"]["attempted_candidates"]

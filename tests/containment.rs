@@ -154,7 +154,7 @@ fn env() -> Vec<(&'static str, &'static str)> {
 
 #[tokio::test]
 async fn headless_terminate_leaves_nothing() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let (planted, ids) = plant_headless(&s, None).await;
     for id in &ids {
         let t = s
@@ -170,7 +170,7 @@ async fn headless_terminate_leaves_nothing() {
 
 #[tokio::test]
 async fn headless_timeout_leaves_nothing() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let (planted, _) = plant_headless(&s, Some(4000)).await;
     let left = leftovers(&planted).await;
     assert!(left.is_empty(), "escaped timeout_ms: {left:#?}");
@@ -179,7 +179,7 @@ async fn headless_timeout_leaves_nothing() {
 
 #[tokio::test]
 async fn headless_client_closing_stdin_leaves_nothing() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let (planted, _) = plant_headless(&s, None).await;
     s.stop().await;
     let left = leftovers(&planted).await;
@@ -188,7 +188,7 @@ async fn headless_client_closing_stdin_leaves_nothing() {
 
 #[tokio::test]
 async fn headless_sigkill_of_the_server_leaves_nothing() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let (planted, _) = plant_headless(&s, None).await;
     sigkill(s.pid);
     let left = leftovers(&planted).await;
@@ -197,7 +197,7 @@ async fn headless_sigkill_of_the_server_leaves_nothing() {
 
 #[tokio::test]
 async fn a_session_that_kills_its_supervisor_leaves_nothing() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let tag = unique_sleep();
     let p = s
         .call(headless_req(&line(KILLS_ITS_SUPERVISOR, &tag), None))
@@ -228,7 +228,7 @@ async fn a_session_that_kills_its_supervisor_leaves_nothing() {
 
 #[tokio::test]
 async fn terminal_terminate_leaves_nothing() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let (planted, ids) = plant_terminals(&s).await;
     for id in &ids {
         let t = s
@@ -244,7 +244,7 @@ async fn terminal_terminate_leaves_nothing() {
 #[tokio::test]
 async fn terminals_die_with_the_server_even_killed() {
     for kill in [false, true] {
-        let s = start_with(&env()).await;
+        let s = server().envs(&env()).start().await;
         let (planted, _) = plant_terminals(&s).await;
         if kill {
             sigkill(s.pid);
@@ -287,7 +287,7 @@ async fn bundled_terminals_die_with_a_killed_host_or_server() {
         let mut e = env();
         e.push(("PM_TERM_ADAPTER_MODE", "bundled"));
         e.push(("PM_INTERACTIVE_TERMINAL_BINARY", HOST_BIN));
-        let s = start_with(&e).await;
+        let s = server().envs(&e).start().await;
         let (planted, _) = plant_terminals(&s).await;
         let hosts = children_running(s.pid, HOST_BIN);
         assert_eq!(hosts.len(), 1, "one launched host");
@@ -337,7 +337,7 @@ async fn headless_commands_have_no_controlling_terminal() {
     use std::os::fd::AsRawFd;
     let pty = nix::pty::openpty(None, None).unwrap();
     let slave = pty.slave.as_raw_fd();
-    let mut cmd = server_command(SERVER_BIN, &[], &env());
+    let mut cmd = server().envs(&env()).command();
     // SAFETY: setsid and TIOCSCTTY in the child before exec, both async-signal-safe: the
     // server starts as a session leader whose controlling terminal is the pty, as from a shell.
     unsafe {
@@ -391,7 +391,7 @@ async fn nothing_is_left_on_disk_after_a_clean_exit() {
             ("PM_INTERACTIVE_TERMINAL_BINARY", HOST_BIN),
         ];
         e.extend(env());
-        let s = start_with(&e).await;
+        let s = server().envs(&e).start().await;
         for shell in ["bash", "zsh", "fish", "sh"] {
             let p = s
                 .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 #[tokio::test]
 async fn tool_is_listed_with_schemas_and_annotations() {
-    let s = start().await;
+    let s = server().start().await;
     let tools = s.client.list_all_tools().await.unwrap();
     let t = tools
         .iter()
@@ -53,7 +53,7 @@ async fn tool_is_listed_with_schemas_and_annotations() {
 
 #[tokio::test]
 async fn execute_returns_exit_code_and_separate_streams() {
-    let s = start().await;
+    let s = server().start().await;
     let p = s.call(headless("echo out; echo err >&2; exit 7")).await;
     assert_eq!(p["success"], true);
     assert_eq!(p["status"], "completed");
@@ -80,7 +80,7 @@ async fn execute_returns_exit_code_and_separate_streams() {
 
 #[tokio::test]
 async fn args_are_argv_without_a_shell_and_env_and_cwd_apply() {
-    let s = start().await;
+    let s = server().start().await;
     let p = s
         .call(json!({
             "action": "execute",
@@ -108,7 +108,7 @@ async fn args_are_argv_without_a_shell_and_env_and_cwd_apply() {
 
 #[tokio::test]
 async fn missing_cwd_and_missing_program_are_clear_payload_errors() {
-    let s = start().await;
+    let s = server().start().await;
     let mut req = headless("pwd");
     req["runtime"] = json!({"cwd": "/definitely/not/here"});
     let p = s.call(req).await;
@@ -136,7 +136,7 @@ async fn missing_cwd_and_missing_program_are_clear_payload_errors() {
 
 #[tokio::test]
 async fn stdin_is_closed_so_readers_get_eof() {
-    let s = start().await;
+    let s = server().start().await;
     let t = Instant::now();
     let p = s.call(headless("cat; read x; echo \"got:[$x] $?\"")).await;
     assert_eq!(p["result"]["stdout"], "got:[] 1\n");
@@ -151,7 +151,7 @@ async fn stdin_is_closed_so_readers_get_eof() {
 
 #[tokio::test]
 async fn long_command_answers_running_then_read_output_follows_by_cursor() {
-    let s = start().await;
+    let s = server().start().await;
     let mut req = headless("for i in 1 2 3 4 5 6; do echo line$i; sleep 0.3; done; echo done >&2");
     req["runtime"] = json!({"wait_ms": 200});
     let p = s.call(req).await;
@@ -187,7 +187,7 @@ async fn long_command_answers_running_then_read_output_follows_by_cursor() {
 
 #[tokio::test]
 async fn hard_timeout_kills_the_tree_and_returns_output_so_far() {
-    let s = start().await;
+    let s = server().start().await;
     let tag = unique_sleep();
     let mut req = headless(&format!("echo started; (sleep {tag} &); sleep {tag}"));
     req["runtime"] = json!({"timeout_ms": 700});
@@ -213,7 +213,7 @@ async fn hard_timeout_kills_the_tree_and_returns_output_so_far() {
 
 #[tokio::test]
 async fn terminate_kills_escaping_children() {
-    let s = start().await;
+    let s = server().start().await;
     let tag = unique_sleep();
     // Background job, nohup, setsid, a double fork, and a foreground sleep.
     let script = format!(
@@ -248,7 +248,7 @@ async fn terminate_kills_escaping_children() {
 
 #[tokio::test]
 async fn terminate_after_exit_kills_what_it_left_behind() {
-    let s = start().await;
+    let s = server().start().await;
     let tag = unique_sleep();
     let p = s
         .call(headless(&format!(
@@ -268,7 +268,7 @@ async fn terminate_after_exit_kills_what_it_left_behind() {
 
 #[tokio::test]
 async fn huge_output_is_bounded_in_memory_and_every_byte_is_readable() {
-    let s = start().await;
+    let s = server().start().await;
     const TOTAL: u64 = 100_000_000;
     let mut req = headless(&format!("yes 0123456789abcdef | head -c {TOTAL}"));
     req["runtime"] = json!({"wait_ms": 120000});
@@ -315,7 +315,7 @@ async fn huge_output_is_bounded_in_memory_and_every_byte_is_readable() {
 
 #[tokio::test]
 async fn non_utf8_output_is_flagged_or_exact_in_base64() {
-    let s = start().await;
+    let s = server().start().await;
     let p = s.call(headless(r"printf 'a\377\376b'")).await;
     assert_eq!(p["result"]["stdout"], "a\u{fffd}\u{fffd}b");
     assert_eq!(p["result"]["streams"]["stdout"]["lossy"], true);
@@ -347,7 +347,7 @@ async fn non_utf8_output_is_flagged_or_exact_in_base64() {
 
 #[tokio::test]
 async fn concurrent_sessions_keep_their_own_output() {
-    let s = std::sync::Arc::new(start().await);
+    let s = std::sync::Arc::new(server().start().await);
     let mut handles = Vec::new();
     for i in 0..24 {
         let s = s.clone();
@@ -383,7 +383,7 @@ async fn concurrent_sessions_keep_their_own_output() {
 
 #[tokio::test]
 async fn long_waits_send_progress_notifications() {
-    let s = start().await;
+    let s = server().start().await;
     let mut req = headless("sleep 2.5; echo ok");
     req["runtime"] = json!({"wait_ms": 10000});
     let p = s.call_with_progress(req, "tok-1").await;
@@ -398,7 +398,7 @@ async fn long_waits_send_progress_notifications() {
 
 #[tokio::test]
 async fn unknown_ids_are_not_found_with_a_refresh_hint() {
-    let s = start().await;
+    let s = server().start().await;
     let p = s
         .call(json!({"action": "read_output", "target": {"session_id": "ses_NOPE"}}))
         .await;
@@ -414,7 +414,7 @@ async fn unknown_ids_are_not_found_with_a_refresh_hint() {
 
 #[tokio::test]
 async fn run_alias_with_flat_legacy_keys() {
-    let s = start().await;
+    let s = server().start().await;
     let dir = std::env::temp_dir();
     let p = s
         .call(json!({"action": "run", "command": "echo", "args": ["$X", "x y"], "cwd": dir.to_str().unwrap(),
@@ -432,7 +432,7 @@ async fn run_alias_with_flat_legacy_keys() {
 /// Every §2.3 rejection, through the binary.
 #[tokio::test]
 async fn every_validation_rule_is_a_pm_term_payload() {
-    let s = start().await;
+    let s = server().start().await;
     let cases: Vec<(Value, &str)> = vec![
         (json!({}), "PM_TERM_INVALID_PAYLOAD"),
         (json!({"action": "explode"}), "PM_TERM_INVALID_ACTION"),
@@ -518,7 +518,7 @@ async fn every_validation_rule_is_a_pm_term_payload() {
 
 #[tokio::test]
 async fn tool_call_without_arguments_or_for_unknown_tools() {
-    let s = start().await;
+    let s = server().start().await;
     let r = s
         .client
         .call_tool(rmcp::model::CallToolRequestParams::new(
@@ -538,7 +538,7 @@ async fn tool_call_without_arguments_or_for_unknown_tools() {
 }
 
 async fn server_exit_kills_everything(how: &str) {
-    let s = start().await;
+    let s = server().start().await;
     let tag = unique_sleep();
     let mut req = headless(&format!("setsid sleep {tag} & sleep {tag}"));
     req["runtime"] = json!({"wait_ms": 300});

@@ -13,7 +13,7 @@ use ahp_types::actions::{StateAction, TerminalClaimedAction, TerminalInputAction
 use ahp_types::commands::{CreateTerminalParams, DisposeTerminalParams, ReconnectResult};
 use ahp_types::state::{SnapshotState, TerminalClaim, TerminalClientClaim, TerminalState};
 use ahp_types::{PROTOCOL_VERSION, ROOT_RESOURCE_URI};
-use common::{HostProc, http_get, sign_in, start_host};
+use common::{HostProc, host, http_get, sign_in};
 use serde_json::Value;
 
 async fn connect(h: &HostProc, client_id: &str) -> Client {
@@ -82,7 +82,7 @@ fn terminal_state(snap: Option<ahp_types::commands::SubscribeResult>) -> Termina
 
 #[tokio::test(flavor = "multi_thread")]
 async fn ahp_client_follows_a_terminal_with_its_reducers() {
-    let h = start_host("tok-follow");
+    let h = host("tok-follow").start();
     let client = connect(&h, "follower").await;
     let uri = terminal_uri("follow");
     create(&client, &uri, "follower").await;
@@ -142,7 +142,7 @@ async fn ahp_client_follows_a_terminal_with_its_reducers() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn claims_are_held_and_rejections_carry_a_reason() {
-    let h = start_host("tok-claims");
+    let h = host("tok-claims").start();
     let a = connect(&h, "alice").await;
     let b = connect(&h, "bob").await;
     let uri = terminal_uri("claims");
@@ -205,7 +205,7 @@ async fn claims_are_held_and_rejections_carry_a_reason() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn version_negotiation_tokens_and_bind_rules() {
-    let h = start_host("tok-version");
+    let h = host("tok-version").start();
     let url = format!("ws://{}/ahp?token={}", h.addr, h.token);
     let c = Client::connect(
         ahp_ws::WebSocketTransport::connect(&url).await.unwrap(),
@@ -270,7 +270,7 @@ async fn version_negotiation_tokens_and_bind_rules() {
 #[tokio::test(flavor = "multi_thread")]
 async fn reconnect_replays_what_was_missed_and_dispose_removes() {
     // Another client types into the watcher's terminal while it is away: shared terminals.
-    let h = common::start_host_with_args("tok-reconnect", &["--share-terminals"]);
+    let h = host("tok-reconnect").args(&["--share-terminals"]).start();
     let a = connect(&h, "watcher").await;
     let uri = terminal_uri("replay");
     create(&a, &uri, "watcher").await;

@@ -37,7 +37,7 @@ async fn upgrade_status(addr: &str, token: &str, headers: &[(&str, &str)]) -> St
 
 #[tokio::test(flavor = "multi_thread")]
 async fn foreign_origins_and_host_names_are_refused() {
-    let h = start_host("tok-origin");
+    let h = host("tok-origin").start();
     assert_eq!(upgrade_status(&h.addr, &h.token, &[]).await, "101");
     assert_eq!(
         upgrade_status(
@@ -119,7 +119,7 @@ async fn foreign_origins_and_host_names_are_refused() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_page_is_served_with_strict_headers_and_no_inline_code() {
-    let h = start_host("tok-headers");
+    let h = host("tok-headers").start();
     let cookie = sign_in(&h.addr, &h.login).await;
     let page = http_get(&h.addr, "/", &[("Cookie", &cookie)]).await;
     let (head, body) = page.split_once("\r\n\r\n").unwrap();
@@ -287,7 +287,7 @@ fn cpu_ticks(pid: u32) -> u64 {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_flood_of_silent_connections_costs_no_cpu_and_keeps_no_one_out() {
-    let h = start_host("tok-flood");
+    let h = host("tok-flood").start();
     let pid = h.child.id();
     let mut silent = Vec::new();
     for _ in 0..800 {
@@ -323,7 +323,7 @@ async fn a_flood_of_silent_connections_costs_no_cpu_and_keeps_no_one_out() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn only_a_signed_in_person_approves() {
-    let h = start_host("tok-approve");
+    let h = host("tok-approve").start();
     // A program with the token says it approves: it is not made an approver...
     let (ws, _) =
         tokio_tungstenite::connect_async(format!("ws://{}/ahp?token={}", h.addr, h.token))

@@ -77,7 +77,7 @@ async fn last_command(s: &Server, id: &str) -> Value {
 
 #[tokio::test]
 async fn open_run_and_detect_commands_in_bash_and_zsh() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     for sh in ["bash", "zsh"] {
         let p = s
             .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
@@ -127,7 +127,7 @@ async fn open_run_and_detect_commands_in_bash_and_zsh() {
 
 #[tokio::test]
 async fn execute_command_in_a_new_terminal_and_legacy_aliases() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let p = s
         .call(open_running(
             "printf 'a\\nb\\n'; exit_code=3; (exit $exit_code)",
@@ -157,7 +157,7 @@ async fn execute_command_in_a_new_terminal_and_legacy_aliases() {
 
 #[tokio::test]
 async fn a_prompt_answered_with_raw_input() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
     let mut q = send(&id, "read -p 'Name? ' n; echo \"hi $n\"");
     q["runtime"] = json!({"wait_ms": 500});
@@ -177,7 +177,7 @@ async fn a_prompt_answered_with_raw_input() {
 
 #[tokio::test]
 async fn python_repl_round_trips() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
     let p = s.call(input(&id, "python3 -q\r", Some(">>> $"))).await;
     assert!(
@@ -208,7 +208,7 @@ async fn python_repl_round_trips() {
 
 #[tokio::test]
 async fn ctrl_c_interrupts_sleep() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
     let mut q = send(&id, "sleep 100");
     q["runtime"] = json!({"wait_ms": 300});
@@ -227,7 +227,7 @@ async fn ctrl_c_interrupts_sleep() {
 
 #[tokio::test]
 async fn interactive_timeout_interrupts_with_output_so_far() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
     let mut q = send(&id, "echo first; sleep 30");
     q["runtime"] = json!({"timeout_ms": 800});
@@ -249,7 +249,7 @@ async fn interactive_timeout_interrupts_with_output_so_far() {
 
 #[tokio::test]
 async fn vim_and_top_through_the_screen_view() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
     let file = std::env::temp_dir().join(format!("itmcp-vim-{}.txt", std::process::id()));
     let _ = std::fs::remove_file(&file);
@@ -303,7 +303,7 @@ async fn vim_and_top_through_the_screen_view() {
 
 #[tokio::test]
 async fn killing_a_shell_with_background_jobs_leaves_nothing() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
     let tag = unique_sleep();
     let r = s
@@ -338,7 +338,7 @@ async fn killing_a_shell_with_background_jobs_leaves_nothing() {
 
 #[tokio::test]
 async fn fifty_terminals_at_once() {
-    let s = std::sync::Arc::new(start_with(&env()).await);
+    let s = std::sync::Arc::new(server().envs(&env()).start().await);
     let mut hs = Vec::new();
     for i in 0..50 {
         let s = s.clone();
@@ -371,7 +371,7 @@ async fn fifty_terminals_at_once() {
 
 #[tokio::test]
 async fn read_output_views_and_cursors() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
     s.call(send(&id, "printf '\\033[31mred\\033[0m plain\\n'"))
         .await;
@@ -431,7 +431,7 @@ async fn read_output_views_and_cursors() {
 #[tokio::test]
 #[allow(deprecated)] // resources/subscribe is the subscription of the negotiated 2025-11-25 protocol
 async fn terminals_are_resources_with_updates() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
     let uri = format!("ahp-terminal:/{id}");
     let list = s.client.list_all_resources().await.unwrap();
@@ -479,7 +479,7 @@ async fn terminals_are_resources_with_updates() {
 
 #[tokio::test]
 async fn titles_set_by_programs_become_terminal_titles() {
-    let s = start_with(&env()).await;
+    let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
     s.call(send(&id, "printf '\\033]0;build: step 2\\007'"))
         .await;

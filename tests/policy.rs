@@ -99,7 +99,7 @@ fn argv_requests_are_judged_the_same_way() {
 async fn blocked_through_the_binary() {
     // Inert shells: even if the binary disagreed with the library, nothing could run.
     let inert = inert_shells();
-    let s = start_with(&env_refs(&inert)).await;
+    let s = server().envs(&env_refs(&inert)).start().await;
     let blocked: Vec<String> = corpus()
         .into_iter()
         .filter(|(_, w)| w == "blocked")
@@ -139,11 +139,13 @@ async fn operator_policy_from_env_and_file() {
             .to_string(),
     )
     .unwrap();
-    let s = start_with(&[
-        ("PM_TERM_POLICY_FILE", file.to_str().unwrap()),
-        ("PM_TERM_POLICY_WARN", "echo danger"),
-    ])
-    .await;
+    let s = server()
+        .envs(&[
+            ("PM_TERM_POLICY_FILE", file.to_str().unwrap()),
+            ("PM_TERM_POLICY_WARN", "echo danger"),
+        ])
+        .start()
+        .await;
     let p = s.call(headless("terraform destroy -auto-approve")).await;
     assert_eq!(code(&p), "PM_TERM_BLOCKED_DESTRUCTIVE");
     assert_eq!(p["error"]["details"]["rule"], "operator_blocked");

@@ -709,18 +709,20 @@ fn pids_with_env(needle: &str) -> Vec<i32> {
 async fn binary_answers_every_request_and_leaves_nothing() {
     let tag = format!("ITMCP_PROPTEST_TAG={}", common::unique("props"));
     let (tag_key, tag_value) = tag.split_once('=').unwrap();
-    let server = common::start_with(&[
-        (tag_key, tag_value),
-        ("PM_TERM_DEFAULT_WAIT_MS", "300"),
-        ("PM_TERM_INTERACTIVE_SHELL", "bash"),
-        ("PM_TERM_NO_USER_RC", "1"),
-        // Nothing waits for a person; warned interactive commands are declined, not run.
-        ("PM_TERM_APPROVAL_DEFAULT", "decline"),
-        ("PM_TERM_MAX_TERMINALS", "12"),
-        ("PM_TERM_MAX_SESSIONS", "12"),
-        ("PM_INTERACTIVE_TERMINAL_SPAWN_TIMEOUT_MS", "3000"),
-    ])
-    .await;
+    let server = common::server()
+        .envs(&[
+            (tag_key, tag_value),
+            ("PM_TERM_DEFAULT_WAIT_MS", "300"),
+            ("PM_TERM_INTERACTIVE_SHELL", "bash"),
+            ("PM_TERM_NO_USER_RC", "1"),
+            // Nothing waits for a person; warned interactive commands are declined, not run.
+            ("PM_TERM_APPROVAL_DEFAULT", "decline"),
+            ("PM_TERM_MAX_TERMINALS", "12"),
+            ("PM_TERM_MAX_SESSIONS", "12"),
+            ("PM_INTERACTIVE_TERMINAL_SPAWN_TIMEOUT_MS", "3000"),
+        ])
+        .start()
+        .await;
 
     // Generate first (proptest's runner is synchronous), then send each through the client.
     let mut runner = TestRunner::new(config(cases(BINARY_CASES)));

@@ -25,7 +25,7 @@ fn bridged(port: &str, token: &str) -> Vec<(&'static str, String)> {
 
 async fn server(env: &[(&'static str, String)]) -> Server {
     let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    start_with(&pairs).await
+    common::server().envs(&pairs).start().await
 }
 
 /// One raw AHP request on a fresh token connection; the answer.
@@ -60,7 +60,7 @@ fn init(id: u64, client: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_terminal_belongs_to_the_server_that_opened_it() {
-    let host = start_host("tok-shared");
+    let host = host("tok-shared").start();
     let port = host.port.to_string();
     let a = server(&bridged(&port, "tok-shared")).await;
     let b = server(&bridged(&port, "tok-shared")).await;
@@ -186,7 +186,7 @@ async fn a_terminal_belongs_to_the_server_that_opened_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_operator_may_share_terminals() {
-    let mut host = start_host_with_args("tok-share", &["--share-terminals"]);
+    let mut host = host("tok-share").args(&["--share-terminals"]).start();
     let port = host.port.to_string();
     let a = server(&bridged(&port, "tok-share")).await;
     let b = server(&bridged(&port, "tok-share")).await;

@@ -200,7 +200,7 @@ async fn check_terminal(
         ("PM_TERM_INTERACTIVE_SHELL", shell),
     ];
     env.extend_from_slice(extra_env);
-    let s = start_with(&env).await;
+    let s = server().envs(&env).start().await;
     let mut f = Findings::default();
     let open = s
         .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
@@ -557,11 +557,13 @@ async fn a_setup_that_takes_hooks_away_is_reported() {
     )
     .unwrap();
     let home_s = home.display().to_string();
-    let s = start_with(&[
-        ("HOME", home_s.as_str()),
-        ("PM_TERM_INTERACTIVE_SHELL", "bash"),
-    ])
-    .await;
+    let s = server()
+        .envs(&[
+            ("HOME", home_s.as_str()),
+            ("PM_TERM_INTERACTIVE_SHELL", "bash"),
+        ])
+        .start()
+        .await;
     let open = s
         .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}))
         .await;

@@ -23,7 +23,7 @@ struct Raw {
 
 impl Raw {
     async fn start() -> Raw {
-        let mut cmd = server_command(SERVER_BIN, &[], &[]);
+        let mut cmd = server().command();
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped());
         let mut child = cmd.spawn().unwrap();
         let stdin = child.stdin.take().unwrap();
@@ -298,7 +298,7 @@ async fn every_malformed_message_with_an_id_is_answered() {
 /// A NUL byte in what becomes a C string is the agent's error, named, in both modes.
 #[tokio::test]
 async fn nul_bytes_are_refused_naming_the_field() {
-    let s = start_with(&[("PM_TERM_NO_USER_RC", "1")]).await;
+    let s = server().envs(&[("PM_TERM_NO_USER_RC", "1")]).start().await;
     let cases = [
         (
             json!({"command": "echo a\u{0}b"}),

@@ -48,30 +48,74 @@ pub struct Server {
     pub client: RunningService<RoleClient, Recorder>,
     pub recorder: Recorder,
     pub pid: u32,
-    /// The server's stderr, when started with [`start_capturing`].
+    /// The server's stderr, when started with [`Launch::capture_stderr`].
     pub stderr: Arc<Mutex<String>>,
 }
 
-/// Start the server with extra environment variables.
-pub async fn start_with(env: &[(&str, &str)]) -> Server {
-    start_bin(SERVER_BIN, &[], env).await
+/// How a test starts a server: `server().env(..).start().await`. The defaults are the
+/// embedded server binary, no flags, a scratch directory as home and working directory, and
+/// stderr passed through.
+pub struct Launch {
+    bin: String,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    capture: bool,
 }
 
-pub async fn start() -> Server {
-    start_with(&[]).await
+/// A server launch with the defaults.
+pub fn server() -> Launch {
+    Launch {
+        bin: SERVER_BIN.to_string(),
+        args: Vec::new(),
+        env: Vec::new(),
+        capture: false,
+    }
 }
 
-pub async fn start_bin(bin: &str, args: &[&str], env: &[(&str, &str)]) -> Server {
-    start_full(bin, args, env, false).await
-}
+impl Launch {
+    /// Another binary (a copy, a wrapper).
+    pub fn bin(mut self, bin: &str) -> Launch {
+        self.bin = bin.to_string();
+        self
+    }
 
-/// Start the server and keep what it writes on stderr.
-pub async fn start_capturing(env: &[(&str, &str)]) -> Server {
-    start_full(SERVER_BIN, &[], env, true).await
-}
+    pub fn args(mut self, args: &[&str]) -> Launch {
+        self.args.extend(args.iter().map(|a| a.to_string()));
+        self
+    }
 
-pub async fn start_full(bin: &str, args: &[&str], env: &[(&str, &str)], capture: bool) -> Server {
-    connect(server_command(bin, args, env), capture).await
+    pub fn env(mut self, key: &str, value: &str) -> Launch {
+        self.env.push((key.to_string(), value.to_string()));
+        self
+    }
+
+    pub fn envs(mut self, env: &[(&str, &str)]) -> Launch {
+        self.env
+            .extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        self
+    }
+
+    /// Keep what the server writes on stderr (in [`Server::stderr`]).
+    pub fn capture_stderr(mut self) -> Launch {
+        self.capture = true;
+        self
+    }
+
+    /// The command, for a test that changes how it is run before [`connect`].
+    pub fn command(&self) -> tokio::process::Command {
+        let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
+        let env: Vec<(&str, &str)> = self
+            .env
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        server_command(&self.bin, &args, &env)
+    }
+
+    /// Start it and initialize an MCP session over its stdio.
+    pub async fn start(self) -> Server {
+        connect(self.command(), self.capture).await
+    }
 }
 
 /// The command that starts a server binary in a scratch directory (also its `HOME`).
@@ -154,7 +198,7 @@ pub fn on_path_opt(name: &str) -> Option<String> {
         .map(|p| p.display().to_string())
 }
 
-/// [`inert_shells`] as `start_with` takes them.
+/// [`inert_shells`] as `Launch::envs` takes them.
 pub fn env_refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     env.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
@@ -188,18 +232,50 @@ impl Drop for HostProc {
     }
 }
 
-/// Start a host on `port` (0: any) and wait for its ready line.
-pub fn start_host_on(token: &str, port: u16) -> HostProc {
-    start_host_full(token, port, None, &[])
+/// How a test starts a host service: `host(token).port(p).start()`. The defaults are any
+/// free port, no extra flags, and a `warn` log on stderr.
+pub struct HostLaunch {
+    token: String,
+    port: u16,
+    log: Option<std::path::PathBuf>,
+    args: Vec<String>,
 }
 
-/// Start a host with extra flags.
-pub fn start_host_with_args(token: &str, args: &[&str]) -> HostProc {
-    start_host_full(token, 0, None, args)
+/// A host launch with `token` and the defaults.
+pub fn host(token: &str) -> HostLaunch {
+    HostLaunch {
+        token: token.to_string(),
+        port: 0,
+        log: None,
+        args: Vec::new(),
+    }
 }
 
-/// Start a host whose debug log goes to `log` (a file), when given.
-pub fn start_host_full(
+impl HostLaunch {
+    pub fn port(mut self, port: u16) -> HostLaunch {
+        self.port = port;
+        self
+    }
+
+    /// Its debug log goes to this file.
+    pub fn log_to(mut self, path: &std::path::Path) -> HostLaunch {
+        self.log = Some(path.to_path_buf());
+        self
+    }
+
+    pub fn args(mut self, args: &[&str]) -> HostLaunch {
+        self.args.extend(args.iter().map(|a| a.to_string()));
+        self
+    }
+
+    /// Start it and wait for its ready line.
+    pub fn start(self) -> HostProc {
+        let extra: Vec<&str> = self.args.iter().map(String::as_str).collect();
+        start_host_process(&self.token, self.port, self.log.as_deref(), &extra)
+    }
+}
+
+fn start_host_process(
     token: &str,
     port: u16,
     log: Option<&std::path::Path>,
@@ -240,10 +316,6 @@ pub fn start_host_full(
         token: token.to_string(),
         login: ready["login"].as_str().unwrap_or_default().to_string(),
     }
-}
-
-pub fn start_host(token: &str) -> HostProc {
-    start_host_on(token, 0)
 }
 
 /// A raw HTTP/1.1 request to `addr` (with `Host: addr` unless `headers` gives one); the
