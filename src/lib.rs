@@ -24,3 +24,4 @@ pub mod runtime;
 pub mod spool;
 pub mod telemetry;
 pub mod terminal;
+pub mod views;

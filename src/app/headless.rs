@@ -5,12 +5,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use super::output::{self, DEFAULT_MAX_BYTES};
+use super::output;
 use super::wait::{Progress, wait_until};
 use super::{Answer, App};
 use crate::contract::{Ctx, ErrorCode, Request, TermError};
 use crate::exec::{ExecError, Program, Session, StartSpec, Stream, resolve_cwd};
 use crate::process;
+use crate::views::DEFAULT_MAX_BYTES;
 
 /// Extra time past a hard timeout for the kill to land before execute answers.
 const KILL_MARGIN: Duration = Duration::from_millis(2_000);
@@ -242,7 +243,7 @@ impl App {
         r.insert("stdout".into(), json!(out.text));
         r.insert("stderr".into(), json!(err.text));
         if encoding != crate::contract::Encoding::Utf8 {
-            r.insert("encoding".into(), json!(output::encoding_name(encoding)));
+            r.insert("encoding".into(), json!(encoding.as_str()));
         }
         r.insert("exit_code".into(), json!(st.exit_code));
         r.insert("signal".into(), json!(st.signal.map(process::signal_name)));

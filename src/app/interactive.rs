@@ -10,27 +10,18 @@ use serde_json::{Map, Value, json};
 use super::approval::Elicitor;
 use super::wait::{Progress, with_progress};
 use super::{Answer, App, authorize};
-use crate::contract::{Ctx, Encoding, ErrorCode, Intent, Request, TermError, View};
+use crate::contract::{Ctx, Encoding, ErrorCode, Intent, Request, TermError};
 use crate::runtime::{Adapter, AdapterType};
 
 use crate::terminal::CommandRecord;
 use crate::terminal::ops::{
-    self, AgentClaim, InputArgs, OpError, OpErrorKind, OpenArgs, OutputSpec, ReadArgs, RunArgs,
+    AgentClaim, InputArgs, OpError, OpErrorKind, OpenArgs, OutputSpec, ReadArgs, RunArgs,
     TermRequest, TermResponse, TermSummary,
 };
 
-fn ops_view(v: View) -> ops::View {
-    match v {
-        View::Raw => ops::View::Raw,
-        View::Text => ops::View::Text,
-        View::Screen => ops::View::Screen,
-        View::Commands => ops::View::Commands,
-    }
-}
-
 fn output_spec(req: &Request) -> OutputSpec {
     OutputSpec {
-        view: ops_view(req.output.view.unwrap_or_default()),
+        view: req.output.view.unwrap_or_default(),
         max_bytes: req.output.max_bytes,
         tail: req.output.tail.unwrap_or(false),
         cursor: req.output.cursor,
@@ -141,16 +132,11 @@ fn term_result(r: &TermResponse, encoding: Encoding) -> Map<String, Value> {
         };
         m.insert("output".into(), json!(text));
         if encoding == Encoding::Base64 {
-            m.insert("encoding".into(), json!("base64"));
+            m.insert("encoding".into(), json!(encoding.as_str()));
         }
         let truncated = o.omitted_after > 0 || o.omitted_before > 0;
-        m.insert(
-            "view".into(),
-            json!(match o.view {
-                ops::View::Raw => "raw",
-                _ => "text",
-            }),
-        );
+        // A stream chunk is raw or text (`view::chunk` never answers another view).
+        m.insert("view".into(), json!(o.view.as_str()));
         m.insert("cursor".into(), json!({"output": o.end}));
         m.insert(
             "streams".into(),

@@ -7,9 +7,6 @@ use serde_json::{Value, json};
 use crate::contract::Encoding;
 use crate::spool::{Slice, incomplete_utf8_tail};
 
-/// Default most bytes per stream in one answer.
-pub const DEFAULT_MAX_BYTES: usize = 64 * 1024;
-
 /// One stream's part of an answer.
 pub struct StreamOut {
     pub text: String,
@@ -56,13 +53,6 @@ pub fn render(mut slice: Slice, encoding: Encoding, total: u64, more_may_come: b
         info,
         next_cursor: slice.end,
         truncated,
-    }
-}
-
-pub fn encoding_name(e: Encoding) -> &'static str {
-    match e {
-        Encoding::Utf8 => "utf8",
-        Encoding::Base64 => "base64",
     }
 }
 

@@ -65,35 +65,7 @@ pub enum Intent {
     ExecuteCommand,
 }
 
-/// Terminal output views of `read_output`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum View {
-    Raw,
-    #[default]
-    Text,
-    Screen,
-    Commands,
-}
-
-impl View {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            View::Raw => "raw",
-            View::Text => "text",
-            View::Screen => "screen",
-            View::Commands => "commands",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Encoding {
-    #[default]
-    Utf8,
-    Base64,
-}
+pub use crate::views::{Encoding, View};
 
 #[derive(Debug, Clone, Default)]
 pub struct Correlation {

@@ -10,18 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::CoreError;
 use super::term::{CommandRecord, IntegrationLevel};
 
-/// Default most bytes of terminal output per answer.
-pub const DEFAULT_MAX_BYTES: usize = 64 * 1024;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum View {
-    Raw,
-    #[default]
-    Text,
-    Screen,
-    Commands,
-}
+pub use crate::views::{DEFAULT_MAX_BYTES, View};
 
 /// The session claim an agent holds while it works a terminal (seed 001 "Claims"): with
 /// `tool_call_id` during a call, without it (backgrounded) afterwards.

@@ -1,0 +1,48 @@
+//! How output is asked for, in the same words everywhere: the contract's `read_output`, the
+//! terminal operations (in-process and across the host's WebSocket) and headless reads.
+
+use serde::{Deserialize, Serialize};
+
+/// Default most bytes of output (per stream) in one answer.
+pub const DEFAULT_MAX_BYTES: usize = 64 * 1024;
+
+/// What to read: the stream as written (`raw`), without escape sequences (`text`), the screen
+/// as it stands, or the commands the shell reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum View {
+    Raw,
+    #[default]
+    Text,
+    Screen,
+    Commands,
+}
+
+impl View {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            View::Raw => "raw",
+            View::Text => "text",
+            View::Screen => "screen",
+            View::Commands => "commands",
+        }
+    }
+}
+
+/// How output bytes are carried in an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Encoding {
+    #[default]
+    Utf8,
+    Base64,
+}
+
+impl Encoding {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Encoding::Utf8 => "utf8",
+            Encoding::Base64 => "base64",
+        }
+    }
+}
