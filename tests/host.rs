@@ -376,3 +376,40 @@ fn claim_for(client: &str) -> StateAction {
         }),
     })
 }
+
+/// A client's `createTerminal` whose cwd is a broken percent-escape (`%` before a multi-byte
+/// character, a lone `%`) gets an answer, and the host keeps serving: the cwd arrives from
+/// the network and must never take the host down.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hostile_cwd_is_answered_and_the_host_stays_up() {
+    let h = host("tok-cwd").start();
+    let client = connect(&h, "hostile").await;
+    for (i, cwd) in ["file:///%aé", "file:///tmp/%", "file:///tmp/%4"]
+        .iter()
+        .enumerate()
+    {
+        let params = CreateTerminalParams {
+            channel: terminal_uri(&format!("cwd{i}")),
+            meta: None,
+            claim: TerminalClaim::Client(TerminalClientClaim {
+                client_id: "hostile".into(),
+            }),
+            name: None,
+            cwd: Some((*cwd).into()),
+            cols: Some(80),
+            rows: Some(24),
+        };
+        let answer = tokio::time::timeout(
+            Duration::from_secs(10),
+            client.request::<_, Value>("createTerminal", params),
+        )
+        .await;
+        // Created (a directory by that name may exist) or refused with a reason; never silence.
+        assert!(answer.is_ok(), "{cwd}: no answer");
+    }
+    // Still serving: a new client connects and creates a terminal in a real directory.
+    let other = connect(&h, "after").await;
+    create(&other, &terminal_uri("after-hostile"), "after").await;
+    let mut h = h;
+    assert!(h.child.try_wait().unwrap().is_none(), "the host died");
+}

@@ -1,0 +1,291 @@
+//! The link to the host: where it is (launching the bundled host when needed), the
+//! WebSocket opened to the first address that answers, the AHP handshake with catch-up, and
+//! the one live client the adapter's requests share.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use ahp::{Client, ClientConfig, SubscriptionEvent};
+use ahp_types::commands::ReconnectResult;
+use ahp_types::state::SnapshotState;
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+
+use super::{EVENT_BUFFER, Live, RemoteAdapter, Target, absorb};
+use crate::contract::{ErrorCode, TermError};
+use crate::ids;
+use crate::locks::lock;
+use crate::runtime::discovery::{self, LaunchSpec};
+
+impl RemoteAdapter {
+    /// Where to connect and with which token; launches the bundled host when needed.
+    async fn endpoints(&self) -> Result<(Vec<String>, String), TermError> {
+        match &self.target {
+            Target::Bridge(s) => Ok((
+                s.aliases
+                    .iter()
+                    .map(|a| format!("{a}:{}", s.port))
+                    .collect(),
+                s.token.clone(),
+            )),
+            Target::Bundled {
+                configured,
+                port,
+                spawn_timeout,
+                ..
+            } => {
+                let mut launched = self.launched.lock().await;
+                let alive = match launched.as_mut() {
+                    Some(l) => matches!(l.child.try_wait(), Ok(None)),
+                    None => false,
+                };
+                if !alive {
+                    let spec = LaunchSpec {
+                        port: *port,
+                        spawn_timeout: *spawn_timeout,
+                        trace_id: ids::new_id(ids::TRACE),
+                        runtime_session_id: self.runtime_session_id.clone(),
+                        token: crate::terminal::shell::new_nonce(),
+                    };
+                    let l = discovery::launch(configured.as_deref(), &spec).await?;
+                    self.telemetry(
+                        "launched",
+                        json!({"address": l.address, "candidate": l.candidate, "ready": l.ready}),
+                    );
+                    *launched = Some(l);
+                }
+                match launched.as_ref() {
+                    Some(l) => Ok((vec![l.address.clone()], l.token.clone())),
+                    None => Err(TermError::internal("launch left no host")),
+                }
+            }
+        }
+    }
+
+    /// Open a WebSocket to the first endpoint that answers, classifying every failure.
+    async fn open(&self, endpoints: &[String], token: &str) -> Result<Client, TermError> {
+        let mut attempts = Vec::new();
+        let mut refused_by_host = false;
+        // Nothing listens: an endpoint refused the connection itself, and none got further or
+        // timed out (names that do not resolve say nothing either way): the host is down.
+        let mut refused = false;
+        let mut maybe_up = false;
+        for ep in endpoints {
+            let url = format!("ws://{ep}/ahp");
+            let mut req = url.clone().into_client_request().map_err(|e| {
+                TermError::new(
+                    ErrorCode::InvalidMode,
+                    format!("bad host address {ep:?}: {e}"),
+                )
+            })?;
+            if let Ok(v) = HeaderValue::from_str(&format!("Bearer {token}")) {
+                req.headers_mut().insert("Authorization", v);
+            }
+            self.telemetry("connect", json!({"endpoint": ep}));
+            // Small JSON frames: no Nagle delay (it costs 40 ms a round trip with delayed ACKs).
+            let connecting = tokio_tungstenite::connect_async_with_config(req, None, true);
+            match tokio::time::timeout(self.connect_timeout, connecting).await {
+                Ok(Ok((ws, _))) => {
+                    let transport = ahp_ws::WebSocketTransport::from_stream(ws);
+                    let cfg = ClientConfig {
+                        default_request_timeout: None,
+                        subscription_buffer: EVENT_BUFFER,
+                    };
+                    return Client::connect(transport, cfg).await.map_err(|e| {
+                        TermError::new(
+                            ErrorCode::GuiUnavailable,
+                            format!("AHP client failed to start: {e}"),
+                        )
+                    });
+                }
+                Ok(Err(tokio_tungstenite::tungstenite::Error::Http(resp))) => {
+                    refused_by_host = true;
+                    attempts.push(json!({"endpoint": ep, "error": format!("the host answered HTTP {}", resp.status())}));
+                }
+                Ok(Err(tokio_tungstenite::tungstenite::Error::Io(e))) => {
+                    refused |= e.kind() == std::io::ErrorKind::ConnectionRefused;
+                    attempts.push(json!({"endpoint": ep, "error": e.to_string()}));
+                }
+                Ok(Err(e)) => {
+                    maybe_up = true;
+                    attempts.push(json!({"endpoint": ep, "error": e.to_string()}));
+                }
+                Err(_) => {
+                    maybe_up = true;
+                    attempts.push(json!({"endpoint": ep, "error": format!("no connection within {} ms", self.connect_timeout.as_millis())}));
+                }
+            }
+            self.telemetry(
+                "connect failed",
+                attempts.last().cloned().unwrap_or_default(),
+            );
+        }
+        if refused_by_host {
+            // §7: "host unreachable/refused" is GUI_UNAVAILABLE; the token is the usual cause.
+            return Err(TermError::new(
+                ErrorCode::GuiUnavailable,
+                "the terminal host refused the handshake (check PM_INTERACTIVE_TERMINAL_TOKEN)",
+            )
+            .with("attempts", json!(attempts)));
+        }
+        Err(TermError::new(
+            ErrorCode::GuiUnavailable,
+            format!(
+                "the terminal host is unreachable ({} endpoints tried)",
+                endpoints.len()
+            ),
+        )
+        .with("attempts", json!(attempts))
+        .with("host_down", json!(refused && !maybe_up)))
+    }
+
+    /// Initialize, then catch up from the last sequence seen on an earlier connection.
+    async fn handshake(&self, client: &Client) -> Result<(), TermError> {
+        let versions: Vec<String> = ahp_types::SUPPORTED_PROTOCOL_VERSIONS
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let params = ahp_types::commands::InitializeParams {
+            channel: ahp_types::ROOT_RESOURCE_URI.to_string(),
+            meta: self.identity(),
+            protocol_versions: versions,
+            client_id: self.client_id.clone(),
+            initial_subscriptions: Some(vec![ahp_types::ROOT_RESOURCE_URI.into()]),
+            locale: None,
+            capabilities: None,
+            client_info: None,
+        };
+        let init = tokio::time::timeout(
+            self.request_timeout,
+            client.request::<_, ahp_types::commands::InitializeResult>("initialize", params),
+        )
+        .await
+        .map_err(|_| {
+            TermError::new(
+                ErrorCode::Timeout,
+                "the terminal host did not answer initialize in time",
+            )
+        })?
+        .map_err(|e| {
+            // A host that answers but will not shake hands (no common protocol version) is
+            // as unavailable as one that does not answer; after a drop the caller retries.
+            TermError::new(ErrorCode::GuiUnavailable, format!("handshake failed: {e}"))
+        })?;
+        let instance = init
+            .meta
+            .as_ref()
+            .and_then(|m| m.get("interactiveTerminal"))
+            .and_then(|m| m.get("instance"))
+            .and_then(Value::as_str)
+            .map(String::from);
+        self.telemetry("initialized", json!({"protocol_version": init.protocol_version, "instance": instance, "server_seq": init.server_seq}));
+        let previous = lock(&self.instance).replace(instance.clone().unwrap_or_default());
+        let same_host = previous.is_some() && previous == instance;
+        if previous.is_some() && !same_host {
+            // A new host: what the old one held is gone with it.
+            let gone: Vec<String> = lock(&self.known).drain().collect();
+            tracing::warn!(
+                terminals = gone.len(),
+                "the terminal host restarted; its terminals are gone"
+            );
+            lock(&self.lost).extend(gone);
+        }
+        let last = self.last_seq.load(Ordering::SeqCst);
+        if !same_host {
+            lock(&self.mirror).clear();
+            self.last_seq.store(
+                u64::try_from(init.server_seq).unwrap_or(0),
+                Ordering::SeqCst,
+            );
+            return Ok(());
+        }
+        let mut subs: Vec<String> = lock(&self.mirror).keys().cloned().collect();
+        subs.push(ahp_types::ROOT_RESOURCE_URI.into());
+        let params = ahp_types::commands::ReconnectParams {
+            channel: ahp_types::ROOT_RESOURCE_URI.to_string(),
+            meta: self.identity(),
+            client_id: self.client_id.clone(),
+            last_seen_server_seq: last as i64,
+            subscriptions: subs,
+        };
+        let r = client
+            .request::<_, ReconnectResult>("reconnect", params)
+            .await
+            .map_err(|e| {
+                TermError::new(ErrorCode::Disconnected, format!("reconnect failed: {e}"))
+            })?;
+        match r {
+            ReconnectResult::Replay(r) => {
+                self.telemetry(
+                    "replay",
+                    json!({"from": last, "actions": r.actions.len(), "missing": r.missing}),
+                );
+                for uri in &r.missing {
+                    lock(&self.mirror).remove(uri);
+                }
+                for env in r.actions {
+                    absorb(&self.mirror, &self.last_seq, &self.events, Arc::new(env));
+                }
+            }
+            ReconnectResult::Snapshot(s) => {
+                self.telemetry(
+                    "snapshot",
+                    json!({"from": last, "snapshots": s.snapshots.len()}),
+                );
+                let mut m = lock(&self.mirror);
+                m.clear();
+                for snap in s.snapshots {
+                    if let SnapshotState::Terminal(t) = snap.state {
+                        m.insert(snap.resource, *t);
+                    }
+                    self.last_seq
+                        .fetch_max(u64::try_from(snap.from_seq).unwrap_or(0), Ordering::SeqCst);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The live client, connecting first when there is none.
+    pub(super) async fn client(&self) -> Result<Client, TermError> {
+        let mut conn = self.conn.lock().await;
+        if let Some(l) = conn.as_ref()
+            && l.alive.load(Ordering::SeqCst)
+        {
+            return Ok(l.client.clone());
+        }
+        *conn = None;
+        let (endpoints, token) = self.endpoints().await?;
+        let client = self.open(&endpoints, &token).await?;
+        self.handshake(&client).await?;
+        let alive = Arc::new(AtomicBool::new(true));
+        let mut events = client.events();
+        let (mirror, last, tx, flag) = (
+            self.mirror.clone(),
+            self.last_seq.clone(),
+            self.events.clone(),
+            alive.clone(),
+        );
+        tokio::spawn(async move {
+            while let Some(ev) = events.recv().await {
+                if let SubscriptionEvent::Action(env) = ev.event {
+                    absorb(&mirror, &last, &tx, Arc::new(env));
+                }
+            }
+            flag.store(false, Ordering::SeqCst);
+        });
+        *conn = Some(Live {
+            client: client.clone(),
+            alive,
+        });
+        self.ever_connected.store(true, Ordering::SeqCst);
+        Ok(client)
+    }
+
+    pub(super) async fn drop_connection(&self) {
+        if let Some(l) = self.conn.lock().await.take() {
+            l.client.shutdown().await;
+        }
+    }
+}
