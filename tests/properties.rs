@@ -581,16 +581,17 @@ fn validate_everything(input: &Value) -> Result<(), TestCaseError> {
         match contract::parse(input, phase) {
             Ok(req) => {
                 ACCEPTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                // An accepted request builds a context whose success envelope (identity,
+                // An accepted request builds an envelope whose success payload (identity,
                 // resolved mode and correlation taken from the request) is valid against
-                // response.schema.json, whatever the request carried. The result itself is
-                // the handler's, checked by the server run below.
-                let ctx = contract::Ctx::from_request(&req);
-                let ok = response::success(&ctx, Map::new());
-                let violations: Vec<String> = contract::schema::payload_violations(&ok)
-                    .into_iter()
-                    .filter(|v| !v.starts_with("result"))
-                    .collect();
+                // response.schema.json, whatever the request carried. The results the
+                // handlers build are checked by the server run below.
+                let env = contract::Envelope::from_request(&req);
+                let empty = contract::Outcome::List(contract::result::Listing {
+                    running: false,
+                    items: Vec::new(),
+                });
+                let ok = response::success(&env, &empty);
+                let violations = contract::schema::payload_violations(&ok);
                 prop_assert!(violations.is_empty(), "{violations:?}\n{ok:#}");
                 // The caller's trace id survives unchanged.
                 if let Some(t) = input["correlation"]["trace_id"].as_str()
@@ -599,7 +600,7 @@ fn validate_everything(input: &Value) -> Result<(), TestCaseError> {
                     prop_assert_eq!(req.correlation.trace_id.as_str(), t);
                 }
             }
-            Err(rej) => check_rejection(&response::failure(&rej.ctx, &rej.error))?,
+            Err(rej) => check_rejection(&response::failure(&rej.envelope, &rej.error))?,
         }
     }
     Ok(())

@@ -12,7 +12,8 @@ use ahp_types::ActionEnvelope;
 use ahp_types::actions::StateAction;
 use ahp_types::state::{SnapshotState, TerminalContentPart};
 use itmcp::terminal::ops::{
-    self, AgentClaim, InputArgs, OpenArgs, OutputSpec, ReadArgs, RunArgs, TermRequest, View,
+    self, AgentClaim, InputArgs, OpenArgs, OutputSpec, ReadAnswer, ReadArgs, RunArgs, Shown,
+    TermRequest, TermResponse, View,
 };
 use itmcp::terminal::{Core, CoreConfig};
 
@@ -78,31 +79,43 @@ async fn detection_and_exit_codes(shell: &str, exit7: &str) {
     let mut rx = core.follow();
     let r = ops::execute(&core, open(shell, Some("echo hello")), None)
         .await
+        .unwrap()
+        .ran()
         .unwrap();
-    let id = r.terminal.as_ref().unwrap().terminal_id.clone();
+    let id = r.terminal.terminal_id.clone();
     let cmd = r.command.clone().expect("command detected");
     assert_eq!(cmd.command_line, "echo hello");
     assert_eq!(cmd.exit_code, Some(0));
     assert!(cmd.complete);
-    assert_eq!(r.output.as_ref().unwrap().text, "hello\n");
-    assert!(r.terminal.as_ref().unwrap().supports_command_detection);
+    assert_eq!(r.output.text, "hello\n");
+    assert!(r.terminal.supports_command_detection);
 
-    let r = ops::execute(&core, run(&id, exit7), None).await.unwrap();
+    let r = ops::execute(&core, run(&id, exit7), None)
+        .await
+        .unwrap()
+        .ran()
+        .unwrap();
     assert_eq!(r.command.as_ref().unwrap().exit_code, Some(7));
     let r = ops::execute(&core, run(&id, "cd /usr && printf 'x;y\\n'"), None)
         .await
+        .unwrap()
+        .ran()
         .unwrap();
-    assert_eq!(r.output.as_ref().unwrap().text, "x;y\n");
-    assert_eq!(r.terminal.as_ref().unwrap().cwd.as_deref(), Some("/usr"));
+    assert_eq!(r.output.text, "x;y\n");
+    assert_eq!(r.terminal.cwd.as_deref(), Some("/usr"));
 
     // A command printing fake integration sequences (no or wrong nonce) is not trusted,
     // and the sequences never reach stored or sent data.
     let fake = r"printf '\033]633;E;rm -rf /;deadbeef\007\033]633;D;99\007\033]133;A\007done\n'";
-    let r = ops::execute(&core, run(&id, fake), None).await.unwrap();
+    let r = ops::execute(&core, run(&id, fake), None)
+        .await
+        .unwrap()
+        .ran()
+        .unwrap();
     let c = r.command.unwrap();
     assert!(c.command_line.starts_with("printf"), "{c:?}");
     assert_eq!(c.exit_code, Some(0));
-    assert_eq!(r.output.unwrap().text, "done\n");
+    assert_eq!(r.output.text, "done\n");
 
     // The raw stream and every sent action are free of 633 / 133 sequences.
     let raw = ops::execute(
@@ -121,7 +134,14 @@ async fn detection_and_exit_codes(shell: &str, exit7: &str) {
     )
     .await
     .unwrap();
-    let text = raw.output.unwrap().text;
+    let TermResponse::Read(ReadAnswer {
+        shown: Shown::Output(raw),
+        ..
+    }) = raw
+    else {
+        panic!("a raw read answers output: {raw:?}");
+    };
+    let text = raw.text;
     assert!(
         !text.contains("\x1b]633;") && !text.contains("\x1b]133;"),
         "{text:?}"
@@ -231,14 +251,16 @@ async fn a_shell_without_integration_answers_when_quiet() {
     let python = common::on_path("python3");
     let r = ops::execute(&core, open(&python, Some("print(6 * 7)")), None)
         .await
+        .unwrap()
+        .ran()
         .unwrap();
-    assert!(!r.terminal.as_ref().unwrap().supports_command_detection);
+    assert!(!r.terminal.supports_command_detection);
     assert!(r.command.is_none());
     assert!(
         r.note.as_deref().unwrap().contains("no shell integration"),
         "{r:?}"
     );
-    assert!(r.output.unwrap().text.contains("42"));
+    assert!(r.output.text.contains("42"));
     core.shutdown().await;
 }
 
@@ -254,12 +276,20 @@ async fn sequences_split_across_reads_are_stripped() {
     // A program writing an integration-looking sequence a byte at a time still never leaks
     // it and never fools detection (the scanner carries state across reads).
     let core = core();
-    let r = ops::execute(&core, open("bash", None), None).await.unwrap();
-    let id = r.terminal.unwrap().terminal_id;
+    let r = ops::execute(&core, open("bash", None), None)
+        .await
+        .unwrap()
+        .ran()
+        .unwrap();
+    let id = r.terminal.terminal_id;
     let cmd = r#"for c in $(printf '\033]633;D;5\007' | od -An -tx1); do printf "\x$c"; sleep 0.01; done; echo end"#;
-    let r = ops::execute(&core, run(&id, cmd), None).await.unwrap();
+    let r = ops::execute(&core, run(&id, cmd), None)
+        .await
+        .unwrap()
+        .ran()
+        .unwrap();
     assert_eq!(r.command.as_ref().unwrap().exit_code, Some(0));
-    assert_eq!(r.output.unwrap().text, "end\n");
+    assert_eq!(r.output.text, "end\n");
     core.shutdown().await;
 }
 
@@ -278,15 +308,23 @@ fn repl_line(id: &str, data: &str) -> TermRequest {
 #[tokio::test(flavor = "multi_thread")]
 async fn raw_input_to_a_python_repl() {
     let core = core();
-    let r = ops::execute(&core, open("bash", None), None).await.unwrap();
-    let id = r.terminal.unwrap().terminal_id;
+    let r = ops::execute(&core, open("bash", None), None)
+        .await
+        .unwrap()
+        .ran()
+        .unwrap();
+    let id = r.terminal.terminal_id;
     let r = ops::execute(&core, repl_line(&id, "python3 -q\r"), None)
         .await
+        .unwrap()
+        .ran()
         .unwrap();
-    assert!(r.output.unwrap().text.ends_with(">>> "));
+    assert!(r.output.text.ends_with(">>> "));
     let r = ops::execute(&core, repl_line(&id, "print(6*7)\r"), None)
         .await
+        .unwrap()
+        .ran()
         .unwrap();
-    assert!(r.output.unwrap().text.contains("42\n"));
+    assert!(r.output.text.contains("42\n"));
     core.shutdown().await;
 }

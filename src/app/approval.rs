@@ -5,10 +5,11 @@
 
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use super::wait::{Progress, with_progress};
 use super::{App, BoxFuture};
+use crate::contract::result::{Approval, DecidedBy};
 use crate::contract::{ErrorCode, Request, TermError};
 use crate::policy::{Authorization, Decision};
 use crate::terminal::ops::{ApprovalArgs, TermRequest};
@@ -37,9 +38,6 @@ impl Elicitor for NoElicitor {
         Box::pin(async { ElicitOutcome::NoAnswer })
     }
 }
-
-/// How it was decided, for `result.approval`.
-pub struct Approved(pub Map<String, Value>);
 
 fn declined(by: &str, reason: Option<String>, command: &str) -> TermError {
     let reason_text = reason.clone().unwrap_or_else(|| "no reason given".into());
@@ -91,7 +89,7 @@ impl App {
         decision: &Decision,
         progress: &dyn Progress,
         elicitor: &dyn Elicitor,
-    ) -> Result<Approved, TermError> {
+    ) -> Result<Approval, TermError> {
         let timeout = Duration::from_millis(
             req.runtime
                 .timeout_ms
@@ -99,13 +97,6 @@ impl App {
         );
         let warning = decision.warning();
         let rule = decision.deciding().map(|f| f.rule.to_string());
-        let info = |by: &str| {
-            let mut m = Map::new();
-            m.insert("required".into(), json!(true));
-            m.insert("decision".into(), json!("approved"));
-            m.insert("decided_by".into(), json!(by));
-            Approved(m)
-        };
         tracing::info!(trace_id = %req.correlation.trace_id, %command, ?rule, "waiting for approval");
 
         // 1. A person on the host service's page: the host the operator set up for people
@@ -140,14 +131,13 @@ impl App {
             .await;
             match page {
                 Ok(Ok(r)) => {
-                    if let Some(a) = r.approval {
+                    if let crate::terminal::ops::TermResponse::Approval(a) = r {
                         match a.decision.as_str() {
                             "approved" => {
-                                let mut ok = info("page");
-                                if let Some(who) = a.decided_by {
-                                    ok.0.insert("approver".into(), json!(who));
-                                }
-                                return Ok(ok);
+                                return Ok(Approval {
+                                    approver: a.decided_by,
+                                    ..Approval::approved(DecidedBy::Page)
+                                });
                             }
                             "declined" => return Err(declined("page", a.reason, command)),
                             "timeout" => return Err(timed_out("page", timeout, command)),
@@ -179,7 +169,7 @@ impl App {
             )
             .await;
             return match answer {
-                ElicitOutcome::Approved => Ok(info("elicitation")),
+                ElicitOutcome::Approved => Ok(Approval::approved(DecidedBy::Elicitation)),
                 ElicitOutcome::Declined(reason) => Err(declined("elicitation", reason, command)),
                 ElicitOutcome::NoAnswer => Err(timed_out("elicitation", timeout, command)),
             };
@@ -187,9 +177,10 @@ impl App {
 
         // 3. The operator's default.
         if self.policy.approve_by_default {
-            let mut ok = info("operator_default");
-            ok.0.insert("note".into(), json!("no approver was available; approved by the operator's default (PM_TERM_APPROVAL_DEFAULT)"));
-            Ok(ok)
+            Ok(Approval {
+                note: Some("no approver was available; approved by the operator's default (PM_TERM_APPROVAL_DEFAULT)".into()),
+                ..Approval::approved(DecidedBy::OperatorDefault)
+            })
         } else {
             Err(declined(
                 "operator_default",

@@ -3,12 +3,15 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use super::output;
 use super::wait::{Progress, wait_until};
-use super::{Answer, App};
-use crate::contract::{Ctx, ErrorCode, Request, TermError};
+use super::{App, Handled};
+use crate::contract::result::{
+    Cursors, ItemKind, ListItem, SessionEnded, SessionOutput, Streams, Verdict,
+};
+use crate::contract::{Encoding, ErrorCode, Identity, Outcome, Request, TermError};
 use crate::exec::{ExecError, Program, Session, StartSpec, Stream, resolve_cwd};
 use crate::process;
 use crate::views::DEFAULT_MAX_BYTES;
@@ -39,13 +42,47 @@ pub(crate) fn exec_error(e: ExecError) -> TermError {
 }
 
 impl App {
+    /// Start a session and wait for it within the request's wait; the session's id is known
+    /// from the moment it starts, so even a timeout's error names it.
     pub(crate) async fn headless_execute(
         &self,
         req: &Request,
-        ctx: &mut Ctx,
         progress: &dyn Progress,
         elicitor: &dyn super::Elicitor,
-    ) -> Answer {
+    ) -> Handled {
+        let (session, verdict) = match self.headless_start(req, progress, elicitor).await {
+            Ok(started) => started,
+            Err(e) => return Handled::failed(e),
+        };
+        let about = Identity::session(&session.id);
+        let timeout = req.runtime.timeout_ms.map(Duration::from_millis);
+        let mut wait =
+            Duration::from_millis(req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms));
+        if let Some(t) = timeout
+            && t <= wait
+        {
+            wait = t + KILL_MARGIN;
+        }
+        let mut rx = session.subscribe();
+        let s = session.clone();
+        wait_until(&mut rx, Instant::now() + wait, progress, "running", || {
+            !s.is_running()
+        })
+        .await;
+        let result = self.session_output(req, &session, true).map(|mut out| {
+            out.verdict = Some(verdict);
+            Outcome::Session(Box::new(out))
+        });
+        Handled::about(about, result)
+    }
+
+    /// Authorize the command, ask for approval when the operator wants it, and start it.
+    async fn headless_start(
+        &self,
+        req: &Request,
+        progress: &dyn Progress,
+        elicitor: &dyn super::Elicitor,
+    ) -> Result<(Arc<Session>, Verdict), TermError> {
         let cwd = resolve_cwd(req.runtime.cwd.as_deref()).map_err(exec_error)?;
         let command = req
             .execution
@@ -85,48 +122,21 @@ impl App {
         let approval = if self.approves_headless() && self.needs_approval(&decision) {
             Some(
                 self.approve(req, &display, &decision, progress, elicitor)
-                    .await?
-                    .0,
+                    .await?,
             )
         } else {
             None
         };
-        let timeout = req.runtime.timeout_ms.map(Duration::from_millis);
         let spec = StartSpec {
             program,
             display,
             cwd,
             env: req.execution.env.clone().unwrap_or_default(),
-            timeout,
+            timeout: req.runtime.timeout_ms.map(Duration::from_millis),
             workspace_id: req.runtime.workspace_id.clone(),
         };
         let session = self.exec.start(spec).await.map_err(exec_error)?;
-        ctx.session_id = Some(session.id.clone());
-        let mut wait =
-            Duration::from_millis(req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms));
-        if let Some(t) = timeout
-            && t <= wait
-        {
-            wait = t + KILL_MARGIN;
-        }
-        let mut rx = session.subscribe();
-        let s = session.clone();
-        wait_until(&mut rx, Instant::now() + wait, progress, "running", || {
-            !s.is_running()
-        })
-        .await;
-        let mut r = self.session_answer(req, &session, true)?;
-        r.insert(
-            "authorization".into(),
-            json!(decision.authorization.as_str()),
-        );
-        if let Some(w) = decision.warning() {
-            r.insert("warning".into(), json!(w));
-        }
-        if let Some(a) = approval {
-            r.insert("approval".into(), Value::Object(a));
-        }
-        Ok(r)
+        Ok((session, super::verdict(&decision, approval)))
     }
 
     pub(crate) async fn headless_read(
@@ -134,7 +144,7 @@ impl App {
         req: &Request,
         id: &str,
         progress: &dyn Progress,
-    ) -> Answer {
+    ) -> Result<Outcome, TermError> {
         let session = self.session(id)?;
         let wait = Duration::from_millis(req.runtime.wait_ms.unwrap_or(0));
         if !wait.is_zero() {
@@ -161,10 +171,11 @@ impl App {
             )
             .await;
         }
-        self.session_answer(req, &session, false)
+        self.session_output(req, &session, false)
+            .map(|out| Outcome::Session(Box::new(out)))
     }
 
-    pub(crate) async fn headless_terminate(&self, id: &str) -> Answer {
+    pub(crate) async fn headless_terminate(&self, id: &str) -> Result<Outcome, TermError> {
         let session = self.session(id)?;
         let was_running = session.is_running();
         // Whether the program still runs or only what it left behind, the supervisor kills
@@ -172,23 +183,21 @@ impl App {
         let killed = session.kill().await;
         tracing::info!(session = %id, killed = killed.len(), "terminated");
         let st = session.status();
-        let mut r = Map::new();
-        r.insert("running".into(), json!(st.running));
-        r.insert("exit_code".into(), json!(st.exit_code));
-        r.insert("signal".into(), json!(st.signal.map(process::signal_name)));
-        r.insert("terminated".into(), json!(killed));
-        r.insert("duration_ms".into(), json!(st.duration.as_millis() as u64));
-        r.insert(
-            "cursor".into(),
-            json!({"stdout": st.stdout_len, "stderr": st.stderr_len}),
-        );
-        if !was_running {
-            r.insert(
-                "note".into(),
-                json!("the command had already exited; any processes it left behind were killed"),
-            );
-        }
-        Ok(r)
+        Ok(Outcome::SessionEnded(SessionEnded {
+            running: st.running,
+            exit_code: st.exit_code,
+            signal: st.signal.map(process::signal_name),
+            terminated: killed,
+            duration_ms: st.duration.as_millis() as u64,
+            cursor: Cursors {
+                stdout: Some(st.stdout_len),
+                stderr: Some(st.stderr_len),
+                output: None,
+            },
+            note: (!was_running).then(|| {
+                "the command had already exited; any processes it left behind were killed".into()
+            }),
+        }))
     }
 
     pub(crate) fn session(&self, id: &str) -> Result<Arc<Session>, TermError> {
@@ -197,8 +206,13 @@ impl App {
             .ok_or_else(|| TermError::not_found("session", id).with("target", json!("session_id")))
     }
 
-    /// The result fields for a session: status plus each stream after its cursor.
-    fn session_answer(&self, req: &Request, session: &Arc<Session>, from_start: bool) -> Answer {
+    /// A session's state plus each stream after its cursor.
+    fn session_output(
+        &self,
+        req: &Request,
+        session: &Arc<Session>,
+        from_start: bool,
+    ) -> Result<SessionOutput, TermError> {
         let st = session.status();
         let max = req.output.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
         let tail = req.output.tail.unwrap_or(false);
@@ -221,6 +235,11 @@ impl App {
             st.stderr_len,
             st.running,
         );
+        let cursors = Cursors {
+            stdout: Some(out.next_cursor),
+            stderr: Some(err.next_cursor),
+            output: None,
+        };
         if st.timed_out {
             let limit = req.runtime.timeout_ms.unwrap_or(0);
             return Err(TermError::new(
@@ -232,59 +251,54 @@ impl App {
             .with("session_id", json!(session.id))
             .with("stdout", json!(out.text))
             .with("stderr", json!(err.text))
-            .with(
-                "cursor",
-                json!({"stdout": out.next_cursor, "stderr": err.next_cursor}),
-            )
+            .with("cursor", json!(cursors))
             .with("exit_code", json!(st.exit_code))
             .with("signal", json!(st.signal.map(process::signal_name))));
         }
-        let mut r = Map::new();
-        r.insert("stdout".into(), json!(out.text));
-        r.insert("stderr".into(), json!(err.text));
-        if encoding != crate::contract::Encoding::Utf8 {
-            r.insert("encoding".into(), json!(encoding.as_str()));
-        }
-        r.insert("exit_code".into(), json!(st.exit_code));
-        r.insert("signal".into(), json!(st.signal.map(process::signal_name)));
-        r.insert("running".into(), json!(st.running));
-        r.insert("duration_ms".into(), json!(st.duration.as_millis() as u64));
-        r.insert(
-            "cursor".into(),
-            json!({"stdout": out.next_cursor, "stderr": err.next_cursor}),
-        );
-        r.insert(
-            "streams".into(),
-            json!({"stdout": out.info, "stderr": err.info}),
-        );
-        r.insert("truncated".into(), json!(out.truncated || err.truncated));
-        Ok(r)
+        Ok(SessionOutput {
+            truncated: out.truncated || err.truncated,
+            stdout: out.text,
+            stderr: err.text,
+            encoding: (encoding != Encoding::Utf8).then_some(encoding),
+            exit_code: st.exit_code,
+            signal: st.signal.map(process::signal_name),
+            running: st.running,
+            duration_ms: st.duration.as_millis() as u64,
+            cursor: cursors,
+            streams: Streams {
+                stdout: Some(out.info),
+                stderr: Some(err.info),
+                output: None,
+            },
+            verdict: None,
+        })
     }
 
     /// List rows for headless sessions.
-    pub(crate) fn session_items(&self) -> Vec<Value> {
+    pub(crate) fn session_items(&self) -> Vec<ListItem> {
         self.exec
             .list()
             .into_iter()
             .map(|s| {
                 let st = s.status();
-                json!({
-                    "kind": "session",
-                    "id": s.id,
-                    "mode": "headless",
-                    "command": s.command,
-                    "cwd": s.cwd.display().to_string(),
-                    "state": if st.running { "running" } else { "exited" },
-                    "running": st.running,
-                    "exit_code": st.exit_code,
-                    "signal": st.signal.map(process::signal_name),
-                    "timed_out": st.timed_out,
-                    "age_ms": s.age().as_millis() as u64,
-                    "started_at_ms": crate::clock::unix_ms(s.started_at),
-                    "workspace_id": s.workspace_id,
-                    "stdout_bytes": st.stdout_len,
-                    "stderr_bytes": st.stderr_len,
-                })
+                ListItem {
+                    id: s.id.clone(),
+                    mode: "headless",
+                    command: Some(s.command.clone()),
+                    cwd: Some(s.cwd.display().to_string()),
+                    state: if st.running { "running" } else { "exited" },
+                    running: st.running,
+                    exit_code: st.exit_code.map(i64::from),
+                    signal: st.signal.map(process::signal_name),
+                    age_ms: s.age().as_millis() as u64,
+                    started_at_ms: crate::clock::unix_ms(s.started_at),
+                    workspace_id: s.workspace_id.clone(),
+                    kind: ItemKind::Session {
+                        timed_out: st.timed_out,
+                        stdout_bytes: st.stdout_len,
+                        stderr_bytes: st.stderr_len,
+                    },
+                }
             })
             .collect()
     }

@@ -5,18 +5,22 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::approval::Elicitor;
 use super::wait::{Progress, with_progress};
-use super::{Answer, App, authorize};
-use crate::contract::{Ctx, Encoding, ErrorCode, Intent, Request, TermError};
+use super::{App, Handled, authorize};
+use crate::contract::result::{
+    Authorization, CommandOut, Cursors, ItemKind, ListItem, ScreenOut, StreamInfo, Streams,
+    TerminalOutput, Verdict,
+};
+use crate::contract::{Encoding, ErrorCode, Identity, Intent, Outcome, Request, TermError, View};
 use crate::runtime::{Adapter, AdapterType};
 
 use crate::terminal::CommandRecord;
 use crate::terminal::ops::{
-    AgentClaim, InputArgs, OpError, OpErrorKind, OpenArgs, OutputSpec, ReadArgs, RunArgs,
-    TermRequest, TermResponse, TermSummary,
+    AgentClaim, Chunk, InputArgs, OpError, OpErrorKind, OpenArgs, OutputSpec, ReadArgs, RunArgs,
+    ScreenView, Shown, TermRequest, TermResponse, TermSummary,
 };
 
 fn output_spec(req: &Request) -> OutputSpec {
@@ -56,13 +60,11 @@ pub(crate) fn op_error(
                 err = err.with("terminal_id", json!(id));
             }
             if let Some(p) = e.partial {
-                if let Some(o) = &p.output {
-                    err = err
-                        .with("output", json!(o.text))
-                        .with("cursor", json!({"output": o.end}));
-                }
+                err = err
+                    .with("output", json!(p.output.text))
+                    .with("cursor", json!({"output": p.output.end}));
                 if let Some(c) = &p.command {
-                    err = err.with("command", command_json(c));
+                    err = err.with("command", json!(command_out(c)));
                 }
             }
             err
@@ -70,17 +72,28 @@ pub(crate) fn op_error(
     }
 }
 
-fn command_json(c: &CommandRecord) -> Value {
-    json!({
-        "command_id": c.command_id,
-        "command_line": c.command_line,
-        "complete": c.complete,
-        "exit_code": c.exit_code,
-        "duration_ms": c.duration_ms,
-        "started_at_ms": c.started_at_ms,
-        "output_start": c.output_start,
-        "output_end": c.output_end,
-    })
+fn command_out(c: &CommandRecord) -> CommandOut {
+    CommandOut {
+        command_id: c.command_id.clone(),
+        command_line: c.command_line.clone(),
+        complete: c.complete,
+        exit_code: c.exit_code,
+        duration_ms: c.duration_ms,
+        started_at_ms: c.started_at_ms,
+        output_start: c.output_start,
+        output_end: c.output_end,
+    }
+}
+
+fn screen_out(s: &ScreenView) -> ScreenOut {
+    ScreenOut {
+        rows: s.rows,
+        cols: s.cols,
+        cursor_row: s.cursor_row,
+        cursor_col: s.cursor_col,
+        alternate_screen: s.alternate_screen,
+        text: s.text.clone(),
+    }
 }
 
 /// A request the runtime did not answer in time may have run: say so, and how to learn its
@@ -104,101 +117,120 @@ fn retry_hint(e: TermError, request_id: &str) -> TermError {
         )
 }
 
-/// Canonical result fields from a terminal operation's answer.
-fn term_result(r: &TermResponse, encoding: Encoding) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("running".into(), json!(r.running));
-    let t = r.terminal.as_ref();
-    let exit_code = match (&r.command, t) {
-        (Some(c), _) => c.exit_code,
-        (None, Some(t)) if !t.running => t.exit_code,
-        _ => None,
-    };
-    m.insert("exit_code".into(), json!(exit_code));
-    if let Some(t) = t.filter(|t| !t.running) {
-        m.insert("signal".into(), json!(t.signal));
+/// The terminal's state as every answer about it carries it: running, how it ended, what
+/// its shell integration can tell.
+fn terminal_state(t: &TermSummary, running: bool) -> TerminalOutput {
+    TerminalOutput {
+        running,
+        exit_code: (!t.running).then_some(t.exit_code).flatten(),
+        signal: (!t.running).then(|| t.signal.clone()),
+        supports_command_detection: Some(t.supports_command_detection),
+        shell_integration: Some(t.shell_integration.as_str().to_string()),
+        ..TerminalOutput::default()
     }
-    if let Some(t) = t {
-        m.insert(
-            "supports_command_detection".into(),
-            json!(t.supports_command_detection),
-        );
-        m.insert("shell_integration".into(), json!(t.shell_integration));
-    }
-    if let Some(o) = &r.output {
-        let text = match encoding {
-            Encoding::Utf8 => o.text.clone(),
-            Encoding::Base64 => base64::engine::general_purpose::STANDARD.encode(o.text.as_bytes()),
-        };
-        m.insert("output".into(), json!(text));
-        if encoding == Encoding::Base64 {
-            m.insert("encoding".into(), json!(encoding.as_str()));
-        }
-        let truncated = o.omitted_after > 0 || o.omitted_before > 0;
-        // A stream chunk is raw or text (`view::chunk` never answers another view).
-        m.insert("view".into(), json!(o.view.as_str()));
-        m.insert("cursor".into(), json!({"output": o.end}));
-        m.insert(
-            "streams".into(),
-            json!({"output": {
-                "start": o.start, "end": o.end, "total": o.total, "truncated": truncated,
-                "bytes_omitted": o.omitted_after + o.omitted_before,
-            }}),
-        );
-        m.insert("truncated".into(), json!(truncated));
-    }
-    if let Some(c) = &r.command {
-        m.insert("command".into(), command_json(c));
-        if let Some(d) = c.duration_ms {
-            m.insert("duration_ms".into(), json!(d.max(0)));
-        }
-    }
-    if let Some(cs) = &r.commands {
-        m.insert("view".into(), json!("commands"));
-        m.insert(
-            "commands".into(),
-            Value::Array(cs.iter().map(command_json).collect()),
-        );
-    }
-    if let Some(s) = &r.screen {
-        m.insert("view".into(), json!("screen"));
-        m.insert(
-            "screen".into(),
-            json!({"rows": s.rows, "cols": s.cols, "cursor_row": s.cursor_row,
-                "cursor_col": s.cursor_col, "alternate_screen": s.alternate_screen, "text": s.text}),
-        );
-    }
-    if !r.killed.is_empty() {
-        m.insert("terminated".into(), json!(r.killed));
-    }
-    if let Some(n) = &r.note {
-        m.insert("note".into(), json!(n));
-    }
-    m
 }
 
-pub(crate) fn terminal_item(adapter: AdapterType, t: &TermSummary) -> Value {
-    json!({
-        "kind": "terminal",
-        "id": t.terminal_id,
-        "mode": "interactive",
-        "command": t.executing,
-        "title": t.title,
-        "cwd": t.cwd,
-        "state": if t.running { "running" } else { "exited" },
-        "running": t.running,
-        "exit_code": t.exit_code,
-        "signal": t.signal,
-        "age_ms": t.age_ms,
-        "started_at_ms": t.started_at_ms,
-        "workspace_id": t.workspace_id,
-        "adapter": adapter.as_str(),
-        "resource": t.resource,
-        "claim": t.claim,
-        "supports_command_detection": t.supports_command_detection,
-        "shell_integration": t.shell_integration,
-        "output_bytes": t.output_bytes,
-    })
+/// A piece of the stream: its text in the requested encoding, its cursor and what was left
+/// out. A chunk is raw or text (`view::chunk` never answers another view).
+fn with_chunk(mut out: TerminalOutput, o: &Chunk, encoding: Encoding) -> TerminalOutput {
+    let truncated = o.omitted_after > 0 || o.omitted_before > 0;
+    out.output = Some(match encoding {
+        Encoding::Utf8 => o.text.clone(),
+        Encoding::Base64 => base64::engine::general_purpose::STANDARD.encode(o.text.as_bytes()),
+    });
+    out.encoding = (encoding == Encoding::Base64).then_some(encoding);
+    out.view = Some(o.view);
+    out.cursor = Some(Cursors {
+        output: Some(o.end),
+        ..Cursors::default()
+    });
+    out.streams = Some(Streams {
+        output: Some(StreamInfo {
+            start: o.start,
+            end: o.end,
+            total: o.total,
+            truncated,
+            bytes_omitted: o.omitted_after + o.omitted_before,
+            lossy: false,
+        }),
+        ..Streams::default()
+    });
+    out.truncated = Some(truncated);
+    out
+}
+
+/// The contract's result for a terminal operation's answer.
+fn terminal_output(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
+    match r {
+        TermResponse::Ran(r) => {
+            let mut out = with_chunk(terminal_state(&r.terminal, r.running), &r.output, encoding);
+            if let Some(c) = &r.command {
+                out.exit_code = c.exit_code;
+                out.command = Some(command_out(c));
+                out.duration_ms = c.duration_ms.map(|d| d.max(0));
+            }
+            out.note = r.note.clone();
+            out
+        }
+        TermResponse::Read(r) => {
+            let out = terminal_state(&r.terminal, r.running);
+            match &r.shown {
+                Shown::Output(o) => with_chunk(out, o, encoding),
+                Shown::Screen(s) => TerminalOutput {
+                    view: Some(View::Screen),
+                    screen: Some(screen_out(s)),
+                    ..out
+                },
+                Shown::Commands { commands } => TerminalOutput {
+                    view: Some(View::Commands),
+                    commands: Some(commands.iter().map(command_out).collect()),
+                    ..out
+                },
+            }
+        }
+        TermResponse::Attached(r) => TerminalOutput {
+            view: Some(View::Screen),
+            screen: Some(screen_out(&r.screen)),
+            commands: Some(r.commands.iter().map(command_out).collect()),
+            ..terminal_state(&r.terminal, r.running)
+        },
+        TermResponse::Killed(k) => {
+            let mut out = match &k.terminal {
+                Some(t) => terminal_state(t, false),
+                None => TerminalOutput::default(),
+            };
+            out.running = false;
+            out.terminated = Some(k.killed.clone());
+            out.note = k.note.clone();
+            out
+        }
+        TermResponse::List { .. } | TermResponse::Approval(_) => TerminalOutput::default(),
+    }
+}
+
+pub(crate) fn terminal_item(adapter: AdapterType, t: &TermSummary) -> ListItem {
+    ListItem {
+        id: t.terminal_id.clone(),
+        mode: "interactive",
+        command: t.executing.clone(),
+        cwd: t.cwd.clone(),
+        state: if t.running { "running" } else { "exited" },
+        running: t.running,
+        exit_code: t.exit_code,
+        signal: t.signal.clone(),
+        age_ms: t.age_ms,
+        started_at_ms: t.started_at_ms,
+        workspace_id: t.workspace_id.clone(),
+        kind: ItemKind::Terminal {
+            title: t.title.clone(),
+            adapter: adapter.as_str(),
+            resource: t.resource.clone(),
+            claim: t.claim.clone(),
+            supports_command_detection: t.supports_command_detection,
+            shell_integration: t.shell_integration.as_str().to_string(),
+            output_bytes: t.output_bytes,
+        },
+    }
 }
 
 impl App {
@@ -210,7 +242,8 @@ impl App {
         }
     }
 
-    /// Send one operation through `adapter`, reporting progress while it runs.
+    /// Send one operation through `adapter`, reporting progress while it runs. The answer
+    /// names the adapter and the terminal it is about.
     async fn op(
         &self,
         adapter: &Arc<dyn Adapter>,
@@ -218,9 +251,8 @@ impl App {
         op: TermRequest,
         wait: Duration,
         progress: &dyn Progress,
-        ctx: &mut Ctx,
-    ) -> Answer {
-        ctx.adapter = Some(adapter.adapter_type().as_str());
+    ) -> Handled {
+        let mut handled = Handled::served_by(adapter.adapter_type());
         let call = self.runtime.call(
             adapter,
             op,
@@ -228,46 +260,48 @@ impl App {
             Some(&req.correlation.request_id),
             wait,
         );
-        let r = with_progress(call, progress, "waiting for the terminal")
+        let answered = with_progress(call, progress, "waiting for the terminal")
             .await
-            .map_err(|e| retry_hint(e, &req.correlation.request_id))?;
-        let tid = ctx.terminal_id.clone();
-        let resp = r.map_err(|e| op_error(e, tid.as_deref(), req.runtime.timeout_ms))?;
-        if let Some(t) = &resp.terminal {
-            ctx.terminal_id = Some(t.terminal_id.clone());
-            self.runtime.remember(&t.terminal_id, adapter.clone());
-        }
-        Ok(term_result(&resp, req.output.encoding.unwrap_or_default()))
+            .map_err(|e| retry_hint(e, &req.correlation.request_id))
+            .and_then(|r| {
+                r.map_err(|e| {
+                    let id = req.target.terminal_id.as_deref();
+                    op_error(e, id, req.runtime.timeout_ms)
+                })
+            });
+        handled.result = answered.map(|resp| {
+            if let Some(t) = resp.terminal() {
+                handled.about = Identity::terminal(&t.terminal_id);
+                self.runtime.remember(&t.terminal_id, adapter.clone());
+            }
+            let encoding = req.output.encoding.unwrap_or_default();
+            Outcome::Terminal(Box::new(terminal_output(&resp, encoding)))
+        });
+        handled
     }
 
-    pub(crate) async fn interactive_execute(
-        &self,
-        req: &Request,
-        ctx: &mut Ctx,
-        progress: &dyn Progress,
-        elicitor: &dyn Elicitor,
-    ) -> Answer {
+    /// The operation an execute asks for, and the adapter that serves it.
+    async fn plan(&self, req: &Request) -> Result<(Arc<dyn Adapter>, TermRequest), TermError> {
         let wait_ms = req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms);
-        let wait = Duration::from_millis(wait_ms);
         let claim = self.agent_claim(req);
         let output = output_spec(req);
-        let x = &req.execution;
-        let (adapter, op) = match (&req.target.terminal_id, req.intent) {
+        let execution = &req.execution;
+        Ok(match (&req.target.terminal_id, req.intent) {
             (None, intent) => {
                 let adapter = self
                     .runtime
                     .adapter_for_new(req.runtime.adapter_override.as_deref())
                     .await?;
                 let op = TermRequest::Open(OpenArgs {
-                    name: x.name.clone(),
+                    name: execution.name.clone(),
                     cwd: req.runtime.cwd.clone(),
-                    env: x.env.clone().unwrap_or_default(),
-                    shell: x.shell.clone(),
-                    cols: x.cols,
-                    rows: x.rows,
+                    env: execution.env.clone().unwrap_or_default(),
+                    shell: execution.shell.clone(),
+                    cols: execution.cols,
+                    rows: execution.rows,
                     workspace_id: req.runtime.workspace_id.clone(),
                     command: if intent == Some(Intent::ExecuteCommand) {
-                        x.command.clone()
+                        execution.command.clone()
                     } else {
                         None
                     },
@@ -287,7 +321,7 @@ impl App {
             ),
             (Some(id), _) => {
                 let adapter = self.runtime.adapter_for_terminal(id).await?;
-                let op = match (&x.command, &x.input) {
+                let op = match (&execution.command, &execution.input) {
                     (Some(command), _) => TermRequest::Run(RunArgs {
                         terminal_id: id.clone(),
                         command: command.clone(),
@@ -299,7 +333,7 @@ impl App {
                     (None, Some(data)) => TermRequest::Input(InputArgs {
                         terminal_id: id.clone(),
                         data: data.clone(),
-                        wait_for: x.wait_for.clone(),
+                        wait_for: execution.wait_for.clone(),
                         wait_ms,
                         claim: Some(claim),
                         output,
@@ -312,6 +346,18 @@ impl App {
                 };
                 (adapter, op)
             }
+        })
+    }
+
+    pub(crate) async fn interactive_execute(
+        &self,
+        req: &Request,
+        progress: &dyn Progress,
+        elicitor: &dyn Elicitor,
+    ) -> Handled {
+        let (adapter, op) = match self.plan(req).await {
+            Ok(planned) => planned,
+            Err(e) => return Handled::failed(e),
         };
         // Authorize what will run (a command line, or keystrokes a shell would run), and
         // wait for a person when the policy asks for it.
@@ -328,75 +374,74 @@ impl App {
             }
             _ => None,
         };
-        let mut approval = None;
-        let mut decision = None;
+        let mut verdict = Verdict {
+            authorization: Authorization::Allowed,
+            warning: None,
+            approval: None,
+        };
         if let Some((command, d)) = judged {
-            let d = authorize(req, d, &command)?;
+            let d = match authorize(req, d, &command) {
+                Ok(d) => d,
+                Err(e) => return Handled::failed(e),
+            };
+            let mut approval = None;
             if self.needs_approval(&d) {
-                ctx.adapter = Some(adapter.adapter_type().as_str());
-                approval = Some(self.approve(req, &command, &d, progress, elicitor).await?.0);
+                match self.approve(req, &command, &d, progress, elicitor).await {
+                    Ok(a) => approval = Some(a),
+                    Err(e) => {
+                        let mut failed = Handled::served_by(adapter.adapter_type());
+                        failed.result = Err(e);
+                        return failed;
+                    }
+                }
             }
-            decision = Some(d);
+            verdict = super::verdict(&d, approval);
         }
-        let mut r = self.op(&adapter, req, op, wait, progress, ctx).await?;
-        let authorization = decision
-            .as_ref()
-            .map_or("allowed", |d| d.authorization.as_str());
-        r.insert("authorization".into(), json!(authorization));
-        if let Some(w) = decision.as_ref().and_then(|d| d.warning()) {
-            r.insert("warning".into(), json!(w));
+        let wait = Duration::from_millis(req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms));
+        let mut handled = self.op(&adapter, req, op, wait, progress).await;
+        if let Ok(Outcome::Terminal(out)) = &mut handled.result {
+            out.verdict = Some(verdict);
         }
-        if let Some(a) = approval {
-            r.insert("approval".into(), Value::Object(a));
-        }
-        Ok(r)
+        handled
     }
 
     pub(crate) async fn interactive_read(
         &self,
         req: &Request,
         id: &str,
-        ctx: &mut Ctx,
         progress: &dyn Progress,
-    ) -> Answer {
+    ) -> Handled {
         let wait_ms = req.runtime.wait_ms.unwrap_or(0);
-        let adapter = self.runtime.adapter_for_terminal(id).await?;
+        let adapter = match self.runtime.adapter_for_terminal(id).await {
+            Ok(a) => a,
+            Err(e) => return Handled::failed(e),
+        };
         let op = TermRequest::Read(ReadArgs {
             terminal_id: id.to_string(),
             wait_ms,
             output: output_spec(req),
         });
-        self.op(
-            &adapter,
-            req,
-            op,
-            Duration::from_millis(wait_ms),
-            progress,
-            ctx,
-        )
-        .await
+        let wait = Duration::from_millis(wait_ms);
+        self.op(&adapter, req, op, wait, progress).await
     }
 
     pub(crate) async fn interactive_terminate(
         &self,
         req: &Request,
         id: &str,
-        ctx: &mut Ctx,
         progress: &dyn Progress,
-    ) -> Answer {
-        let adapter = self.runtime.adapter_for_terminal(id).await?;
+    ) -> Handled {
+        let adapter = match self.runtime.adapter_for_terminal(id).await {
+            Ok(a) => a,
+            Err(e) => return Handled::failed(e),
+        };
         let op = TermRequest::Kill {
             terminal_id: id.to_string(),
         };
-        let mut r = self
-            .op(&adapter, req, op, Duration::ZERO, progress, ctx)
-            .await?;
-        r.insert("running".into(), json!(false));
-        r.entry("terminated").or_insert_with(|| json!([]));
-        Ok(r)
+        self.op(&adapter, req, op, Duration::ZERO, progress).await
     }
 
-    pub(crate) async fn terminal_items(&self) -> Vec<Value> {
+    pub(crate) async fn terminal_items(&self) -> Vec<ListItem> {
         self.runtime
             .list()
             .await

@@ -13,10 +13,13 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::config::Config;
-use crate::contract::{self, Action, Ctx, ErrorCode, Mode, Request, TermError, response};
+use crate::contract::result::{Approval, Authorization, Listing, Verdict};
+use crate::contract::{
+    self, Action, Envelope, ErrorCode, Identity, Mode, Outcome, Request, TermError, response,
+};
 use crate::exec::{ExecConfig, ExecManager};
 use crate::ids;
 use crate::runtime::{LocalAdapter, Runtime};
@@ -25,8 +28,85 @@ use crate::terminal::{Core, CoreConfig};
 pub use approval::{ElicitOutcome, Elicitor, NoElicitor};
 pub use wait::{NoProgress, Progress};
 
-/// A handler's outcome: the `result` object, or an error.
-pub(crate) type Answer = Result<Map<String, Value>, TermError>;
+/// A handler's answer: what it learned the request is about (the session it started, the
+/// terminal it opened, the adapter that served it) and its result or error.
+pub(crate) struct Handled {
+    pub about: Identity,
+    pub adapter: Option<crate::runtime::AdapterType>,
+    pub result: Result<Outcome, TermError>,
+}
+
+impl Handled {
+    pub fn about(about: Identity, result: Result<Outcome, TermError>) -> Handled {
+        Handled {
+            about,
+            adapter: None,
+            result,
+        }
+    }
+
+    pub fn failed(e: TermError) -> Handled {
+        Handled::about(Identity::default(), Err(e))
+    }
+
+    /// An answer from `adapter`, its result still to come.
+    pub fn served_by(adapter: crate::runtime::AdapterType) -> Handled {
+        Handled {
+            about: Identity::default(),
+            adapter: Some(adapter),
+            result: Ok(Outcome::List(Listing {
+                running: false,
+                items: Vec::new(),
+            })),
+        }
+    }
+
+    /// One answer for a session and a terminal named together: the first error wins.
+    fn pair(first: Handled, second: Handled) -> Handled {
+        let mut about = first.about;
+        about.update(second.about);
+        let result = match (first.result, second.result) {
+            (Ok(a), Ok(b)) => Ok(Outcome::Pair(Box::new(a), Box::new(b))),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        };
+        Handled {
+            about,
+            adapter: second.adapter.or(first.adapter),
+            result,
+        }
+    }
+
+    /// The payload: the envelope learned from the request and the handler, and the result.
+    pub fn respond(self, mut env: Envelope) -> Value {
+        env.identity.update(self.about);
+        if let Some(a) = self.adapter {
+            env.adapter = Some(a.as_str());
+        }
+        match self.result {
+            Ok(result) => response::success(&env, &result),
+            Err(err) => {
+                if err.code != ErrorCode::Internal {
+                    tracing::info!(trace_id = %env.correlation.trace_id, code = err.code.as_str(), message = %err.message, "request failed");
+                }
+                response::failure(&env, &err)
+            }
+        }
+    }
+}
+
+/// The verdict a result reports: the policy's decision and who approved, if anyone was asked.
+pub(crate) fn verdict(d: &crate::policy::Decision, approval: Option<Approval>) -> Verdict {
+    use crate::policy::Authorization as Policy;
+    Verdict {
+        authorization: match d.authorization {
+            Policy::Allowed => Authorization::Allowed,
+            Policy::AllowedWithWarning => Authorization::AllowedWithWarning,
+            Policy::Blocked => Authorization::Blocked,
+        },
+        warning: d.warning(),
+        approval,
+    }
+}
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -86,31 +166,23 @@ impl App {
             Ok(r) => r,
             Err(rej) => {
                 tracing::info!(
-                    trace_id = %rej.ctx.correlation.trace_id,
+                    trace_id = %rej.envelope.correlation.trace_id,
                     code = rej.error.code.as_str(),
                     message = %rej.error.message,
                     "request rejected"
                 );
-                return response::failure(&rej.ctx, &rej.error);
+                return response::failure(&rej.envelope, &rej.error);
             }
         };
-        let mut ctx = Ctx::from_request(&req);
         tracing::debug!(
             trace_id = %req.correlation.trace_id,
             request_id = %req.correlation.request_id,
             action = req.action.as_str(),
             "request"
         );
-        let outcome = self.dispatch(&req, &mut ctx, progress, elicitor).await;
-        match outcome {
-            Ok(result) => response::success(&ctx, result),
-            Err(err) => {
-                if err.code != ErrorCode::Internal {
-                    tracing::info!(trace_id = %ctx.correlation.trace_id, code = err.code.as_str(), message = %err.message, "request failed");
-                }
-                response::failure(&ctx, &err)
-            }
-        }
+        self.dispatch(&req, progress, elicitor)
+            .await
+            .respond(Envelope::from_request(&req))
     }
 
     /// Parse with the request-size limit in front.
@@ -119,12 +191,12 @@ impl App {
             .map(|v| v.len())
             .unwrap_or(usize::MAX);
         if size > MAX_REQUEST_BYTES {
-            let ctx = Ctx {
+            let envelope = Envelope {
                 correlation: contract::validate::fresh_correlation(raw.get("correlation")),
-                ..Ctx::default()
+                ..Envelope::default()
             };
             return Err(Box::new(contract::Rejected {
-                ctx,
+                envelope,
                 error: TermError::payload(format!(
                     "the request is {size} bytes; the limit is {MAX_REQUEST_BYTES}"
                 ))
@@ -138,43 +210,47 @@ impl App {
     pub(crate) async fn dispatch(
         &self,
         req: &Request,
-        ctx: &mut Ctx,
         progress: &dyn Progress,
         elicitor: &dyn Elicitor,
-    ) -> Answer {
+    ) -> Handled {
+        let (session, terminal) = (&req.target.session_id, &req.target.terminal_id);
         match req.action {
-            Action::List => self.list(req).await,
+            Action::List => Handled::about(Identity::default(), Ok(self.list(req).await)),
             Action::Execute => match req.mode {
-                Some(Mode::Headless) => self.headless_execute(req, ctx, progress, elicitor).await,
-                _ => self.interactive_execute(req, ctx, progress, elicitor).await,
+                Some(Mode::Headless) => self.headless_execute(req, progress, elicitor).await,
+                _ => self.interactive_execute(req, progress, elicitor).await,
             },
+            // Both identities at once: the session's streams and the terminal's output.
             Action::ReadOutput => {
-                // Both identities at once: the session's streams and the terminal's output.
-                let mut result = Map::new();
-                if let Some(id) = &req.target.session_id {
-                    result = self.headless_read(req, id, progress).await?;
-                }
-                if let Some(id) = &req.target.terminal_id {
-                    let t = self.interactive_read(req, id, ctx, progress).await?;
-                    merge(&mut result, t);
-                }
-                Ok(result)
+                let headless = match session {
+                    Some(id) => Some(self.headless_read(req, id, progress).await),
+                    None => None,
+                };
+                let interactive = match terminal {
+                    Some(id) if !matches!(headless, Some(Err(_))) => {
+                        Some(self.interactive_read(req, id, progress).await)
+                    }
+                    _ => None,
+                };
+                combine(headless, interactive)
             }
             Action::Terminate => {
-                let mut result = Map::new();
-                if let Some(id) = &req.target.session_id {
-                    result = self.headless_terminate(id).await?;
-                }
-                if let Some(id) = &req.target.terminal_id {
-                    let t = self.interactive_terminate(req, id, ctx, progress).await?;
-                    merge(&mut result, t);
-                }
-                Ok(result)
+                let headless = match session {
+                    Some(id) => Some(self.headless_terminate(id).await),
+                    None => None,
+                };
+                let interactive = match terminal {
+                    Some(id) if !matches!(headless, Some(Err(_))) => {
+                        Some(self.interactive_terminate(req, id, progress).await)
+                    }
+                    _ => None,
+                };
+                combine(headless, interactive)
             }
         }
     }
 
-    async fn list(&self, req: &Request) -> Answer {
+    async fn list(&self, req: &Request) -> Outcome {
         let mut items = Vec::new();
         if req.mode != Some(Mode::Interactive) {
             items.extend(self.session_items());
@@ -182,10 +258,10 @@ impl App {
         if req.mode != Some(Mode::Headless) {
             items.extend(self.terminal_items().await);
         }
-        let mut r = Map::new();
-        r.insert("running".into(), json!(false));
-        r.insert("items".into(), Value::Array(items));
-        Ok(r)
+        Outcome::List(Listing {
+            running: false,
+            items,
+        })
     }
 
     /// Kill everything this server started.
@@ -231,39 +307,15 @@ pub(crate) fn authorize(
     .with("safety_hint", json!(crate::policy::safety_hint(f.rule))))
 }
 
-/// Combine two results (a session's and a terminal's): running if either runs; the
-/// cursors of both.
-fn merge(into: &mut Map<String, Value>, from: Map<String, Value>) {
-    if into.is_empty() {
-        *into = from;
-        return;
+/// The answer for a session, a terminal, or both (validation guarantees at least one). A
+/// failed session read stops before the terminal is asked, as a single request would.
+fn combine(headless: Option<Result<Outcome, TermError>>, interactive: Option<Handled>) -> Handled {
+    let headless = headless.map(|r| Handled::about(Identity::default(), r));
+    match (headless, interactive) {
+        (Some(h), Some(i)) => Handled::pair(h, i),
+        (Some(one), None) | (None, Some(one)) => one,
+        (None, None) => Handled::failed(TermError::payload(
+            "name the session (target.session_id) or the terminal (target.terminal_id)",
+        )),
     }
-    let running = into
-        .get("running")
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
-        || from
-            .get("running")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-    for (k, v) in from {
-        match (k.as_str(), into.get_mut(&k)) {
-            ("cursor" | "streams", Some(Value::Object(dst))) => {
-                if let Value::Object(src) = v {
-                    dst.extend(src);
-                }
-            }
-            ("terminated", Some(Value::Array(dst))) => {
-                if let Value::Array(src) = v {
-                    dst.extend(src);
-                }
-            }
-            ("truncated", Some(Value::Bool(b))) => *b = *b || v.as_bool().unwrap_or(false),
-            ("exit_code" | "signal" | "duration_ms", Some(_)) => {}
-            _ => {
-                into.insert(k, v);
-            }
-        }
-    }
-    into.insert("running".into(), json!(running));
 }

@@ -2,15 +2,15 @@
 //! with cursors and truncation stated plainly.
 
 use base64::Engine;
-use serde_json::{Value, json};
 
 use crate::contract::Encoding;
+use crate::contract::result::StreamInfo;
 use crate::spool::{Slice, incomplete_utf8_tail};
 
 /// One stream's part of an answer.
 pub struct StreamOut {
     pub text: String,
-    pub info: Value,
+    pub info: StreamInfo,
     pub next_cursor: u64,
     pub truncated: bool,
 }
@@ -38,16 +38,14 @@ pub fn render(mut slice: Slice, encoding: Encoding, total: u64, more_may_come: b
         ),
     };
     let truncated = slice.omitted_after > 0 || slice.omitted_before > 0;
-    let mut info = json!({
-        "start": slice.start,
-        "end": slice.end,
-        "total": total,
-        "truncated": truncated,
-        "bytes_omitted": slice.omitted_after + slice.omitted_before,
-    });
-    if lossy {
-        info["lossy"] = json!(true);
-    }
+    let info = StreamInfo {
+        start: slice.start,
+        end: slice.end,
+        total,
+        truncated,
+        bytes_omitted: slice.omitted_after + slice.omitted_before,
+        lossy,
+    };
     StreamOut {
         text,
         info,
@@ -83,7 +81,7 @@ mod tests {
     fn invalid_bytes_are_lossy_or_exact() {
         let out = render(slice(&[0x66, 0xff, 0x6f], 0), Encoding::Utf8, 3, false);
         assert_eq!(out.text, "f\u{fffd}o");
-        assert_eq!(out.info["lossy"], true);
+        assert!(out.info.lossy);
         let out = render(slice(&[0x66, 0xff, 0x6f], 0), Encoding::Base64, 3, false);
         assert_eq!(out.text, "Zv9v");
     }

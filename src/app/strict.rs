@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::App;
 use super::approval::NoElicitor;
 use super::wait::Progress;
-use crate::contract::{Action, Ctx, ErrorCode, Mode, TermError, response};
+use crate::contract::{Action, Envelope, ErrorCode, Mode, TermError, response};
 
 impl App {
     pub async fn handle_strict(&self, raw: &Value, progress: &dyn Progress) -> Value {
@@ -21,9 +21,9 @@ impl App {
         }
         let mut req = match self.parse(&raw) {
             Ok(r) => r,
-            Err(rej) => return response::failure(&rej.ctx, &rej.error),
+            Err(rej) => return response::failure(&rej.envelope, &rej.error),
         };
-        let mut ctx = Ctx::from_request(&req);
+        let env = Envelope::from_request(&req);
         if req.mode == Some(Mode::Interactive) {
             let e = TermError::new(
                 ErrorCode::InvalidMode,
@@ -31,7 +31,7 @@ impl App {
             )
             .with("mode", json!("interactive"))
             .with("supported", json!(["headless"]));
-            return response::failure(&ctx, &e);
+            return response::failure(&env, &e);
         }
         if req.action == Action::List {
             req.mode = Some(Mode::Headless);
@@ -57,12 +57,11 @@ impl App {
                     json!(crate::policy::safety_hint("strict_allowlist")),
                 )
                 .with("allowed", json!(self.policy.strict.describe()));
-                return response::failure(&ctx, &e);
+                return response::failure(&env, &e);
             }
         }
-        match self.dispatch(&req, &mut ctx, progress, &NoElicitor).await {
-            Ok(result) => response::success(&ctx, result),
-            Err(err) => response::failure(&ctx, &err),
-        }
+        self.dispatch(&req, progress, &NoElicitor)
+            .await
+            .respond(env)
     }
 }

@@ -8,6 +8,7 @@ pub mod error;
 pub mod keys;
 pub mod request;
 pub mod response;
+pub mod result;
 pub mod schema;
 pub mod validate;
 
@@ -17,5 +18,6 @@ mod tests;
 pub use alias::Phase;
 pub use error::{ErrorCode, Fallback, TermError};
 pub use request::{Action, Encoding, Intent, Mode, Request, View};
-pub use response::Ctx;
+pub use response::{Envelope, Identity};
+pub use result::Outcome;
 pub use validate::{Rejected, parse};

@@ -4,27 +4,78 @@ use serde_json::{Map, Value, json};
 
 use super::error::{ErrorCode, Fallback, TermError};
 use super::request::{Action, Correlation, Request, Resolution};
+use super::result::Outcome;
 
-/// The parts of a response that come from the request, known even when parsing failed
+/// Which session and terminal an answer is about.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Identity {
+    pub session_id: Option<String>,
+    pub terminal_id: Option<String>,
+}
+
+impl Identity {
+    pub fn session(id: &str) -> Identity {
+        Identity {
+            session_id: Some(id.to_string()),
+            terminal_id: None,
+        }
+    }
+
+    pub fn terminal(id: &str) -> Identity {
+        Identity {
+            session_id: None,
+            terminal_id: Some(id.to_string()),
+        }
+    }
+
+    /// What `other` learned wins; what it does not know is kept.
+    pub fn update(&mut self, other: Identity) {
+        if other.session_id.is_some() {
+            self.session_id = other.session_id;
+        }
+        if other.terminal_id.is_some() {
+            self.terminal_id = other.terminal_id;
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.session_id.is_none() && self.terminal_id.is_none()
+    }
+
+    fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        if let Some(s) = &self.session_id {
+            m.insert("session_id".into(), json!(s));
+        }
+        if let Some(t) = &self.terminal_id {
+            m.insert("terminal_id".into(), json!(t));
+        }
+        Value::Object(m)
+    }
+}
+
+/// Everything around a `result` or an `error`: the action, the correlation, how the request
+/// was resolved, what it is about and which adapter served it. Known even when parsing failed
 /// halfway (correlation is always known: ids are generated first).
 #[derive(Debug, Clone, Default)]
-pub struct Ctx {
+pub struct Envelope {
     pub action: Option<Action>,
     pub correlation: Correlation,
     pub resolution: Resolution,
-    pub session_id: Option<String>,
-    pub terminal_id: Option<String>,
+    pub identity: Identity,
     pub adapter: Option<&'static str>,
 }
 
-impl Ctx {
-    pub fn from_request(req: &Request) -> Ctx {
-        Ctx {
+impl Envelope {
+    pub fn from_request(req: &Request) -> Envelope {
+        Envelope {
             action: Some(req.action),
             correlation: req.correlation.clone(),
             resolution: req.resolution.clone(),
-            session_id: req.target.session_id.clone(),
-            terminal_id: req.target.terminal_id.clone(),
+            identity: Identity {
+                session_id: req.target.session_id.clone(),
+                terminal_id: req.target.terminal_id.clone(),
+            },
             adapter: None,
         }
     }
@@ -57,52 +108,37 @@ impl Ctx {
         }
         Value::Object(m)
     }
-
-    fn identity_json(&self) -> Value {
-        let mut m = Map::new();
-        if let Some(s) = &self.session_id {
-            m.insert("session_id".into(), json!(s));
-        }
-        if let Some(t) = &self.terminal_id {
-            m.insert("terminal_id".into(), json!(t));
-        }
-        Value::Object(m)
-    }
 }
 
-/// A successful answer. `running` decides the status: still running is `accepted`.
-pub fn success(ctx: &Ctx, result: Map<String, Value>) -> Value {
-    let running = result
-        .get("running")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+/// A successful answer. Still running is `accepted`.
+pub fn success(env: &Envelope, result: &Outcome) -> Value {
     json!({
         "success": true,
-        "action": ctx.action.map(Action::as_str),
-        "status": if running { "accepted" } else { "completed" },
-        "correlation": ctx.correlation_json(),
-        "resolved": ctx.resolved_json(),
-        "identity": ctx.identity_json(),
-        "result": Value::Object(result),
+        "action": env.action.map(Action::as_str),
+        "status": if result.running() { "accepted" } else { "completed" },
+        "correlation": env.correlation_json(),
+        "resolved": env.resolved_json(),
+        "identity": env.identity.to_json(),
+        "result": Value::Object(result.to_map()),
         "error": Value::Null,
     })
 }
 
 /// A §3.2 failure payload; the fallback section is always present.
-pub fn failure(ctx: &Ctx, err: &TermError) -> Value {
+pub fn failure(env: &Envelope, err: &TermError) -> Value {
     let mut details = err.details.clone();
     if err.code == ErrorCode::Internal {
         // Sanitized: the caller gets the trace id to quote, never a cause or stack.
         details.retain(|k, _| k == "timeout_ms" || k == "target");
-        details.insert("trace_id".into(), json!(ctx.correlation.trace_id));
+        details.insert("trace_id".into(), json!(env.correlation.trace_id));
     }
-    let fallback = Fallback::for_error(err.code, ctx.action, ctx.resolution.mode);
+    let fallback = Fallback::for_error(err.code, env.action, env.resolution.mode);
     let mut payload = json!({
         "success": false,
-        "action": ctx.action.map(Action::as_str),
+        "action": env.action.map(Action::as_str),
         "status": "failed",
-        "correlation": ctx.correlation_json(),
-        "resolved": ctx.resolved_json(),
+        "correlation": env.correlation_json(),
+        "resolved": env.resolved_json(),
         "error": {
             "code": err.code.as_str(),
             "category": err.code.category(),
@@ -112,8 +148,8 @@ pub fn failure(ctx: &Ctx, err: &TermError) -> Value {
         },
         "fallback": fallback.to_json(),
     });
-    if ctx.session_id.is_some() || ctx.terminal_id.is_some() {
-        payload["identity"] = ctx.identity_json();
+    if !env.identity.is_empty() {
+        payload["identity"] = env.identity.to_json();
     }
     payload
 }
@@ -121,17 +157,19 @@ pub fn failure(ctx: &Ctx, err: &TermError) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::result::*;
     use crate::contract::schema;
+    use crate::views::{Encoding, View};
 
-    fn ctx() -> Ctx {
-        Ctx {
+    fn ctx() -> Envelope {
+        Envelope {
             action: Some(Action::Execute),
             correlation: Correlation {
                 request_id: "req_1".into(),
                 trace_id: "trace_1".into(),
                 client_request_id: None,
             },
-            ..Ctx::default()
+            ..Envelope::default()
         }
     }
 
@@ -164,13 +202,187 @@ mod tests {
         }
     }
 
+    fn stream(end: u64) -> StreamInfo {
+        StreamInfo {
+            start: 0,
+            end,
+            total: end + 3,
+            truncated: true,
+            bytes_omitted: 3,
+            lossy: true,
+        }
+    }
+
+    fn command() -> CommandOut {
+        CommandOut {
+            command_id: "cmd_1".into(),
+            command_line: "make".into(),
+            complete: true,
+            exit_code: Some(2),
+            duration_ms: Some(40),
+            started_at_ms: 1_700_000_000_000,
+            output_start: 0,
+            output_end: Some(12),
+        }
+    }
+
+    fn verdict() -> Option<Verdict> {
+        Some(Verdict {
+            authorization: Authorization::AllowedWithWarning,
+            warning: Some("removes files".into()),
+            approval: Some(Approval {
+                approver: Some("alice".into()),
+                note: Some("by the page".into()),
+                ..Approval::approved(DecidedBy::Page)
+            }),
+        })
+    }
+
+    fn session() -> Outcome {
+        Outcome::Session(Box::new(SessionOutput {
+            stdout: "hi\n".into(),
+            stderr: String::new(),
+            encoding: Some(Encoding::Base64),
+            exit_code: Some(0),
+            signal: None,
+            running: false,
+            duration_ms: 3,
+            cursor: Cursors {
+                stdout: Some(3),
+                stderr: Some(0),
+                output: None,
+            },
+            streams: Streams {
+                stdout: Some(stream(3)),
+                stderr: Some(stream(0)),
+                output: None,
+            },
+            truncated: true,
+            verdict: verdict(),
+        }))
+    }
+
+    fn terminal() -> Outcome {
+        Outcome::Terminal(Box::new(TerminalOutput {
+            running: true,
+            exit_code: None,
+            signal: Some(Some("SIGTERM".into())),
+            supports_command_detection: Some(true),
+            shell_integration: Some("full".into()),
+            output: Some("make: ok".into()),
+            encoding: Some(Encoding::Utf8),
+            view: Some(View::Screen),
+            cursor: Some(Cursors {
+                output: Some(12),
+                ..Cursors::default()
+            }),
+            streams: Some(Streams {
+                output: Some(stream(12)),
+                ..Streams::default()
+            }),
+            truncated: Some(false),
+            command: Some(command()),
+            duration_ms: Some(40),
+            commands: Some(vec![command()]),
+            screen: Some(ScreenOut {
+                rows: 24,
+                cols: 80,
+                cursor_row: 1,
+                cursor_col: 2,
+                alternate_screen: false,
+                text: "$ make".into(),
+            }),
+            terminated: Some(vec![41, 42]),
+            note: Some("no shell integration".into()),
+            verdict: verdict(),
+        }))
+    }
+
+    fn every_kind() -> Vec<Outcome> {
+        let item = |kind| ListItem {
+            id: "x_1".into(),
+            mode: "headless",
+            command: Some("ls".into()),
+            cwd: Some("/tmp".into()),
+            state: "exited",
+            running: false,
+            exit_code: Some(0),
+            signal: None,
+            age_ms: 5,
+            started_at_ms: 1,
+            workspace_id: None,
+            kind,
+        };
+        vec![
+            Outcome::List(Listing {
+                running: false,
+                items: vec![
+                    item(ItemKind::Session {
+                        timed_out: false,
+                        stdout_bytes: 1,
+                        stderr_bytes: 0,
+                    }),
+                    item(ItemKind::Terminal {
+                        title: "bash".into(),
+                        adapter: "local",
+                        resource: "ahp-terminal:/t_1".into(),
+                        claim: json!({"kind": "session"}),
+                        supports_command_detection: true,
+                        shell_integration: "full".into(),
+                        output_bytes: 10,
+                    }),
+                ],
+            }),
+            session(),
+            Outcome::SessionEnded(SessionEnded {
+                running: false,
+                exit_code: None,
+                signal: Some("SIGKILL".into()),
+                terminated: vec![7],
+                duration_ms: 9,
+                cursor: Cursors::default(),
+                note: Some("already exited".into()),
+            }),
+            terminal(),
+            Outcome::Pair(Box::new(session()), Box::new(terminal())),
+        ]
+    }
+
+    #[test]
+    fn every_kind_of_result_matches_the_schema() {
+        for outcome in every_kind() {
+            let p = success(&ctx(), &outcome);
+            assert!(
+                schema::is_valid_payload(&p),
+                "{outcome:?}: {:?}",
+                schema::payload_violations(&p)
+            );
+        }
+    }
+
+    #[test]
+    fn the_schema_refuses_a_result_it_does_not_describe() {
+        let mut p = success(&ctx(), &session());
+        p["result"]["stdout_text"] = json!("x");
+        assert!(!schema::is_valid_payload(&p));
+    }
+
+    #[test]
+    fn a_pair_runs_while_either_runs_and_carries_both_cursors() {
+        let pair = Outcome::Pair(Box::new(session()), Box::new(terminal()));
+        let p = success(&ctx(), &pair);
+        assert_eq!(p["status"], "accepted");
+        assert_eq!(p["result"]["running"], true);
+        assert_eq!(p["result"]["cursor"]["stdout"], 3);
+        assert_eq!(p["result"]["cursor"]["output"], 12);
+        assert_eq!(p["result"]["exit_code"], 0, "the session's exit code");
+        assert_eq!(p["result"]["terminated"], json!([41, 42]));
+        assert_eq!(p["result"]["truncated"], true);
+    }
+
     #[test]
     fn running_means_accepted() {
-        let mut r = Map::new();
-        r.insert("running".into(), json!(true));
-        assert_eq!(success(&ctx(), r)["status"], "accepted");
-        let mut r = Map::new();
-        r.insert("running".into(), json!(false));
-        assert_eq!(success(&ctx(), r)["status"], "completed");
+        assert_eq!(success(&ctx(), &terminal())["status"], "accepted");
+        assert_eq!(success(&ctx(), &session())["status"], "completed");
     }
 }

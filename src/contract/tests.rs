@@ -23,7 +23,7 @@ fn code_in(v: Value, phase: Phase) -> ErrorCode {
     match parse(&v, phase) {
         Ok(_) => panic!("{v} accepted"),
         Err(e) => {
-            let payload = response::failure(&e.ctx, &e.error);
+            let payload = response::failure(&e.envelope, &e.error);
             assert!(
                 schema::is_valid_payload(&payload),
                 "{:?}",
@@ -235,7 +235,7 @@ fn rejections_carry_the_callers_trace() {
         Phase::A,
     )
     .expect_err("rejected");
-    assert_eq!(e.ctx.correlation.trace_id, "trace_keep");
+    assert_eq!(e.envelope.correlation.trace_id, "trace_keep");
     assert_eq!(e.error.code, ErrorCode::InvalidAction);
 }
 

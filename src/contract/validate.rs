@@ -13,7 +13,7 @@ use super::request::{
     Action, Compat, Correlation, Execution, Intent, Mode, OutputOptions, Request, Resolution,
     Runtime, Target,
 };
-use super::response::Ctx;
+use super::response::Envelope;
 use super::schema;
 use crate::ids;
 
@@ -33,58 +33,58 @@ const FLAT_KEYS: [(&str, &str, &str); 9] = [
 /// A rejected request: the context known so far, and why.
 #[derive(Debug)]
 pub struct Rejected {
-    pub ctx: Ctx,
+    pub envelope: Envelope,
     pub error: TermError,
 }
 
 type Outcome<T> = Result<T, Box<Rejected>>;
 
-fn reject(ctx: &Ctx, error: TermError) -> Box<Rejected> {
+fn reject(env: &Envelope, error: TermError) -> Box<Rejected> {
     Box::new(Rejected {
-        ctx: ctx.clone(),
+        envelope: env.clone(),
         error,
     })
 }
 
 /// Parse and validate one raw tool-call argument object.
 pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
-    let mut ctx = Ctx::default();
+    let mut env = Envelope::default();
     let Some(obj) = raw.as_object() else {
-        ctx.correlation = fresh_correlation(None);
+        env.correlation = fresh_correlation(None);
         return Err(reject(
-            &ctx,
+            &env,
             TermError::payload("the request must be a JSON object"),
         ));
     };
-    ctx.correlation = fresh_correlation(obj.get("correlation"));
+    env.correlation = fresh_correlation(obj.get("correlation"));
 
     // 1. The action, and the alias behind it.
     let action_name = match obj.get("action") {
         Some(Value::String(s)) => s.clone(),
         Some(_) => {
             return Err(reject(
-                &ctx,
+                &env,
                 TermError::payload("action must be a string").with("field", json!("action")),
             ));
         }
         None => {
             return Err(reject(
-                &ctx,
+                &env,
                 TermError::payload("action is required").with("field", json!("action")),
             ));
         }
     };
     let legacy = match alias::resolve(&action_name) {
-        None => return Err(reject(&ctx, unknown_action(&action_name))),
+        None => return Err(reject(&env, unknown_action(&action_name))),
         Some(Resolved::Canonical(a)) => {
-            ctx.action = Some(a);
+            env.action = Some(a);
             None
         }
         Some(Resolved::Alias(l)) => {
-            ctx.action = Some(l.canonical());
+            env.action = Some(l.canonical());
             if phase == Phase::C {
                 return Err(reject(
-                    &ctx,
+                    &env,
                     TermError::new(
                         ErrorCode::InvalidAction,
                         format!(
@@ -101,8 +101,8 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
             Some(l)
         }
     };
-    let action = ctx.action.unwrap_or(Action::List);
-    ctx.resolution = Resolution {
+    let action = env.action.unwrap_or(Action::List);
+    env.resolution = Resolution {
         canonical_action: Some(action),
         alias_applied: legacy.is_some(),
         legacy_action: legacy.map(|l| l.as_str().to_string()),
@@ -118,7 +118,7 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
         && Mode::parse(m).is_none()
     {
         return Err(reject(
-            &ctx,
+            &env,
             TermError::new(
                 ErrorCode::InvalidMode,
                 format!("invocation.mode {m:?} is not supported"),
@@ -130,12 +130,12 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
 
     // 2b. Fields only the operator sets: a request cannot choose a program to launch.
     if let Some(e) = operator_only(obj) {
-        return Err(reject(&ctx, e));
+        return Err(reject(&env, e));
     }
 
     // 3. Shape and types, against schemas/request.schema.json.
     let violations =
-        schema::check_request(raw).map_err(|e| reject(&ctx, TermError::internal(e)))?;
+        schema::check_request(raw).map_err(|e| reject(&env, TermError::internal(e)))?;
     if !violations.is_empty() {
         let first = &violations[0];
         let list: Vec<Value> = violations
@@ -143,24 +143,24 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
             .map(|v| json!({"path": v.path, "message": v.message}))
             .collect();
         return Err(reject(
-            &ctx,
+            &env,
             TermError::payload(format!("{}: {}", first.path, first.message))
                 .with("violations", Value::Array(list)),
         ));
     }
 
     // 4. Legacy flat keys move to their canonical places.
-    let nested = move_flat_keys(obj).map_err(|e| reject(&ctx, e))?;
+    let nested = move_flat_keys(obj).map_err(|e| reject(&env, e))?;
     let group = |name: &str| nested.get(name).cloned().unwrap_or(Value::Null);
     let de = |name: &str| TermError::payload(format!("{name} is malformed"));
     let mut runtime: Runtime =
-        from_group(group("runtime")).map_err(|_| reject(&ctx, de("runtime")))?;
+        from_group(group("runtime")).map_err(|_| reject(&env, de("runtime")))?;
     let mut execution: Execution =
-        from_group(group("execution")).map_err(|_| reject(&ctx, de("execution")))?;
-    let target: Target = from_group(group("target")).map_err(|_| reject(&ctx, de("target")))?;
+        from_group(group("execution")).map_err(|_| reject(&env, de("execution")))?;
+    let target: Target = from_group(group("target")).map_err(|_| reject(&env, de("target")))?;
     let output: OutputOptions =
-        from_group(group("output")).map_err(|_| reject(&ctx, de("output")))?;
-    let compat: Compat = from_group(group("compat")).map_err(|_| reject(&ctx, de("compat")))?;
+        from_group(group("output")).map_err(|_| reject(&env, de("output")))?;
+    let compat: Compat = from_group(group("compat")).map_err(|_| reject(&env, de("compat")))?;
     let invocation = nested.get("invocation");
     let mut mode = invocation
         .and_then(|i| i.get("mode"))
@@ -169,12 +169,14 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
     let mut intent: Option<Intent> = invocation
         .and_then(|i| i.get("intent"))
         .and_then(|v| serde_json::from_value(v.clone()).ok());
-    ctx.session_id = target.session_id.clone();
-    ctx.terminal_id = target.terminal_id.clone();
+    env.identity = super::response::Identity {
+        session_id: target.session_id.clone(),
+        terminal_id: target.terminal_id.clone(),
+    };
 
     // 5. The alias transform (§1 "Required Transform").
     if let Some(l) = legacy {
-        apply_alias(l, &mut mode, &mut intent, &execution, &target).map_err(|e| reject(&ctx, e))?;
+        apply_alias(l, &mut mode, &mut intent, &execution, &target).map_err(|e| reject(&env, e))?;
     }
 
     // 6. compat.legacy_action must name exactly one canonical action, this one.
@@ -184,14 +186,14 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
             Some(Resolved::Alias(l)) => l.canonical(),
             None => {
                 return Err(reject(
-                    &ctx,
+                    &env,
                     unknown_action(la).with("field", json!("compat.legacy_action")),
                 ));
             }
         };
         if maps_to != action {
             return Err(reject(
-                &ctx,
+                &env,
                 TermError::payload(format!(
                     "compat.legacy_action {la:?} maps to {:?}, not to this request's action {:?}",
                     maps_to.as_str(),
@@ -203,8 +205,8 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
     }
 
     // 7. Runtime fields with rules of their own; no NUL in what becomes a C string.
-    check_runtime(&mut runtime).map_err(|e| reject(&ctx, e))?;
-    check_no_nul(&execution, &runtime).map_err(|e| reject(&ctx, e))?;
+    check_runtime(&mut runtime).map_err(|e| reject(&env, e))?;
+    check_no_nul(&execution, &runtime).map_err(|e| reject(&env, e))?;
 
     // 8. §2.3 coupling and mode constraints, per action.
     let has_invocation = invocation.is_some_and(|i| i.as_object().is_some_and(|o| !o.is_empty()));
@@ -221,18 +223,18 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
         nested.contains_key("target"),
     )
     .map_err(|e| {
-        let mut c = ctx.clone();
+        let mut c = env.clone();
         c.resolution.mode = mode;
         reject(&c, e)
     })?;
-    ctx.resolution.mode = resolved_mode;
+    env.resolution.mode = resolved_mode;
 
     Ok(Request {
         action,
         mode: resolved_mode,
         intent,
-        correlation: ctx.correlation,
-        resolution: ctx.resolution,
+        correlation: env.correlation,
+        resolution: env.resolution,
         runtime,
         execution,
         target,

@@ -421,7 +421,7 @@ async fn pm_terminal(conn: &Arc<Conn>, params: Value) -> RpcResult {
         .run(&key, async move {
             if let TermRequest::Approval(args) = req {
                 let answer = shared.approvals.request(args).await;
-                return json!({"ok": ops::TermResponse { approval: Some(answer), ..Default::default() }});
+                return json!({"ok": ops::TermResponse::Approval(answer)});
             }
             let span = tracing::info_span!("pm_terminal", trace_id = %trace);
             match ops::execute(&core, req, caller.as_deref())

@@ -19,7 +19,7 @@ use ahp_types::state::TerminalState;
 use tokio::sync::broadcast;
 
 use crate::contract::TermError;
-use crate::terminal::ops::{OpResult, TermRequest, TermSummary};
+use crate::terminal::ops::{OpResult, TermRequest, TermResponse, TermSummary};
 
 use crate::locks::lock;
 pub use local::LocalAdapter;
@@ -276,8 +276,8 @@ impl Runtime {
                 self.call(&a, TermRequest::List, "", None, Duration::ZERO),
             )
             .await;
-            if let Ok(Ok(Ok(r))) = listed {
-                for t in r.list {
+            if let Ok(Ok(Ok(TermResponse::List { terminals }))) = listed {
+                for t in terminals {
                     self.remember(&t.terminal_id, a.clone());
                     out.push((a.adapter_type(), t));
                 }

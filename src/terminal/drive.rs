@@ -9,9 +9,9 @@ use ahp_types::actions::{StateAction, TerminalClaimedAction};
 use ahp_types::state::TerminalClaim;
 
 use super::core::Core;
-use super::protocol::{AgentClaim, InputArgs, OpError, OpErrorKind, OpResult, OpenArgs, RunArgs};
+use super::protocol::{AgentClaim, InputArgs, OpError, OpErrorKind, OpenArgs, RanResult, RunArgs};
 use super::term::{CommandRecord, Submitted, TermState, Terminal, strip_escapes};
-use super::view::{chunk, find, respond};
+use super::view::{chunk, find, ran};
 use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, lifecycle};
 
 /// Longest wait for a new shell's first prompt.
@@ -108,7 +108,7 @@ fn check_cwd(cwd: Option<&str>) -> Result<PathBuf, OpError> {
     }
 }
 
-pub async fn open(core: &Arc<Core>, a: OpenArgs, caller: Option<&str>) -> OpResult {
+pub async fn open(core: &Arc<Core>, a: OpenArgs, caller: Option<&str>) -> RanResult {
     let started = Instant::now();
     let cwd = check_cwd(a.cwd.as_deref())?;
     let spec = CreateSpec {
@@ -145,7 +145,7 @@ pub async fn open(core: &Arc<Core>, a: OpenArgs, caller: Option<&str>) -> OpResu
     let mut out_spec = a.output.clone();
     out_spec.cursor = Some(out_spec.cursor.unwrap_or(0));
     let out = chunk(&t, None, None, &out_spec)?;
-    let mut r = respond(&t, Some(out), t.is_running());
+    let mut r = ran(&t, out, t.is_running());
     if !t.state().detection {
         r.note = Some(no_detection_note(&t));
     }
@@ -216,7 +216,7 @@ fn find_running(core: &Core, id: &str) -> Result<Arc<Terminal>, OpError> {
     Ok(t)
 }
 
-pub async fn run(core: &Arc<Core>, a: RunArgs) -> OpResult {
+pub async fn run(core: &Arc<Core>, a: RunArgs) -> RanResult {
     let started = Instant::now();
     let t = find_running(core, &a.terminal_id)?;
     if let Some(c) = &a.claim {
@@ -299,15 +299,14 @@ pub async fn run(core: &Arc<Core>, a: RunArgs) -> OpResult {
         Some(r) => !r.complete,
         None => true,
     } && t.is_running();
-    let mut r = respond(&t, Some(out), still);
+    let mut r = ran(&t, out, still);
     r.command = rec;
-    r.timed_out = timed_out;
     if !integrated {
         r.note = Some(no_detection_note(&t));
     }
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, false);
-        r.terminal = Some(super::view::summary(&t));
+        r.terminal = super::view::summary(&t);
     }
     if still
         && !timed_out
@@ -344,7 +343,7 @@ fn interrupt_at(core: &Arc<Core>, t: &Arc<Terminal>, base: u64, at: Instant) {
     });
 }
 
-pub async fn input(core: &Arc<Core>, a: InputArgs) -> OpResult {
+pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
     let started = Instant::now();
     let t = find_running(core, &a.terminal_id)?;
     let pattern = match &a.wait_for {
@@ -394,7 +393,7 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> OpResult {
         None => quiet_after(&t, before, deadline).await,
     }
     let out = chunk(&t, Some(before), None, &a.output)?;
-    let mut r = respond(&t, Some(out), t.is_running());
+    let mut r = ran(&t, out, t.is_running());
     let last_now = t.state().commands.back().cloned();
     if last_now != last_before {
         // The input ran (or finished) a command line at the prompt: answer for that command,
@@ -406,7 +405,7 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> OpResult {
     }
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, false);
-        r.terminal = Some(super::view::summary(&t));
+        r.terminal = super::view::summary(&t);
     }
     Ok(r)
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use super::protocol::*;
-pub use super::view::{chunk, find, respond, screen, summary};
+pub use super::view::{chunk, find, ran, screen, summary};
 
 use super::core::Core;
 use super::{drive, lifecycle};
@@ -16,53 +16,51 @@ use super::{drive, lifecycle};
 /// records it as the holder of the terminals it opens); `None` in-process.
 pub async fn execute(core: &Arc<Core>, req: TermRequest, caller: Option<&str>) -> OpResult {
     match req {
-        TermRequest::Open(a) => drive::open(core, a, caller).await,
-        TermRequest::Run(a) => drive::run(core, a).await,
-        TermRequest::Input(a) => drive::input(core, a).await,
-        TermRequest::Read(a) => read(core, a).await,
+        TermRequest::Open(a) => drive::open(core, a, caller).await.map(TermResponse::Ran),
+        TermRequest::Run(a) => drive::run(core, a).await.map(TermResponse::Ran),
+        TermRequest::Input(a) => drive::input(core, a).await.map(TermResponse::Ran),
+        TermRequest::Read(a) => read(core, a).await.map(TermResponse::Read),
         TermRequest::Attach { terminal_id, claim } => {
             let t = find(core, &terminal_id)?;
             if let Some(c) = &claim {
                 drive::set_claim(core, &t, c, false);
             }
-            let mut r = respond(&t, None, false);
-            r.screen = Some(screen(core, &t));
-            r.commands = Some(t.state().commands.iter().cloned().collect());
-            r.running = t.is_running();
-            Ok(r)
+            Ok(TermResponse::Attached(Attached {
+                terminal: summary(&t),
+                running: t.is_running(),
+                screen: screen(core, &t),
+                commands: t.state().commands.iter().cloned().collect(),
+            }))
         }
         TermRequest::Kill { terminal_id } => {
             let t = find(core, &terminal_id)?;
             let was_running = t.is_running();
             let killed = lifecycle::kill(core, &t).await;
-            let mut r = respond(&t, None, false);
-            r.killed = killed;
-            if !was_running {
-                r.note = Some(
-                    "the terminal had already exited; anything it left behind was killed".into(),
-                );
-            }
-            Ok(r)
+            let note = (!was_running).then(|| {
+                "the terminal had already exited; anything it left behind was killed".to_string()
+            });
+            Ok(TermResponse::Killed(Killed {
+                terminal: Some(summary(&t)),
+                killed,
+                note,
+            }))
         }
         TermRequest::Dispose { terminal_id } => {
             let killed = core.dispose(&terminal_id).await?;
-            Ok(TermResponse {
+            Ok(TermResponse::Killed(Killed {
+                terminal: None,
                 killed,
-                ..TermResponse::default()
-            })
+                note: None,
+            }))
         }
-        TermRequest::List => Ok(TermResponse {
-            list: core.list().iter().map(|t| summary(t)).collect(),
-            ..TermResponse::default()
+        TermRequest::List => Ok(TermResponse::List {
+            terminals: core.list().iter().map(|t| summary(t)).collect(),
         }),
-        TermRequest::Approval(_) => Ok(TermResponse {
-            approval: Some(ApprovalAnswer::unavailable()),
-            ..TermResponse::default()
-        }),
+        TermRequest::Approval(_) => Ok(TermResponse::Approval(ApprovalAnswer::unavailable())),
     }
 }
 
-async fn read(core: &Arc<Core>, a: ReadArgs) -> OpResult {
+async fn read(core: &Arc<Core>, a: ReadArgs) -> Result<ReadAnswer, OpError> {
     let t = find(core, &a.terminal_id)?;
     if a.wait_ms > 0 && matches!(a.output.view, View::Raw | View::Text) {
         let from = a.output.cursor.unwrap_or_else(|| t.state().delivered);
@@ -72,11 +70,16 @@ async fn read(core: &Arc<Core>, a: ReadArgs) -> OpResult {
         let deadline = Instant::now() + Duration::from_millis(a.wait_ms);
         drive::wait_for(&t, deadline, |st| !st.running()).await;
     }
-    let mut r = respond(&t, None, t.is_running());
-    match a.output.view {
-        View::Raw | View::Text => r.output = Some(chunk(&t, None, None, &a.output)?),
-        View::Screen => r.screen = Some(screen(core, &t)),
-        View::Commands => r.commands = Some(t.state().commands.iter().cloned().collect()),
-    }
-    Ok(r)
+    let shown = match a.output.view {
+        View::Raw | View::Text => Shown::Output(chunk(&t, None, None, &a.output)?),
+        View::Screen => Shown::Screen(screen(core, &t)),
+        View::Commands => Shown::Commands {
+            commands: t.state().commands.iter().cloned().collect(),
+        },
+    };
+    Ok(ReadAnswer {
+        terminal: summary(&t),
+        running: t.is_running(),
+        shown,
+    })
 }

@@ -234,20 +234,86 @@ pub struct ScreenView {
     pub text: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, Default)]
-pub struct TermResponse {
-    pub terminal: Option<TermSummary>,
-    pub output: Option<Chunk>,
+/// The answer of `open`, `run` and `input`: the terminal, the output since the command or
+/// keystrokes were sent, and the command line they ran when the shell reported one.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Ran {
+    pub terminal: TermSummary,
+    pub output: Chunk,
     pub command: Option<CommandRecord>,
-    pub commands: Option<Vec<CommandRecord>>,
-    pub screen: Option<ScreenView>,
-    /// Execute: the command is still running. Read: the terminal's process is running.
+    /// The command (or, with none detected, the terminal's process) is still running.
     pub running: bool,
-    pub timed_out: bool,
-    pub killed: Vec<i32>,
-    pub list: Vec<TermSummary>,
+    /// Why the answer knows less than it could (no shell integration).
     pub note: Option<String>,
-    pub approval: Option<ApprovalAnswer>,
+}
+
+/// What a `read` shows, in the view it asked for.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "shows", rename_all = "snake_case")]
+pub enum Shown {
+    Output(Chunk),
+    Screen(ScreenView),
+    Commands { commands: Vec<CommandRecord> },
+}
+
+/// The answer of `read`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ReadAnswer {
+    pub terminal: TermSummary,
+    /// The terminal's process is running.
+    pub running: bool,
+    pub shown: Shown,
+}
+
+/// The answer of `attach`: everything a client taking a terminal over needs at once.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Attached {
+    pub terminal: TermSummary,
+    pub running: bool,
+    pub screen: ScreenView,
+    pub commands: Vec<CommandRecord>,
+}
+
+/// The answer of `kill` and `dispose`: the processes killed.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Killed {
+    /// The terminal as it is now (`dispose` forgets it, so it has none).
+    pub terminal: Option<TermSummary>,
+    pub killed: Vec<i32>,
+    pub note: Option<String>,
+}
+
+/// One answer per kind of operation.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum TermResponse {
+    Ran(Ran),
+    Read(ReadAnswer),
+    Attached(Attached),
+    Killed(Killed),
+    List { terminals: Vec<TermSummary> },
+    Approval(ApprovalAnswer),
+}
+
+impl TermResponse {
+    /// The terminal the answer is about, if it names one.
+    pub fn terminal(&self) -> Option<&TermSummary> {
+        match self {
+            TermResponse::Ran(r) => Some(&r.terminal),
+            TermResponse::Read(r) => Some(&r.terminal),
+            TermResponse::Attached(r) => Some(&r.terminal),
+            TermResponse::Killed(r) => r.terminal.as_ref(),
+            TermResponse::List { .. } | TermResponse::Approval(_) => None,
+        }
+    }
+
+    /// The answer of `open`/`run`/`input`, or `None` for another kind.
+    pub fn ran(self) -> Option<Ran> {
+        match self {
+            TermResponse::Ran(r) => Some(r),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -268,7 +334,7 @@ pub struct OpError {
     pub kind: OpErrorKind,
     pub message: String,
     /// What was there when it failed (a timeout carries the output so far).
-    pub partial: Option<Box<TermResponse>>,
+    pub partial: Option<Box<Ran>>,
 }
 
 impl OpError {
@@ -294,3 +360,6 @@ impl From<CoreError> for OpError {
 }
 
 pub type OpResult = Result<TermResponse, OpError>;
+
+/// What `open`, `run` and `input` return before they become a [`TermResponse`].
+pub type RanResult = Result<Ran, OpError>;

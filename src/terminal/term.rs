@@ -54,6 +54,16 @@ pub enum IntegrationLevel {
     None,
 }
 
+impl IntegrationLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IntegrationLevel::Full => "full",
+            IntegrationLevel::PromptOnly => "prompt_only",
+            IntegrationLevel::None => "none",
+        }
+    }
+}
+
 /// How the terminal's process ended.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ExitInfo {

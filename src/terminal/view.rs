@@ -7,8 +7,7 @@ use ahp_types::state::TerminalLifecycleState;
 
 use super::core::Core;
 use super::protocol::{
-    Chunk, DEFAULT_MAX_BYTES, OpError, OpErrorKind, OutputSpec, ScreenView, TermResponse,
-    TermSummary, View,
+    Chunk, DEFAULT_MAX_BYTES, OpError, OpErrorKind, OutputSpec, Ran, ScreenView, TermSummary, View,
 };
 use super::term::{Terminal, strip_escapes};
 use crate::spool::incomplete_utf8_tail;
@@ -112,12 +111,13 @@ pub fn chunk(
     })
 }
 
-/// A response carrying the terminal's summary and, optionally, output.
-pub fn respond(t: &Terminal, output: Option<Chunk>, running: bool) -> TermResponse {
-    TermResponse {
-        terminal: Some(summary(t)),
+/// The answer of a command or keystrokes: the terminal's summary and the output they made.
+pub fn ran(t: &Terminal, output: Chunk, running: bool) -> Ran {
+    Ran {
+        terminal: summary(t),
         output,
+        command: None,
         running,
-        ..TermResponse::default()
+        note: None,
     }
 }

@@ -234,8 +234,10 @@ impl RemoteAdapter {
                         let r: TermResponse =
                             serde_json::from_value(ok.clone()).map_err(TermError::internal)?;
                         let mut known = lock(&self.known);
-                        known.extend(r.terminal.iter().map(|t| t.terminal_id.clone()));
-                        known.extend(r.list.iter().map(|t| t.terminal_id.clone()));
+                        known.extend(r.terminal().map(|t| t.terminal_id.clone()));
+                        if let TermResponse::List { terminals } = &r {
+                            known.extend(terminals.iter().map(|t| t.terminal_id.clone()));
+                        }
                         return Ok(Ok(r));
                     }
                     if let Some(err) = v.get("err") {

@@ -1,0 +1,313 @@
+//! The `result` of a successful answer (seed 003 §2.2; `schemas/response.schema.json`,
+//! `$defs/result`), typed: one struct per kind of answer, serialized as the schema describes.
+//! The services build these; nothing above them writes result keys by hand.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::views::{Encoding, View};
+
+/// The policy's verdict on a command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Authorization {
+    Allowed,
+    AllowedWithWarning,
+    Blocked,
+}
+
+/// Who let a command through that had to be approved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecidedBy {
+    /// A person on the host service's page.
+    Page,
+    /// The MCP client's user, through elicitation.
+    Elicitation,
+    /// Nobody could be asked; the operator's configured default.
+    OperatorDefault,
+}
+
+/// `result.approval`: how a command that needed approval was approved (a decline is an
+/// error, never a result).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Approval {
+    pub required: bool,
+    pub decision: &'static str,
+    pub decided_by: DecidedBy,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approver: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Approval {
+    pub fn approved(by: DecidedBy) -> Approval {
+        Approval {
+            required: true,
+            decision: "approved",
+            decided_by: by,
+            approver: None,
+            note: None,
+        }
+    }
+}
+
+/// How a command was let through: the verdict, its warning, and the approval if one was
+/// asked for.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    pub authorization: Authorization,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval: Option<Approval>,
+}
+
+/// Where one stream's bytes in this answer start and end, and what was left out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StreamInfo {
+    pub start: u64,
+    pub end: u64,
+    pub total: u64,
+    pub truncated: bool,
+    pub bytes_omitted: u64,
+    /// Invalid UTF-8 was replaced in the text.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lossy: bool,
+}
+
+/// The next cursor per stream (`stdout`/`stderr` of a session, `output` of a terminal).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Cursors {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stdout: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<u64>,
+}
+
+/// Per stream, what this answer carries of it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Streams {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stdout: Option<StreamInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<StreamInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<StreamInfo>,
+}
+
+/// A command line a shell reported (`$defs/command_record`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CommandOut {
+    pub command_id: String,
+    pub command_line: String,
+    pub complete: bool,
+    pub exit_code: Option<i64>,
+    pub duration_ms: Option<i64>,
+    pub started_at_ms: i64,
+    pub output_start: u64,
+    pub output_end: Option<u64>,
+}
+
+/// The visible screen (`$defs/screen`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScreenOut {
+    pub rows: u16,
+    pub cols: u16,
+    pub cursor_row: u16,
+    pub cursor_col: u16,
+    pub alternate_screen: bool,
+    pub text: String,
+}
+
+/// A headless session's answer to execute and read_output: both streams after their cursors.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionOutput {
+    pub stdout: String,
+    pub stderr: String,
+    /// Only when not the default (utf8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<Encoding>,
+    pub exit_code: Option<i32>,
+    pub signal: Option<String>,
+    pub running: bool,
+    pub duration_ms: u64,
+    pub cursor: Cursors,
+    pub streams: Streams,
+    pub truncated: bool,
+    #[serde(flatten)]
+    pub verdict: Option<Verdict>,
+}
+
+/// A headless session's answer to terminate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionEnded {
+    pub running: bool,
+    pub exit_code: Option<i32>,
+    pub signal: Option<String>,
+    pub terminated: Vec<i32>,
+    pub duration_ms: u64,
+    pub cursor: Cursors,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A terminal's part of an answer: what the terminal shows in the view asked for, the
+/// command it ran, and its state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TerminalOutput {
+    pub running: bool,
+    pub exit_code: Option<i64>,
+    /// The signal that ended the terminal's process, once it has ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supports_command_detection: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shell_integration: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<Encoding>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub view: Option<View>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<Cursors>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub streams: Option<Streams>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<CommandOut>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commands: Option<Vec<CommandOut>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub screen: Option<ScreenOut>,
+    /// Process ids killed (terminate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminated: Option<Vec<i32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(flatten)]
+    pub verdict: Option<Verdict>,
+}
+
+/// What a list row is about.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ItemKind {
+    /// A headless session.
+    Session {
+        timed_out: bool,
+        stdout_bytes: u64,
+        stderr_bytes: u64,
+    },
+    /// An interactive terminal.
+    Terminal {
+        title: String,
+        adapter: &'static str,
+        resource: String,
+        claim: Value,
+        supports_command_detection: bool,
+        shell_integration: String,
+        output_bytes: u64,
+    },
+}
+
+/// One row of `list` (`$defs/list_item`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListItem {
+    pub id: String,
+    pub mode: &'static str,
+    pub command: Option<String>,
+    pub cwd: Option<String>,
+    pub state: &'static str,
+    pub running: bool,
+    pub exit_code: Option<i64>,
+    pub signal: Option<String>,
+    pub age_ms: u64,
+    pub started_at_ms: u64,
+    pub workspace_id: Option<String>,
+    #[serde(flatten)]
+    pub kind: ItemKind,
+}
+
+/// The answer to list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Listing {
+    pub running: bool,
+    pub items: Vec<ListItem>,
+}
+
+/// Any success's `result`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Outcome {
+    List(Listing),
+    Session(Box<SessionOutput>),
+    SessionEnded(SessionEnded),
+    Terminal(Box<TerminalOutput>),
+    /// read_output or terminate naming a session and a terminal at once.
+    #[serde(serialize_with = "serialize_pair")]
+    Pair(Box<Outcome>, Box<Outcome>),
+}
+
+impl Outcome {
+    /// Still running decides the status (`accepted`); a pair runs while either runs.
+    pub fn running(&self) -> bool {
+        match self {
+            Outcome::List(l) => l.running,
+            Outcome::Session(s) => s.running,
+            Outcome::SessionEnded(s) => s.running,
+            Outcome::Terminal(t) => t.running,
+            Outcome::Pair(a, b) => a.running() || b.running(),
+        }
+    }
+
+    /// The `result` object as JSON.
+    pub fn to_map(&self) -> Map<String, Value> {
+        match serde_json::to_value(self) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        }
+    }
+}
+
+/// One result for a session and a terminal together: running if either runs, the cursors
+/// and streams of both, every killed process; the session's exit and timing.
+fn serialize_pair<S: serde::Serializer>(
+    first: &Outcome,
+    second: &Outcome,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let mut into = first.to_map();
+    for (k, v) in second.to_map() {
+        match (k.as_str(), into.get_mut(&k)) {
+            ("cursor" | "streams", Some(Value::Object(dst))) => {
+                if let Value::Object(src) = v {
+                    dst.extend(src);
+                }
+            }
+            ("terminated", Some(Value::Array(dst))) => {
+                if let Value::Array(src) = v {
+                    dst.extend(src);
+                }
+            }
+            ("truncated", Some(Value::Bool(b))) => *b = *b || v.as_bool().unwrap_or(false),
+            ("exit_code" | "signal" | "duration_ms", Some(_)) => {}
+            _ => {
+                into.insert(k, v);
+            }
+        }
+    }
+    into.insert(
+        "running".into(),
+        Value::Bool(first.running() || second.running()),
+    );
+    serde::Serialize::serialize(&into, s)
+}
