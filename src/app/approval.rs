@@ -130,7 +130,7 @@ impl App {
             )
             .await;
             match page {
-                Ok(Ok(r)) => {
+                Ok(r) => {
                     if let crate::terminal::ops::TermResponse::Approval(a) = r {
                         match a.decision.as_str() {
                             "approved" => {
@@ -144,9 +144,6 @@ impl App {
                             _ => {}
                         }
                     }
-                }
-                Ok(Err(e)) => {
-                    tracing::warn!(error = %e.message, "the host page cannot be asked; asking elsewhere")
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "the host page cannot be asked; asking elsewhere")

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use super::failures::exec_error;
 use super::output;
 use super::wait::{Progress, wait_until};
 use super::{App, Handled};
@@ -12,34 +13,12 @@ use crate::contract::result::{
     Cursors, ItemKind, ListItem, SessionEnded, SessionOutput, Streams, Verdict,
 };
 use crate::contract::{Encoding, ErrorCode, Identity, Outcome, Request, TermError};
-use crate::exec::{ExecError, Program, Session, StartSpec, Stream, resolve_cwd};
+use crate::exec::{Program, Session, StartSpec, Stream, resolve_cwd};
 use crate::process;
 use crate::views::DEFAULT_MAX_BYTES;
 
 /// Extra time past a hard timeout for the kill to land before execute answers.
 const KILL_MARGIN: Duration = Duration::from_millis(2_000);
-
-pub(crate) fn exec_error(e: ExecError) -> TermError {
-    match e {
-        ExecError::Cwd { .. } => {
-            TermError::payload(e.to_string()).with("field", json!("runtime.cwd"))
-        }
-        ExecError::Spawn {
-            ref source,
-            ref program,
-        } => match source.kind() {
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
-                TermError::payload(format!("cannot run {program:?}: {source}"))
-                    .with("field", json!("execution.command"))
-                    .with("program", json!(program))
-            }
-            _ => TermError::internal(e),
-        },
-        ExecError::Limit { max } => TermError::payload(e.to_string())
-            .with("limit", json!("running_sessions"))
-            .with("max", json!(max)),
-    }
-}
 
 impl App {
     /// Start a session and wait for it within the request's wait; the session's id is known

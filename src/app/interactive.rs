@@ -5,22 +5,21 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine;
-use serde_json::{Value, json};
 
 use super::approval::Elicitor;
 use super::wait::{Progress, with_progress};
-use super::{App, Handled, authorize};
+use super::{App, Handled, authorize, failures};
 use crate::contract::result::{
     Authorization, CommandOut, Cursors, ItemKind, ListItem, ScreenOut, StreamInfo, Streams,
     TerminalOutput, Verdict,
 };
-use crate::contract::{Encoding, ErrorCode, Identity, Intent, Outcome, Request, TermError, View};
+use crate::contract::{Encoding, Identity, Intent, Outcome, Request, TermError, View};
 use crate::runtime::{Adapter, AdapterType};
 
 use crate::terminal::CommandRecord;
 use crate::terminal::ops::{
-    AgentClaim, Chunk, InputArgs, OpError, OpErrorKind, OpenArgs, OutputSpec, ReadArgs, RunArgs,
-    ScreenView, Shown, TermRequest, TermResponse, TermSummary,
+    AgentClaim, Chunk, InputArgs, OpenArgs, OutputSpec, ReadArgs, RunArgs, ScreenView, Shown,
+    TermRequest, TermResponse, TermSummary,
 };
 
 fn output_spec(req: &Request) -> OutputSpec {
@@ -32,47 +31,7 @@ fn output_spec(req: &Request) -> OutputSpec {
     }
 }
 
-pub(crate) fn op_error(
-    e: OpError,
-    terminal_id: Option<&str>,
-    timeout_ms: Option<u64>,
-) -> TermError {
-    match e.kind {
-        OpErrorKind::NotFound => {
-            TermError::new(ErrorCode::NotFound, e.message).with("target", json!("terminal_id"))
-        }
-        OpErrorKind::Gone => TermError::new(ErrorCode::NotFound, e.message)
-            .with("target", json!("terminal_id"))
-            .with("host_restarted", json!(true))
-            .with(
-                "reopen",
-                json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}),
-            ),
-        OpErrorKind::Invalid => TermError::payload(e.message),
-        OpErrorKind::Busy => TermError::payload(e.message).with("busy", json!(true)),
-        OpErrorKind::Limit => TermError::payload(e.message).with("limit", json!("live_terminals")),
-        OpErrorKind::Internal => TermError::internal(e.message),
-        OpErrorKind::Timeout => {
-            let mut err = TermError::new(ErrorCode::Timeout, e.message)
-                .with("timeout_ms", json!(timeout_ms.unwrap_or(0)))
-                .with("target", json!("terminal_id"));
-            if let Some(id) = terminal_id {
-                err = err.with("terminal_id", json!(id));
-            }
-            if let Some(p) = e.partial {
-                err = err
-                    .with("output", json!(p.output.text))
-                    .with("cursor", json!({"output": p.output.end}));
-                if let Some(c) = &p.command {
-                    err = err.with("command", json!(command_out(c)));
-                }
-            }
-            err
-        }
-    }
-}
-
-fn command_out(c: &CommandRecord) -> CommandOut {
+pub(crate) fn command_out(c: &CommandRecord) -> CommandOut {
     CommandOut {
         command_id: c.command_id.clone(),
         command_line: c.command_line.clone(),
@@ -94,27 +53,6 @@ fn screen_out(s: &ScreenView) -> ScreenOut {
         alternate_screen: s.alternate_screen,
         text: s.text.clone(),
     }
-}
-
-/// A request the runtime did not answer in time may have run: say so, and how to learn its
-/// outcome without running it twice (the host runs one request id once).
-fn retry_hint(e: TermError, request_id: &str) -> TermError {
-    if e.code != crate::contract::ErrorCode::Timeout {
-        return e;
-    }
-    let may = e
-        .details
-        .get("may_have_run")
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
-    e.with("may_have_run", json!(may))
-        .with("request_id", json!(request_id))
-        .with(
-            "retry",
-            json!(format!(
-                "send the same request again with correlation.request_id = {request_id:?}: if it ran, you get that run's answer instead of a second run"
-            )),
-        )
 }
 
 /// The terminal's state as every answer about it carries it: running, how it ended, what
@@ -262,13 +200,7 @@ impl App {
         );
         let answered = with_progress(call, progress, "waiting for the terminal")
             .await
-            .map_err(|e| retry_hint(e, &req.correlation.request_id))
-            .and_then(|r| {
-                r.map_err(|e| {
-                    let id = req.target.terminal_id.as_deref();
-                    op_error(e, id, req.runtime.timeout_ms)
-                })
-            });
+            .map_err(|e| failures::from_runtime(e, req));
         handled.result = answered.map(|resp| {
             if let Some(t) = resp.terminal() {
                 handled.about = Identity::terminal(&t.terminal_id);
@@ -278,6 +210,14 @@ impl App {
             Outcome::Terminal(Box::new(terminal_output(&resp, encoding)))
         });
         handled
+    }
+
+    /// The adapter that serves terminal `id`.
+    async fn adapter_for(&self, req: &Request, id: &str) -> Result<Arc<dyn Adapter>, TermError> {
+        self.runtime
+            .adapter_for_terminal(id)
+            .await
+            .map_err(|e| failures::from_runtime(e, req))
     }
 
     /// The operation an execute asks for, and the adapter that serves it.
@@ -291,7 +231,8 @@ impl App {
                 let adapter = self
                     .runtime
                     .adapter_for_new(req.runtime.adapter_override.as_deref())
-                    .await?;
+                    .await
+                    .map_err(|e| failures::from_runtime(e, req))?;
                 let op = TermRequest::Open(OpenArgs {
                     name: execution.name.clone(),
                     cwd: req.runtime.cwd.clone(),
@@ -313,14 +254,14 @@ impl App {
                 (adapter, op)
             }
             (Some(id), Some(Intent::OpenOnly)) => (
-                self.runtime.adapter_for_terminal(id).await?,
+                self.adapter_for(req, id).await?,
                 TermRequest::Attach {
                     terminal_id: id.clone(),
                     claim: Some(claim),
                 },
             ),
             (Some(id), _) => {
-                let adapter = self.runtime.adapter_for_terminal(id).await?;
+                let adapter = self.adapter_for(req, id).await?;
                 let op = match (&execution.command, &execution.input) {
                     (Some(command), _) => TermRequest::Run(RunArgs {
                         terminal_id: id.clone(),
@@ -412,7 +353,7 @@ impl App {
         progress: &dyn Progress,
     ) -> Handled {
         let wait_ms = req.runtime.wait_ms.unwrap_or(0);
-        let adapter = match self.runtime.adapter_for_terminal(id).await {
+        let adapter = match self.adapter_for(req, id).await {
             Ok(a) => a,
             Err(e) => return Handled::failed(e),
         };
@@ -431,7 +372,7 @@ impl App {
         id: &str,
         progress: &dyn Progress,
     ) -> Handled {
-        let adapter = match self.runtime.adapter_for_terminal(id).await {
+        let adapter = match self.adapter_for(req, id).await {
             Ok(a) => a,
             Err(e) => return Handled::failed(e),
         };

@@ -3,6 +3,7 @@
 //! every outcome, good or bad, into a §2.2 response or a §3.2 error payload.
 
 pub mod approval;
+mod failures;
 mod headless;
 mod interactive;
 pub mod output;
@@ -141,7 +142,7 @@ impl App {
             crate::runtime::mode::resolve(None, &cfg.runtime),
             &cfg.runtime.bridge,
         ) {
-            tracing::warn!(problems = %e.message, "interactive requests will be refused until the container bridge is configured");
+            tracing::warn!(problems = %e, "interactive requests will be refused until the container bridge is configured");
         }
         let instance = ids::new_id("mcp");
         let runtime = Runtime::new(local, cfg.runtime.clone());

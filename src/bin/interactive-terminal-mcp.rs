@@ -60,7 +60,7 @@ async fn serve(cfg: Config, policy: itmcp::policy::Policy) -> i32 {
                 Ok(_) => {}
                 Err(e) => eprintln!(
                     "interactive-terminal-mcp: --gui: the page is not available: {}; warned commands ask elsewhere (MCP elicitation, then the operator's default)",
-                    e.message
+                    e
                 ),
             }
         });

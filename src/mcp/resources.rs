@@ -58,7 +58,7 @@ pub async fn read(app: &App, uri: &str) -> Result<ReadResourceResult, McpError> 
         .runtime
         .adapter_for_terminal(id)
         .await
-        .map_err(|e| McpError::internal_error(e.message, None))?;
+        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
     let state = adapter.terminal_state(id).await.ok_or_else(not_found)?;
     let text =
         serde_json::to_string(&state).map_err(|e| McpError::internal_error(e.to_string(), None))?;

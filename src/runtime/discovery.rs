@@ -8,11 +8,11 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-use crate::contract::{ErrorCode, TermError};
+use super::error::{Failure, RuntimeError};
 use crate::process::reaper;
 use crate::terminal::shell::is_executable;
 
@@ -46,17 +46,17 @@ pub struct Launched {
 }
 
 /// The candidates, in order. A relative configured path is refused (§6.1).
-pub fn candidates(configured: Option<&str>) -> Result<Vec<Candidate>, TermError> {
+pub fn candidates(configured: Option<&str>) -> Result<Vec<Candidate>, RuntimeError> {
     let mut out: Vec<Candidate> = Vec::new();
     if let Some(c) = configured {
         if !Path::new(c).is_absolute() {
-            return Err(TermError::payload(format!(
-                "configured host binary {c:?} is relative; it must be an absolute path"
-            ))
-            .with(
-                "field",
-                json!("PM_INTERACTIVE_TERMINAL_BINARY / runtime.binary_path"),
-            ));
+            return Err(RuntimeError::new(
+                Failure::Refused,
+                format!("configured host binary {c:?} is relative; it must be an absolute path"),
+            )
+            .with(|f| {
+                f.field = Some("PM_INTERACTIVE_TERMINAL_BINARY / runtime.binary_path".into())
+            }));
         }
         out.push(Candidate {
             source: "configured",
@@ -99,20 +99,20 @@ pub struct LaunchSpec {
     pub token: String,
 }
 
-enum Failure {
+enum LaunchFailure {
     /// Missing executable, bad permissions: move on, no retry.
     Validation(String),
     /// Address in use, startup race, no ready line in time: retry once.
     Transient(String),
 }
 
-async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, Failure> {
+async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, LaunchFailure> {
     let path = Path::new(&c.path);
     if !path.exists() {
-        return Err(Failure::Validation("no such file".into()));
+        return Err(LaunchFailure::Validation("no such file".into()));
     }
     if !is_executable(path) {
-        return Err(Failure::Validation("not an executable file".into()));
+        return Err(LaunchFailure::Validation("not an executable file".into()));
     }
     let mut cmd = Command::new(path);
     cmd.args([
@@ -136,9 +136,9 @@ async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, Failu
         let mut guard = reaper::spawn_guard();
         let child = cmd.spawn().map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
-                Failure::Validation(e.to_string())
+                LaunchFailure::Validation(e.to_string())
             }
-            _ => Failure::Transient(e.to_string()),
+            _ => LaunchFailure::Transient(e.to_string()),
         })?;
         if let Some(pid) = child.id() {
             guard.register(pid as i32);
@@ -146,7 +146,7 @@ async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, Failu
         child
     };
     let Some(stdout) = child.stdout.take() else {
-        return Err(Failure::Transient("no stdout from the host".into()));
+        return Err(LaunchFailure::Transient("no stdout from the host".into()));
     };
     let mut lines = BufReader::new(stdout).lines();
     let first = tokio::time::timeout(spec.spawn_timeout, lines.next_line()).await;
@@ -154,21 +154,21 @@ async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, Failu
         Ok(Ok(Some(l))) => l,
         Ok(_) => {
             let status = child.wait().await.ok();
-            return Err(Failure::Transient(format!(
+            return Err(LaunchFailure::Transient(format!(
                 "the host exited before it was ready ({status:?})"
             )));
         }
         Err(_) => {
             // Only our own child is ever killed (§6.3 non-destructive).
             let _ = child.kill().await;
-            return Err(Failure::Transient(format!(
+            return Err(LaunchFailure::Transient(format!(
                 "no ready line within {} ms",
                 spec.spawn_timeout.as_millis()
             )));
         }
     };
     let ready: Value = serde_json::from_str(&line).map_err(|_| {
-        Failure::Validation(format!(
+        LaunchFailure::Validation(format!(
             "not an interactive-terminal host (first line {line:?})"
         ))
     })?;
@@ -176,9 +176,9 @@ async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, Failu
         let err = ready["error"].as_str().unwrap_or("").to_string();
         let _ = child.wait().await;
         return Err(if err.contains("in use") || err.contains("AddrInUse") {
-            Failure::Transient(err)
+            LaunchFailure::Transient(err)
         } else {
-            Failure::Validation(err)
+            LaunchFailure::Validation(err)
         });
     }
     let version = ready["protocol_version"].as_str().unwrap_or("").to_string();
@@ -187,13 +187,15 @@ async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, Failu
         Ok(Some(_))
     ) {
         let _ = child.kill().await;
-        return Err(Failure::Validation(format!(
+        return Err(LaunchFailure::Validation(format!(
             "incompatible protocol version {version:?}"
         )));
     }
     let Some(address) = ready["address"].as_str().map(String::from) else {
         let _ = child.kill().await;
-        return Err(Failure::Validation("the ready line has no address".into()));
+        return Err(LaunchFailure::Validation(
+            "the ready line has no address".into(),
+        ));
     };
     // Keep draining stdout so the host never writes into a closed pipe.
     tokio::spawn(async move {
@@ -211,7 +213,7 @@ async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, Failu
 }
 
 /// Launch the first candidate that comes up; every failure is kept for the answer.
-pub async fn launch(configured: Option<&str>, spec: &LaunchSpec) -> Result<Launched, TermError> {
+pub async fn launch(configured: Option<&str>, spec: &LaunchSpec) -> Result<Launched, RuntimeError> {
     let cands = candidates(configured)?;
     let mut errors: Vec<SpawnError> = Vec::new();
     for c in &cands {
@@ -221,7 +223,7 @@ pub async fn launch(configured: Option<&str>, spec: &LaunchSpec) -> Result<Launc
                     tracing::info!(source = c.source, path = %c.path, address = %l.address, "launched the interactive-terminal host");
                     return Ok(l);
                 }
-                Err(Failure::Validation(e)) => {
+                Err(LaunchFailure::Validation(e)) => {
                     errors.push(SpawnError {
                         source: c.source,
                         path: c.path.clone(),
@@ -231,7 +233,7 @@ pub async fn launch(configured: Option<&str>, spec: &LaunchSpec) -> Result<Launc
                     });
                     break;
                 }
-                Err(Failure::Transient(e)) => {
+                Err(LaunchFailure::Transient(e)) => {
                     errors.push(SpawnError {
                         source: c.source,
                         path: c.path.clone(),
@@ -256,14 +258,14 @@ pub async fn launch(configured: Option<&str>, spec: &LaunchSpec) -> Result<Launc
             ),
         });
     }
-    Err(TermError::new(
-        ErrorCode::GuiUnavailable,
-        format!("no interactive-terminal host could be started ({} candidates tried)", cands.len()),
+    let tried = cands.len();
+    Err(RuntimeError::new(
+        Failure::Unavailable,
+        format!("no interactive-terminal host could be started ({tried} candidates tried)"),
     )
-    .with("attempted_candidates", json!(cands))
-    .with("spawn_errors", json!(errors))
-    .with(
-        "next_action",
-        json!("install interactive-terminal beside this server or on PATH, set PM_INTERACTIVE_TERMINAL_BINARY to its absolute path, or run in headless mode"),
-    ))
+    .with(|f| {
+        f.attempted_candidates = Some(cands);
+        f.spawn_errors = Some(errors);
+        f.next_action = Some("install interactive-terminal beside this server or on PATH, set PM_INTERACTIVE_TERMINAL_BINARY to its absolute path, or run in headless mode".into());
+    }))
 }

@@ -9,11 +9,10 @@ use ahp_types::state::{SnapshotState, TerminalState};
 use tokio::sync::broadcast;
 use tracing::Instrument;
 
-use super::{Adapter, AdapterType, BoxFut, bounded};
-use crate::contract::TermError;
+use super::{Adapter, AdapterType, BoxFut, RuntimeError, bounded};
 use crate::ids;
 use crate::terminal::Core;
-use crate::terminal::ops::{self, OpResult, TermRequest};
+use crate::terminal::ops::{self, TermRequest, TermResponse};
 
 pub struct LocalAdapter {
     pub core: Arc<Core>,
@@ -30,7 +29,7 @@ impl Adapter for LocalAdapter {
         AdapterType::Local
     }
 
-    fn connect(&self) -> BoxFut<'_, Result<(), TermError>> {
+    fn connect(&self) -> BoxFut<'_, Result<(), RuntimeError>> {
         Box::pin(async { Ok(()) })
     }
 
@@ -40,14 +39,17 @@ impl Adapter for LocalAdapter {
         trace_id: &'a str,
         _request_id: Option<&'a str>,
         timeout: Duration,
-    ) -> BoxFut<'a, Result<OpResult, TermError>> {
+    ) -> BoxFut<'a, Result<TermResponse, RuntimeError>> {
         let span = tracing::info_span!("terminal_op", trace_id = %trace_id);
         let core = self.core.clone();
-        Box::pin(bounded(
-            async move { ops::execute(&core, req, None).await }.instrument(span),
-            timeout,
-            "the terminal runtime did not answer in time",
-        ))
+        Box::pin(async move {
+            let served = bounded(
+                async move { ops::execute(&core, req, None).await }.instrument(span),
+                timeout,
+                "the terminal runtime did not answer in time",
+            );
+            Ok(served.await??)
+        })
     }
 
     fn close(&self) -> BoxFut<'_, ()> {

@@ -3,6 +3,7 @@
 //! the interactive contract behaves the same whichever adapter serves it.
 
 pub mod discovery;
+pub mod error;
 pub mod local;
 pub mod mode;
 pub mod remote;
@@ -18,10 +19,10 @@ use ahp_types::ActionEnvelope;
 use ahp_types::state::TerminalState;
 use tokio::sync::broadcast;
 
-use crate::contract::TermError;
-use crate::terminal::ops::{OpResult, TermRequest, TermResponse, TermSummary};
+use crate::terminal::ops::{TermRequest, TermResponse, TermSummary};
 
 use crate::locks::lock;
+pub use error::{Failure, RuntimeError};
 pub use local::LocalAdapter;
 pub use mode::RuntimeInputs;
 use remote::{RemoteAdapter, Target};
@@ -46,22 +47,22 @@ impl AdapterType {
 }
 
 /// Run `work` as a task of its own (a panic in it is an internal error for this request, not
-/// a lost answer) and wait at most `timeout`: then `PM_TERM_TIMEOUT` saying `late`, and the
-/// work is aborted, never left running unobserved.
+/// a lost answer) and wait at most `timeout`: then a timeout saying `late`, and the work is
+/// aborted, never left running unobserved.
 pub async fn bounded<T: Send + 'static>(
     work: impl Future<Output = T> + Send + 'static,
     timeout: Duration,
     late: &str,
-) -> Result<T, TermError> {
+) -> Result<T, RuntimeError> {
     let task = tokio::spawn(work);
     let abort = task.abort_handle();
     match tokio::time::timeout(timeout, task).await {
         Ok(Ok(r)) => Ok(r),
-        Ok(Err(e)) => Err(TermError::internal(e)),
+        Ok(Err(e)) => Err(RuntimeError::internal(e)),
         Err(_) => {
             abort.abort();
-            Err(TermError::new(crate::contract::ErrorCode::Timeout, late)
-                .with("timeout_ms", serde_json::json!(timeout.as_millis() as u64)))
+            Err(RuntimeError::new(Failure::Timeout, late)
+                .with(|f| f.timeout_ms = Some(timeout.as_millis() as u64)))
         }
     }
 }
@@ -70,8 +71,8 @@ pub async fn bounded<T: Send + 'static>(
 pub trait Adapter: Send + Sync {
     fn adapter_type(&self) -> AdapterType;
     /// Establish the runtime (launch, connect, handshake) if it is not up.
-    fn connect(&self) -> BoxFut<'_, Result<(), TermError>>;
-    /// Serve `req`, answered within `timeout` (else `PM_TERM_TIMEOUT`). `trace_id` is the
+    fn connect(&self) -> BoxFut<'_, Result<(), RuntimeError>>;
+    /// Serve `req`, answered within `timeout` (else a timeout). `trace_id` is the
     /// contract request's, carried unchanged into the runtime's logs (and across the bridge)
     /// so one id follows the request everywhere. `request_id` (the contract's) makes a
     /// retried request the same operation: a host runs it once and answers every retry with
@@ -82,7 +83,7 @@ pub trait Adapter: Send + Sync {
         trace_id: &'a str,
         request_id: Option<&'a str>,
         timeout: Duration,
-    ) -> BoxFut<'a, Result<OpResult, TermError>>;
+    ) -> BoxFut<'a, Result<TermResponse, RuntimeError>>;
     fn close(&self) -> BoxFut<'_, ()>;
     /// A terminal's AHP state (MCP resources).
     fn terminal_state(&self, terminal_id: &str) -> BoxFut<'_, Option<TerminalState>>;
@@ -152,7 +153,7 @@ impl Runtime {
     pub async fn adapter_for_new(
         &self,
         adapter_override: Option<&str>,
-    ) -> Result<Arc<dyn Adapter>, TermError> {
+    ) -> Result<Arc<dyn Adapter>, RuntimeError> {
         match mode::resolve(adapter_override, &self.inputs)? {
             AdapterType::Local => Ok(self.local.clone()),
             AdapterType::Bundled => {
@@ -198,7 +199,7 @@ impl Runtime {
 
     /// With the GUI: launch the host now (not at the first interactive request) so a person
     /// can open the page before anything needs approving; its one-time sign-in link.
-    pub async fn start_gui(&self) -> Result<Option<String>, TermError> {
+    pub async fn start_gui(&self) -> Result<Option<String>, RuntimeError> {
         let adapter = self.adapter_for_new(None).await?;
         adapter.connect().await?;
         let configured = self.inputs.binary.clone();
@@ -224,7 +225,7 @@ impl Runtime {
     pub async fn adapter_for_terminal(
         &self,
         terminal_id: &str,
-    ) -> Result<Arc<dyn Adapter>, TermError> {
+    ) -> Result<Arc<dyn Adapter>, RuntimeError> {
         let owner = lock(&self.owners).get(terminal_id).cloned();
         match owner {
             Some(a) => Ok(a),
@@ -244,7 +245,7 @@ impl Runtime {
         trace_id: &str,
         request_id: Option<&str>,
         wait: Duration,
-    ) -> Result<OpResult, TermError> {
+    ) -> Result<TermResponse, RuntimeError> {
         adapter.connect().await?;
         adapter
             .call(req, trace_id, request_id, wait + CALL_MARGIN)
@@ -276,7 +277,7 @@ impl Runtime {
                 self.call(&a, TermRequest::List, "", None, Duration::ZERO),
             )
             .await;
-            if let Ok(Ok(Ok(TermResponse::List { terminals }))) = listed {
+            if let Ok(Ok(TermResponse::List { terminals })) = listed {
                 for t in terminals {
                     self.remember(&t.terminal_id, a.clone());
                     out.push((a.adapter_type(), t));

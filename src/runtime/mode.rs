@@ -10,10 +10,8 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use serde_json::json;
-
 use super::AdapterType;
-use crate::contract::{ErrorCode, TermError};
+use super::error::{Failure, RuntimeError};
 
 /// Default host alias tried first from a container (§7.1).
 pub const PRIMARY_ALIAS: &str = "host.containers.internal";
@@ -43,7 +41,7 @@ pub struct RuntimeInputs {
     pub keep_host: bool,
     /// The container bridge, checked at start; a request that needs a bridge answers its
     /// problems as `PM_TERM_INVALID_MODE` (the server itself keeps serving headless work).
-    pub bridge: Result<BridgeSpec, TermError>,
+    pub bridge: Result<BridgeSpec, RuntimeError>,
     pub trace_bridge: bool,
 }
 
@@ -84,7 +82,7 @@ impl FromStr for AdapterChoice {
     fn from_str(s: &str) -> Result<Self, String> {
         parse_mode(s.trim(), "adapter")
             .map(AdapterChoice)
-            .map_err(|e| e.message)
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -100,7 +98,7 @@ impl FromStr for AdapterList {
             if name == "none" {
                 continue;
             }
-            match parse_mode(name, "adapter override").map_err(|e| e.message)? {
+            match parse_mode(name, "adapter override").map_err(|e| e.to_string())? {
                 Some(a) if !out.contains(&a) => out.push(a),
                 _ => {}
             }
@@ -109,20 +107,24 @@ impl FromStr for AdapterList {
     }
 }
 
-fn parse_mode(value: &str, source: &str) -> Result<Option<AdapterType>, TermError> {
+fn parse_mode(value: &str, source: &str) -> Result<Option<AdapterType>, RuntimeError> {
     match value {
         "local" => Ok(Some(AdapterType::Local)),
         "bundled" => Ok(Some(AdapterType::Bundled)),
         "container_bridge" => Ok(Some(AdapterType::ContainerBridge)),
         "auto" | "" => Ok(None),
-        other => Err(TermError::payload(format!(
-            "{source} {other:?} is not one of auto, local, bundled, container_bridge"
-        ))
-        .with("field", json!(source))
-        .with(
-            "supported",
-            json!(["auto", "local", "bundled", "container_bridge"]),
-        )),
+        other => Err(RuntimeError::new(
+            Failure::Refused,
+            format!("{source} {other:?} is not one of auto, local, bundled, container_bridge"),
+        )
+        .with(|f| {
+            f.field = Some(source.to_string());
+            f.supported = Some(
+                ["auto", "local", "bundled", "container_bridge"]
+                    .map(String::from)
+                    .to_vec(),
+            );
+        })),
     }
 }
 
@@ -143,7 +145,7 @@ pub fn allowed_overrides(inputs: &RuntimeInputs) -> Vec<AdapterType> {
 pub fn resolve(
     request_override: Option<&str>,
     inputs: &RuntimeInputs,
-) -> Result<AdapterType, TermError> {
+) -> Result<AdapterType, RuntimeError> {
     let wanted = match request_override {
         Some(v) => parse_mode(v, "runtime.adapter_override")?,
         None => None,
@@ -151,13 +153,15 @@ pub fn resolve(
     if let Some(a) = wanted {
         let allowed = allowed_overrides(inputs);
         if !allowed.contains(&a) {
-            let names: Vec<&str> = allowed.iter().map(|a| a.as_str()).collect();
-            return Err(TermError::payload(format!(
+            let names = allowed.iter().map(|a| a.as_str().to_string()).collect();
+            return Err(RuntimeError::new(Failure::Refused, format!(
                 "runtime.adapter_override {:?} is not allowed here: the operator decides where terminals run (PM_TERM_ADAPTER_OVERRIDES); leave it out",
                 a.as_str()
             ))
-            .with("field", json!("runtime.adapter_override"))
-            .with("allowed", json!(names)));
+            .with(|f| {
+                f.field = Some("runtime.adapter_override".into());
+                f.allowed = Some(names);
+            }));
         }
         return Ok(a);
     }
@@ -192,7 +196,7 @@ fn valid_host(h: &str) -> bool {
 }
 
 /// Check the bridge inputs; anything missing or malformed is `PM_TERM_INVALID_MODE`.
-pub fn bridge_spec(inputs: &BridgeInputs) -> Result<BridgeSpec, TermError> {
+pub fn bridge_spec(inputs: &BridgeInputs) -> Result<BridgeSpec, RuntimeError> {
     let mut problems = Vec::new();
     let number =
         |name: &str, raw: &Option<String>, default: u64, problems: &mut Vec<String>| -> u64 {
@@ -262,15 +266,17 @@ pub fn bridge_spec(inputs: &BridgeInputs) -> Result<BridgeSpec, TermError> {
         problems.push("PM_INTERACTIVE_TERMINAL_TOKEN is required: the host service accepts no connection without its token".into());
     }
     if !problems.is_empty() {
-        return Err(TermError::new(
-            ErrorCode::InvalidMode,
+        return Err(RuntimeError::new(
+            Failure::NotConfigured,
             format!(
                 "container_bridge is not configured: {}",
                 problems.join("; ")
             ),
         )
-        .with("problems", json!(problems))
-        .with("mode", json!("container_bridge")));
+        .with(|f| {
+            f.problems = Some(problems);
+            f.mode = Some("container_bridge");
+        }));
     }
     Ok(BridgeSpec {
         aliases,
@@ -319,8 +325,8 @@ mod tests {
         i.gui = true;
         // With the GUI a request picks nothing but auto.
         assert_eq!(
-            resolve(Some("local"), &i).map_err(|e| e.code).err(),
-            Some(ErrorCode::InvalidPayload)
+            resolve(Some("local"), &i).map_err(|e| e.failure()).err(),
+            Some(Some(Failure::Refused))
         );
         assert_eq!(resolve(Some("auto"), &i).ok(), Some(AdapterType::Bundled));
         i.adapter_overrides = "local, bundled".parse::<AdapterList>().ok().map(|l| l.0);
@@ -337,13 +343,13 @@ mod tests {
     fn unknown_modes_are_payload_errors() {
         let mut i = inputs();
         assert_eq!(
-            resolve(Some("gui"), &i).map_err(|e| e.code).err(),
-            Some(ErrorCode::InvalidPayload)
+            resolve(Some("gui"), &i).map_err(|e| e.failure()).err(),
+            Some(Some(Failure::Refused))
         );
         i.in_container = true;
         assert_eq!(
-            resolve(Some("fancy"), &i).map_err(|e| e.code).err(),
-            Some(ErrorCode::InvalidPayload)
+            resolve(Some("fancy"), &i).map_err(|e| e.failure()).err(),
+            Some(Some(Failure::Refused))
         );
     }
 
@@ -351,8 +357,8 @@ mod tests {
     fn bridge_inputs_are_checked() {
         let mut i = BridgeInputs::default();
         assert_eq!(
-            bridge_spec(&i).map_err(|e| e.code).err(),
-            Some(ErrorCode::InvalidMode)
+            bridge_spec(&i).map_err(|e| e.failure()).err(),
+            Some(Some(Failure::NotConfigured))
         );
         i.token = Some("t".into());
         let s = bridge_spec(&i).expect("defaults");

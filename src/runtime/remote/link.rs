@@ -13,14 +13,14 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 
 use super::{EVENT_BUFFER, Live, RemoteAdapter, Target, absorb};
-use crate::contract::{ErrorCode, TermError};
 use crate::ids;
 use crate::locks::lock;
 use crate::runtime::discovery::{self, LaunchSpec};
+use crate::runtime::error::{Attempt, Failure, RuntimeError};
 
 impl RemoteAdapter {
     /// Where to connect and with which token; launches the bundled host when needed.
-    async fn endpoints(&self) -> Result<(Vec<String>, String), TermError> {
+    async fn endpoints(&self) -> Result<(Vec<String>, String), RuntimeError> {
         match &self.target {
             Target::Bridge(s) => Ok((
                 s.aliases
@@ -57,14 +57,14 @@ impl RemoteAdapter {
                 }
                 match launched.as_ref() {
                     Some(l) => Ok((vec![l.address.clone()], l.token.clone())),
-                    None => Err(TermError::internal("launch left no host")),
+                    None => Err(RuntimeError::internal("launch left no host")),
                 }
             }
         }
     }
 
     /// Open a WebSocket to the first endpoint that answers, classifying every failure.
-    async fn open(&self, endpoints: &[String], token: &str) -> Result<Client, TermError> {
+    async fn open(&self, endpoints: &[String], token: &str) -> Result<Client, RuntimeError> {
         let mut attempts = Vec::new();
         let mut refused_by_host = false;
         // Nothing listens: an endpoint refused the connection itself, and none got further or
@@ -74,8 +74,8 @@ impl RemoteAdapter {
         for ep in endpoints {
             let url = format!("ws://{ep}/ahp");
             let mut req = url.clone().into_client_request().map_err(|e| {
-                TermError::new(
-                    ErrorCode::InvalidMode,
+                RuntimeError::new(
+                    Failure::NotConfigured,
                     format!("bad host address {ep:?}: {e}"),
                 )
             })?;
@@ -93,55 +93,69 @@ impl RemoteAdapter {
                         subscription_buffer: EVENT_BUFFER,
                     };
                     return Client::connect(transport, cfg).await.map_err(|e| {
-                        TermError::new(
-                            ErrorCode::GuiUnavailable,
+                        RuntimeError::new(
+                            Failure::Unavailable,
                             format!("AHP client failed to start: {e}"),
                         )
                     });
                 }
                 Ok(Err(tokio_tungstenite::tungstenite::Error::Http(resp))) => {
                     refused_by_host = true;
-                    attempts.push(json!({"endpoint": ep, "error": format!("the host answered HTTP {}", resp.status())}));
+                    attempts.push(Attempt {
+                        endpoint: ep.clone(),
+                        error: format!("the host answered HTTP {}", resp.status()),
+                    });
                 }
                 Ok(Err(tokio_tungstenite::tungstenite::Error::Io(e))) => {
                     refused |= e.kind() == std::io::ErrorKind::ConnectionRefused;
-                    attempts.push(json!({"endpoint": ep, "error": e.to_string()}));
+                    attempts.push(Attempt {
+                        endpoint: ep.clone(),
+                        error: e.to_string(),
+                    });
                 }
                 Ok(Err(e)) => {
                     maybe_up = true;
-                    attempts.push(json!({"endpoint": ep, "error": e.to_string()}));
+                    attempts.push(Attempt {
+                        endpoint: ep.clone(),
+                        error: e.to_string(),
+                    });
                 }
                 Err(_) => {
                     maybe_up = true;
-                    attempts.push(json!({"endpoint": ep, "error": format!("no connection within {} ms", self.connect_timeout.as_millis())}));
+                    attempts.push(Attempt {
+                        endpoint: ep.clone(),
+                        error: format!(
+                            "no connection within {} ms",
+                            self.connect_timeout.as_millis()
+                        ),
+                    });
                 }
             }
-            self.telemetry(
-                "connect failed",
-                attempts.last().cloned().unwrap_or_default(),
-            );
+            self.telemetry("connect failed", json!(attempts.last()));
         }
         if refused_by_host {
             // §7: "host unreachable/refused" is GUI_UNAVAILABLE; the token is the usual cause.
-            return Err(TermError::new(
-                ErrorCode::GuiUnavailable,
+            return Err(RuntimeError::new(
+                Failure::Unavailable,
                 "the terminal host refused the handshake (check PM_INTERACTIVE_TERMINAL_TOKEN)",
             )
-            .with("attempts", json!(attempts)));
+            .with(|f| f.attempts = Some(attempts)));
         }
-        Err(TermError::new(
-            ErrorCode::GuiUnavailable,
+        Err(RuntimeError::new(
+            Failure::Unavailable,
             format!(
                 "the terminal host is unreachable ({} endpoints tried)",
                 endpoints.len()
             ),
         )
-        .with("attempts", json!(attempts))
-        .with("host_down", json!(refused && !maybe_up)))
+        .with(|f| {
+            f.attempts = Some(attempts);
+            f.host_down = Some(refused && !maybe_up);
+        }))
     }
 
     /// Initialize, then catch up from the last sequence seen on an earlier connection.
-    async fn handshake(&self, client: &Client) -> Result<(), TermError> {
+    async fn handshake(&self, client: &Client) -> Result<(), RuntimeError> {
         let versions: Vec<String> = ahp_types::SUPPORTED_PROTOCOL_VERSIONS
             .iter()
             .map(|s| s.to_string())
@@ -162,15 +176,15 @@ impl RemoteAdapter {
         )
         .await
         .map_err(|_| {
-            TermError::new(
-                ErrorCode::Timeout,
+            RuntimeError::new(
+                Failure::Timeout,
                 "the terminal host did not answer initialize in time",
             )
         })?
         .map_err(|e| {
             // A host that answers but will not shake hands (no common protocol version) is
             // as unavailable as one that does not answer; after a drop the caller retries.
-            TermError::new(ErrorCode::GuiUnavailable, format!("handshake failed: {e}"))
+            RuntimeError::new(Failure::Unavailable, format!("handshake failed: {e}"))
         })?;
         let instance = init
             .meta
@@ -213,7 +227,7 @@ impl RemoteAdapter {
             .request::<_, ReconnectResult>("reconnect", params)
             .await
             .map_err(|e| {
-                TermError::new(ErrorCode::Disconnected, format!("reconnect failed: {e}"))
+                RuntimeError::new(Failure::Disconnected, format!("reconnect failed: {e}"))
             })?;
         match r {
             ReconnectResult::Replay(r) => {
@@ -248,7 +262,7 @@ impl RemoteAdapter {
     }
 
     /// The live client, connecting first when there is none.
-    pub(super) async fn client(&self) -> Result<Client, TermError> {
+    pub(super) async fn client(&self) -> Result<Client, RuntimeError> {
         let mut conn = self.conn.lock().await;
         if let Some(l) = conn.as_ref()
             && l.alive.load(Ordering::SeqCst)

@@ -21,9 +21,9 @@ mod link;
 use super::discovery::Launched;
 use super::mode::BridgeSpec;
 use super::{Adapter, AdapterType, BoxFut, bounded};
-use crate::contract::{ErrorCode, TermError};
 use crate::ids;
-use crate::terminal::ops::{OpError, OpErrorKind, OpResult, TermRequest, TermResponse};
+use crate::runtime::error::{Failure, RuntimeError};
+use crate::terminal::ops::{OpError, OpErrorKind, TermRequest, TermResponse};
 
 /// Extra time a request may take beyond its own wait.
 const REQUEST_MARGIN: Duration = Duration::from_secs(10);
@@ -160,7 +160,7 @@ impl RemoteAdapter {
         req: TermRequest,
         trace_id: String,
         contract_request: Option<String>,
-    ) -> Result<OpResult, TermError> {
+    ) -> Result<TermResponse, RuntimeError> {
         // The contract's request id (stable when a client retries with it) and the kind of
         // operation: a retry is the same operation, which the host runs once.
         let request_id = match contract_request {
@@ -188,19 +188,21 @@ impl RemoteAdapter {
                     let since = dropped_at.get_or_insert_with(Instant::now);
                     // Nothing listens where the host was: it is down, not slow. Say so now
                     // (after one quick retry), rather than after the whole recovery window.
-                    if e.details.get("host_down") == Some(&json!(true)) {
+                    if e.facts().and_then(|f| f.host_down) == Some(true) {
                         refused += 1;
                         if refused >= HOST_DOWN_ATTEMPTS {
                             return Err(host_is_down(&req, &request_id, &e));
                         }
                     }
                     if since.elapsed() >= RECOVER_WINDOW || Instant::now() >= deadline {
-                        return Err(TermError::new(
-                            ErrorCode::Disconnected,
+                        return Err(RuntimeError::new(
+                            Failure::Disconnected,
                             "the connection to the terminal host dropped and could not be re-established",
                         )
-                        .with("request_id", json!(request_id))
-                        .with("last_error", json!(e.message)));
+                        .with(|f| {
+                            f.request_id = Some(request_id);
+                            f.last_error = Some(e.to_string());
+                        }));
                     }
                     tokio::time::sleep(backoff).await;
                     backoff = (backoff * 2).min(BACKOFF_CAP);
@@ -218,12 +220,14 @@ impl RemoteAdapter {
             .await;
             match sent {
                 Err(_) => {
-                    return Err(TermError::new(
-                        ErrorCode::Timeout,
+                    return Err(RuntimeError::new(
+                        Failure::Timeout,
                         "the terminal host did not answer in time",
                     )
-                    .with("timeout_ms", json!(budget.as_millis() as u64))
-                    .with("may_have_run", json!(may_run)));
+                    .with(|f| {
+                        f.timeout_ms = Some(budget.as_millis() as u64);
+                        f.may_have_run = Some(may_run);
+                    }));
                 }
                 Ok(Ok(v)) => {
                     self.telemetry(
@@ -232,17 +236,17 @@ impl RemoteAdapter {
                     );
                     if let Some(ok) = v.get("ok") {
                         let r: TermResponse =
-                            serde_json::from_value(ok.clone()).map_err(TermError::internal)?;
+                            serde_json::from_value(ok.clone()).map_err(RuntimeError::internal)?;
                         let mut known = lock(&self.known);
                         known.extend(r.terminal().map(|t| t.terminal_id.clone()));
                         if let TermResponse::List { terminals } = &r {
                             known.extend(terminals.iter().map(|t| t.terminal_id.clone()));
                         }
-                        return Ok(Ok(r));
+                        return Ok(r);
                     }
                     if let Some(err) = v.get("err") {
                         let mut e: OpError =
-                            serde_json::from_value(err.clone()).map_err(TermError::internal)?;
+                            serde_json::from_value(err.clone()).map_err(RuntimeError::internal)?;
                         if let Some(id) = req.terminal_id()
                             && e.kind == OpErrorKind::NotFound
                             && lock(&self.lost).contains(id)
@@ -254,14 +258,14 @@ impl RemoteAdapter {
                                 ),
                             );
                         }
-                        return Ok(Err(e));
+                        return Err(RuntimeError::Op(e));
                     }
-                    return Err(TermError::internal(format!(
+                    return Err(RuntimeError::internal(format!(
                         "unexpected answer from the host: {v}"
                     )));
                 }
                 Ok(Err(ClientError::Rpc(e))) if e.code != TRANSPORT_CLOSED => {
-                    return Err(TermError::internal(format!(
+                    return Err(RuntimeError::internal(format!(
                         "host error {}: {}",
                         e.code, e.message
                     )));
@@ -284,20 +288,22 @@ impl RemoteAdapter {
 /// The answer when nothing listens where the host was: a new terminal is unavailable (ask
 /// for it again later, or run headless); an existing one is cut off and, if the host
 /// restarts, gone.
-fn host_is_down(req: &TermRequest, request_id: &str, cause: &TermError) -> TermError {
+fn host_is_down(req: &TermRequest, request_id: &str, cause: &RuntimeError) -> RuntimeError {
     let e = match req {
-        TermRequest::Open(_) => TermError::new(
-            ErrorCode::GuiUnavailable,
+        TermRequest::Open(_) => RuntimeError::new(
+            Failure::Unavailable,
             "the terminal host is down (nothing listens at its address)",
         ),
-        _ => TermError::new(
-            ErrorCode::Disconnected,
+        _ => RuntimeError::new(
+            Failure::Disconnected,
             "the terminal host is down (nothing listens at its address); its terminals are gone if it restarts",
         ),
     };
-    e.with("request_id", json!(request_id))
-        .with("host_down", json!(true))
-        .with("last_error", json!(cause.message))
+    e.with(|f| {
+        f.request_id = Some(request_id.to_string());
+        f.host_down = Some(true);
+        f.last_error = Some(cause.to_string());
+    })
 }
 
 /// Fold one host action into the mirror and pass it on.
@@ -319,7 +325,7 @@ impl Adapter for RemoteAdapter {
         self.kind
     }
 
-    fn connect(&self) -> BoxFut<'_, Result<(), TermError>> {
+    fn connect(&self) -> BoxFut<'_, Result<(), RuntimeError>> {
         Box::pin(async move {
             match self.client().await {
                 Ok(_) => Ok(()),
@@ -337,14 +343,14 @@ impl Adapter for RemoteAdapter {
         trace_id: &'a str,
         request_id: Option<&'a str>,
         timeout: Duration,
-    ) -> BoxFut<'a, Result<OpResult, TermError>> {
+    ) -> BoxFut<'a, Result<TermResponse, RuntimeError>> {
         let trace_id = trace_id.to_string();
         let request_id = request_id.map(String::from);
         Box::pin(async move {
             let this = self
                 .me
                 .upgrade()
-                .ok_or_else(|| TermError::internal("adapter is gone"))?;
+                .ok_or_else(|| RuntimeError::internal("adapter is gone"))?;
             bounded(
                 this.request(req, trace_id, request_id),
                 timeout.max(self.request_timeout),

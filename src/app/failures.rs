@@ -1,0 +1,119 @@
+//! Every failure below the contract becomes a `PM_TERM_*` error here, and only here: the
+//! runtime's (`RuntimeError`: the terminal operation's own errors and reaching the runtime),
+//! and headless execution's (`ExecError`).
+
+use serde_json::{Value, json};
+
+use crate::contract::{ErrorCode, Request, TermError};
+use crate::exec::ExecError;
+use crate::runtime::{Failure, RuntimeError};
+use crate::terminal::ops::{OpError, OpErrorKind};
+
+/// A runtime failure as the contract answers it, for `req`.
+pub(crate) fn from_runtime(e: RuntimeError, req: &Request) -> TermError {
+    match e {
+        RuntimeError::Op(op) => op_error(
+            op,
+            req.target.terminal_id.as_deref(),
+            req.runtime.timeout_ms,
+        ),
+        RuntimeError::Runtime {
+            failure,
+            message,
+            facts,
+        } => {
+            let code = match failure {
+                Failure::Refused => ErrorCode::InvalidPayload,
+                Failure::NotConfigured => ErrorCode::InvalidMode,
+                Failure::Unavailable => ErrorCode::GuiUnavailable,
+                Failure::Disconnected => ErrorCode::Disconnected,
+                Failure::Timeout => ErrorCode::Timeout,
+                Failure::Internal => return TermError::internal(message),
+            };
+            let mut err = TermError::new(code, message);
+            if let Ok(Value::Object(details)) = serde_json::to_value(&facts) {
+                err.details = details;
+            }
+            retry_hint(err, &req.correlation.request_id)
+        }
+    }
+}
+
+fn op_error(e: OpError, terminal_id: Option<&str>, timeout_ms: Option<u64>) -> TermError {
+    match e.kind {
+        OpErrorKind::NotFound => {
+            TermError::new(ErrorCode::NotFound, e.message).with("target", json!("terminal_id"))
+        }
+        OpErrorKind::Gone => TermError::new(ErrorCode::NotFound, e.message)
+            .with("target", json!("terminal_id"))
+            .with("host_restarted", json!(true))
+            .with(
+                "reopen",
+                json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}),
+            ),
+        OpErrorKind::Invalid => TermError::payload(e.message),
+        OpErrorKind::Busy => TermError::payload(e.message).with("busy", json!(true)),
+        OpErrorKind::Limit => TermError::payload(e.message).with("limit", json!("live_terminals")),
+        OpErrorKind::Internal => TermError::internal(e.message),
+        OpErrorKind::Timeout => {
+            let mut err = TermError::new(ErrorCode::Timeout, e.message)
+                .with("timeout_ms", json!(timeout_ms.unwrap_or(0)))
+                .with("target", json!("terminal_id"));
+            if let Some(id) = terminal_id {
+                err = err.with("terminal_id", json!(id));
+            }
+            if let Some(p) = e.partial {
+                err = err
+                    .with("output", json!(p.output.text))
+                    .with("cursor", json!({"output": p.output.end}));
+                if let Some(c) = &p.command {
+                    err = err.with("command", json!(super::interactive::command_out(c)));
+                }
+            }
+            err
+        }
+    }
+}
+
+/// A request the runtime did not answer in time may have run: say so, and how to learn its
+/// outcome without running it twice (the host runs one request id once).
+fn retry_hint(e: TermError, request_id: &str) -> TermError {
+    if e.code != crate::contract::ErrorCode::Timeout {
+        return e;
+    }
+    let may = e
+        .details
+        .get("may_have_run")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    e.with("may_have_run", json!(may))
+        .with("request_id", json!(request_id))
+        .with(
+            "retry",
+            json!(format!(
+                "send the same request again with correlation.request_id = {request_id:?}: if it ran, you get that run's answer instead of a second run"
+            )),
+        )
+}
+
+pub(crate) fn exec_error(e: ExecError) -> TermError {
+    match e {
+        ExecError::Cwd { .. } => {
+            TermError::payload(e.to_string()).with("field", json!("runtime.cwd"))
+        }
+        ExecError::Spawn {
+            ref source,
+            ref program,
+        } => match source.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
+                TermError::payload(format!("cannot run {program:?}: {source}"))
+                    .with("field", json!("execution.command"))
+                    .with("program", json!(program))
+            }
+            _ => TermError::internal(e),
+        },
+        ExecError::Limit { max } => TermError::payload(e.to_string())
+            .with("limit", json!("running_sessions"))
+            .with("max", json!(max)),
+    }
+}
