@@ -413,3 +413,35 @@ async fn a_hostile_cwd_is_answered_and_the_host_stays_up() {
     let mut h = h;
     assert!(h.child.try_wait().unwrap().is_none(), "the host died");
 }
+
+/// Approvals are their own request (`pm/approval/ask`), not a terminal operation: with no
+/// page signed in a token client is answered `unavailable` at once, the same request id
+/// asked again gets the same answer, a malformed question is refused, and `pm/terminal`
+/// no longer knows an `approval` op.
+#[tokio::test(flavor = "multi_thread")]
+async fn approvals_are_asked_apart_from_terminal_operations() {
+    let h = host("tok-ask").start();
+    let client = connect(&h, "asker").await;
+    let question = serde_json::json!({
+        "request_id": "req_ask1", "trace_id": "trace_ask1", "command": "git push --force",
+        "cwd": null, "terminal_id": null, "warning": "force push", "rule": "git_force_push",
+        "timeout_ms": 5000, "page_wait_ms": 0,
+    });
+    let params = serde_json::json!({"request_id": "req_ask1/approval", "approval": question});
+    for _ in 0..2 {
+        let r: Value = tokio::time::timeout(
+            Duration::from_secs(10),
+            client.request("pm/approval/ask", params.clone()),
+        )
+        .await
+        .expect("answered")
+        .unwrap();
+        assert_eq!(r["ok"]["decision"], "unavailable", "{r}");
+    }
+    let bad = serde_json::json!({"request_id": "req_ask2/approval", "approval": {"command": 7}});
+    let refused = client.request::<_, Value>("pm/approval/ask", bad).await;
+    assert!(matches!(refused, Err(ClientError::Rpc(_))), "{refused:?}");
+    let old = serde_json::json!({"request_id": "req_ask3/approval", "request": {"op": "approval"}});
+    let refused = client.request::<_, Value>("pm/terminal", old).await;
+    assert!(matches!(refused, Err(ClientError::Rpc(_))), "{refused:?}");
+}

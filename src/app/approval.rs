@@ -1,4 +1,4 @@
-//! Approvals of interactive commands: who decides, in order — a person on the host
+//! Approvals of commands: a chain of [`Approver`]s asked in order — a person on the host
 //! service's page, else the MCP client's user through elicitation (when the client declared
 //! it), else the operator's configured default. A decline is final (`PM_TERM_DECLINED`,
 //! never auto-retried); no decision in time is `PM_TERM_TIMEOUT`.
@@ -12,7 +12,7 @@ use super::{App, BoxFuture};
 use crate::contract::result::{Approval, DecidedBy};
 use crate::contract::{ErrorCode, Request, TermError};
 use crate::policy::{Authorization, Decision};
-use crate::terminal::ops::{ApprovalArgs, TermRequest};
+use crate::terminal::ops::ApprovalArgs;
 
 /// The MCP client's user, reached through elicitation.
 pub trait Elicitor: Send + Sync {
@@ -90,90 +90,162 @@ impl App {
         progress: &dyn Progress,
         elicitor: &dyn Elicitor,
     ) -> Result<Approval, TermError> {
-        let timeout = Duration::from_millis(
-            req.runtime
-                .timeout_ms
-                .unwrap_or(self.cfg.approval_timeout_ms),
-        );
-        let warning = decision.warning();
-        let rule = decision.deciding().map(|f| f.rule.to_string());
-        tracing::info!(trace_id = %req.correlation.trace_id, %command, ?rule, "waiting for approval");
+        let question = Question {
+            req,
+            command,
+            warning: decision.warning(),
+            rule: decision.deciding().map(|f| f.rule.to_string()),
+            timeout: Duration::from_millis(
+                req.runtime
+                    .timeout_ms
+                    .unwrap_or(self.cfg.approval_timeout_ms),
+            ),
+        };
+        tracing::info!(trace_id = %req.correlation.trace_id, %command, rule = ?question.rule, "waiting for approval");
+        let page = Page { app: self };
+        let client = Elicitation { elicitor };
+        let operator = OperatorDefault {
+            approve: self.policy.approve_by_default,
+        };
+        let chain: [&dyn Approver; 3] = [&page, &client, &operator];
+        for approver in chain {
+            if let Some(decided) = approver.decide(&question, progress).await {
+                return decided;
+            }
+        }
+        Err(declined(
+            "operator_default",
+            Some("no approver was available".into()),
+            command,
+        ))
+    }
+}
 
-        // 1. A person on the host service's page: the host the operator set up for people
-        // (the GUI, or the container's host), not the one the request picked to run on.
-        if let Some(host) = self.runtime.page_host().await {
-            let ask = TermRequest::Approval(ApprovalArgs {
-                request_id: req.correlation.request_id.clone(),
-                trace_id: req.correlation.trace_id.clone(),
-                command: command.to_string(),
-                cwd: req.runtime.cwd.clone(),
-                terminal_id: req.target.terminal_id.clone(),
-                warning: warning.clone(),
-                rule: rule.clone(),
-                timeout_ms: timeout.as_millis() as u64,
-                page_wait_ms: if self.runtime.inputs().gui {
-                    self.cfg.page_wait_ms.min(timeout.as_millis() as u64)
+/// What an approver is asked to decide on.
+pub(crate) struct Question<'a> {
+    req: &'a Request,
+    command: &'a str,
+    warning: Option<String>,
+    rule: Option<String>,
+    timeout: Duration,
+}
+
+/// Someone who can decide on a command. `None`: nobody can be asked here, so the chain
+/// asks the next; a decline or no decision in time is final.
+pub(crate) trait Approver: Send + Sync {
+    fn decide<'a>(
+        &'a self,
+        question: &'a Question<'a>,
+        progress: &'a dyn Progress,
+    ) -> BoxFuture<'a, Option<Result<Approval, TermError>>>;
+}
+
+/// A person on the host service's page: the host the operator set up for people (the GUI,
+/// or the container's host), not the one the request picked to run on.
+struct Page<'a> {
+    app: &'a App,
+}
+
+impl Approver for Page<'_> {
+    fn decide<'a>(
+        &'a self,
+        q: &'a Question<'a>,
+        progress: &'a dyn Progress,
+    ) -> BoxFuture<'a, Option<Result<Approval, TermError>>> {
+        Box::pin(async move {
+            let runtime = &self.app.runtime;
+            let host = runtime.page_host().await?;
+            let timeout_ms = q.timeout.as_millis() as u64;
+            let ask = ApprovalArgs {
+                request_id: q.req.correlation.request_id.clone(),
+                trace_id: q.req.correlation.trace_id.clone(),
+                command: q.command.to_string(),
+                cwd: q.req.runtime.cwd.clone(),
+                terminal_id: q.req.target.terminal_id.clone(),
+                warning: q.warning.clone(),
+                rule: q.rule.clone(),
+                timeout_ms,
+                page_wait_ms: if runtime.inputs().gui {
+                    self.app.cfg.page_wait_ms.min(timeout_ms)
                 } else {
                     0
                 },
-            });
-            let page = with_progress(
-                self.runtime.call(
-                    &host,
-                    ask,
-                    &req.correlation.trace_id,
-                    Some(&req.correlation.request_id),
-                    timeout,
-                ),
+            };
+            let asked = with_progress(
+                runtime.ask(&host, ask, q.timeout),
                 progress,
                 "waiting for approval on the host page",
             )
             .await;
-            match page {
-                Ok(r) => {
-                    if let crate::terminal::ops::TermResponse::Approval(a) = r {
-                        match a.decision.as_str() {
-                            "approved" => {
-                                return Ok(Approval {
-                                    approver: a.decided_by,
-                                    ..Approval::approved(DecidedBy::Page)
-                                });
-                            }
-                            "declined" => return Err(declined("page", a.reason, command)),
-                            "timeout" => return Err(timed_out("page", timeout, command)),
-                            _ => {}
-                        }
-                    }
-                }
+            let answer = match asked {
+                Ok(a) => a,
                 Err(e) => {
-                    tracing::warn!(error = %e, "the host page cannot be asked; asking elsewhere")
+                    tracing::warn!(error = %e, "the host page cannot be asked; asking elsewhere");
+                    return None;
                 }
+            };
+            match answer.decision.as_str() {
+                "approved" => Some(Ok(Approval {
+                    approver: answer.decided_by,
+                    ..Approval::approved(DecidedBy::Page)
+                })),
+                "declined" => Some(Err(declined("page", answer.reason, q.command))),
+                "timeout" => Some(Err(timed_out("page", q.timeout, q.command))),
+                _ => None,
             }
-        }
+        })
+    }
+}
 
-        // 2. The MCP client's user.
-        if elicitor.supported() {
+/// The MCP client's user, when the client declared elicitation.
+struct Elicitation<'a> {
+    elicitor: &'a dyn Elicitor,
+}
+
+impl Approver for Elicitation<'_> {
+    fn decide<'a>(
+        &'a self,
+        q: &'a Question<'a>,
+        progress: &'a dyn Progress,
+    ) -> BoxFuture<'a, Option<Result<Approval, TermError>>> {
+        Box::pin(async move {
+            if !self.elicitor.supported() {
+                return None;
+            }
             let message = format!(
-                "Allow this command to run in a terminal?\n\n{command}\n\n{}",
-                warning
+                "Allow this command to run in a terminal?\n\n{}\n\n{}",
+                q.command,
+                q.warning
                     .as_deref()
                     .unwrap_or("(approval required by the operator)")
             );
             let answer = with_progress(
-                elicitor.ask(message, timeout),
+                self.elicitor.ask(message, q.timeout),
                 progress,
                 "waiting for approval in the client",
             )
             .await;
-            return match answer {
+            Some(match answer {
                 ElicitOutcome::Approved => Ok(Approval::approved(DecidedBy::Elicitation)),
-                ElicitOutcome::Declined(reason) => Err(declined("elicitation", reason, command)),
-                ElicitOutcome::NoAnswer => Err(timed_out("elicitation", timeout, command)),
-            };
-        }
+                ElicitOutcome::Declined(reason) => Err(declined("elicitation", reason, q.command)),
+                ElicitOutcome::NoAnswer => Err(timed_out("elicitation", q.timeout, q.command)),
+            })
+        })
+    }
+}
 
-        // 3. The operator's default.
-        if self.policy.approve_by_default {
+/// The operator's configured default, when nobody else can be asked: always decides.
+struct OperatorDefault {
+    approve: bool,
+}
+
+impl Approver for OperatorDefault {
+    fn decide<'a>(
+        &'a self,
+        q: &'a Question<'a>,
+        _progress: &'a dyn Progress,
+    ) -> BoxFuture<'a, Option<Result<Approval, TermError>>> {
+        let decided = if self.approve {
             Ok(Approval {
                 note: Some("no approver was available; approved by the operator's default (PM_TERM_APPROVAL_DEFAULT)".into()),
                 ..Approval::approved(DecidedBy::OperatorDefault)
@@ -182,8 +254,9 @@ impl App {
             Err(declined(
                 "operator_default",
                 Some("no approver was available and the operator's default is to decline (PM_TERM_APPROVAL_DEFAULT=decline)".into()),
-                command,
+                q.command,
             ))
-        }
+        };
+        Box::pin(async move { Some(decided) })
     }
 }

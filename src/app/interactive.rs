@@ -142,7 +142,7 @@ fn terminal_output(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
             out.note = k.note.clone();
             out
         }
-        TermResponse::List { .. } | TermResponse::Approval(_) => TerminalOutput::default(),
+        TermResponse::List { .. } => TerminalOutput::default(),
     }
 }
 

@@ -14,7 +14,7 @@ use tracing::Instrument;
 use super::conn::{Conn, DISPATCH_WRITE_LIMIT, RpcResult, invalid_params, rpc_error, rpc_result};
 use super::page::Role;
 use crate::terminal::clients::Resume;
-use crate::terminal::ops::{self, TermRequest};
+use crate::terminal::ops::{self, ApprovalArgs, TermRequest};
 
 pub(super) async fn handle_message(conn: &Arc<Conn>, v: Value) {
     let method = v.get("method").and_then(Value::as_str).map(str::to_string);
@@ -45,10 +45,14 @@ pub(super) async fn handle_message(conn: &Arc<Conn>, v: Value) {
         return;
     }
     // Long operations run beside the reader so pings and dispatches keep flowing.
-    if method == "pm/terminal" {
+    if method == "pm/terminal" || method == "pm/approval/ask" {
         let conn = conn.clone();
         tokio::spawn(async move {
-            let r = pm_terminal(&conn, params).await;
+            let r = if method == "pm/terminal" {
+                pm_terminal(&conn, params).await
+            } else {
+                pm_approval_ask(&conn, params).await
+            };
             if let Some(id) = id {
                 conn.send(&match r {
                     Ok(v) => rpc_result(&id, v),
@@ -367,12 +371,7 @@ async fn dispose_terminal(conn: &Conn, params: Value) -> RpcResult {
 /// The terminal operations of the runtime adapters (`docs/bridge-protocol.md`):
 /// `{request_id, trace_id?, request: TermRequest}` → `{ok: TermResponse}` or `{err: OpError}`.
 async fn pm_terminal(conn: &Arc<Conn>, params: Value) -> RpcResult {
-    let request_id = params
-        .get("request_id")
-        .and_then(Value::as_str)
-        .filter(|s| crate::ids::is_acceptable_external_id(s))
-        .ok_or_else(|| invalid_params("request_id is required"))?
-        .to_string();
+    let request_id = request_id_of(&params)?;
     let req: TermRequest =
         serde_json::from_value(params.get("request").cloned().unwrap_or(Value::Null))
             .map_err(invalid_params)?;
@@ -395,34 +394,18 @@ async fn pm_terminal(conn: &Arc<Conn>, params: Value) -> RpcResult {
         );
         return Ok(json!({"err": e}));
     }
-    let shared = conn.shared.clone();
-    // One client's request ids are its own (another cannot replay them to read its answers),
-    // and an id names one operation: the same id with other contents is another request
-    // (how long the caller waits is not part of what the operation is).
-    let key = {
-        use std::hash::{Hash, Hasher};
-        let mut what = params.get("request").cloned().unwrap_or(Value::Null);
-        if let Some(o) = what.as_object_mut() {
-            for k in ["wait_ms", "timeout_ms", "claim", "output"] {
-                o.remove(k);
-            }
+    // How long the caller waits is not part of what the operation is.
+    let mut what = params.get("request").cloned().unwrap_or(Value::Null);
+    if let Some(o) = what.as_object_mut() {
+        for k in ["wait_ms", "timeout_ms", "claim", "output"] {
+            o.remove(k);
         }
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        what.to_string().hash(&mut h);
-        format!(
-            "{}\u{0}{request_id}\u{0}{:016x}",
-            caller.as_deref().unwrap_or(""),
-            h.finish()
-        )
-    };
+    }
+    let key = request_key(caller.as_deref(), &request_id, &what);
     let answer = conn
         .shared
         .requests
         .run(&key, async move {
-            if let TermRequest::Approval(args) = req {
-                let answer = shared.approvals.request(args).await;
-                return json!({"ok": ops::TermResponse::Approval(answer)});
-            }
             let span = tracing::info_span!("pm_terminal", trace_id = %trace);
             match ops::execute(&core, req, caller.as_deref())
                 .instrument(span)
@@ -434,4 +417,46 @@ async fn pm_terminal(conn: &Arc<Conn>, params: Value) -> RpcResult {
         })
         .await;
     Ok((*answer).clone())
+}
+
+/// `pm/approval/ask` (`docs/bridge-protocol.md`): `{request_id, trace_id?, approval:
+/// ApprovalArgs}` → `{ok: ApprovalAnswer}`. The people on the page decide; one request id
+/// is asked once, and a retry gets the same decision.
+async fn pm_approval_ask(conn: &Arc<Conn>, params: Value) -> RpcResult {
+    let request_id = request_id_of(&params)?;
+    let what = params.get("approval").cloned().unwrap_or(Value::Null);
+    let question: ApprovalArgs = serde_json::from_value(what.clone()).map_err(invalid_params)?;
+    let caller = conn.state().client_id.clone();
+    let key = request_key(caller.as_deref(), &request_id, &what);
+    let shared = conn.shared.clone();
+    let answer = conn
+        .shared
+        .requests
+        .run(&key, async move {
+            json!({"ok": shared.approvals.request(question).await})
+        })
+        .await;
+    Ok((*answer).clone())
+}
+
+fn request_id_of(params: &Value) -> Result<String, (i32, String, Option<Value>)> {
+    params
+        .get("request_id")
+        .and_then(Value::as_str)
+        .filter(|s| crate::ids::is_acceptable_external_id(s))
+        .map(String::from)
+        .ok_or_else(|| invalid_params("request_id is required"))
+}
+
+/// One client's request ids are its own (another cannot replay them to read its answers),
+/// and an id names one request: the same id with other contents is another request.
+fn request_key(caller: Option<&str>, request_id: &str, what: &Value) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    what.to_string().hash(&mut h);
+    format!(
+        "{}\u{0}{request_id}\u{0}{:016x}",
+        caller.unwrap_or(""),
+        h.finish()
+    )
 }

@@ -12,7 +12,7 @@ use tracing::Instrument;
 use super::{Adapter, AdapterType, BoxFut, RuntimeError, bounded};
 use crate::ids;
 use crate::terminal::Core;
-use crate::terminal::ops::{self, TermRequest, TermResponse};
+use crate::terminal::ops::{self, ApprovalAnswer, ApprovalArgs, TermRequest, TermResponse};
 
 pub struct LocalAdapter {
     pub core: Arc<Core>,
@@ -50,6 +50,15 @@ impl Adapter for LocalAdapter {
             );
             Ok(served.await??)
         })
+    }
+
+    fn ask(
+        &self,
+        _question: ApprovalArgs,
+        _timeout: Duration,
+    ) -> BoxFut<'_, Result<ApprovalAnswer, RuntimeError>> {
+        // The embedded core has no page: nobody here can decide.
+        Box::pin(async { Ok(ApprovalAnswer::unavailable()) })
     }
 
     fn close(&self) -> BoxFut<'_, ()> {

@@ -19,7 +19,7 @@ use ahp_types::ActionEnvelope;
 use ahp_types::state::TerminalState;
 use tokio::sync::broadcast;
 
-use crate::terminal::ops::{TermRequest, TermResponse, TermSummary};
+use crate::terminal::ops::{ApprovalAnswer, ApprovalArgs, TermRequest, TermResponse, TermSummary};
 
 use crate::locks::lock;
 pub use error::{Failure, RuntimeError};
@@ -84,6 +84,13 @@ pub trait Adapter: Send + Sync {
         request_id: Option<&'a str>,
         timeout: Duration,
     ) -> BoxFut<'a, Result<TermResponse, RuntimeError>>;
+    /// Ask the people watching this runtime (a host's page) to decide on a command, within
+    /// `timeout`; a runtime nobody watches answers `unavailable`.
+    fn ask(
+        &self,
+        question: ApprovalArgs,
+        timeout: Duration,
+    ) -> BoxFut<'_, Result<ApprovalAnswer, RuntimeError>>;
     fn close(&self) -> BoxFut<'_, ()>;
     /// A terminal's AHP state (MCP resources).
     fn terminal_state(&self, terminal_id: &str) -> BoxFut<'_, Option<TerminalState>>;
@@ -250,6 +257,17 @@ impl Runtime {
         adapter
             .call(req, trace_id, request_id, wait + CALL_MARGIN)
             .await
+    }
+
+    /// Ask `adapter`'s page to decide, within `timeout`.
+    pub async fn ask(
+        &self,
+        adapter: &Arc<dyn Adapter>,
+        question: ApprovalArgs,
+        timeout: Duration,
+    ) -> Result<ApprovalAnswer, RuntimeError> {
+        adapter.connect().await?;
+        adapter.ask(question, timeout + CALL_MARGIN).await
     }
 
     /// Adapters in use: the local one, and remote ones that were ever connected.

@@ -56,7 +56,6 @@ pub async fn execute(core: &Arc<Core>, req: TermRequest, caller: Option<&str>) -
         TermRequest::List => Ok(TermResponse::List {
             terminals: core.list().iter().map(|t| summary(t)).collect(),
         }),
-        TermRequest::Approval(_) => Ok(TermResponse::Approval(ApprovalAnswer::unavailable())),
     }
 }
 

@@ -94,8 +94,9 @@ pub struct ReadArgs {
     pub output: OutputSpec,
 }
 
-/// A command waiting for a person's decision (answered by the host's approvers; the
-/// embedded core has none and answers `unavailable`).
+/// A command waiting for a person's decision (`pm/approval/ask`, answered by the host's
+/// approvers; the embedded core has none and answers `unavailable`). Not a terminal
+/// operation: it runs nothing.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ApprovalArgs {
     pub request_id: String,
@@ -148,7 +149,6 @@ pub enum TermRequest {
         terminal_id: String,
     },
     List,
-    Approval(ApprovalArgs),
 }
 
 impl TermRequest {
@@ -163,7 +163,6 @@ impl TermRequest {
             TermRequest::Kill { .. } => "kill",
             TermRequest::Dispose { .. } => "dispose",
             TermRequest::List => "list",
-            TermRequest::Approval(_) => "approval",
         }
     }
 
@@ -185,7 +184,7 @@ impl TermRequest {
             TermRequest::Attach { terminal_id, .. }
             | TermRequest::Kill { terminal_id }
             | TermRequest::Dispose { terminal_id } => Some(terminal_id),
-            TermRequest::Open(_) | TermRequest::List | TermRequest::Approval(_) => None,
+            TermRequest::Open(_) | TermRequest::List => None,
         }
     }
 }
@@ -292,7 +291,6 @@ pub enum TermResponse {
     Attached(Attached),
     Killed(Killed),
     List { terminals: Vec<TermSummary> },
-    Approval(ApprovalAnswer),
 }
 
 impl TermResponse {
@@ -303,7 +301,7 @@ impl TermResponse {
             TermResponse::Read(r) => Some(&r.terminal),
             TermResponse::Attached(r) => Some(&r.terminal),
             TermResponse::Killed(r) => r.terminal.as_ref(),
-            TermResponse::List { .. } | TermResponse::Approval(_) => None,
+            TermResponse::List { .. } => None,
         }
     }
 

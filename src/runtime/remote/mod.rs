@@ -23,7 +23,9 @@ use super::mode::BridgeSpec;
 use super::{Adapter, AdapterType, BoxFut, bounded};
 use crate::ids;
 use crate::runtime::error::{Failure, RuntimeError};
-use crate::terminal::ops::{OpError, OpErrorKind, TermRequest, TermResponse};
+use crate::terminal::ops::{
+    ApprovalAnswer, ApprovalArgs, OpError, OpErrorKind, TermRequest, TermResponse,
+};
 
 /// Extra time a request may take beyond its own wait.
 const REQUEST_MARGIN: Duration = Duration::from_secs(10);
@@ -91,7 +93,6 @@ fn wait_of(req: &TermRequest) -> Duration {
         TermRequest::Run(a) => a.wait_ms,
         TermRequest::Input(a) => a.wait_ms,
         TermRequest::Read(a) => a.wait_ms,
-        TermRequest::Approval(a) => a.timeout_ms,
         _ => 0,
     };
     Duration::from_millis(ms)
@@ -167,15 +168,80 @@ impl RemoteAdapter {
             Some(r) => format!("{r}/{}", req.op_name()),
             None => ids::new_id(ids::REQUEST),
         };
-        let may_run = req.may_run_something();
-        let budget = self.request_timeout.max(wait_of(&req) + REQUEST_MARGIN);
-        let deadline = Instant::now() + budget;
-        let trace_id = if trace_id.is_empty() {
-            ids::new_id(ids::TRACE)
-        } else {
-            trace_id
+        let exchange = Exchange {
+            method: "pm/terminal",
+            may_run: req.may_run_something(),
+            budget: self.request_timeout.max(wait_of(&req) + REQUEST_MARGIN),
+            opens: matches!(req, TermRequest::Open(_)),
         };
-        let params = json!({"request_id": request_id, "trace_id": trace_id, "request": req});
+        let params =
+            json!({"request_id": request_id, "trace_id": trace_of(trace_id), "request": req});
+        let v = self.exchange(&exchange, params, &request_id).await?;
+        if let Some(ok) = v.get("ok") {
+            let r: TermResponse =
+                serde_json::from_value(ok.clone()).map_err(RuntimeError::internal)?;
+            let mut known = lock(&self.known);
+            known.extend(r.terminal().map(|t| t.terminal_id.clone()));
+            if let TermResponse::List { terminals } = &r {
+                known.extend(terminals.iter().map(|t| t.terminal_id.clone()));
+            }
+            return Ok(r);
+        }
+        if let Some(err) = v.get("err") {
+            let mut e: OpError =
+                serde_json::from_value(err.clone()).map_err(RuntimeError::internal)?;
+            if let Some(id) = req.terminal_id()
+                && e.kind == OpErrorKind::NotFound
+                && lock(&self.lost).contains(id)
+            {
+                e = OpError::new(
+                    OpErrorKind::Gone,
+                    format!(
+                        "the terminal host restarted; terminal {id} did not survive it (open a new terminal and run the command again)"
+                    ),
+                );
+            }
+            return Err(RuntimeError::Op(e));
+        }
+        Err(RuntimeError::internal(format!(
+            "unexpected answer from the host: {v}"
+        )))
+    }
+
+    /// Ask the people on the host's page to decide on a command (`pm/approval/ask`).
+    async fn ask_page(
+        self: Arc<Self>,
+        question: ApprovalArgs,
+    ) -> Result<ApprovalAnswer, RuntimeError> {
+        let request_id = format!("{}/approval", question.request_id);
+        let exchange = Exchange {
+            method: "pm/approval/ask",
+            may_run: false,
+            budget: self
+                .request_timeout
+                .max(Duration::from_millis(question.timeout_ms) + REQUEST_MARGIN),
+            opens: false,
+        };
+        let trace_id = trace_of(question.trace_id.clone());
+        let params = json!({"request_id": request_id, "trace_id": trace_id, "approval": question});
+        let v = self.exchange(&exchange, params, &request_id).await?;
+        match v.get("ok") {
+            Some(ok) => serde_json::from_value(ok.clone()).map_err(RuntimeError::internal),
+            None => Err(RuntimeError::internal(format!(
+                "unexpected answer from the host: {v}"
+            ))),
+        }
+    }
+
+    /// Send `params` (carrying `request_id`) until the host answers, reconnecting after a
+    /// drop and re-sending the same id, which the host answers once.
+    async fn exchange(
+        &self,
+        exchange: &Exchange,
+        params: Value,
+        request_id: &str,
+    ) -> Result<Value, RuntimeError> {
+        let deadline = Instant::now() + exchange.budget;
         let mut dropped_at: Option<Instant> = None;
         let mut backoff = BACKOFF_START;
         let mut refused = 0;
@@ -191,7 +257,7 @@ impl RemoteAdapter {
                     if e.facts().and_then(|f| f.host_down) == Some(true) {
                         refused += 1;
                         if refused >= HOST_DOWN_ATTEMPTS {
-                            return Err(host_is_down(&req, &request_id, &e));
+                            return Err(host_is_down(exchange.opens, request_id, &e));
                         }
                     }
                     if since.elapsed() >= RECOVER_WINDOW || Instant::now() >= deadline {
@@ -200,7 +266,7 @@ impl RemoteAdapter {
                             "the connection to the terminal host dropped and could not be re-established",
                         )
                         .with(|f| {
-                            f.request_id = Some(request_id);
+                            f.request_id = Some(request_id.to_string());
                             f.last_error = Some(e.to_string());
                         }));
                     }
@@ -211,11 +277,11 @@ impl RemoteAdapter {
             };
             self.telemetry(
                 "request",
-                json!({"request_id": request_id, "op": params["request"]["op"]}),
+                json!({"request_id": request_id, "method": exchange.method}),
             );
             let sent = tokio::time::timeout_at(
                 deadline.into(),
-                client.request::<_, Value>("pm/terminal", params.clone()),
+                client.request::<_, Value>(exchange.method, params.clone()),
             )
             .await;
             match sent {
@@ -225,8 +291,8 @@ impl RemoteAdapter {
                         "the terminal host did not answer in time",
                     )
                     .with(|f| {
-                        f.timeout_ms = Some(budget.as_millis() as u64);
-                        f.may_have_run = Some(may_run);
+                        f.timeout_ms = Some(exchange.budget.as_millis() as u64);
+                        f.may_have_run = Some(exchange.may_run);
                     }));
                 }
                 Ok(Ok(v)) => {
@@ -234,35 +300,7 @@ impl RemoteAdapter {
                         "response",
                         json!({"request_id": request_id, "ok": v.get("ok").is_some()}),
                     );
-                    if let Some(ok) = v.get("ok") {
-                        let r: TermResponse =
-                            serde_json::from_value(ok.clone()).map_err(RuntimeError::internal)?;
-                        let mut known = lock(&self.known);
-                        known.extend(r.terminal().map(|t| t.terminal_id.clone()));
-                        if let TermResponse::List { terminals } = &r {
-                            known.extend(terminals.iter().map(|t| t.terminal_id.clone()));
-                        }
-                        return Ok(r);
-                    }
-                    if let Some(err) = v.get("err") {
-                        let mut e: OpError =
-                            serde_json::from_value(err.clone()).map_err(RuntimeError::internal)?;
-                        if let Some(id) = req.terminal_id()
-                            && e.kind == OpErrorKind::NotFound
-                            && lock(&self.lost).contains(id)
-                        {
-                            e = OpError::new(
-                                OpErrorKind::Gone,
-                                format!(
-                                    "the terminal host restarted; terminal {id} did not survive it (open a new terminal and run the command again)"
-                                ),
-                            );
-                        }
-                        return Err(RuntimeError::Op(e));
-                    }
-                    return Err(RuntimeError::internal(format!(
-                        "unexpected answer from the host: {v}"
-                    )));
+                    return Ok(v);
                 }
                 Ok(Err(ClientError::Rpc(e))) if e.code != TRANSPORT_CLOSED => {
                     return Err(RuntimeError::internal(format!(
@@ -285,16 +323,35 @@ impl RemoteAdapter {
     }
 }
 
+/// What one exchange with the host is: its method, whether it may run something (so an
+/// unanswered one may have), how long it may take, and whether it opens a terminal (a host
+/// found down then means no new terminal, not a lost one).
+struct Exchange {
+    method: &'static str,
+    may_run: bool,
+    budget: Duration,
+    opens: bool,
+}
+
+/// The caller's trace id, or a fresh one.
+fn trace_of(trace_id: String) -> String {
+    if trace_id.is_empty() {
+        ids::new_id(ids::TRACE)
+    } else {
+        trace_id
+    }
+}
+
 /// The answer when nothing listens where the host was: a new terminal is unavailable (ask
 /// for it again later, or run headless); an existing one is cut off and, if the host
 /// restarts, gone.
-fn host_is_down(req: &TermRequest, request_id: &str, cause: &RuntimeError) -> RuntimeError {
-    let e = match req {
-        TermRequest::Open(_) => RuntimeError::new(
+fn host_is_down(opens: bool, request_id: &str, cause: &RuntimeError) -> RuntimeError {
+    let e = match opens {
+        true => RuntimeError::new(
             Failure::Unavailable,
             "the terminal host is down (nothing listens at its address)",
         ),
-        _ => RuntimeError::new(
+        false => RuntimeError::new(
             Failure::Disconnected,
             "the terminal host is down (nothing listens at its address); its terminals are gone if it restarts",
         ),
@@ -353,6 +410,25 @@ impl Adapter for RemoteAdapter {
                 .ok_or_else(|| RuntimeError::internal("adapter is gone"))?;
             bounded(
                 this.request(req, trace_id, request_id),
+                timeout.max(self.request_timeout),
+                "the terminal host did not answer in time",
+            )
+            .await?
+        })
+    }
+
+    fn ask(
+        &self,
+        question: ApprovalArgs,
+        timeout: Duration,
+    ) -> BoxFut<'_, Result<ApprovalAnswer, RuntimeError>> {
+        Box::pin(async move {
+            let this = self
+                .me
+                .upgrade()
+                .ok_or_else(|| RuntimeError::internal("adapter is gone"))?;
+            bounded(
+                this.ask_page(question),
                 timeout.max(self.request_timeout),
                 "the terminal host did not answer in time",
             )
