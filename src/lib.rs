@@ -7,7 +7,6 @@
 //! (the AHP terminal core), which `host` serves over AHP/WebSocket. Shared below them:
 //! `spool` (output by absolute offset) and `process` (subreaper, process-tree kill).
 
-pub mod app;
 pub mod browser;
 pub mod cli;
 pub mod clock;
@@ -21,6 +20,7 @@ pub mod mcp;
 pub mod policy;
 pub mod process;
 pub mod runtime;
+pub mod service;
 pub mod spool;
 pub mod telemetry;
 pub mod terminal;

@@ -15,11 +15,15 @@ fuzz_target!(|data: &[u8]| {
     for phase in [Phase::A, Phase::B, Phase::C] {
         match contract::parse(&raw, phase) {
             Ok(req) => {
-                let ctx = contract::Ctx::from_request(&req);
-                let _ = response::success(&ctx, serde_json::Map::new());
+                let env = contract::Envelope::from_request(&req);
+                let empty = contract::Outcome::List(contract::result::Listing {
+                    running: false,
+                    items: Vec::new(),
+                });
+                let _ = response::success(&env, &empty);
             }
             Err(rej) => {
-                let payload = response::failure(&rej.ctx, &rej.error);
+                let payload = response::failure(&rej.envelope, &rej.error);
                 let violations = contract::schema::payload_violations(&payload);
                 assert!(violations.is_empty(), "{violations:?}\n{payload:#}");
                 let code = payload["error"]["code"]

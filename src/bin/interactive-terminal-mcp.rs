@@ -1,11 +1,11 @@
 //! `interactive-terminal-mcp`: the MCP server on stdio.
 
-use itmcp::app::App;
 use itmcp::cli;
 use itmcp::config::Config;
 use itmcp::contract::schema;
 use itmcp::mcp::McpServer;
 use itmcp::process::reaper;
+use itmcp::service::Service;
 use rmcp::ServiceExt;
 
 fn main() {
@@ -27,7 +27,7 @@ fn main() {
 async fn serve(cfg: Config, policy: itmcp::policy::Policy) -> i32 {
     reaper::become_subreaper();
     reaper::spawn_reaper();
-    let app = App::new(cfg, policy);
+    let app = Service::new(cfg, policy);
     let server = match McpServer::new(app.clone()) {
         Ok(s) => s,
         Err(e) => {
@@ -44,12 +44,12 @@ async fn serve(cfg: Config, policy: itmcp::policy::Policy) -> i32 {
         }
     };
     tracing::info!("serving MCP on stdio");
-    if app.cfg.runtime.gui {
+    if app.gui() {
         // The page comes up with the server, not at the first interactive request: a person
         // can sign in before anything needs approving. The host prints its sign-in link.
-        let (app, open) = (app.clone(), app.cfg.open_page);
+        let (app, open) = (app.clone(), app.opens_page());
         tokio::spawn(async move {
-            match app.runtime.start_gui().await {
+            match app.start_gui().await {
                 Ok(Some(link)) if open => {
                     if let Err(e) = itmcp::browser::open(&link) {
                         eprintln!(

@@ -21,15 +21,16 @@ struct Pending {
     notice: Value,
 }
 
+/// Who can approve, and what waits for a decision.
 #[derive(Default)]
-struct Inner {
+struct Board {
     approvers: HashMap<u64, mpsc::Sender<Message>>,
     pending: HashMap<String, Pending>,
 }
 
 #[derive(Default)]
 pub struct Approvals {
-    inner: Mutex<Inner>,
+    inner: Mutex<Board>,
 }
 
 fn notification(method: &str, params: Value) -> Message {
@@ -37,7 +38,7 @@ fn notification(method: &str, params: Value) -> Message {
 }
 
 impl Approvals {
-    fn inner(&self) -> std::sync::MutexGuard<'_, Inner> {
+    fn inner(&self) -> std::sync::MutexGuard<'_, Board> {
         lock(&self.inner)
     }
 
@@ -54,7 +55,7 @@ impl Approvals {
         self.inner().approvers.remove(&conn);
     }
 
-    fn broadcast(inner: &Inner, method: &str, params: &Value) {
+    fn broadcast(inner: &Board, method: &str, params: &Value) {
         for out in inner.approvers.values() {
             let _ = out.try_send(notification(method, params.clone()));
         }

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
-use super::Shared;
+use super::HostState;
 use super::page::Role;
 use crate::locks::lock;
 
@@ -41,7 +41,7 @@ pub(super) static NEXT_CONN: std::sync::atomic::AtomicU64 = std::sync::atomic::A
 
 pub(super) struct Conn {
     pub(super) id: u64,
-    pub(super) shared: Arc<Shared>,
+    pub(super) shared: Arc<HostState>,
     pub(super) state: Mutex<State>,
     pub(super) peer: SocketAddr,
     /// A person's browser, or a program with the token.

@@ -25,7 +25,7 @@ use tokio_tungstenite::tungstenite::protocol::Role as WsRole;
 use super::page::{self, Role};
 use super::stream::Prefixed;
 use super::waiting::{Leave, Waiting};
-use super::{Shared, WS_PATH, token};
+use super::{HostState, WS_PATH, token};
 
 /// Largest request head accepted.
 const MAX_HEAD: usize = 16 * 1024;
@@ -154,7 +154,7 @@ async fn text(stream: &mut TcpStream, status: &str, body: &str) {
 pub async fn handle(
     mut stream: TcpStream,
     peer: SocketAddr,
-    shared: Arc<Shared>,
+    shared: Arc<HostState>,
     place: (Arc<Waiting>, u64),
 ) {
     let permit = Leave::new(place.0, place.1);
@@ -292,7 +292,7 @@ pub async fn handle(
 }
 
 /// Exchange a one-time login code for a session cookie (`HttpOnly; SameSite=Strict`).
-async fn login(stream: &mut TcpStream, shared: &Arc<Shared>, head: &Head) {
+async fn login(stream: &mut TcpStream, shared: &Arc<HostState>, head: &Head) {
     let code = query_param(&head.query, "code").unwrap_or("");
     match shared.page.redeem(code) {
         Some(session) => {
@@ -330,7 +330,7 @@ async fn websocket(
     leftover: Vec<u8>,
     head: &Head,
     peer: SocketAddr,
-    shared: Arc<Shared>,
+    shared: Arc<HostState>,
     role: Role,
 ) {
     let (Some(key), Some("13")) = (

@@ -57,7 +57,7 @@ pub struct HostConfig {
 }
 
 /// What every connection shares.
-pub struct Shared {
+pub struct HostState {
     pub core: Arc<Core>,
     pub token: String,
     pub instance: String,
@@ -100,7 +100,7 @@ pub enum HostError {
 /// A running host service.
 pub struct Host {
     pub addr: SocketAddr,
-    pub shared: Arc<Shared>,
+    pub shared: Arc<HostState>,
     listener: TcpListener,
 }
 
@@ -131,7 +131,7 @@ impl Host {
         } else {
             addr.to_string()
         };
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(HostState {
             core: Core::new(cfg.core),
             token,
             runtime_session_id: cfg.runtime_session_id.unwrap_or_else(|| instance.clone()),

@@ -45,14 +45,15 @@ pub fn session_cookie(header: &str) -> Option<&str> {
         .map(|(_, v)| v.trim())
 }
 
-struct Inner {
+/// The current one-time code and the browser sessions signed in with it.
+struct Logins {
     code: String,
     sessions: HashSet<String>,
 }
 
 /// The current login code and the sessions it has made.
 pub struct PageLogin {
-    inner: Mutex<Inner>,
+    inner: Mutex<Logins>,
 }
 
 fn secret() -> String {
@@ -64,7 +65,7 @@ fn secret() -> String {
 impl Default for PageLogin {
     fn default() -> Self {
         PageLogin {
-            inner: Mutex::new(Inner {
+            inner: Mutex::new(Logins {
                 code: secret(),
                 sessions: HashSet::new(),
             }),
@@ -73,7 +74,7 @@ impl Default for PageLogin {
 }
 
 impl PageLogin {
-    fn inner(&self) -> std::sync::MutexGuard<'_, Inner> {
+    fn inner(&self) -> std::sync::MutexGuard<'_, Logins> {
         lock(&self.inner)
     }
 

@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 
-use super::Shared;
+use super::HostState;
 use super::commands::handle_message;
 use super::conn::{Conn, NEXT_CONN, OUTBOUND_QUEUE, PING_EVERY, SILENCE_LIMIT, State, rpc_error};
 use super::page::Role;
@@ -27,7 +27,7 @@ use super::stream::Prefixed;
 pub async fn serve(
     ws: WebSocketStream<Prefixed>,
     peer: SocketAddr,
-    shared: Arc<Shared>,
+    shared: Arc<HostState>,
     role: Role,
 ) {
     let (mut sink, mut stream) = ws.split();

@@ -23,8 +23,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
-use crate::app::{App, BoxFuture, ElicitOutcome, Elicitor, NoProgress, Progress};
 use crate::contract::schema;
+use crate::service::{BoxFuture, ElicitOutcome, Elicitor, NoProgress, Progress, Service};
 
 /// The canonical tool of seed 003.
 pub const INTERACTIVE_TOOL: &str = "memory_terminal_interactive";
@@ -56,16 +56,16 @@ programs), read_output to follow output by cursor, terminate to stop a process t
 Terminals are also resources at ahp-terminal:/term_<id> (subscribe for updates). Every failure has a PM_TERM_* \
 code and a fallback.";
 
-/// The MCP face of the [`App`].
+/// The MCP face of the [`Service`].
 #[derive(Clone)]
 pub struct McpServer {
-    app: Arc<App>,
+    app: Arc<Service>,
     tools: Arc<Vec<Tool>>,
     subs: Arc<resources::Subscriptions>,
 }
 
 impl McpServer {
-    pub fn new(app: Arc<App>) -> Result<McpServer, String> {
+    pub fn new(app: Arc<Service>) -> Result<McpServer, String> {
         let input = Arc::new(schema::request_schema()?);
         let output = Arc::new(schema::output_schema()?);
         let interactive = Tool::new(INTERACTIVE_TOOL, INTERACTIVE_DESCRIPTION, input)

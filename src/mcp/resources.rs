@@ -15,9 +15,9 @@ use rmcp::model::{
 use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::app::App;
 use crate::ids;
 use crate::locks::lock;
+use crate::service::Service;
 
 /// Updates to one resource are coalesced over this window.
 const UPDATE_COALESCE: Duration = Duration::from_millis(100);
@@ -30,10 +30,9 @@ pub struct Subscriptions {
     started: AtomicBool,
 }
 
-pub async fn list(app: &App) -> ListResourcesResult {
+pub async fn list(app: &Service) -> ListResourcesResult {
     let resources = app
-        .runtime
-        .list()
+        .terminals()
         .await
         .into_iter()
         .map(|(adapter, t)| {
@@ -51,15 +50,14 @@ pub async fn list(app: &App) -> ListResourcesResult {
     ListResourcesResult::with_all_items(resources)
 }
 
-pub async fn read(app: &App, uri: &str) -> Result<ReadResourceResult, McpError> {
+pub async fn read(app: &Service, uri: &str) -> Result<ReadResourceResult, McpError> {
     let not_found = || McpError::resource_not_found(format!("no terminal at {uri}"), None);
     let id = ids::terminal_id_from_uri(uri).ok_or_else(not_found)?;
-    let adapter = app
-        .runtime
-        .adapter_for_terminal(id)
+    let state = app
+        .terminal_state(id)
         .await
-        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-    let state = adapter.terminal_state(id).await.ok_or_else(not_found)?;
+        .map_err(|e| McpError::internal_error(e.to_string(), None))?
+        .ok_or_else(not_found)?;
     let text =
         serde_json::to_string(&state).map_err(|e| McpError::internal_error(e.to_string(), None))?;
     Ok(ReadResourceResult::new(vec![
@@ -68,7 +66,7 @@ pub async fn read(app: &App, uri: &str) -> Result<ReadResourceResult, McpError> 
 }
 
 impl Subscriptions {
-    pub fn subscribe(self: &Arc<Self>, app: &Arc<App>, uri: String, peer: Peer<RoleServer>) {
+    pub fn subscribe(self: &Arc<Self>, app: &Arc<Service>, uri: String, peer: Peer<RoleServer>) {
         lock(&self.uris).insert(uri);
         *lock(&self.peer) = Some(peer);
         if !self.started.swap(true, Ordering::SeqCst) {
@@ -85,8 +83,8 @@ impl Subscriptions {
     }
 
     /// Follow the runtime's actions; tell the client which subscribed terminals changed.
-    fn notify_loop(self: Arc<Self>, app: Arc<App>) {
-        let mut rx = app.runtime.follow();
+    fn notify_loop(self: Arc<Self>, app: Arc<Service>) {
+        let mut rx = app.follow();
         tokio::spawn(async move {
             let mut dirty: HashSet<String> = HashSet::new();
             let mut list_changed = false;

@@ -22,6 +22,11 @@ impl LocalAdapter {
     pub fn new(core: Arc<Core>) -> Arc<LocalAdapter> {
         Arc::new(LocalAdapter { core })
     }
+
+    /// An embedded core set up as `cfg` says.
+    pub fn start(cfg: crate::terminal::CoreConfig) -> Arc<LocalAdapter> {
+        LocalAdapter::new(Core::new(cfg))
+    }
 }
 
 impl Adapter for LocalAdapter {

@@ -23,6 +23,14 @@ use crate::terminal::ops::{ApprovalAnswer, ApprovalArgs, TermRequest, TermRespon
 
 use crate::locks::lock;
 pub use error::{Failure, RuntimeError};
+
+/// What the runtime speaks: the terminal operations and their answers, as every adapter
+/// serves them. The contract service uses these names and never reaches into the core.
+pub mod ops {
+    pub use crate::terminal::CommandRecord;
+    pub use crate::terminal::CoreConfig;
+    pub use crate::terminal::protocol::*;
+}
 pub use local::LocalAdapter;
 pub use mode::RuntimeInputs;
 use remote::{RemoteAdapter, Target};

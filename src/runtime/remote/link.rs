@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 
-use super::{EVENT_BUFFER, Live, RemoteAdapter, Target, absorb};
+use super::{Connection, EVENT_BUFFER, RemoteAdapter, Target, absorb};
 use crate::ids;
 use crate::locks::lock;
 use crate::runtime::discovery::{self, LaunchSpec};
@@ -289,7 +289,7 @@ impl RemoteAdapter {
             }
             flag.store(false, Ordering::SeqCst);
         });
-        *conn = Some(Live {
+        *conn = Some(Connection {
             client: client.clone(),
             alive,
         });

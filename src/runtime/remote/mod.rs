@@ -54,7 +54,8 @@ pub enum Target {
     Bridge(BridgeSpec),
 }
 
-struct Live {
+/// The live AHP client to the host, and whether its event stream still runs.
+struct Connection {
     client: Client,
     alive: Arc<AtomicBool>,
 }
@@ -70,7 +71,7 @@ pub struct RemoteAdapter {
     trace: bool,
     request_timeout: Duration,
     connect_timeout: Duration,
-    conn: tokio::sync::Mutex<Option<Live>>,
+    conn: tokio::sync::Mutex<Option<Connection>>,
     launched: tokio::sync::Mutex<Option<Launched>>,
     events: broadcast::Sender<Arc<ActionEnvelope>>,
     mirror: Arc<Mutex<HashMap<String, TerminalState>>>,

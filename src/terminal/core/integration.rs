@@ -35,7 +35,7 @@ fn resolve_line(reported: Option<String>, typed: Option<&Submitted>) -> String {
 impl Core {
     pub(super) fn on_event(
         &self,
-        inner: &mut Inner,
+        inner: &mut Registry,
         term: &Terminal,
         st: &mut TermState,
         e: Event,
@@ -124,7 +124,7 @@ impl Core {
 
     /// The shell is at a prompt again. A line typed since the last prompt that no C ever
     /// started ran all the same (or failed to parse): record it now, finished.
-    fn prompt_back(&self, inner: &mut Inner, term: &Terminal, st: &mut TermState) {
+    fn prompt_back(&self, inner: &mut Registry, term: &Terminal, st: &mut TermState) {
         st.prompts += 1;
         st.at_prompt = true;
         st.line_entered = false;
@@ -163,7 +163,7 @@ impl Core {
     }
 
     /// Dispatch `commandExecuted` for the newest command.
-    pub(super) fn announce(&self, inner: &mut Inner, term: &Terminal, st: &mut TermState) {
+    pub(super) fn announce(&self, inner: &mut Registry, term: &Terminal, st: &mut TermState) {
         st.unannounced = false;
         st.typed_for_unannounced = None;
         let Some(rec) = st.commands.back() else {
@@ -179,7 +179,7 @@ impl Core {
 
     pub(super) fn finish_command(
         &self,
-        inner: &mut Inner,
+        inner: &mut Registry,
         term: &Terminal,
         st: &mut TermState,
         code: Option<i64>,

@@ -43,7 +43,9 @@ const BROADCAST_CAPACITY: usize = 4096;
 /// Fixed per-envelope size estimate added to its payload for the log's byte budget.
 const ENVELOPE_OVERHEAD: usize = 160;
 
-pub(super) struct Inner {
+/// Everything the core knows, under one lock: the terminals, the root list, the action log
+/// and its sequence.
+pub(super) struct Registry {
     pub seq: u64,
     log: VecDeque<Arc<ActionEnvelope>>,
     log_bytes: usize,
@@ -56,7 +58,7 @@ pub(super) struct Inner {
 
 pub struct Core {
     pub cfg: CoreConfig,
-    inner: Mutex<Inner>,
+    inner: Mutex<Registry>,
     tx: broadcast::Sender<Arc<ActionEnvelope>>,
 }
 
@@ -119,7 +121,7 @@ impl Core {
         let (tx, _) = broadcast::channel(BROADCAST_CAPACITY);
         Arc::new(Core {
             cfg,
-            inner: Mutex::new(Inner {
+            inner: Mutex::new(Registry {
                 seq: 0,
                 log: VecDeque::new(),
                 log_bytes: 0,
@@ -138,14 +140,14 @@ impl Core {
         })
     }
 
-    pub(super) fn inner(&self) -> MutexGuard<'_, Inner> {
+    pub(super) fn inner(&self) -> MutexGuard<'_, Registry> {
         lock(&self.inner)
     }
 
     /// Give `action` the next sequence number, log it and broadcast it.
     fn record(
         &self,
-        inner: &mut Inner,
+        inner: &mut Registry,
         channel: &str,
         action: StateAction,
         origin: Option<ActionOrigin>,
@@ -172,7 +174,7 @@ impl Core {
         env
     }
 
-    fn publish_root(&self, inner: &mut Inner) {
+    fn publish_root(&self, inner: &mut Registry) {
         let action = StateAction::RootTerminalsChanged(RootTerminalsChangedAction {
             terminals: inner.infos.values().cloned().collect(),
         });
@@ -183,7 +185,7 @@ impl Core {
     /// Apply a terminal action: reducer first, then the side effects the core owns.
     pub(super) fn apply(
         &self,
-        inner: &mut Inner,
+        inner: &mut Registry,
         term: &Terminal,
         st: &mut TermState,
         action: StateAction,
@@ -263,7 +265,7 @@ impl Core {
     }
 
     /// Text the pty printed (integration sequences already taken out).
-    fn data(&self, inner: &mut Inner, term: &Terminal, st: &mut TermState, bytes: &[u8]) {
+    fn data(&self, inner: &mut Registry, term: &Terminal, st: &mut TermState, bytes: &[u8]) {
         let s = decode_utf8(&mut st.utf8_carry, bytes);
         if !s.is_empty() {
             let a = StateAction::TerminalData(TerminalDataAction { data: s });
@@ -384,7 +386,7 @@ impl Core {
     }
 
     /// Forget the oldest exited terminals beyond the retention limit.
-    fn prune(&self, inner: &mut Inner) {
+    fn prune(&self, inner: &mut Registry) {
         let exited: Vec<String> = inner
             .terminals
             .iter()

@@ -28,7 +28,7 @@ impl Core {
 
     pub(in crate::terminal) fn snapshot_locked(
         &self,
-        inner: &Inner,
+        inner: &Registry,
         uri: &str,
     ) -> Option<Snapshot> {
         let state = if uri == ROOT_RESOURCE_URI {
@@ -66,7 +66,7 @@ impl Core {
 
     pub(in crate::terminal) fn replay_locked(
         &self,
-        inner: &Inner,
+        inner: &Registry,
         seq: u64,
         channels: &BTreeSet<String>,
     ) -> Option<Vec<Arc<ActionEnvelope>>> {

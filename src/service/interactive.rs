@@ -8,7 +8,7 @@ use base64::Engine;
 
 use super::approval::Elicitor;
 use super::wait::{Progress, with_progress};
-use super::{App, Handled, authorize, failures};
+use super::{Handled, Service, authorize, failures};
 use crate::contract::result::{
     Authorization, CommandOut, Cursors, ItemKind, ListItem, ScreenOut, StreamInfo, Streams,
     TerminalOutput, Verdict,
@@ -16,8 +16,8 @@ use crate::contract::result::{
 use crate::contract::{Encoding, Identity, Intent, Outcome, Request, TermError, View};
 use crate::runtime::{Adapter, AdapterType};
 
-use crate::terminal::CommandRecord;
-use crate::terminal::ops::{
+use crate::runtime::ops::CommandRecord;
+use crate::runtime::ops::{
     AgentClaim, Chunk, InputArgs, OpenArgs, OutputSpec, ReadArgs, RunArgs, ScreenView, Shown,
     TermRequest, TermResponse, TermSummary,
 };
@@ -171,7 +171,7 @@ pub(crate) fn terminal_item(adapter: AdapterType, t: &TermSummary) -> ListItem {
     }
 }
 
-impl App {
+impl Service {
     fn agent_claim(&self, req: &Request) -> AgentClaim {
         AgentClaim {
             session: self.session_uri.clone(),

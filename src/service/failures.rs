@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use crate::contract::{ErrorCode, Request, TermError};
 use crate::exec::ExecError;
+use crate::runtime::ops::{OpError, OpErrorKind};
 use crate::runtime::{Failure, RuntimeError};
-use crate::terminal::ops::{OpError, OpErrorKind};
 
 /// A runtime failure as the contract answers it, for `req`.
 pub(crate) fn from_runtime(e: RuntimeError, req: &Request) -> TermError {

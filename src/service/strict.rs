@@ -4,12 +4,12 @@
 
 use serde_json::{Value, json};
 
-use super::App;
+use super::Service;
 use super::approval::NoElicitor;
 use super::wait::Progress;
 use crate::contract::{Action, Envelope, ErrorCode, Mode, TermError, response};
 
-impl App {
+impl Service {
     pub async fn handle_strict(&self, raw: &Value, progress: &dyn Progress) -> Value {
         // A bare {"command": ...} is a run.
         let mut raw = raw.clone();

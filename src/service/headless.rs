@@ -8,7 +8,7 @@ use serde_json::json;
 use super::failures::exec_error;
 use super::output;
 use super::wait::{Progress, wait_until};
-use super::{App, Handled};
+use super::{Handled, Service};
 use crate::contract::result::{
     Cursors, ItemKind, ListItem, SessionEnded, SessionOutput, Streams, Verdict,
 };
@@ -20,7 +20,7 @@ use crate::views::DEFAULT_MAX_BYTES;
 /// Extra time past a hard timeout for the kill to land before execute answers.
 const KILL_MARGIN: Duration = Duration::from_millis(2_000);
 
-impl App {
+impl Service {
     /// Start a session and wait for it within the request's wait; the session's id is known
     /// from the moment it starts, so even a timeout's error names it.
     pub(crate) async fn headless_execute(

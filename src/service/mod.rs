@@ -23,8 +23,9 @@ use crate::contract::{
 };
 use crate::exec::{ExecConfig, ExecManager};
 use crate::ids;
+use crate::runtime::ops::TermSummary;
 use crate::runtime::{LocalAdapter, Runtime};
-use crate::terminal::{Core, CoreConfig};
+use ahp_types::state::TerminalState;
 
 pub use approval::{ElicitOutcome, Elicitor, NoElicitor};
 pub use wait::{NoProgress, Progress};
@@ -114,30 +115,32 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// Largest request accepted, serialized.
 pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
 
-pub struct App {
-    pub cfg: Config,
-    pub policy: crate::policy::Policy,
-    pub exec: ExecManager,
-    pub runtime: Runtime,
+/// The contract service: what the MCP face calls, and all it may reach.
+pub struct Service {
+    cfg: Config,
+    policy: crate::policy::Policy,
+    exec: ExecManager,
+    runtime: Runtime,
     /// The AHP session this server claims its terminals as (seed 001 "Claims").
-    pub session_uri: String,
-    pub chat_uri: String,
+    session_uri: String,
+    chat_uri: String,
 }
 
-impl App {
-    pub fn new(cfg: Config, policy: crate::policy::Policy) -> Arc<App> {
+impl Service {
+    pub fn new(cfg: Config, policy: crate::policy::Policy) -> Arc<Service> {
         let exec = ExecManager::new(ExecConfig {
             spool_dir: cfg.spool_dir.clone(),
             memory_limit: cfg.output_memory,
             max_running: cfg.max_sessions,
             max_retained: cfg.max_retained,
         });
-        let mut core_cfg = CoreConfig::new(cfg.spool_dir.clone(), cfg.output_memory);
+        let mut core_cfg =
+            crate::runtime::ops::CoreConfig::new(cfg.spool_dir.clone(), cfg.output_memory);
         core_cfg.default_shell = cfg.interactive_shell.clone();
         core_cfg.max_terminals = cfg.max_terminals;
         core_cfg.scrollback_bytes = cfg.scrollback_bytes;
         core_cfg.skip_user_rc = cfg.no_user_rc;
-        let local = LocalAdapter::new(Core::new(core_cfg));
+        let local = LocalAdapter::start(core_cfg);
         if let (Ok(crate::runtime::AdapterType::ContainerBridge), Err(e)) = (
             crate::runtime::mode::resolve(None, &cfg.runtime),
             &cfg.runtime.bridge,
@@ -146,7 +149,7 @@ impl App {
         }
         let instance = ids::new_id("mcp");
         let runtime = Runtime::new(local, cfg.runtime.clone());
-        Arc::new(App {
+        Arc::new(Service {
             cfg,
             policy,
             exec,
@@ -263,6 +266,40 @@ impl App {
             running: false,
             items,
         })
+    }
+
+    /// The operator asked for the page (`--gui`): the host comes up with the server.
+    pub fn gui(&self) -> bool {
+        self.cfg.runtime.gui
+    }
+
+    /// Open the page's sign-in link in a browser once the host is up (`--open`).
+    pub fn opens_page(&self) -> bool {
+        self.cfg.open_page
+    }
+
+    /// Launch the page's host now; its one-time sign-in link.
+    pub async fn start_gui(&self) -> Result<Option<String>, crate::runtime::RuntimeError> {
+        self.runtime.start_gui().await
+    }
+
+    /// Every terminal across the adapters in use, with the adapter serving it.
+    pub async fn terminals(&self) -> Vec<(crate::runtime::AdapterType, TermSummary)> {
+        self.runtime.list().await
+    }
+
+    /// A terminal's AHP state (`None`: no such terminal).
+    pub async fn terminal_state(
+        &self,
+        terminal_id: &str,
+    ) -> Result<Option<TerminalState>, crate::runtime::RuntimeError> {
+        let adapter = self.runtime.adapter_for_terminal(terminal_id).await?;
+        Ok(adapter.terminal_state(terminal_id).await)
+    }
+
+    /// Every action any adapter's terminals dispatch from now on (resource updates).
+    pub fn follow(&self) -> tokio::sync::broadcast::Receiver<Arc<ahp_types::ActionEnvelope>> {
+        self.runtime.follow()
     }
 
     /// Kill everything this server started.

@@ -8,11 +8,11 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::wait::{Progress, with_progress};
-use super::{App, BoxFuture};
+use super::{BoxFuture, Service};
 use crate::contract::result::{Approval, DecidedBy};
 use crate::contract::{ErrorCode, Request, TermError};
 use crate::policy::{Authorization, Decision};
-use crate::terminal::ops::ApprovalArgs;
+use crate::runtime::ops::ApprovalArgs;
 
 /// The MCP client's user, reached through elicitation.
 pub trait Elicitor: Send + Sync {
@@ -64,7 +64,7 @@ fn timed_out(by: &str, timeout: Duration, command: &str) -> TermError {
     .with("command", json!(command))
 }
 
-impl App {
+impl Service {
     /// Whether this interactive command must wait for a decision.
     pub(crate) fn needs_approval(&self, d: &Decision) -> bool {
         use crate::policy::ApprovalMode::*;
@@ -143,7 +143,7 @@ pub(crate) trait Approver: Send + Sync {
 /// A person on the host service's page: the host the operator set up for people (the GUI,
 /// or the container's host), not the one the request picked to run on.
 struct Page<'a> {
-    app: &'a App,
+    app: &'a Service,
 }
 
 impl Approver for Page<'_> {
