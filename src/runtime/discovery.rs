@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -21,20 +20,7 @@ pub const HOST_BINARY: &str = "interactive-terminal";
 /// Launch attempts per candidate: one retry for transient failures (§6.3).
 const ATTEMPTS_PER_CANDIDATE: usize = 2;
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Candidate {
-    pub source: &'static str,
-    pub path: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SpawnError {
-    pub source: &'static str,
-    pub path: String,
-    pub attempt: usize,
-    pub transient: bool,
-    pub error: String,
-}
+pub use super::error::{Candidate, SpawnError};
 
 /// A host this server launched.
 pub struct Launched {

@@ -4,7 +4,6 @@
 
 use serde::Serialize;
 
-use super::discovery::{Candidate, SpawnError};
 use crate::terminal::ops::OpError;
 
 /// Why the runtime could not serve a request.
@@ -22,6 +21,23 @@ pub enum Failure {
     Timeout,
     /// A fault of this server.
     Internal,
+}
+
+/// A host binary tried at launch, and where it was found (`configured`, `sibling`, `path`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Candidate {
+    pub source: &'static str,
+    pub path: String,
+}
+
+/// Why one launch attempt of a candidate failed.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpawnError {
+    pub source: &'static str,
+    pub path: String,
+    pub attempt: usize,
+    pub transient: bool,
+    pub error: String,
 }
 
 /// One endpoint tried while connecting to a host, and what happened.

@@ -31,16 +31,23 @@ fn output_spec(req: &Request) -> OutputSpec {
     }
 }
 
-pub(crate) fn command_out(c: &CommandRecord) -> CommandOut {
-    CommandOut {
-        command_id: c.command_id.clone(),
-        command_line: c.command_line.clone(),
-        complete: c.complete,
-        exit_code: c.exit_code,
-        duration_ms: c.duration_ms,
-        started_at_ms: c.started_at_ms,
-        output_start: c.output_start,
-        output_end: c.output_end,
+/// A shell-reported command as the contract shows it.
+fn command_out(c: &CommandRecord) -> CommandOut {
+    CommandOut::from(c)
+}
+
+impl From<&CommandRecord> for CommandOut {
+    fn from(c: &CommandRecord) -> CommandOut {
+        CommandOut {
+            command_id: c.command_id.clone(),
+            command_line: c.command_line.clone(),
+            complete: c.complete,
+            exit_code: c.exit_code,
+            duration_ms: c.duration_ms,
+            started_at_ms: c.started_at_ms,
+            output_start: c.output_start,
+            output_end: c.output_end,
+        }
     }
 }
 
