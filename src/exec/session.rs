@@ -298,17 +298,11 @@ impl Session {
     /// Kill everything this session started (whether its program still runs or only what it
     /// left behind); returns the pids killed.
     pub async fn kill(self: &Arc<Self>) -> Vec<i32> {
-        let killed = self.supervised.kill().await;
         // Wait for the exit to be recorded so the caller sees the final status.
-        let mut rx = self.subscribe();
-        let _ = tokio::time::timeout(KILL_REAP_WAIT, async {
-            while self.is_running() {
-                if rx.changed().await.is_err() {
-                    break;
-                }
-            }
-        })
-        .await;
+        let (killed, _) = self
+            .supervised
+            .kill_and_settle(self.subscribe(), || self.is_running(), KILL_REAP_WAIT)
+            .await;
         killed
     }
 

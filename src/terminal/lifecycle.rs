@@ -183,17 +183,11 @@ pub fn resize(core: &Core, term: &Terminal, cols: u16, rows: u16, origin: Option
 
 /// Kill the terminal's whole session and every descendant; returns the pids killed.
 pub async fn kill(core: &Core, term: &Terminal) -> Vec<i32> {
-    let killed = term.supervised.kill().await;
-    let mut rx = term.subscribe();
-    let settled = tokio::time::timeout(KILL_SETTLE, async {
-        while term.state().running() {
-            if rx.changed().await.is_err() {
-                break;
-            }
-        }
-    })
-    .await;
-    if settled.is_err() {
+    let (killed, settled) = term
+        .supervised
+        .kill_and_settle(term.subscribe(), || term.state().running(), KILL_SETTLE)
+        .await;
+    if !settled {
         // Nothing reported the exit: record it ourselves.
         core.on_exit(
             term,
