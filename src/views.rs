@@ -1,5 +1,6 @@
-//! How output is asked for, in the same words everywhere: the contract's `read_output`, the
-//! terminal operations (in-process and across the host's WebSocket) and headless reads.
+//! How output is asked for and what a terminal shows, in the same words everywhere: the
+//! contract's answers, the terminal operations (in-process and across the host's WebSocket)
+//! and headless reads.
 
 use serde::{Deserialize, Serialize};
 
@@ -45,4 +46,29 @@ impl Encoding {
             Encoding::Base64 => "base64",
         }
     }
+}
+
+/// A command a shell reported, and where its output lies in the stream
+/// (`$defs/command_record` of the response schema).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CommandRecord {
+    pub command_id: String,
+    pub command_line: String,
+    pub complete: bool,
+    pub exit_code: Option<i64>,
+    pub duration_ms: Option<i64>,
+    pub started_at_ms: i64,
+    pub output_start: u64,
+    pub output_end: Option<u64>,
+}
+
+/// The visible screen as it stands (`$defs/screen`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ScreenView {
+    pub rows: u16,
+    pub cols: u16,
+    pub cursor_row: u16,
+    pub cursor_col: u16,
+    pub alternate_screen: bool,
+    pub text: String,
 }

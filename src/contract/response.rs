@@ -159,7 +159,7 @@ mod tests {
     use super::*;
     use crate::contract::result::*;
     use crate::contract::schema;
-    use crate::views::{Encoding, View};
+    use crate::views::{CommandRecord, Encoding, ScreenView, View};
 
     fn ctx() -> Envelope {
         Envelope {
@@ -213,8 +213,8 @@ mod tests {
         }
     }
 
-    fn command() -> CommandOut {
-        CommandOut {
+    fn command() -> CommandRecord {
+        CommandRecord {
             command_id: "cmd_1".into(),
             command_line: "make".into(),
             complete: true,
@@ -284,7 +284,7 @@ mod tests {
             command: Some(command()),
             duration_ms: Some(40),
             commands: Some(vec![command()]),
-            screen: Some(ScreenOut {
+            screen: Some(ScreenView {
                 rows: 24,
                 cols: 80,
                 cursor_row: 1,

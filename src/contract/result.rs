@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::views::{Encoding, View};
+use crate::views::{CommandRecord, Encoding, ScreenView, View};
 
 /// The policy's verdict on a command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -99,30 +99,6 @@ pub struct Streams {
     pub output: Option<StreamInfo>,
 }
 
-/// A command line a shell reported (`$defs/command_record`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CommandOut {
-    pub command_id: String,
-    pub command_line: String,
-    pub complete: bool,
-    pub exit_code: Option<i64>,
-    pub duration_ms: Option<i64>,
-    pub started_at_ms: i64,
-    pub output_start: u64,
-    pub output_end: Option<u64>,
-}
-
-/// The visible screen (`$defs/screen`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ScreenOut {
-    pub rows: u16,
-    pub cols: u16,
-    pub cursor_row: u16,
-    pub cursor_col: u16,
-    pub alternate_screen: bool,
-    pub text: String,
-}
-
 /// A headless session's answer to execute and read_output: both streams after their cursors.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionOutput {
@@ -181,13 +157,13 @@ pub struct TerminalOutput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub command: Option<CommandOut>,
+    pub command: Option<CommandRecord>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub commands: Option<Vec<CommandOut>>,
+    pub commands: Option<Vec<CommandRecord>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub screen: Option<ScreenOut>,
+    pub screen: Option<ScreenView>,
     /// Process ids killed (terminate).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub terminated: Option<Vec<i32>>,

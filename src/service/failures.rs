@@ -4,7 +4,6 @@
 
 use serde_json::{Value, json};
 
-use crate::contract::result::CommandOut;
 use crate::contract::{ErrorCode, Request, TermError};
 use crate::exec::ExecError;
 use crate::runtime::ops::{OpError, OpErrorKind};
@@ -68,7 +67,7 @@ fn op_error(e: OpError, terminal_id: Option<&str>, timeout_ms: Option<u64>) -> T
                     .with("output", json!(p.output.text))
                     .with("cursor", json!({"output": p.output.end}));
                 if let Some(c) = &p.command {
-                    err = err.with("command", json!(CommandOut::from(c)));
+                    err = err.with("command", json!(c));
                 }
             }
             err

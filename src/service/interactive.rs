@@ -10,16 +10,14 @@ use super::approval::Elicitor;
 use super::wait::{Progress, with_progress};
 use super::{Handled, Service, authorize, failures};
 use crate::contract::result::{
-    Authorization, CommandOut, Cursors, ItemKind, ListItem, ScreenOut, StreamInfo, Streams,
-    TerminalOutput, Verdict,
+    Authorization, Cursors, ItemKind, ListItem, StreamInfo, Streams, TerminalOutput, Verdict,
 };
 use crate::contract::{Encoding, Identity, Intent, Outcome, Request, TermError, View};
 use crate::runtime::{Adapter, AdapterType};
 
-use crate::runtime::ops::CommandRecord;
 use crate::runtime::ops::{
-    AgentClaim, Chunk, InputArgs, OpenArgs, OutputSpec, ReadArgs, RunArgs, ScreenView, Shown,
-    TermRequest, TermResponse, TermSummary,
+    AgentClaim, Chunk, InputArgs, OpenArgs, OutputSpec, ReadArgs, RunArgs, Shown, TermRequest,
+    TermResponse, TermSummary,
 };
 
 fn output_spec(req: &Request) -> OutputSpec {
@@ -28,37 +26,6 @@ fn output_spec(req: &Request) -> OutputSpec {
         max_bytes: req.output.max_bytes,
         tail: req.output.tail.unwrap_or(false),
         cursor: req.output.cursor,
-    }
-}
-
-/// A shell-reported command as the contract shows it.
-fn command_out(c: &CommandRecord) -> CommandOut {
-    CommandOut::from(c)
-}
-
-impl From<&CommandRecord> for CommandOut {
-    fn from(c: &CommandRecord) -> CommandOut {
-        CommandOut {
-            command_id: c.command_id.clone(),
-            command_line: c.command_line.clone(),
-            complete: c.complete,
-            exit_code: c.exit_code,
-            duration_ms: c.duration_ms,
-            started_at_ms: c.started_at_ms,
-            output_start: c.output_start,
-            output_end: c.output_end,
-        }
-    }
-}
-
-fn screen_out(s: &ScreenView) -> ScreenOut {
-    ScreenOut {
-        rows: s.rows,
-        cols: s.cols,
-        cursor_row: s.cursor_row,
-        cursor_col: s.cursor_col,
-        alternate_screen: s.alternate_screen,
-        text: s.text.clone(),
     }
 }
 
@@ -111,7 +78,7 @@ fn terminal_output(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
             let mut out = with_chunk(terminal_state(&r.terminal, r.running), &r.output, encoding);
             if let Some(c) = &r.command {
                 out.exit_code = c.exit_code;
-                out.command = Some(command_out(c));
+                out.command = Some(c.clone());
                 out.duration_ms = c.duration_ms.map(|d| d.max(0));
             }
             out.note = r.note.clone();
@@ -123,20 +90,20 @@ fn terminal_output(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
                 Shown::Output(o) => with_chunk(out, o, encoding),
                 Shown::Screen(s) => TerminalOutput {
                     view: Some(View::Screen),
-                    screen: Some(screen_out(s)),
+                    screen: Some(s.clone()),
                     ..out
                 },
                 Shown::Commands { commands } => TerminalOutput {
                     view: Some(View::Commands),
-                    commands: Some(commands.iter().map(command_out).collect()),
+                    commands: Some(commands.clone()),
                     ..out
                 },
             }
         }
         TermResponse::Attached(r) => TerminalOutput {
             view: Some(View::Screen),
-            screen: Some(screen_out(&r.screen)),
-            commands: Some(r.commands.iter().map(command_out).collect()),
+            screen: Some(r.screen.clone()),
+            commands: Some(r.commands.clone()),
             ..terminal_state(&r.terminal, r.running)
         },
         TermResponse::Killed(k) => {
@@ -197,7 +164,6 @@ impl Service {
         wait: Duration,
         progress: &dyn Progress,
     ) -> Handled {
-        let mut handled = Handled::served_by(adapter.adapter_type());
         let call = self.runtime.call(
             adapter,
             op,
@@ -208,15 +174,16 @@ impl Service {
         let answered = with_progress(call, progress, "waiting for the terminal")
             .await
             .map_err(|e| failures::from_runtime(e, req));
-        handled.result = answered.map(|resp| {
+        let mut about = Identity::default();
+        let result = answered.map(|resp| {
             if let Some(t) = resp.terminal() {
-                handled.about = Identity::terminal(&t.terminal_id);
+                about = Identity::terminal(&t.terminal_id);
                 self.runtime.remember(&t.terminal_id, adapter.clone());
             }
             let encoding = req.output.encoding.unwrap_or_default();
             Outcome::Terminal(Box::new(terminal_output(&resp, encoding)))
         });
-        handled
+        Handled::served_by(adapter.adapter_type(), about, result)
     }
 
     /// The adapter that serves terminal `id`.
@@ -337,9 +304,8 @@ impl Service {
                 match self.approve(req, &command, &d, progress, elicitor).await {
                     Ok(a) => approval = Some(a),
                     Err(e) => {
-                        let mut failed = Handled::served_by(adapter.adapter_type());
-                        failed.result = Err(e);
-                        return failed;
+                        let about = Identity::default();
+                        return Handled::served_by(adapter.adapter_type(), about, Err(e));
                     }
                 }
             }

@@ -51,15 +51,16 @@ impl Handled {
         Handled::about(Identity::default(), Err(e))
     }
 
-    /// An answer from `adapter`, its result still to come.
-    pub fn served_by(adapter: crate::runtime::AdapterType) -> Handled {
+    /// An answer `adapter` served (or failed to).
+    pub fn served_by(
+        adapter: crate::runtime::AdapterType,
+        about: Identity,
+        result: Result<Outcome, TermError>,
+    ) -> Handled {
         Handled {
-            about: Identity::default(),
+            about,
             adapter: Some(adapter),
-            result: Ok(Outcome::List(Listing {
-                running: false,
-                items: Vec::new(),
-            })),
+            result,
         }
     }
 
@@ -224,30 +225,20 @@ impl Service {
                 Some(Mode::Headless) => self.headless_execute(req, progress, elicitor).await,
                 _ => self.interactive_execute(req, progress, elicitor).await,
             },
-            // Both identities at once: the session's streams and the terminal's output.
-            Action::ReadOutput => {
+            // Both identities at once: the session's and the terminal's; a failed session
+            // stops before the terminal is touched, as a single request would.
+            Action::ReadOutput | Action::Terminate => {
+                let reads = req.action == Action::ReadOutput;
                 let headless = match session {
-                    Some(id) => Some(self.headless_read(req, id, progress).await),
-                    None => None,
-                };
-                let interactive = match terminal {
-                    Some(id) if !matches!(headless, Some(Err(_))) => {
-                        Some(self.interactive_read(req, id, progress).await)
-                    }
-                    _ => None,
-                };
-                combine(headless, interactive)
-            }
-            Action::Terminate => {
-                let headless = match session {
+                    Some(id) if reads => Some(self.headless_read(req, id, progress).await),
                     Some(id) => Some(self.headless_terminate(id).await),
                     None => None,
                 };
                 let interactive = match terminal {
-                    Some(id) if !matches!(headless, Some(Err(_))) => {
-                        Some(self.interactive_terminate(req, id, progress).await)
-                    }
-                    _ => None,
+                    Some(_) if matches!(headless, Some(Err(_))) => None,
+                    Some(id) if reads => Some(self.interactive_read(req, id, progress).await),
+                    Some(id) => Some(self.interactive_terminate(req, id, progress).await),
+                    None => None,
                 };
                 combine(headless, interactive)
             }

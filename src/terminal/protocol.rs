@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::CoreError;
 use super::term::{CommandRecord, IntegrationLevel};
 
-pub use crate::views::{DEFAULT_MAX_BYTES, View};
+pub use crate::views::{DEFAULT_MAX_BYTES, ScreenView, View};
 
 /// The session claim an agent holds while it works a terminal (seed 001 "Claims"): with
 /// `tool_call_id` during a call, without it (backgrounded) afterwards.
@@ -221,16 +221,6 @@ pub struct Chunk {
     pub total: u64,
     pub omitted_before: u64,
     pub omitted_after: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ScreenView {
-    pub rows: u16,
-    pub cols: u16,
-    pub cursor_row: u16,
-    pub cursor_col: u16,
-    pub alternate_screen: bool,
-    pub text: String,
 }
 
 /// The answer of `open`, `run` and `input`: the terminal, the output since the command or

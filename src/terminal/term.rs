@@ -19,18 +19,7 @@ use crate::spool::{Spool, incomplete_utf8_tail};
 /// Detected commands remembered per terminal (oldest forgotten first).
 pub const MAX_COMMAND_RECORDS: usize = 1000;
 
-/// A detected command and where its output lies in the stream.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct CommandRecord {
-    pub command_id: String,
-    pub command_line: String,
-    pub complete: bool,
-    pub exit_code: Option<i64>,
-    pub duration_ms: Option<i64>,
-    pub started_at_ms: i64,
-    pub output_start: u64,
-    pub output_end: Option<u64>,
-}
+pub use crate::views::CommandRecord;
 
 /// A line typed at the prompt by this server, and where the stream stood then.
 #[derive(Debug, Clone, PartialEq)]

@@ -156,6 +156,29 @@ impl RemoteAdapter {
             .and_then(|l| l.ready["login"].as_str().map(String::from))
     }
 
+    /// Run `work` on this adapter as a task of its own, answered within `timeout` (at least
+    /// the host's request timeout).
+    async fn on_task<T, F>(
+        &self,
+        timeout: Duration,
+        work: impl FnOnce(Arc<Self>) -> F,
+    ) -> Result<T, RuntimeError>
+    where
+        T: Send + 'static,
+        F: std::future::Future<Output = Result<T, RuntimeError>> + Send + 'static,
+    {
+        let this = self
+            .me
+            .upgrade()
+            .ok_or_else(|| RuntimeError::internal("adapter is gone"))?;
+        bounded(
+            work(this),
+            timeout.max(self.request_timeout),
+            "the terminal host did not answer in time",
+        )
+        .await?
+    }
+
     /// One operation, exactly once on the host, surviving dropped connections.
     async fn request(
         self: Arc<Self>,
@@ -404,18 +427,7 @@ impl Adapter for RemoteAdapter {
     ) -> BoxFut<'a, Result<TermResponse, RuntimeError>> {
         let trace_id = trace_id.to_string();
         let request_id = request_id.map(String::from);
-        Box::pin(async move {
-            let this = self
-                .me
-                .upgrade()
-                .ok_or_else(|| RuntimeError::internal("adapter is gone"))?;
-            bounded(
-                this.request(req, trace_id, request_id),
-                timeout.max(self.request_timeout),
-                "the terminal host did not answer in time",
-            )
-            .await?
-        })
+        Box::pin(self.on_task(timeout, |this| this.request(req, trace_id, request_id)))
     }
 
     fn ask(
@@ -423,18 +435,7 @@ impl Adapter for RemoteAdapter {
         question: ApprovalArgs,
         timeout: Duration,
     ) -> BoxFut<'_, Result<ApprovalAnswer, RuntimeError>> {
-        Box::pin(async move {
-            let this = self
-                .me
-                .upgrade()
-                .ok_or_else(|| RuntimeError::internal("adapter is gone"))?;
-            bounded(
-                this.ask_page(question),
-                timeout.max(self.request_timeout),
-                "the terminal host did not answer in time",
-            )
-            .await?
-        })
+        Box::pin(self.on_task(timeout, |this| this.ask_page(question)))
     }
 
     fn close(&self) -> BoxFut<'_, ()> {
