@@ -235,13 +235,14 @@ async fn blocked_commands_never_run_nor_ask() {
 /// A person's page on the host service (signed in with the one-time link), as a raw
 /// WebSocket client that approves or declines.
 async fn page(
-    host: &HostProc,
+    addr: &str,
+    login: &str,
 ) -> (
     impl SinkExt<Message, Error = tokio_tungstenite::tungstenite::Error> + Unpin,
     impl StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
 ) {
-    let cookie = sign_in(&host.addr, &host.login).await;
-    let ws = page_socket(&host.addr, &cookie).await;
+    let cookie = sign_in(addr, login).await;
+    let ws = page_socket(addr, &cookie).await;
     let (mut tx, mut rx) = ws.split();
     tx.send(Message::text(
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -296,7 +297,7 @@ async fn a_person_on_the_host_page_decides() {
     // The MCP client declares elicitation too: the page comes first.
     let (c, asked) = start_person(Answer::Approve, &env).await;
     let c = Arc::new(c);
-    let (mut tx, mut rx) = page(&host).await;
+    let (mut tx, mut rx) = page(&host.addr, &host.login).await;
 
     let pending = {
         let c = c.clone();
@@ -498,7 +499,7 @@ async fn no_field_an_agent_sends_routes_around_the_page() {
     // The client would approve anything through elicitation: the page must come first.
     let (c, asked) = start_person(Answer::Approve, &env).await;
     let c = Arc::new(c);
-    let (mut tx, mut rx) = page(&host).await;
+    let (mut tx, mut rx) = page(&host.addr, &host.login).await;
 
     // A program of the agent's choosing: a script that leaves a mark if it ever runs.
     let dir = scratch_dir();
@@ -590,4 +591,107 @@ async fn no_field_an_agent_sends_routes_around_the_page() {
         "elicitation was asked instead of the page"
     );
     assert!(!mark.exists());
+}
+
+/// The `--gui` set-up as people run it: a person's page is asked about a warned command,
+/// and the page's host dies (SIGKILL) while the question waits. The agent is not left
+/// waiting for an answer that cannot come: the chain goes on to the MCP client's
+/// elicitation at once, well before the approval's own (ten-minute) deadline.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_host_killed_while_asking_hands_the_question_on() {
+    use tokio::io::AsyncBufReadExt;
+    let mut cmd = tokio::process::Command::new(SERVER_BIN);
+    let scratch = scratch_dir();
+    cmd.current_dir(&scratch)
+        .arg("--gui")
+        .env("HOME", &scratch)
+        .env("PM_TERM_LOG", "warn")
+        .env("PM_TERM_NO_USER_RC", "1")
+        .env("PM_TERM_APPROVAL_TIMEOUT_MS", "600000")
+        .env(WARN.0, WARN.1);
+    let (t, stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let server_pid = t.id().unwrap();
+    let (link_tx, link_rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(stderr.unwrap()).lines();
+        let mut link_tx = Some(link_tx);
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(at) = line.find("http://")
+                && line.contains("/login?code=")
+                && let Some(tx) = link_tx.take()
+            {
+                let link = line[at..].split_whitespace().next().unwrap().to_string();
+                let _ = tx.send(link);
+            }
+            eprintln!("{line}");
+        }
+    });
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let person = Person {
+        answer: Answer::Approve,
+        asked: asked.clone(),
+    };
+    let c = Arc::new(person.serve(t).await.unwrap());
+    let link = tokio::time::timeout(Duration::from_secs(20), link_rx)
+        .await
+        .expect("the server logs the page's address")
+        .unwrap();
+    let addr = link
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let (_tx, mut rx) = page(&addr, &link).await;
+
+    let mut req = interactive("echo careful after the host died");
+    req["runtime"]["timeout_ms"] = json!(600_000);
+    let pending = {
+        let c = c.clone();
+        tokio::spawn(async move { call(&c, "memory_terminal_interactive", req).await })
+    };
+    let a = next_pending(&mut rx).await;
+    assert_eq!(a["command"], "echo careful after the host died");
+    assert!(asked.lock().unwrap().is_empty(), "the page is asked first");
+
+    // The host is the server's child; kill it as the OOM killer would.
+    let hosts: Vec<u32> = children_of(server_pid)
+        .into_iter()
+        .filter(|&pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
+                .map(|c| c.contains("--lifeline"))
+                .unwrap_or(false)
+        })
+        .collect();
+    assert_eq!(hosts.len(), 1, "one host under the server: {hosts:?}");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(hosts[0] as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+
+    // Far sooner than the approval's deadline: the question goes on to elicitation.
+    let p = tokio::time::timeout(Duration::from_secs(60), pending)
+        .await
+        .expect("the agent is answered soon after the host died, not at the deadline")
+        .unwrap();
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "elicitation asked once: {asked:?}; {p:#}");
+    assert!(
+        asked[0].contains("echo careful after the host died"),
+        "{asked:?}"
+    );
+    // Approved there, the command runs on the host the adapter started again.
+    assert_eq!(
+        p["result"]["approval"]["decided_by"], "elicitation",
+        "{p:#}"
+    );
+    assert_eq!(
+        p["result"]["output"], "careful after the host died\n",
+        "{p:#}"
+    );
+    let _ = Arc::try_unwrap(c).ok().map(|c| c.cancel());
 }

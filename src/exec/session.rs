@@ -299,10 +299,13 @@ impl Session {
     /// left behind); returns the pids killed.
     pub async fn kill(self: &Arc<Self>) -> Vec<i32> {
         // Wait for the exit to be recorded so the caller sees the final status.
-        let (killed, _) = self
-            .supervised
-            .kill_and_settle(self.subscribe(), || self.is_running(), KILL_REAP_WAIT)
-            .await;
+        let (killed, _) = crate::process::kill_and_settle(
+            self.supervised.kill(),
+            self.subscribe(),
+            || self.is_running(),
+            KILL_REAP_WAIT,
+        )
+        .await;
         killed
     }
 

@@ -15,7 +15,9 @@ pub mod supervisor;
 pub mod walk;
 pub mod wire;
 
-pub use supervised::{SessionIo, SessionSpec, Supervised, spawn, use_spawner_program};
+pub use supervised::{
+    SessionIo, SessionSpec, Supervised, kill_and_settle, spawn, use_spawner_program,
+};
 pub use wire::ChildExit;
 
 /// At the end of the server: stop the spawner (it kills whatever is still below it) and

@@ -3,11 +3,11 @@
 //! core keeps state; everything that spawns or kills is here, and calls into it.
 
 use std::collections::VecDeque;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use ahp_types::actions::{ActionOrigin, StateAction, TerminalInputAction, TerminalResizedAction};
-use portable_pty::PtySize;
 
 use ahp_types::state::{TerminalLifecycleState, TerminalRunningLifecycleState, TerminalState};
 use tokio::sync::watch;
@@ -15,6 +15,7 @@ use tokio::sync::watch;
 use super::core::Core;
 use super::file_uri::file_uri;
 use super::osc::Scanner;
+use super::pty::Pty;
 use super::term::{ExitInfo, TermState, Terminal, TitleWatch, lock};
 use super::{CoreError, CreateSpec, shell};
 use crate::ids;
@@ -29,6 +30,18 @@ const DRAIN_GRACE: Duration = Duration::from_millis(300);
 
 /// How long kill waits for the exit to be recorded.
 const KILL_SETTLE: Duration = Duration::from_secs(5);
+
+/// A started shell on its device, with what the core needs to read its integration.
+pub(super) struct Device {
+    pub pty: Box<dyn Pty>,
+    /// The shell program, named in the terminal's title and summary.
+    pub program: PathBuf,
+    /// The nonce its integration marks carry (marks without it are not trusted).
+    pub nonce: String,
+    /// The shell reports prompts and exit codes but not when a command starts.
+    pub prompt_only: bool,
+    pub nonce_file: Option<PathBuf>,
+}
 
 /// Start the reader, the screen renderer and the exit watcher of a new terminal.
 pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
@@ -48,7 +61,7 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
     tokio::spawn(async move {
         let mut buf = vec![0u8; PTY_READ_SIZE];
         loop {
-            match t.io.read(&mut buf).await {
+            match t.pty.read(&mut buf).await {
                 Ok(0) => break,
                 Ok(n) => c.ingest(&t, &buf[..n]),
                 Err(e) => {
@@ -63,7 +76,7 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
     });
     let (c, t) = (core.clone(), term.clone());
     tokio::spawn(async move {
-        let exit = t.supervised.wait().await;
+        let exit = t.pty.wait().await;
         // Let the last output arrive before the exit is reported.
         let mut rx = t.subscribe();
         let _ = tokio::time::timeout(DRAIN_GRACE, async {
@@ -124,7 +137,7 @@ pub async fn input(
         }),
         origin,
     );
-    term.io.write_all(data.as_bytes()).await
+    term.pty.write_all(data.as_bytes()).await
 }
 
 /// A prompt-only shell reports no command line: keep what is typed at its prompt, so the
@@ -156,13 +169,7 @@ fn track_typed(st: &mut super::term::TermState, data: &str) {
 
 /// Resize the pty (programs get SIGWINCH) and the rendered screen.
 pub fn resize(core: &Core, term: &Terminal, cols: u16, rows: u16, origin: Option<ActionOrigin>) {
-    let size = PtySize {
-        rows,
-        cols,
-        pixel_width: 0,
-        pixel_height: 0,
-    };
-    if let Err(e) = lock(&term.master).resize(size) {
+    if let Err(e) = term.pty.resize(cols, rows) {
         tracing::warn!(terminal = %term.id, error = %e, "resize failed");
     }
     // Earlier output was drawn at the old size: render it first, then resize.
@@ -183,10 +190,13 @@ pub fn resize(core: &Core, term: &Terminal, cols: u16, rows: u16, origin: Option
 
 /// Kill the terminal's whole session and every descendant; returns the pids killed.
 pub async fn kill(core: &Core, term: &Terminal) -> Vec<i32> {
-    let (killed, settled) = term
-        .supervised
-        .kill_and_settle(term.subscribe(), || term.state().running(), KILL_SETTLE)
-        .await;
+    let (killed, settled) = process::kill_and_settle(
+        term.pty.kill(),
+        term.subscribe(),
+        || term.state().running(),
+        KILL_SETTLE,
+    )
+    .await;
     if !settled {
         // Nothing reported the exit: record it ourselves.
         core.on_exit(
@@ -232,6 +242,27 @@ impl Core {
         let pty = super::pty::spawn(&launch, &spec.cwd, &spec.env, spec.cols, spec.rows)
             .await
             .map_err(|e| CoreError::Spawn(format!("cannot start {}: {e}", program.display())))?;
+        Ok(self.adopt(
+            id,
+            spec,
+            Device {
+                pty: Box::new(pty),
+                program,
+                nonce,
+                prompt_only: launch.kind == shell::ShellKind::PromptOnly,
+                nonce_file: launch.nonce_file,
+            },
+        ))
+    }
+
+    /// Make a terminal of a device whose shell has started, and start reading it.
+    pub(super) fn adopt(
+        self: &Arc<Self>,
+        id: String,
+        spec: CreateSpec,
+        dev: Device,
+    ) -> Arc<Terminal> {
+        let program = dev.program;
         let uri = ids::terminal_uri(&id);
         let shell_name = program
             .file_name()
@@ -258,14 +289,12 @@ impl Core {
             workspace_id: spec.workspace_id,
             created_at: SystemTime::now(),
             created: Instant::now(),
-            pid: pty.supervised.pid,
-            io: pty.io,
-            master: Mutex::new(pty.master),
-            supervised: pty.supervised,
+            pid: dev.pty.pid(),
+            pty: dev.pty,
             st: Mutex::new(TermState {
                 state,
                 spool: Spool::new(&self.cfg.spool_dir, self.cfg.memory_limit),
-                scanner: Scanner::new(&nonce),
+                scanner: Scanner::new(&dev.nonce),
                 utf8_carry: Vec::new(),
                 commands: VecDeque::new(),
                 pending_line: None,
@@ -307,13 +336,13 @@ impl Core {
             vt_wake: tokio::sync::Notify::new(),
             changed,
             write_lock: tokio::sync::Mutex::new(()),
-            prompt_only: launch.kind == shell::ShellKind::PromptOnly,
-            nonce_file: launch.nonce_file,
+            prompt_only: dev.prompt_only,
+            nonce_file: dev.nonce_file,
         });
         self.insert(term.clone());
         tracing::info!(terminal = %id, pid = term.pid, shell = %term.shell, "terminal created");
         start(self, &term);
-        Ok(term)
+        term
     }
 
     /// Remove a terminal, killing its processes first.

@@ -8,6 +8,8 @@ pub mod core;
 pub mod drive;
 pub mod file_uri;
 pub mod lifecycle;
+#[cfg(test)]
+mod memory_pty;
 pub mod ops;
 pub mod osc;
 pub mod protocol;

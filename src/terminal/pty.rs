@@ -1,4 +1,8 @@
-//! Pseudo-terminals: portable-pty opens the pty, the shell runs under its own supervisor
+//! Pseudo-terminals. The core and the driver see a terminal's device through the [`Pty`]
+//! trait (portable-pty's habit: a master to read, write and resize, and the process behind
+//! it to wait for and kill), so they are tested without a kernel pty.
+//!
+//! The kernel's: portable-pty opens the pty, the shell runs under its own supervisor
 //! (`process`) with the pty as its session's controlling terminal; the master side is then
 //! driven without threads, through a non-blocking descriptor registered with tokio's
 //! reactor, so a thousand idle terminals cost no threads.
@@ -8,6 +12,9 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
+use std::sync::Mutex;
+
+use futures_util::future::BoxFuture;
 
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
 
@@ -15,20 +22,72 @@ use portable_pty::{MasterPty, PtySize, native_pty_system};
 use tokio::io::unix::AsyncFd;
 
 use super::shell::ShellLaunch;
-use crate::process::{self, SessionIo, SessionSpec, Supervised};
+use crate::locks::lock;
+use crate::process::{self, ChildExit, SessionIo, SessionSpec, Supervised};
 
 /// The terminal type advertised to programs in the pty.
 pub const TERM: &str = "xterm-256color";
 
-pub struct Pty {
-    pub master: Box<dyn MasterPty + Send>,
-    pub io: PtyIo,
+/// A terminal's device as the core uses it: the master side of a pty and the session
+/// running on it.
+pub trait Pty: Send + Sync {
+    /// The pid of the program on the terminal (the shell).
+    fn pid(&self) -> i32;
+    /// Read what the terminal printed; `Ok(0)` once nothing more will come.
+    fn read<'a>(&'a self, buf: &'a mut [u8]) -> BoxFuture<'a, io::Result<usize>>;
+    /// Write all of `data` to the terminal's input.
+    fn write_all<'a>(&'a self, data: &'a [u8]) -> BoxFuture<'a, io::Result<()>>;
+    /// Change the terminal's size (programs on it get SIGWINCH).
+    fn resize(&self, cols: u16, rows: u16) -> io::Result<()>;
+    /// Wait for the program to end.
+    fn wait(&self) -> BoxFuture<'_, ChildExit>;
+    /// Kill everything in the terminal's session; returns the pids killed.
+    fn kill(&self) -> BoxFuture<'_, Vec<i32>>;
+}
+
+/// A kernel pty with the shell's session under its own supervisor.
+pub struct KernelPty {
+    master: Mutex<Box<dyn MasterPty + Send>>,
+    io: PtyIo,
     /// The shell's supervisor: its pid, its exit, and the kill of the whole terminal.
-    pub supervised: Supervised,
+    supervised: Supervised,
+}
+
+impl Pty for KernelPty {
+    fn pid(&self) -> i32 {
+        self.supervised.pid
+    }
+
+    fn read<'a>(&'a self, buf: &'a mut [u8]) -> BoxFuture<'a, io::Result<usize>> {
+        Box::pin(self.io.read(buf))
+    }
+
+    fn write_all<'a>(&'a self, data: &'a [u8]) -> BoxFuture<'a, io::Result<()>> {
+        Box::pin(self.io.write_all(data))
+    }
+
+    fn resize(&self, cols: u16, rows: u16) -> io::Result<()> {
+        lock(&self.master)
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .map_err(io::Error::other)
+    }
+
+    fn wait(&self) -> BoxFuture<'_, ChildExit> {
+        Box::pin(self.supervised.wait())
+    }
+
+    fn kill(&self) -> BoxFuture<'_, Vec<i32>> {
+        Box::pin(self.supervised.kill())
+    }
 }
 
 /// Non-blocking reads and writes on the pty master.
-pub struct PtyIo {
+struct PtyIo {
     fd: AsyncFd<OwnedFd>,
 }
 
@@ -53,7 +112,7 @@ impl PtyIo {
     }
 
     /// Read what the terminal printed; `Ok(0)` once every slave side has closed.
-    pub async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+    async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             let mut guard = self.fd.readable().await?;
             match guard.try_io(|inner| {
@@ -72,7 +131,7 @@ impl PtyIo {
     }
 
     /// Write all of `data` to the terminal's input.
-    pub async fn write_all(&self, mut data: &[u8]) -> io::Result<()> {
+    async fn write_all(&self, mut data: &[u8]) -> io::Result<()> {
         while !data.is_empty() {
             let mut guard = self.fd.writable().await?;
             match guard.try_io(|inner| {
@@ -98,7 +157,7 @@ pub async fn spawn(
     extra_env: &BTreeMap<String, String>,
     cols: u16,
     rows: u16,
-) -> io::Result<Pty> {
+) -> io::Result<KernelPty> {
     let pair = native_pty_system()
         .openpty(PtySize {
             rows,
@@ -139,8 +198,8 @@ pub async fn spawn(
         .as_raw_fd()
         .ok_or_else(|| io::Error::other("pty master has no descriptor"))?;
     let io = PtyIo::new(fd)?;
-    Ok(Pty {
-        master: pair.master,
+    Ok(KernelPty {
+        master: Mutex::new(pair.master),
         io,
         supervised,
     })

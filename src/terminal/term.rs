@@ -7,13 +7,11 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Instant, SystemTime};
 
 use ahp_types::state::TerminalState;
-use portable_pty::MasterPty;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
 use super::osc::Scanner;
-use super::pty::PtyIo;
-use crate::process::Supervised;
+use super::pty::Pty;
 use crate::spool::{Spool, incomplete_utf8_tail};
 
 /// Detected commands remembered per terminal (oldest forgotten first).
@@ -175,10 +173,9 @@ pub struct Terminal {
     pub created: Instant,
     /// The shell's pid.
     pub pid: i32,
-    pub io: PtyIo,
-    pub master: Mutex<Box<dyn MasterPty + Send>>,
-    /// The shell's supervisor: its exit, and the kill of everything in the terminal.
-    pub supervised: Supervised,
+    /// The terminal's device: its output, input and size, the shell's exit, and the kill
+    /// of everything in the terminal.
+    pub pty: Box<dyn Pty>,
     pub st: Mutex<TermState>,
     /// The rendered screen, caught up from the stream off the reading path.
     pub vt: Mutex<Screen>,

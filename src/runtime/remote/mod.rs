@@ -197,6 +197,7 @@ impl RemoteAdapter {
             may_run: req.may_run_something(),
             budget: self.request_timeout.max(wait_of(&req) + REQUEST_MARGIN),
             opens: matches!(req, TermRequest::Open(_)),
+            same_host: false,
         };
         let params =
             json!({"request_id": request_id, "trace_id": trace_of(trace_id), "request": req});
@@ -245,6 +246,7 @@ impl RemoteAdapter {
                 .request_timeout
                 .max(Duration::from_millis(question.timeout_ms) + REQUEST_MARGIN),
             opens: false,
+            same_host: true,
         };
         let trace_id = trace_of(question.trace_id.clone());
         let params = json!({"request_id": request_id, "trace_id": trace_id, "approval": question});
@@ -269,6 +271,7 @@ impl RemoteAdapter {
         let mut dropped_at: Option<Instant> = None;
         let mut backoff = BACKOFF_START;
         let mut refused = 0;
+        let mut asked_on: Option<String> = None;
         loop {
             let client = match self.client().await {
                 Ok(c) => c,
@@ -299,6 +302,20 @@ impl RemoteAdapter {
                     continue;
                 }
             };
+            let instance = lock(&self.instance).clone();
+            if exchange.same_host
+                && let Some(first) = &asked_on
+                && *first != instance.clone().unwrap_or_default()
+            {
+                // The host that held the request restarted: what it knew (a question shown
+                // on its page) died with it, and nobody is on the new one's page yet.
+                return Err(RuntimeError::new(
+                    Failure::Disconnected,
+                    "the terminal host restarted while the request was pending; what it held is gone",
+                )
+                .with(|f| f.request_id = Some(request_id.to_string())));
+            }
+            asked_on.get_or_insert_with(|| instance.unwrap_or_default());
             self.telemetry(
                 "request",
                 json!({"request_id": request_id, "method": exchange.method}),
@@ -348,13 +365,15 @@ impl RemoteAdapter {
 }
 
 /// What one exchange with the host is: its method, whether it may run something (so an
-/// unanswered one may have), how long it may take, and whether it opens a terminal (a host
-/// found down then means no new terminal, not a lost one).
+/// unanswered one may have), how long it may take, whether it opens a terminal (a host
+/// found down then means no new terminal, not a lost one), and whether only the host
+/// instance first asked can answer it (a question on a page dies with its host).
 struct Exchange {
     method: &'static str,
     may_run: bool,
     budget: Duration,
     opens: bool,
+    same_host: bool,
 }
 
 /// The caller's trace id, or a fresh one.
