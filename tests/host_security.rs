@@ -136,7 +136,7 @@ async fn the_page_is_served_with_strict_headers_and_no_inline_code() {
         !body.contains("<script>") && !body.contains("<style>"),
         "no inline code"
     );
-    for asset in ["/page.js", "/page.css", "/favicon.ico"] {
+    for asset in ["/page.js", "/term.js", "/page.css", "/favicon.ico"] {
         let a = http_get(&h.addr, asset, &[]).await;
         assert!(a.starts_with("HTTP/1.1 200"), "{asset}: {a}");
         assert!(a.contains("Content-Security-Policy"), "{asset}");
@@ -361,4 +361,191 @@ async fn only_a_signed_in_person_approves() {
         }
     }
     assert!(answered);
+}
+
+/// Send one request on a raw AHP socket and wait for its answer (other messages skipped).
+async fn ask_socket(
+    tx: &mut (impl SinkExt<Message, Error = tokio_tungstenite::tungstenite::Error> + Unpin),
+    rx: &mut (impl StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin),
+    id: u64,
+    method: &str,
+    params: Value,
+) -> Value {
+    tx.send(Message::text(
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+    ))
+    .await
+    .unwrap();
+    loop {
+        let Ok(Some(Ok(m))) = tokio::time::timeout(Duration::from_secs(10), rx.next()).await else {
+            panic!("no answer to {method}");
+        };
+        if let Message::Text(t) = m {
+            let v: Value = serde_json::from_str(&t).unwrap();
+            if v["id"] == id {
+                return v;
+            }
+        }
+    }
+}
+
+/// The page's screens and list (`pm/screen/watch`, `pm/terminals`): a program with the
+/// token sees only its own terminals there, bad requests get clear errors, and a person's
+/// page gets frames of the terminal's screen.
+#[tokio::test(flavor = "multi_thread")]
+async fn screens_and_the_list_answer_only_what_each_may_see() {
+    let h = host("tok-screens").start();
+    let client = |id: &'static str| {
+        let addr = h.addr.clone();
+        let token = h.token.clone();
+        async move {
+            let (ws, _) =
+                tokio_tungstenite::connect_async(format!("ws://{addr}/ahp?token={token}"))
+                    .await
+                    .unwrap();
+            let (mut tx, mut rx) = ws.split();
+            let init = ask_socket(
+                &mut tx,
+                &mut rx,
+                1,
+                "initialize",
+                json!({
+                "channel": "ahp-root://", "protocolVersions": ["1.0.0"], "clientId": id}),
+            )
+            .await;
+            assert!(init["result"].is_object(), "{init}");
+            (tx, rx)
+        }
+    };
+    let (mut a_tx, mut a_rx) = client("owner").await;
+    let made = ask_socket(
+        &mut a_tx,
+        &mut a_rx,
+        2,
+        "createTerminal",
+        json!({
+        "channel": "ahp-terminal:/owned", "claim": {"kind": "client", "clientId": "owner"}}),
+    )
+    .await;
+    assert!(made.get("error").is_none(), "{made}");
+    let (mut b_tx, mut b_rx) = client("stranger").await;
+    let listed = ask_socket(&mut b_tx, &mut b_rx, 2, "pm/terminals", json!({})).await;
+    assert_eq!(listed["result"]["terminals"], json!([]), "{listed}");
+    let denied = ask_socket(
+        &mut b_tx,
+        &mut b_rx,
+        3,
+        "pm/screen/watch",
+        json!({"channel": "ahp-terminal:/owned"}),
+    )
+    .await;
+    assert!(
+        denied["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("another client"),
+        "{denied}"
+    );
+    for (id, params, says) in [
+        (4, json!({}), "channel is required"),
+        (5, json!({"channel": 7}), "channel is required"),
+        (6, json!({"channel": "ahp-terminal:/nope"}), "no terminal"),
+        (7, json!({"channel": "ahp-root://"}), "no terminal"),
+    ] {
+        let v = ask_socket(&mut b_tx, &mut b_rx, id, "pm/screen/watch", params).await;
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains(says),
+            "{v}"
+        );
+    }
+
+    // The owner lists it, and a person's page gets its screen as frames.
+    let listed = ask_socket(&mut a_tx, &mut a_rx, 3, "pm/terminals", json!({})).await;
+    assert_eq!(
+        listed["result"]["terminals"][0]["terminal_id"], "owned",
+        "{listed}"
+    );
+    assert_eq!(
+        listed["result"]["terminals"][0]["holder"], "owner",
+        "{listed}"
+    );
+    let cookie = sign_in(&h.addr, &h.login).await;
+    let (mut p_tx, mut p_rx) = page_socket(&h.addr, &cookie).await.split();
+    ask_socket(
+        &mut p_tx,
+        &mut p_rx,
+        1,
+        "initialize",
+        json!({
+        "channel": "ahp-root://", "protocolVersions": ["1.0.0"], "clientId": "person"}),
+    )
+    .await;
+    let ok = ask_socket(
+        &mut p_tx,
+        &mut p_rx,
+        2,
+        "pm/screen/watch",
+        json!({"channel": "ahp-terminal:/owned"}),
+    )
+    .await;
+    assert_eq!(ok["result"]["ok"], true, "{ok}");
+    p_tx.send(Message::text(
+        json!({"jsonrpc": "2.0", "method": "dispatchAction", "params": {
+        "channel": "ahp-terminal:/owned", "clientSeq": 1,
+        "action": {"type": "terminal/input", "data": "printf 'a\\rframed\\n'\r"}}})
+        .to_string(),
+    ))
+    .await
+    .unwrap();
+    let mut first = None;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut seen = String::new();
+    while std::time::Instant::now() < deadline {
+        let Ok(Some(Ok(Message::Text(t)))) =
+            tokio::time::timeout(Duration::from_secs(5), p_rx.next()).await
+        else {
+            continue;
+        };
+        let v: Value = serde_json::from_str(&t).unwrap();
+        if v["method"] != "pm/screen/frame" {
+            continue;
+        }
+        let f = &v["params"]["frame"];
+        first.get_or_insert_with(|| f.clone());
+        for line in f["lines"].as_array().unwrap() {
+            let text: String = line["runs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["text"].as_str().unwrap())
+                .collect();
+            seen.push_str(&text);
+            seen.push('\n');
+        }
+        if seen.lines().any(|l| l == "framed") {
+            break;
+        }
+    }
+    let first = first.expect("frames come");
+    assert_eq!(
+        first["full"], true,
+        "the first frame has every row: {first}"
+    );
+    assert_eq!(
+        first["lines"].as_array().unwrap().len(),
+        first["rows"].as_u64().unwrap() as usize
+    );
+    assert!(
+        seen.lines().any(|l| l == "framed"),
+        "the \\r redrew the row in place: {seen}"
+    );
+    let v = ask_socket(
+        &mut p_tx,
+        &mut p_rx,
+        3,
+        "pm/screen/unwatch",
+        json!({"channel": "ahp-terminal:/owned"}),
+    )
+    .await;
+    assert_eq!(v["result"]["ok"], true, "{v}");
 }

@@ -4,7 +4,7 @@
 //! approvers hear the outcome (`pm/approval/resolved`). Nobody connected: `unavailable`,
 //! at once, so the MCP server can ask elsewhere.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -21,11 +21,31 @@ struct Pending {
     notice: Value,
 }
 
-/// Who can approve, and what waits for a decision.
+/// Decided, expired and unanswered approvals a page is shown when it connects.
+const HISTORY_KEPT: usize = 100;
+
+/// Who can approve, what waits for a decision, and what was decided lately.
 #[derive(Default)]
 struct Board {
     approvers: HashMap<u64, mpsc::Sender<Message>>,
     pending: HashMap<String, Pending>,
+    history: VecDeque<Value>,
+}
+
+impl Board {
+    /// Tell every approver how an approval ended, and remember it.
+    fn resolve(&mut self, notice: &Value, outcome: Value) {
+        let mut entry = notice.clone();
+        if let (Some(e), Some(o)) = (entry.as_object_mut(), outcome.as_object()) {
+            e.extend(o.clone());
+            e.insert("resolved_at_ms".into(), json!(crate::clock::now_ms()));
+        }
+        Approvals::broadcast(self, "pm/approval/resolved", &entry);
+        if self.history.len() >= HISTORY_KEPT {
+            self.history.pop_front();
+        }
+        self.history.push_back(entry);
+    }
 }
 
 #[derive(Default)]
@@ -42,9 +62,15 @@ impl Approvals {
         lock(&self.inner)
     }
 
-    /// A connection that decides; it is told about everything already waiting.
+    /// A connection that decides; it is told what was decided lately and everything
+    /// already waiting.
     pub fn add_approver(&self, conn: u64, out: mpsc::Sender<Message>) {
         let mut inner = self.inner();
+        let history: Vec<&Value> = inner.history.iter().collect();
+        let _ = out.try_send(notification(
+            "pm/approval/history",
+            json!({ "resolved": history }),
+        ));
         for p in inner.pending.values() {
             let _ = out.try_send(notification("pm/approval/pending", p.notice.clone()));
         }
@@ -64,7 +90,8 @@ impl Approvals {
     /// Ask the approvers and wait for the first decision, or the timeout. With nobody
     /// connected, wait up to `page_wait_ms` for a page to come (it is told at once), then
     /// answer `unavailable` so the server can ask elsewhere.
-    pub async fn request(&self, args: ApprovalArgs) -> ApprovalAnswer {
+    /// `agent` is the client that asks (shown to the person).
+    pub async fn request(&self, args: ApprovalArgs, agent: Option<&str>) -> ApprovalAnswer {
         let id = ids::new_id("appr");
         let timeout = Duration::from_millis(args.timeout_ms);
         let page_wait = Duration::from_millis(args.page_wait_ms).min(timeout);
@@ -81,6 +108,7 @@ impl Approvals {
                 "command": args.command,
                 "cwd": args.cwd,
                 "terminal_id": args.terminal_id,
+                "agent": agent,
                 "warning": args.warning,
                 "rule": args.rule,
                 "requested_at_ms": crate::clock::now_ms(),
@@ -108,12 +136,12 @@ impl Approvals {
     /// End a pending approval nobody decided, telling the approvers.
     fn settle(&self, id: &str, decision: &str) -> ApprovalAnswer {
         let mut inner = self.inner();
-        inner.pending.remove(id);
-        Approvals::broadcast(
-            &inner,
-            "pm/approval/resolved",
-            &json!({"approval_id": id, "decision": decision}),
-        );
+        if let Some(p) = inner.pending.remove(id) {
+            inner.resolve(
+                &p.notice,
+                json!({"decision": decision, "decided_by": "nobody"}),
+            );
+        }
         ApprovalAnswer {
             decision: decision.into(),
             reason: None,
@@ -141,10 +169,9 @@ impl Approvals {
             reason: reason.clone(),
             decided_by: Some(by.to_string()),
         });
-        Approvals::broadcast(
-            &inner,
-            "pm/approval/resolved",
-            &json!({"approval_id": approval_id, "decision": decision, "reason": reason, "decided_by": by}),
+        inner.resolve(
+            &p.notice,
+            json!({"decision": decision, "reason": reason, "decided_by": by}),
         );
         tracing::info!(approval = %approval_id, decision, by, "decided");
         Ok(())

@@ -16,6 +16,10 @@ use super::page::Role;
 use crate::terminal::clients::Resume;
 use crate::terminal::ops::{self, ApprovalArgs, TermRequest};
 
+/// Why a read-only page may not touch a terminal.
+const READ_ONLY: &str =
+    "the operator made the page read-only: it watches terminals and decides approvals";
+
 pub(super) async fn handle_message(conn: &Arc<Conn>, v: Value) {
     let method = v.get("method").and_then(Value::as_str).map(str::to_string);
     let id = v.get("id").cloned();
@@ -62,6 +66,19 @@ pub(super) async fn handle_message(conn: &Arc<Conn>, v: Value) {
         });
         return;
     }
+    // (dispatchAction answers with a rejected action, below.)
+    let opens_or_closes = matches!(method.as_str(), "createTerminal" | "disposeTerminal");
+    if opens_or_closes && conn.page_is_read_only() {
+        if let Some(id) = id {
+            conn.send(&rpc_error(
+                &id,
+                ahp_error_codes::PERMISSION_DENIED,
+                READ_ONLY,
+                None,
+            ));
+        }
+        return;
+    }
     let r = match method.as_str() {
         "initialize" => initialize(conn, params, id.as_ref()),
         "reconnect" => reconnect(conn, params, id.as_ref()),
@@ -75,6 +92,9 @@ pub(super) async fn handle_message(conn: &Arc<Conn>, v: Value) {
         }
         "dispatchAction" => dispatch(conn, params).await,
         "pm/approval/decide" => decide(conn, params),
+        "pm/screen/watch" => super::screens::watch(conn, params),
+        "pm/screen/unwatch" => super::screens::unwatch(conn, params),
+        "pm/terminals" => super::screens::list(conn),
         "createTerminal" => create_terminal(conn, params).await,
         "disposeTerminal" => dispose_terminal(conn, params).await,
         other => Err((
@@ -163,7 +183,8 @@ fn initialize(conn: &Conn, params: Value, id: Option<&Value>) -> RpcResult {
             "instance": shared.instance,
             "runtimeSessionId": shared.runtime_session_id,
             "traceId": shared.trace_id,
-            "extensions": ["pm/terminal", "pm/approval"],
+            "extensions": ["pm/terminal", "pm/approval", "pm/screen"],
+            "pageReadOnly": conn.page_is_read_only(),
         }})
         .as_object()
         .cloned(),
@@ -287,6 +308,20 @@ async fn dispatch(conn: &Conn, params: Value) -> RpcResult {
     conn.check_channel(&p.channel)?;
     let client = conn.state().client_id.clone().unwrap_or_default();
     let core = conn.shared.core.clone();
+    if conn.page_is_read_only() {
+        let rejected = ahp_types::ActionEnvelope {
+            channel: p.channel,
+            action: p.action,
+            server_seq: core.current_seq(),
+            origin: Some(ahp_types::actions::ActionOrigin {
+                client_id: client,
+                client_seq: p.client_seq,
+            }),
+            rejection_reason: Some(READ_ONLY.into()),
+        };
+        conn.send(&Conn::action(&rejected));
+        return Ok(Value::Null);
+    }
     let outcome = tokio::time::timeout(
         DISPATCH_WRITE_LIMIT,
         core.dispatch_client(&client, p.client_seq, &p.channel, p.action),
@@ -433,7 +468,7 @@ async fn pm_approval_ask(conn: &Arc<Conn>, params: Value) -> RpcResult {
         .shared
         .requests
         .run(&key, async move {
-            json!({"ok": shared.approvals.request(question).await})
+            json!({"ok": shared.approvals.request(question, caller.as_deref()).await})
         })
         .await;
     Ok((*answer).clone())

@@ -34,6 +34,8 @@ pub(super) struct State {
     pub(super) last_seen: u64,
     pub(super) out: mpsc::Sender<Message>,
     pub(super) closed: bool,
+    /// Screens pushed to this connection (`pm/screen/watch`), by channel.
+    pub(super) watches: std::collections::HashMap<String, tokio::task::AbortHandle>,
 }
 
 /// Connection numbers, for the approver registry.
@@ -95,6 +97,11 @@ impl Conn {
             let claimed = matches!(&st.state.claim, ahp_types::state::TerminalClaim::Client(c) if c.client_id == client);
             claimed || st.holder_client.is_none() || st.holder_client.as_deref() == Some(client)
         })
+    }
+
+    /// A person's page that the operator made read-only (watch and decide only).
+    pub(super) fn page_is_read_only(&self) -> bool {
+        self.role == Role::Page && self.shared.page_read_only
     }
 
     /// [`Conn::may_use`] for a channel URI, as an AHP error.

@@ -200,35 +200,10 @@ pub async fn handle(
     // Routes that need no credentials: the login link, and harmless static assets.
     match (head.method.as_str(), head.path.as_str()) {
         ("GET", "/login") => return login(&mut stream, &shared, &head).await,
-        ("GET", "/page.js") => {
-            return respond(
-                &mut stream,
-                "200 OK",
-                "",
-                "text/javascript; charset=utf-8",
-                page::SCRIPT.as_bytes(),
-            )
-            .await;
-        }
-        ("GET", "/page.css") => {
-            return respond(
-                &mut stream,
-                "200 OK",
-                "",
-                "text/css; charset=utf-8",
-                page::STYLE.as_bytes(),
-            )
-            .await;
-        }
-        ("GET", "/favicon.ico" | "/favicon.svg") => {
-            return respond(
-                &mut stream,
-                "200 OK",
-                "",
-                "image/svg+xml",
-                page::ICON.as_bytes(),
-            )
-            .await;
+        ("GET", path) => {
+            if let Some((_, kind, body)) = page::ASSETS.iter().find(|(p, _, _)| *p == path) {
+                return respond(&mut stream, "200 OK", "", kind, body.as_bytes()).await;
+            }
         }
         _ => {}
     }

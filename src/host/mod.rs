@@ -15,6 +15,7 @@ pub mod names;
 pub mod options;
 pub mod page;
 pub mod requests;
+mod screens;
 mod socket;
 mod stream;
 pub mod token;
@@ -54,6 +55,8 @@ pub struct HostConfig {
     /// Every client may use every terminal (else only the one that created it, and a person
     /// on the page).
     pub share_terminals: bool,
+    /// A person on the page watches and decides approvals, and touches no terminal.
+    pub page_read_only: bool,
 }
 
 /// What every connection shares.
@@ -74,6 +77,7 @@ pub struct HostState {
     /// Client names bound to their secrets.
     pub clients: clients::ClientIds,
     pub share_terminals: bool,
+    pub page_read_only: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -131,6 +135,7 @@ impl Host {
         } else {
             addr.to_string()
         };
+        let page = page::PageLogin::new(&token);
         let shared = Arc::new(HostState {
             core: Core::new(cfg.core),
             token,
@@ -139,11 +144,12 @@ impl Host {
             trace_id: cfg.trace_id,
             requests: requests::RequestCache::default(),
             approvals: approvals::Approvals::default(),
-            page: page::PageLogin::default(),
+            page,
             names: names::Names::new(&cfg.allow_hosts),
             public_addr,
             clients: clients::ClientIds::default(),
             share_terminals: cfg.share_terminals,
+            page_read_only: cfg.page_read_only,
         });
         Ok(Host {
             addr,

@@ -77,6 +77,11 @@ pub struct HostArgs {
     #[arg(long, env = "PM_INTERACTIVE_TERMINAL_SHARE_TERMINALS", value_parser = BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
     share_terminals: bool,
 
+    /// The page only watches and decides approvals: a person there may not type into,
+    /// resize, open or close terminals.
+    #[arg(long, env = "PM_TERM_PAGE_READ_ONLY", value_parser = BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
+    page_read_only: bool,
+
     /// Trace id of the launcher, echoed in the ready line and the initialize answer.
     #[arg(long, value_name = "ID")]
     trace_id: Option<String>,
@@ -136,6 +141,7 @@ impl HostStart {
                 trace_id: a.trace_id,
                 runtime_session_id: a.runtime_session_id,
                 share_terminals: a.share_terminals,
+                page_read_only: a.page_read_only,
                 allow_hosts: a
                     .allow_hosts
                     .into_iter()

@@ -8,13 +8,31 @@
 //! terminal; a program with the token is a client (`Role::Client`) and may not approve.
 
 use crate::locks::lock;
-use std::collections::HashSet;
 use std::sync::Mutex;
 
 pub const HTML: &str = include_str!("page/page.html");
-pub const SCRIPT: &str = include_str!("page/page.js");
-pub const STYLE: &str = include_str!("page/page.css");
-pub const ICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\"><rect width=\"16\" height=\"16\" rx=\"3\" fill=\"#222\"/><path d=\"M3 4l4 4-4 4M8 12h5\" stroke=\"#8cf\" stroke-width=\"1.6\" fill=\"none\"/></svg>";
+const ICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\"><rect width=\"16\" height=\"16\" rx=\"3\" fill=\"#222\"/><path d=\"M3 4l4 4-4 4M8 12h5\" stroke=\"#8cf\" stroke-width=\"1.6\" fill=\"none\"/></svg>";
+
+/// The page's own files, served to anyone (they hold no secret): path, type, contents.
+pub const ASSETS: &[(&str, &str, &str)] = &[
+    (
+        "/page.js",
+        "text/javascript; charset=utf-8",
+        include_str!("page/page.js"),
+    ),
+    (
+        "/term.js",
+        "text/javascript; charset=utf-8",
+        include_str!("page/term.js"),
+    ),
+    (
+        "/page.css",
+        "text/css; charset=utf-8",
+        include_str!("page/page.css"),
+    ),
+    ("/favicon.ico", "image/svg+xml", ICON),
+    ("/favicon.svg", "image/svg+xml", ICON),
+];
 
 /// Shown at `/` to a browser without a session.
 pub const SIGN_IN: &str = "<!doctype html><meta charset=utf-8><title>interactive-terminal</title><p>This page needs a sign-in: open the one-time link <code>http://…/login?code=…</code> that the service printed in its log (for an MCP server started with <code>--gui</code>, its log in your MCP client).</p>\n";
@@ -45,16 +63,25 @@ pub fn session_cookie(header: &str) -> Option<&str> {
         .map(|(_, v)| v.trim())
 }
 
-/// The current one-time code and the browser sessions signed in with it.
+/// How long a browser stays signed in.
+const SESSION_LIFETIME_MS: u64 = 24 * 3600 * 1000;
+
+/// The current one-time code.
 struct Logins {
     code: String,
-    sessions: HashSet<String>,
 }
 
-/// The current login code and the sessions it has made.
+/// The current login code, and the key sessions are signed with.
+///
+/// A session is `<issued ms>-<random>.<HMAC-SHA256 of both under the host's token>`, so it
+/// outlives a restart of the host with the same token (the page reconnects by itself) and
+/// dies with a new token or after [`SESSION_LIFETIME_MS`]; the host keeps no session list.
 pub struct PageLogin {
     inner: Mutex<Logins>,
+    key: Vec<u8>,
 }
+
+type SessionMac = hmac::Hmac<sha2::Sha256>;
 
 fn secret() -> String {
     // A ULID's 80 random bits only when the kernel has no randomness.
@@ -62,18 +89,24 @@ fn secret() -> String {
         .unwrap_or_else(|| ulid::Ulid::generate().to_string().to_lowercase())
 }
 
-impl Default for PageLogin {
-    fn default() -> Self {
+impl PageLogin {
+    /// Sessions signed with `token` (the host's own secret).
+    pub fn new(token: &str) -> PageLogin {
         PageLogin {
-            inner: Mutex::new(Logins {
-                code: secret(),
-                sessions: HashSet::new(),
-            }),
+            inner: Mutex::new(Logins { code: secret() }),
+            key: format!("page-session\u{0}{token}").into_bytes(),
         }
     }
-}
 
-impl PageLogin {
+    fn sign(&self, id: &str) -> String {
+        use hmac::{KeyInit, Mac};
+        let Ok(mac) = SessionMac::new_from_slice(&self.key) else {
+            return String::new();
+        };
+        let tag = mac.chain_update(id.as_bytes()).finalize().into_bytes();
+        tag.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     fn inner(&self) -> std::sync::MutexGuard<'_, Logins> {
         lock(&self.inner)
     }
@@ -99,16 +132,20 @@ impl PageLogin {
             return None;
         }
         inner.code = secret();
-        let session = secret();
-        inner.sessions.insert(session.clone());
-        Some(session)
+        drop(inner);
+        let id = format!("{}-{}", crate::clock::now_ms(), secret());
+        Some(format!("{id}.{}", self.sign(&id)))
     }
 
     pub fn has_session(&self, session: &str) -> bool {
-        self.inner()
-            .sessions
-            .iter()
-            .any(|s| super::token::matches(session, s))
+        let Some((id, tag)) = session.split_once('.') else {
+            return false;
+        };
+        let fresh = id
+            .split_once('-')
+            .and_then(|(at, _)| at.parse::<u64>().ok())
+            .is_some_and(|at| crate::clock::now_ms().saturating_sub(at) < SESSION_LIFETIME_MS);
+        fresh && !tag.is_empty() && super::token::matches(tag, &self.sign(id))
     }
 }
 
@@ -118,7 +155,7 @@ mod tests {
 
     #[test]
     fn a_code_signs_in_once() {
-        let p = PageLogin::default();
+        let p = PageLogin::new("tok");
         let link = p.link("127.0.0.1:1");
         let code = link.rsplit('=').next().unwrap_or_default().to_string();
         assert_eq!(code.len(), SECRET_BYTES * 2);
@@ -129,6 +166,14 @@ mod tests {
         assert!(p.redeem(&code).is_none(), "a used code is worthless");
         assert_ne!(p.link("127.0.0.1:1"), link);
         assert!(!p.has_session("nope"));
+        // The same token (a restarted host) knows the session; another token does not.
+        assert!(PageLogin::new("tok").has_session(&s));
+        assert!(!PageLogin::new("other").has_session(&s));
+        // A forged or stale session is refused.
+        let (id, _) = s.split_once('.').unwrap();
+        assert!(!p.has_session(&format!("{id}.{}", "0".repeat(64))));
+        let old = format!("1-{}", &id[id.find('-').unwrap() + 1..]);
+        assert!(!p.has_session(&format!("{old}.{}", p.sign(&old))));
         assert_eq!(
             session_cookie(&format!("a=1; {COOKIE}={s}")),
             Some(s.as_str())

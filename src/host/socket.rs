@@ -41,6 +41,7 @@ pub async fn serve(
             last_seen: shared.core.current_seq(),
             out: tx.clone(),
             closed: false,
+            watches: Default::default(),
         }),
         peer,
         role,
@@ -132,6 +133,7 @@ pub async fn serve(
     }
     forwarder.abort();
     shared.approvals.remove_approver(conn.id);
+    super::screens::stop_all(&conn);
     drop(tx);
     {
         let mut st = conn.state();

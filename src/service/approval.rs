@@ -160,7 +160,15 @@ impl Approver for Page<'_> {
                 request_id: q.req.correlation.request_id.clone(),
                 trace_id: q.req.correlation.trace_id.clone(),
                 command: q.command.to_string(),
-                cwd: q.req.runtime.cwd.clone(),
+                // Where it runs: the request's directory, or the one a new terminal opens in
+                // (in an existing terminal, wherever its shell stands).
+                cwd: q.req.runtime.cwd.clone().or_else(|| {
+                    q.req.target.terminal_id.is_none().then(|| {
+                        std::env::current_dir()
+                            .map(|d| d.display().to_string())
+                            .unwrap_or_default()
+                    })
+                }),
                 terminal_id: q.req.target.terminal_id.clone(),
                 warning: q.warning.clone(),
                 rule: q.rule.clone(),

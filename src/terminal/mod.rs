@@ -7,6 +7,7 @@ pub mod clients;
 pub mod core;
 pub mod drive;
 pub mod file_uri;
+pub mod frame;
 pub mod lifecycle;
 #[cfg(test)]
 mod memory_pty;

@@ -74,10 +74,14 @@ def params(home, *extra):
     )
 
 
-def decide(driver, command, button):
+def decide(driver, command, button, reason=None, context=()):
     card = WebDriverWait(driver, 20).until(
         EC.presence_of_element_located((By.XPATH, f"//div[@class='appr'][code[contains(., '{command}')]]"))
     )
+    for expected in context:
+        assert expected in card.text, card.text
+    if reason:
+        card.find_element(By.TAG_NAME, "input").send_keys(reason)
     card.find_element(By.XPATH, f".//button[. = '{button}']").click()
 
 
@@ -116,12 +120,25 @@ async def test_the_person_at_the_page_decides():
                             )
 
                         tg.start_soon(interactive)
-                        await anyio.to_thread.run_sync(decide, driver, "careful in-a-terminal", "Approve")
+                        # The card says what, why, where, who asks and how long is left.
+                        await anyio.to_thread.run_sync(
+                            lambda: decide(
+                                driver,
+                                "careful in-a-terminal",
+                                "Approve",
+                                context=("echo careful", f"In: {home}", "Asked by: mcp-client", "expires in"),
+                            )
+                        )
 
                     r = results["interactive"].structured_content
                     assert r["success"], r
                     assert r["result"]["approval"]["decided_by"] == "page", r
                     assert "in-a-terminal" in r["result"]["output"]
+                    # The agent's terminal is listed and shown (the first is selected on
+                    # load), drawn from the same screen the agent reads.
+                    WebDriverWait(driver, 20).until(
+                        lambda d: "in-a-terminal" in d.find_element(By.CSS_SELECTOR, ".term-view").text
+                    )
 
                     # Headless is no way around the person.
                     async with anyio.create_task_group() as tg:
@@ -136,11 +153,19 @@ async def test_the_person_at_the_page_decides():
                             )
 
                         tg.start_soon(headless)
-                        await anyio.to_thread.run_sync(decide, driver, "careful headless", "Decline")
+                        await anyio.to_thread.run_sync(
+                            lambda: decide(driver, "careful headless", "Decline", reason="not on a Friday")
+                        )
 
                     r = results["headless"].structured_content
                     assert r["error"]["code"] == "PM_TERM_DECLINED", r
                     assert r["error"]["details"]["decided_by"] == "page", r
+                    assert r["error"]["details"]["reason"] == "not on a Friday", r
+                    # Both decisions stay in the page's history.
+                    driver.find_element(By.CSS_SELECTOR, "#past summary").click()
+                    history = driver.find_element(By.ID, "history").text
+                    assert "approved" in history and "careful in-a-terminal" in history, history
+                    assert "declined" in history and "not on a Friday" in history, history
 
                     # Nor is asking for a local terminal the page never sees.
                     r = await ask(

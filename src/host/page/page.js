@@ -1,117 +1,284 @@
 "use strict";
-// The page speaks AHP over the same WebSocket as every other client: initialize, follow the
-// root terminal list, subscribe to the selected terminal, dispatch input.
-// The browser's session cookie (from the one-time login link) authenticates the socket.
-const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ahp`);
-const clientId = "page-" + Math.random().toString(36).slice(2);
-let nextId = 1, clientSeq = 1, selected = null, terminals = [], state = null;
-const pending = new Map();
+// The page speaks AHP over the same WebSocket as every other client (initialize, the root
+// terminal list, dispatched input and resizes, createTerminal / disposeTerminal), plus the
+// host's page extensions: pm/terminals (the list with cwd and running command),
+// pm/screen/watch (screen frames) and pm/approval/* (a person's decisions). The browser's
+// session cookie (from the one-time login link) authenticates the socket. After a drop or a
+// host restart it reconnects by itself, with backoff; each pane then gets a full frame.
+
+const RETRY_FIRST_MS = 500, RETRY_CAP_MS = 8000, LIST_REFRESH_MS = 2000, PANES_MAX = 2;
 const $ = (id) => document.getElementById(id);
+const clientId = "page-" + Math.random().toString(36).slice(2, 10);
+let ws = null, nextId = 1, clientSeq = 1, retryMs = RETRY_FIRST_MS, connected = false, readOnly = false;
+let terminals = [];              // pm/terminals entries, by the host's order
+const gone = new Map();          // terminals the host no longer has, kept to mark them
+const pending = new Map();
+const panes = [];                // { pane: TermPane, el, channel }
+let focused = 0;
+
 function call(method, params) {
   const id = nextId++;
   ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
   return new Promise((ok, fail) => pending.set(id, { ok, fail }));
 }
-function dispatch(action) {
-  ws.send(JSON.stringify({ jsonrpc: "2.0", method: "dispatchAction", params: { channel: selected, clientSeq: clientSeq++, action } }));
+function dispatch(channel, action) {
+  if (!connected || !channel) return;
+  ws.send(JSON.stringify({ jsonrpc: "2.0", method: "dispatchAction", params: { channel, clientSeq: clientSeq++, action } }));
 }
-const strip = (s) => s.replace(/\x1b\][^\x07\x1b]*(\x07|\x1b\\)/g, "").replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, "").replace(/\x1b[()][0-9A-Za-z]/g, "").replace(/\r(?!\n)/g, "");
+const status = (text) => { $("status").textContent = text; };
+const uriOf = (id) => "ahp-terminal:/" + id;
+
+// ---- panes ---------------------------------------------------------------------------
+
+function addPane() {
+  if (panes.length >= PANES_MAX) return null;
+  const el = document.createElement("div");
+  el.className = "pane";
+  const head = document.createElement("div");
+  head.className = "pane-head";
+  const body = document.createElement("div");
+  body.className = "term-view";
+  el.append(head, body);
+  $("panes").appendChild(el);
+  const p = { el, head, channel: null };
+  p.pane = new TermPane(body, {
+    send: (data) => dispatch(p.channel, { type: "terminal/input", data }),
+    resize: (cols, rows) => dispatch(p.channel, { type: "terminal/resized", cols, rows }),
+  });
+  body.addEventListener("focus", () => { focused = panes.indexOf(p); renderList(); });
+  panes.push(p);
+  $("split").textContent = panes.length > 1 ? "One pane" : "Side by side";
+  return p;
+}
+
+function removePane(p) {
+  if (p.channel && connected) call("pm/screen/unwatch", { channel: p.channel }).catch(() => {});
+  p.el.remove();
+  panes.splice(panes.indexOf(p), 1);
+  focused = 0;
+  $("split").textContent = "Side by side";
+}
+
+async function show(p, channel) {
+  if (p.channel && p.channel !== channel && connected) call("pm/screen/unwatch", { channel: p.channel }).catch(() => {});
+  p.channel = channel;
+  p.pane.clear();
+  renderHead(p);
+  renderList();
+  if (channel && connected) {
+    try { await call("pm/screen/watch", { channel }); } catch (e) { p.head.textContent = "cannot show: " + (e.message || e); }
+  }
+}
+
+function titleOf(t) {
+  return `${t.title} · ${t.terminal_id}`;
+}
+function renderHead(p) {
+  const t = terminals.find((x) => x.resource === p.channel) || gone.get(p.channel);
+  p.head.textContent = t ? `${titleOf(t)} — ${t.cwd || ""}` : p.channel ? p.channel : "no terminal";
+}
+
+// ---- the terminal list --------------------------------------------------------------------
+
+function stateOf(t) {
+  if (gone.has(t.resource)) return "gone (the host no longer has it)";
+  if (t.running) return t.executing ? `running: ${t.executing}` : "running, at the prompt";
+  return t.signal ? `exited (${t.signal})` : `exited with code ${t.exit_code ?? "?"}`;
+}
+function ownerOf(t) {
+  const c = t.claim || {};
+  if (c.kind === "client") return "held by " + c.clientId;
+  if (c.kind === "session") return "agent " + (c.toolCallId ? "(in a tool call)" : "(background)") + (t.holder ? " via " + t.holder : "");
+  return t.holder ? "opened by " + t.holder : "";
+}
+
 function renderList() {
-  $("list").innerHTML = "";
-  for (const t of terminals) {
+  const list = $("list");
+  list.textContent = "";
+  const all = [...terminals, ...gone.values()];
+  if (!all.length) {
+    const hint = document.createElement("p");
+    hint.className = "hint";
+    hint.textContent = "No terminals yet. Agents' terminals appear here as they open; New terminal opens one for you.";
+    list.appendChild(hint);
+  }
+  for (const t of all) {
+    const shownIn = panes.findIndex((p) => p.channel === t.resource);
     const d = document.createElement("div");
-    d.className = "term" + (t.resource === selected ? " sel" : "");
-    const who = t.claim.kind === "client" ? "client " + t.claim.clientId : "agent " + (t.claim.toolCallId ? "(in a tool call)" : "(background)");
-    const life = t.lifecycle.status === "exited" ? "exited " + (t.lifecycle.exitCode ?? "") : "running";
-    d.innerHTML = `<b></b><small></small>`;
-    d.querySelector("b").textContent = t.title;
-    d.querySelector("small").textContent = `${life} · ${who}`;
-    d.onclick = () => select(t.resource);
-    $("list").appendChild(d);
-  }
-}
-function renderScreen() {
-  if (!state) { $("screen").textContent = ""; return; }
-  const el = $("screen");
-  el.innerHTML = "";
-  for (const p of state.content) {
-    if (p.type === "command") {
-      const h = document.createElement("div");
-      h.className = "cmd" + (p.isComplete && p.exitCode ? " fail" : "");
-      h.textContent = `$ ${p.commandLine}` + (p.isComplete ? `   [exit ${p.exitCode ?? "?"}, ${p.durationMs ?? "?"} ms]` : "   [running]");
-      el.appendChild(h);
-      el.appendChild(document.createTextNode(strip(p.output)));
-    } else if (p.type === "unclassified") {
-      el.appendChild(document.createTextNode(strip(p.value)));
+    d.className = "term" + (shownIn >= 0 ? " sel" : "") + (gone.has(t.resource) ? " gone" : "");
+    d.tabIndex = 0;
+    const b = document.createElement("b");
+    b.textContent = titleOf(t);
+    const small = document.createElement("small");
+    small.textContent = `${t.cwd || ""}\n${stateOf(t)}\n${ownerOf(t)}`;
+    d.append(b, small);
+    if ((!t.running && !readOnly) || gone.has(t.resource)) {
+      const x = document.createElement("button");
+      x.textContent = "Dismiss";
+      x.className = "dismiss";
+      x.onclick = (e) => { e.stopPropagation(); dismiss(t); };
+      d.appendChild(x);
     }
+    const open = () => { const p = panes[focused] || panes[0]; if (p) show(p, t.resource); };
+    d.onclick = open;
+    d.onkeydown = (e) => { if (e.key === "Enter") open(); };
+    list.appendChild(d);
   }
-  el.scrollTop = el.scrollHeight;
+  for (const p of panes) renderHead(p);
 }
-// The same reducer rules as ahp::reducers::apply_action_to_terminal, for display.
-function reduce(a) {
-  const c = state.content, tail = c[c.length - 1];
-  switch (a.type) {
-    case "terminal/data":
-      if (tail && tail.type === "command" && !tail.isComplete) tail.output += a.data;
-      else if (tail && tail.type === "unclassified") tail.value += a.data;
-      else c.push({ type: "unclassified", value: a.data });
-      break;
-    case "terminal/commandExecuted":
-      c.push({ type: "command", commandId: a.commandId, commandLine: a.commandLine, output: "", timestamp: a.timestamp, isComplete: false });
-      break;
-    case "terminal/commandFinished":
-      for (const p of c) if (p.commandId === a.commandId) Object.assign(p, { isComplete: true, exitCode: a.exitCode, durationMs: a.durationMs });
-      break;
-    case "terminal/cleared": state.content = []; break;
-    case "terminal/titleChanged": state.title = a.title; break;
-    case "terminal/claimed": state.claim = a.claim; break;
-    case "terminal/exited": state.lifecycle = { status: "exited", exitCode: a.exitCode }; break;
+
+async function dismiss(t) {
+  gone.delete(t.resource);
+  if (connected && terminals.includes(t)) await call("disposeTerminal", { channel: t.resource }).catch(() => {});
+  for (const p of panes) if (p.channel === t.resource) show(p, null);
+  refreshList();
+}
+
+async function refreshList() {
+  if (!connected) return;
+  let r;
+  try { r = await call("pm/terminals", {}); } catch { return; }
+  const before = new Map(terminals.map((t) => [t.resource, t]));
+  terminals = r.terminals;
+  const now = new Set(terminals.map((t) => t.resource));
+  for (const [uri, t] of before) if (!now.has(uri)) gone.set(uri, t);
+  for (const uri of now) gone.delete(uri);
+  // Nothing selected yet (first load): show the first terminal.
+  for (const p of panes) {
+    if (!p.channel && terminals.length) { show(p, terminals[0].resource); break; }
   }
+  renderList();
 }
-async function select(uri) {
-  if (selected) ws.send(JSON.stringify({ jsonrpc: "2.0", method: "unsubscribe", params: { channel: selected } }));
-  selected = uri;
-  const r = await call("subscribe", { channel: uri });
-  state = r.snapshot.state;
-  for (const b of ["line", "ctrlc"]) $(b).disabled = false;
-  renderList(); renderScreen();
+
+async function newTerminal() {
+  const id = "page-" + Date.now().toString(36);
+  const channel = uriOf(id);
+  try {
+    await call("createTerminal", { channel, claim: { kind: "client", clientId } });
+    await refreshList();
+    show(panes[focused] || panes[0], channel);
+    (panes[focused] || panes[0]).pane.root.focus();
+  } catch (e) { status("cannot open a terminal: " + (e.message || e)); }
 }
-ws.onmessage = (ev) => {
+
+// ---- approvals ----------------------------------------------------------------------------
+
+const countdowns = new Map();
+function showApproval(a) {
+  if (document.getElementById("appr-" + a.approval_id)) return;
+  const d = document.createElement("div");
+  d.className = "appr";
+  d.id = "appr-" + a.approval_id;
+  const rows = [["Command", a.command], ["Why", [a.rule && `rule ${a.rule}`, a.warning].filter(Boolean).join(": ")],
+    ["In", a.cwd || "(the terminal's current directory)"], ["Terminal", a.terminal_id || "a new one"], ["Asked by", a.agent || "an agent"]];
+  const h = document.createElement("b");
+  h.textContent = "Approve this command?";
+  d.appendChild(h);
+  for (const [k, v] of rows) {
+    const line = document.createElement(k === "Command" ? "code" : "small");
+    line.textContent = k === "Command" ? v : `${k}: ${v}`;
+    d.appendChild(line);
+  }
+  const left = document.createElement("small");
+  left.className = "expiry";
+  d.appendChild(left);
+  const reason = document.createElement("input");
+  reason.placeholder = "reason (optional, sent with a decline)";
+  reason.setAttribute("aria-label", "reason");
+  const ok = document.createElement("button"), no = document.createElement("button");
+  ok.textContent = "Approve";
+  no.textContent = "Decline";
+  d.append(reason, ok, no);
+  const decide = (decision) => call("pm/approval/decide", { approval_id: a.approval_id, decision, reason: reason.value || undefined })
+    .catch((e) => { d.remove(); status(e.message || String(e)); });
+  ok.onclick = () => decide("approve");
+  no.onclick = () => decide("decline");
+  $("approvals").appendChild(d);
+  // Count down from what the host said the wait is, on this browser's clock.
+  const ends = Date.now() + Math.max(0, (a.expires_at_ms || 0) - (a.requested_at_ms || 0));
+  const tick = () => { left.textContent = `expires in ${Math.max(0, Math.round((ends - Date.now()) / 1000))} s`; };
+  tick();
+  countdowns.set(a.approval_id, setInterval(tick, 1000));
+  ok.focus();
+}
+function resolved(a) {
+  const el = document.getElementById("appr-" + a.approval_id);
+  if (el) el.remove();
+  clearInterval(countdowns.get(a.approval_id));
+  countdowns.delete(a.approval_id);
+  addHistory(a);
+}
+function addHistory(a) {
+  const li = document.createElement("li");
+  const by = a.decided_by === "nobody" ? "" : a.decided_by ? ` by ${a.decided_by}` : "";
+  const when = a.resolved_at_ms ? new Date(a.resolved_at_ms).toLocaleTimeString() : "";
+  li.textContent = `${when} ${a.decision}${by}: ${a.command}${a.reason ? ` (${a.reason})` : ""}`;
+  li.className = "hist-" + a.decision;
+  $("history").prepend(li);
+}
+
+// ---- the connection ---------------------------------------------------------------------
+
+function onMessage(ev) {
   const m = JSON.parse(ev.data);
   if (m.id !== undefined && pending.has(m.id)) {
     const p = pending.get(m.id); pending.delete(m.id);
     return m.error ? p.fail(m.error) : p.ok(m.result);
   }
-  if (m.method === "pm/approval/pending") return showApproval(m.params);
-  if (m.method === "pm/approval/resolved") { const el = document.getElementById("appr-" + m.params.approval_id); if (el) el.remove(); return; }
-  if (m.method !== "action") return;
-  const env = m.params;
-  if (env.rejectionReason) { $("status").textContent = "refused: " + env.rejectionReason; return; }
-  if (env.action.type === "root/terminalsChanged") { terminals = env.action.terminals; renderList(); return; }
-  if (env.channel === selected && state) { reduce(env.action); renderScreen(); }
-};
-// An agent's command waiting for a person: approve it, or decline it with a reason.
-function showApproval(a) {
-  const d = document.createElement("div");
-  d.className = "appr";
-  d.id = "appr-" + a.approval_id;
-  d.innerHTML = `<b>Approve this command?</b><code></code><small></small><input placeholder="reason (optional)"><br><button>Approve</button> <button>Decline</button>`;
-  d.querySelector("code").textContent = a.command;
-  d.querySelector("small").textContent = a.warning || "";
-  const [ok, no] = d.querySelectorAll("button");
-  const decide = (decision) => call("pm/approval/decide", { approval_id: a.approval_id, decision, reason: d.querySelector("input").value || undefined }).catch(() => d.remove());
-  ok.onclick = () => decide("approve");
-  no.onclick = () => decide("decline");
-  $("approvals").appendChild(d);
+  switch (m.method) {
+    case "pm/screen/frame":
+      for (const p of panes) if (p.channel === m.params.channel) p.pane.draw(m.params.frame);
+      return;
+    case "pm/approval/pending": return showApproval(m.params);
+    case "pm/approval/resolved": return resolved(m.params);
+    case "pm/approval/history":
+      $("history").textContent = "";
+      for (const a of m.params.resolved) addHistory(a);
+      return;
+    case "action": {
+      const env = m.params;
+      if (env.rejectionReason) status("refused: " + env.rejectionReason);
+      else if (env.action.type === "root/terminalsChanged") refreshList();
+    }
+  }
 }
-ws.onopen = async () => {
-  const r = await call("initialize", { channel: "ahp-root://", protocolVersions: ["1.0.0"], clientId, initialSubscriptions: ["ahp-root://"], _meta: { interactiveTerminal: { approver: true } } });
-  terminals = r.snapshots[0].state.terminals || [];
-  $("status").textContent = `connected as ${clientId}`;
-  renderList();
+
+function connect() {
+  status("connecting…");
+  ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ahp`);
+  ws.onmessage = onMessage;
+  ws.onopen = async () => {
+    connected = true;
+    retryMs = RETRY_FIRST_MS;
+    for (const p of $("approvals").querySelectorAll(".appr")) p.remove();
+    try {
+      const r = await call("initialize", { channel: "ahp-root://", protocolVersions: ["1.0.0"], clientId, initialSubscriptions: ["ahp-root://"], _meta: { interactiveTerminal: { approver: true } } });
+      readOnly = Boolean(r._meta && r._meta.interactiveTerminal && r._meta.interactiveTerminal.pageReadOnly);
+    } catch (e) { status("refused: " + (e.message || e)); return; }
+    $("new").disabled = readOnly;
+    status(`connected as ${clientId}` + (readOnly ? " (read-only: watch and decide)" : ""));
+    await refreshList();
+    for (const p of panes) if (p.channel) show(p, p.channel);
+  };
+  ws.onclose = () => {
+    const was = connected;
+    connected = false;
+    for (const [id, p] of pending) { p.fail(new Error("disconnected")); pending.delete(id); }
+    status(`disconnected; reconnecting in ${Math.round(retryMs / 1000)} s… (if the host restarted, sign in again with the new link from its log)`);
+    setTimeout(connect, retryMs);
+    retryMs = Math.min(RETRY_CAP_MS, retryMs * (was ? 1 : 2));
+  };
+}
+
+$("new").onclick = newTerminal;
+$("split").onclick = () => {
+  if (panes.length > 1) removePane(panes[panes.length - 1]);
+  else {
+    const p = addPane();
+    const other = terminals.find((t) => !panes.some((q) => q.channel === t.resource));
+    if (p && other) show(p, other.resource);
+  }
 };
-ws.onclose = () => { $("status").textContent = "disconnected (reload to reconnect)"; };
-$("line").onkeydown = (e) => {
-  if (e.key === "Enter" && selected) { dispatch({ type: "terminal/input", data: $("line").value + "\r" }); $("line").value = ""; }
-};
-$("ctrlc").onclick = () => selected && dispatch({ type: "terminal/input", data: "\x03" });
+addPane();
+setInterval(refreshList, LIST_REFRESH_MS);
+connect();
