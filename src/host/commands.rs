@@ -94,6 +94,7 @@ pub(super) async fn handle_message(conn: &Arc<Conn>, v: Value) {
         "pm/approval/decide" => decide(conn, params),
         "pm/screen/watch" => super::screens::watch(conn, params),
         "pm/screen/unwatch" => super::screens::unwatch(conn, params),
+        "pm/screen/history" => super::screens::history(conn, params),
         "pm/terminals" => super::screens::list(conn),
         "createTerminal" => create_terminal(conn, params).await,
         "disposeTerminal" => dispose_terminal(conn, params).await,

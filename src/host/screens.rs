@@ -26,11 +26,13 @@ fn channel_of(params: &Value) -> Result<String, (i32, String, Option<Value>)> {
         .ok_or_else(|| invalid_params("channel is required"))
 }
 
-/// `pm/screen/watch {channel}`: start pushing the terminal's screen (a full frame first).
-pub(super) fn watch(conn: &Arc<Conn>, params: Value) -> RpcResult {
-    let channel = channel_of(&params)?;
-    conn.check_channel(&channel)?;
-    let term = crate::ids::terminal_id_from_uri(&channel)
+/// The terminal at `channel`, if this connection may read it.
+fn terminal_at(
+    conn: &Conn,
+    channel: &str,
+) -> Result<Arc<crate::terminal::Terminal>, (i32, String, Option<Value>)> {
+    conn.check_channel(channel)?;
+    crate::ids::terminal_id_from_uri(channel)
         .and_then(|id| conn.shared.core.get(id))
         .ok_or_else(|| {
             (
@@ -38,7 +40,13 @@ pub(super) fn watch(conn: &Arc<Conn>, params: Value) -> RpcResult {
                 format!("no terminal at {channel}"),
                 None,
             )
-        })?;
+        })
+}
+
+/// `pm/screen/watch {channel}`: start pushing the terminal's screen (a full frame first).
+pub(super) fn watch(conn: &Arc<Conn>, params: Value) -> RpcResult {
+    let channel = channel_of(&params)?;
+    let term = terminal_at(conn, &channel)?;
     let mut st = conn.state();
     if let Some(old) = st.watches.remove(&channel) {
         old.abort();
@@ -74,6 +82,15 @@ pub(super) fn watch(conn: &Arc<Conn>, params: Value) -> RpcResult {
     });
     st.watches.insert(channel, task.abort_handle());
     Ok(json!({"ok": true}))
+}
+
+/// `pm/screen/history {channel}`: the lines above the screen, oldest first, as styled runs.
+pub(super) fn history(conn: &Conn, params: Value) -> RpcResult {
+    let channel = channel_of(&params)?;
+    let term = terminal_at(conn, &channel)?;
+    conn.shared.core.sync_screen(&term);
+    let lines = crate::terminal::frame::history(lock(&term.vt).parser.screen_mut());
+    Ok(json!({ "lines": lines }))
 }
 
 /// `pm/screen/unwatch {channel}`.

@@ -20,8 +20,10 @@ pub const STARTUP_WAIT: Duration = Duration::from_secs(10);
 pub const INPUT_QUIET: Duration = Duration::from_millis(300);
 /// After Ctrl-C on a timeout, how long to wait for the command to wind down.
 pub const INTERRUPT_SETTLE: Duration = Duration::from_secs(2);
-/// After a command finishes, how long to wait for the prompt (and its cwd report).
-pub const PROMPT_GRACE: Duration = Duration::from_millis(1_000);
+/// After a command finishes, how long to wait for the prompt (and its cwd report). The
+/// user's own prompt commands run in between (a powerline prompt starts Python), and on a
+/// loaded machine they take more than a second; the wait ends as soon as the prompt comes.
+pub const PROMPT_GRACE: Duration = Duration::from_millis(3_000);
 /// After a prompt starts, how long to wait for its end mark before typing anyway (a line
 /// typed early still runs; it only shows up inside the prompt).
 pub const PROMPT_END_GRACE: Duration = Duration::from_secs(2);

@@ -93,7 +93,30 @@ pub struct Frame {
     pub application_cursor: bool,
     /// Pasted text is wrapped in `ESC [200~` … `ESC [201~`.
     pub bracketed_paste: bool,
+    /// Lines above the screen (`history` reads them).
+    pub scrollback: usize,
     pub lines: Vec<Line>,
+}
+
+/// The lines that scrolled off the top of the screen, oldest first, as styled runs. Reads
+/// them by moving the screen's view up and back under the caller's lock, so every other
+/// reader sees the live screen.
+pub fn history(screen: &mut vt100::Screen) -> Vec<Vec<Run>> {
+    let total = screen.scrollback_len();
+    let rows = usize::from(screen.size().0.get());
+    let mut out = Vec::with_capacity(total);
+    // At offset `o`, visible row `r` shows line `total - o + r` of scrollback + screen.
+    let mut offset = total;
+    while offset > 0 {
+        screen.set_scrollback(offset);
+        let take = offset.min(rows);
+        for row in 0..take {
+            out.push(row_runs(screen, row as u16));
+        }
+        offset -= take;
+    }
+    screen.set_scrollback(0);
+    out
 }
 
 /// One row as runs of equally styled cells; trailing blank default cells are left out.
@@ -181,6 +204,7 @@ impl Framer {
             alternate_screen: screen.alternate_screen(),
             application_cursor: screen.application_cursor(),
             bracketed_paste: screen.bracketed_paste(),
+            scrollback: screen.scrollback_len(),
             lines,
         };
         let same = self.last.as_ref().is_some_and(|l| {
@@ -273,6 +297,29 @@ mod tests {
         let back = f.next(p.screen()).unwrap();
         assert!(!back.alternate_screen && !back.application_cursor);
         assert_eq!(back.lines[0].runs[0].text, "shell$");
+    }
+
+    #[test]
+    fn history_reads_what_scrolled_off_and_leaves_the_view_live() {
+        let mut p = vt100::Parser::new(dim(3), dim(10), 100);
+        for i in 1..=8 {
+            p.process(format!("{i}\r\n").as_bytes());
+        }
+        let live = p.screen().contents();
+        let lines = history(p.screen_mut());
+        let text: Vec<String> = lines
+            .iter()
+            .map(|runs| runs.iter().map(|r| r.text.as_str()).collect())
+            .collect();
+        assert_eq!(text, ["1", "2", "3", "4", "5", "6"]);
+        assert_eq!(
+            p.screen().contents(),
+            live,
+            "the live screen is back in view"
+        );
+        assert_eq!(p.screen().scrollback(), 0);
+        let mut f = Framer::default();
+        assert_eq!(f.next(p.screen()).unwrap().scrollback, 6);
     }
 
     #[test]

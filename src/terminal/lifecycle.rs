@@ -328,7 +328,7 @@ impl Core {
                 parser: vt100::Parser::new_with_callbacks(
                     super::term::dim(spec.rows),
                     super::term::dim(spec.cols),
-                    0,
+                    super::term::SCREEN_SCROLLBACK_LINES,
                     TitleWatch::default(),
                 ),
                 pos: 0,

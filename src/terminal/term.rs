@@ -14,6 +14,10 @@ use super::osc::Scanner;
 use super::pty::Pty;
 use crate::spool::{Spool, incomplete_utf8_tail};
 
+/// Lines that scrolled off the top of the screen kept in the screen model, for the page's
+/// scrollback (memory is taken only as lines scroll off).
+pub const SCREEN_SCROLLBACK_LINES: usize = 500;
+
 /// Detected commands remembered per terminal (oldest forgotten first).
 pub const MAX_COMMAND_RECORDS: usize = 1000;
 

@@ -139,6 +139,20 @@ async def test_the_person_at_the_page_decides():
                     WebDriverWait(driver, 20).until(
                         lambda d: "in-a-terminal" in d.find_element(By.CSS_SELECTOR, ".term-view").text
                     )
+                    # Row for row, the page shows the screen the agent reads.
+                    terminal_id = r["identity"]["terminal_id"]
+                    seen = await ask(
+                        {"action": "read_output", "target": {"terminal_id": terminal_id}, "output": {"view": "screen"}}
+                    )
+                    agent_rows = [l.rstrip() for l in seen.structured_content["result"]["screen"]["text"].split("\n")]
+                    page_rows = driver.execute_script(
+                        "return [...document.querySelectorAll('.term-view .screen .row')].map(r => r.textContent.replace(/\\s+$/, ''))"
+                    )
+                    while agent_rows and not agent_rows[-1]:
+                        agent_rows.pop()
+                    while page_rows and not page_rows[-1]:
+                        page_rows.pop()
+                    assert page_rows == agent_rows, (page_rows, agent_rows)
 
                     # Headless is no way around the person.
                     async with anyio.create_task_group() as tg:

@@ -168,6 +168,16 @@ def test_every_key_reaches_the_shell(page):
     wait_screen(driver, lambda t: "^C" in t, "the interrupt")
     type_keys(driver, Keys.CONTROL, "l")
     wait_screen(driver, lambda t: "first-line" not in t, "a cleared screen")
+    # Keyboard only: Shift-Escape leaves the pane for the list, Enter on an entry shows it.
+    type_keys(driver, Keys.SHIFT, Keys.ESCAPE)
+    active = driver.switch_to.active_element
+    assert "term" in active.get_attribute("class"), active.get_attribute("outerHTML")
+    # The list is refreshed every few seconds; the keyboard stays on the same entry.
+    time.sleep(2.5)
+    active = driver.switch_to.active_element
+    assert "term" in active.get_attribute("class"), active.get_attribute("outerHTML")
+    active.send_keys(Keys.ENTER)
+    WebDriverWait(driver, 5).until(lambda d: "sel" in d.switch_to.active_element.get_attribute("class"))
 
 
 def test_two_terminals_side_by_side(page):
@@ -184,6 +194,16 @@ def test_two_terminals_side_by_side(page):
     type_keys(driver, "echo in-the-second\n", i=1)
     wait_screen(driver, lambda t: "\nin-the-second" in t, "the second terminal's output", i=1)
     assert "in-the-second" not in screen_text(driver, 0)
+    # The pty has the size of the (half-width) pane the person types in.
+    type_keys(driver, "stty size\n", i=1)
+    cols, rows = driver.execute_script(
+        "const p = panes[1].pane; const [cw, ch] = p.cell();"
+        "const s = getComputedStyle(p.root);"
+        "return [Math.floor((p.root.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)) / cw),"
+        "        Math.floor((p.root.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom)) / ch)]"
+    )
+    assert cols < 100, cols
+    wait_screen(driver, lambda t: f"\n{rows} {cols}\n" in t, f"stty size {rows} {cols}", i=1)
     items = driver.find_elements(By.CSS_SELECTOR, "#list .term")
     assert len(items) == 2 and all("running" in i.text for i in items), [i.text for i in items]
 
@@ -267,3 +287,46 @@ def test_a_read_only_page_watches_and_touches_nothing(home):
         driver.quit()
         proc.kill()
         proc.wait(10)
+
+
+def history_text(driver, i=0):
+    return driver.execute_script(
+        "return [...arguments[0].querySelectorAll('.history .row')].map(r => r.textContent.replace(/\\s+$/, '')).join('\\n')",
+        pane(driver, i),
+    )
+
+
+def test_scrollback_less_and_a_repl(page):
+    driver, _, _, home = page
+    new_terminal(driver)
+    # What scrolled off the screen comes back when the person scrolls up.
+    type_keys(driver, "seq 1 300\n")
+    wait_screen(driver, lambda t: "\n300\n" in t and at_prompt(t), "the end of seq")
+    type_keys(driver, Keys.SHIFT, Keys.PAGE_UP)
+    WebDriverWait(driver, 10).until(lambda d: history_text(d).startswith("root@") or "\n1\n" in history_text(d))
+    past = history_text(driver).split("\n")
+    assert "1" in past and "250" in past, past[:5]
+    assert "300" not in past, "the live screen is not repeated in the history"
+
+    # less pages through a file: space, then q gives the shell back.
+    with open(os.path.join(home, "long.txt"), "w") as f:
+        f.write("".join(f"line {n}\n" for n in range(1, 501)))
+    type_keys(driver, "less long.txt\n")
+    wait_screen(driver, lambda t: "line 1\n" in t and "long.txt" in t, "less's first page")
+    type_keys(driver, " ")
+    wait_screen(driver, lambda t: t.startswith("line ") and not t.startswith("line 1\n"), "less's next page")
+    type_keys(driver, "G")
+    wait_screen(driver, lambda t: "line 500" in t, "the end of the file")
+    type_keys(driver, "q")
+    wait_screen(driver, lambda t: at_prompt(t) and "less long.txt" in t, "the shell after less")
+
+    # A REPL: lines typed into python come back evaluated; Ctrl-D leaves it.
+    type_keys(driver, "python3 -q\n")
+    wait_screen(driver, lambda t: t.rstrip().endswith(">>>"), "python's prompt")
+    type_keys(driver, "6 * 7\n")
+    wait_screen(driver, lambda t: "\n42\n" in t, "the answer")
+    type_keys(driver, Keys.ARROW_UP)
+    wait_screen(driver, lambda t: t.rstrip().endswith(">>> 6 * 7"), "python's own history")
+    type_keys(driver, Keys.CONTROL, "u")
+    type_keys(driver, Keys.CONTROL, "d")
+    wait_screen(driver, lambda t: at_prompt(t), "the shell after python")

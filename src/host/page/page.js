@@ -44,6 +44,7 @@ function addPane() {
   p.pane = new TermPane(body, {
     send: (data) => dispatch(p.channel, { type: "terminal/input", data }),
     resize: (cols, rows) => dispatch(p.channel, { type: "terminal/resized", cols, rows }),
+    history: () => (connected && p.channel ? call("pm/screen/history", { channel: p.channel }).then((r) => r.lines, () => []) : Promise.resolve([])),
   });
   body.addEventListener("focus", () => { focused = panes.indexOf(p); renderList(); });
   panes.push(p);
@@ -94,6 +95,9 @@ function ownerOf(t) {
 
 function renderList() {
   const list = $("list");
+  // The list is rebuilt as terminals change: keep the keyboard where the person left it.
+  const had = document.activeElement && list.contains(document.activeElement) ? document.activeElement.closest(".term") : null;
+  const hadUri = had ? had.dataset.uri : null, hadDismiss = had && document.activeElement.classList.contains("dismiss");
   list.textContent = "";
   const all = [...terminals, ...gone.values()];
   if (!all.length) {
@@ -107,6 +111,7 @@ function renderList() {
     const d = document.createElement("div");
     d.className = "term" + (shownIn >= 0 ? " sel" : "") + (gone.has(t.resource) ? " gone" : "");
     d.tabIndex = 0;
+    d.dataset.uri = t.resource;
     const b = document.createElement("b");
     b.textContent = titleOf(t);
     const small = document.createElement("small");
@@ -123,6 +128,7 @@ function renderList() {
     d.onclick = open;
     d.onkeydown = (e) => { if (e.key === "Enter") open(); };
     list.appendChild(d);
+    if (t.resource === hadUri) (hadDismiss && d.querySelector(".dismiss") || d).focus();
   }
   for (const p of panes) renderHead(p);
 }
@@ -212,7 +218,8 @@ function addHistory(a) {
   const li = document.createElement("li");
   const by = a.decided_by === "nobody" ? "" : a.decided_by ? ` by ${a.decided_by}` : "";
   const when = a.resolved_at_ms ? new Date(a.resolved_at_ms).toLocaleTimeString() : "";
-  li.textContent = `${when} ${a.decision}${by}: ${a.command}${a.reason ? ` (${a.reason})` : ""}`;
+  const what = { timeout: "expired", unavailable: "handed on (nobody on the page; the agent's client or the operator's default decided)" }[a.decision] || a.decision;
+  li.textContent = `${when} ${what}${by}: ${a.command}${a.reason ? ` (${a.reason})` : ""}`;
   li.className = "hist-" + a.decision;
   $("history").prepend(li);
 }

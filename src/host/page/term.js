@@ -60,12 +60,16 @@ function keyBytes(e, appCursor) {
 }
 
 // A pane showing one terminal. `send(data)` types into it; `resize(cols, rows)` asks the
-// pty for a new size.
+// pty for a new size; `history()` resolves to the lines above the screen (styled runs).
 class TermPane {
-  constructor(root, { send, resize }) {
+  constructor(root, { send, resize, history }) {
     this.root = root;
     this.send = send;
     this.resize = resize;
+    this.fetchHistory = history;
+    this.historyShown = -1;
+    this.past = document.createElement("div");
+    this.past.className = "history";
     this.screen = document.createElement("div");
     this.screen.className = "screen";
     this.cursor = document.createElement("div");
@@ -73,18 +77,53 @@ class TermPane {
     this.probe = document.createElement("span");
     this.probe.className = "probe";
     this.probe.textContent = "MMMMMMMMMM";
-    root.append(this.screen, this.cursor, this.probe);
+    root.append(this.past, this.screen, this.cursor, this.probe);
     root.tabIndex = 0;
     this.rows = [];
     this.frame = null;
     root.addEventListener("keydown", (e) => this.onKey(e));
     root.addEventListener("paste", (e) => this.onPaste(e));
     root.addEventListener("focus", () => this.fit());
+    // Scrolling up past the top of the screen brings the lines that scrolled off it.
+    root.addEventListener("wheel", (e) => { if (e.deltaY < 0 && root.scrollTop === 0) this.showHistory(); });
+    root.addEventListener("keydown", (e) => { if (e.shiftKey && e.key === "PageUp") this.showHistory(); }, true);
     new ResizeObserver(() => { if (document.activeElement === root) this.fit(); }).observe(root);
+  }
+
+  async showHistory() {
+    const f = this.frame;
+    if (!f || f.alternate_screen || !f.scrollback || this.historyShown === f.scrollback) return;
+    const lines = await this.fetchHistory();
+    if (!this.frame || this.frame.alternate_screen) return;
+    const before = this.root.scrollHeight - this.root.scrollTop;
+    this.past.textContent = "";
+    for (const runs of lines) {
+      const row = document.createElement("div");
+      row.className = "row";
+      for (const run of runs) row.appendChild(this.span(run));
+      if (!runs.length) row.appendChild(document.createTextNode(" "));
+      this.past.appendChild(row);
+    }
+    this.historyShown = f.scrollback;
+    // Keep what was in view where it was; the history grows above it.
+    this.root.scrollTop = this.root.scrollHeight - before;
+    this.placeCursor();
   }
 
   onKey(e) {
     if (e.isComposing) return;
+    // Tab goes to the program; Shift-Escape hands the keyboard back to the page (the list).
+    if (e.key === "Escape" && e.shiftKey) {
+      e.preventDefault();
+      const next = document.querySelector("#list .term") || document.getElementById("new");
+      if (next) next.focus();
+      return;
+    }
+    if (e.shiftKey && (e.key === "PageUp" || e.key === "PageDown")) {
+      e.preventDefault();
+      this.root.scrollTop += (e.key === "PageUp" ? -1 : 1) * this.root.clientHeight * 0.9;
+      return;
+    }
     const bytes = keyBytes(e, this.frame && this.frame.application_cursor);
     if (bytes === null) return;
     e.preventDefault();
@@ -120,6 +159,8 @@ class TermPane {
   }
 
   clear() {
+    this.past.textContent = "";
+    this.historyShown = -1;
     this.screen.textContent = "";
     this.rows = [];
     this.frame = null;
@@ -127,6 +168,7 @@ class TermPane {
   }
 
   draw(frame) {
+    const first = !this.frame;
     if (frame.full) {
       this.screen.textContent = "";
       this.rows = [];
@@ -145,8 +187,16 @@ class TermPane {
       if (!line.runs.length) row.appendChild(document.createTextNode(" "));
     }
     this.frame = frame;
+    // A full-screen program has no history; otherwise history in view follows the screen
+    // (refetched at most once a second while the person looks at it).
+    if (frame.alternate_screen) { this.past.textContent = ""; this.historyShown = -1; }
+    else if (this.historyShown >= 0 && frame.scrollback !== this.historyShown && this.root.scrollTop < this.past.offsetHeight && !this.refetch) {
+      this.refetch = setTimeout(() => { this.refetch = null; this.showHistory(); }, 1000);
+    }
     this.root.classList.toggle("alternate", frame.alternate_screen);
     this.placeCursor();
+    // Focused before its first frame (a terminal the person just opened): fit it now.
+    if (first && document.activeElement === this.root) this.fit();
   }
 
   span(run) {
@@ -178,9 +228,6 @@ class TermPane {
     this.cursor.style.height = `${ch}px`;
   }
 
-  text() {
-    return this.rows.map((r) => r.textContent.replace(/\s+$/, "")).join("\n");
-  }
 }
 
 window.TermPane = TermPane;
