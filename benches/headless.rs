@@ -1,5 +1,7 @@
-//! Headless benchmarks: cold start, `echo` end to end through MCP, pipe throughput, idle
-//! memory. Run with `cargo bench --bench headless`; results go in docs/benchmarks.md.
+//! Headless benchmarks: cold start, `echo` end to end through MCP (on a quiet server, and on
+//! one holding 500 terminals while thousands of idle processes sit on the machine), a long
+//! output delivered line for line to the client, pipe throughput, memory. Run with
+//! `cargo bench --bench headless`; results go in docs/benchmarks.md.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -13,8 +15,16 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use support::*;
 
-/// Bytes pushed through the pipe in the throughput run.
-const THROUGHPUT_BYTES: u64 = 512 * 1024 * 1024;
+/// Bytes pushed through the pipe in the throughput run (also the memory-under-output run).
+const THROUGHPUT_BYTES: u64 = 1024 * 1024 * 1024;
+/// Live terminals in the server for the busy `echo` row.
+const BUSY_TERMINALS: usize = 500;
+/// Idle processes on the machine for the busy `echo` row.
+const BUSY_PROCESSES: usize = 2000;
+/// Lines of `seq` delivered to the client.
+const SEQ_LINES: u64 = 2_000_000;
+/// Bytes per page when the client reads a long output.
+const PAGE_BYTES: u64 = 1024 * 1024;
 
 fn main() {
     block_on(run());
@@ -62,24 +72,27 @@ async fn run() {
         cold.as_secs_f64() / floor.as_secs_f64(),
     );
 
-    let (c, pid) = start(&[]).await;
+    let (c, pid) = start(&[("PM_TERM_MAX_TERMINALS", "600")]).await;
     let req = json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
         "execution": {"command": "echo hi"}});
     // Warm up.
     for _ in 0..5 {
         call(&c, req.clone()).await;
     }
-    let echo = time_n(200, || async {
-        let p = call(&c, req.clone()).await;
-        assert_eq!(p["result"]["stdout"], "hi\n");
-    })
-    .await;
+    let echo_n = |n| {
+        time_n(n, || async {
+            let p = call(&c, req.clone()).await;
+            assert_eq!(p["result"]["stdout"], "hi\n");
+        })
+    };
+    let echo = echo_n(200).await;
+    let echo_floor = sh_floor("echo hi", 200);
     row(
         "`echo hi` execute, end to end through MCP",
         &ms(echo),
-        "`sh -c true` spawn+wait",
-        &ms(floor),
-        echo.as_secs_f64() / floor.as_secs_f64(),
+        "`sh -c 'echo hi'`, output piped",
+        &ms(echo_floor),
+        echo.as_secs_f64() / echo_floor.as_secs_f64(),
     );
     let argv = json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
         "execution": {"command": "true", "args": []}});
@@ -93,6 +106,69 @@ async fn run() {
         "`sh -c true` spawn+wait",
         &ms(floor),
         direct.as_secs_f64() / floor.as_secs_f64(),
+    );
+    {
+        let _terminals = open_terminals(&c, BUSY_TERMINALS).await;
+        let _crowd = Crowd::start(BUSY_PROCESSES);
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let busy = echo_n(200).await;
+        let busy_floor = sh_floor("echo hi", 200);
+        row(
+            &format!(
+                "`echo hi` with {BUSY_TERMINALS} live terminals and {BUSY_PROCESSES} idle processes"
+            ),
+            &ms(busy),
+            "`sh -c 'echo hi'`, output piped, same machine state",
+            &ms(busy_floor),
+            busy.as_secs_f64() / busy_floor.as_secs_f64(),
+        );
+        for id in _terminals {
+            call(
+                &c,
+                json!({"action": "terminate", "target": {"terminal_id": id}}),
+            )
+            .await;
+        }
+    }
+
+    header("output to the client");
+    let seq = format!("seq 1 {SEQ_LINES}");
+    let seq_floor = sh_floor(&format!("{seq} | cat"), 5);
+    let every_line = time_n(5, || async {
+        let r = call(
+            &c,
+            json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+                "execution": {"command": seq}, "runtime": {"wait_ms": 600000},
+                "output": {"max_bytes": PAGE_BYTES}}),
+        )
+        .await;
+        let sid = r["identity"]["session_id"].as_str().unwrap().to_string();
+        let total = r["result"]["streams"]["stdout"]["total"].as_u64().unwrap();
+        let mut got = r["result"]["stdout"].as_str().unwrap().len() as u64;
+        let mut last = r["result"]["stdout"].as_str().unwrap().ends_with(&format!("{SEQ_LINES}\n"));
+        while got < total {
+            let r = call(
+                &c,
+                json!({"action": "read_output", "target": {"session_id": sid},
+                    "output": {"max_bytes": PAGE_BYTES, "stdout_cursor": got}}),
+            )
+            .await;
+            let page = r["result"]["stdout"].as_str().unwrap();
+            got += page.len() as u64;
+            last = page.ends_with(&format!("{SEQ_LINES}\n"));
+        }
+        assert!(last && got == total, "{got} of {total}");
+    })
+    .await;
+    let bytes = (1..=SEQ_LINES)
+        .map(|n| n.to_string().len() as u64 + 1)
+        .sum();
+    throughput_row(
+        &format!("`{seq}` headless, every line read by the client in 1 MiB pages"),
+        bytes,
+        every_line,
+        "`seq … | cat`, read by this process",
+        seq_floor,
     );
 
     header("throughput");
@@ -168,7 +244,10 @@ async fn run() {
         idle_rss as f64 / sh_rss.max(1) as f64,
     );
     row(
-        "RSS after the throughput runs",
+        &format!(
+            "RSS after {} MiB of output, three times over",
+            THROUGHPUT_BYTES >> 20
+        ),
         &format!("{} KiB", rss_kib(pid)),
         "idle RSS after initialize",
         &format!("{idle_rss} KiB"),

@@ -1,5 +1,7 @@
-//! Interactive benchmarks: REPL round trip, pty throughput, memory per idle terminal, and
-//! `list` latency with 500 live terminals, each beside a floor measured in the same run.
+//! Interactive benchmarks: REPL round trip, pty throughput (consumed by the server, and
+//! every byte read by the client), memory per idle terminal and under a long output,
+//! `list` and `terminate` with 500 live terminals, each beside a floor measured in the
+//! same run.
 //! Run with `cargo bench --bench interactive`; results go in docs/benchmarks.md.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -22,6 +24,12 @@ const IDLE_TERMINALS: usize = 100;
 const LIST_TERMINALS: usize = 500;
 /// Terminates timed (each a terminal of its own).
 const TERMINATE_SAMPLES: usize = 20;
+/// `list` calls timed for the percentiles.
+const LIST_SAMPLES: usize = 200;
+/// Bytes printed through one terminal for the memory-under-output figure.
+const LONG_OUTPUT_BYTES: usize = 1024 * 1024 * 1024;
+/// Bytes per page when the client reads the stream.
+const PAGE_BYTES: u64 = 1024 * 1024;
 
 fn main() {
     block_on(run());
@@ -163,11 +171,44 @@ async fn run() {
     .await;
     throughput_row(
         &format!(
-            "`cat` of {} MiB in a terminal (parsed, spooled, reduced)",
+            "`cat` of {} MiB in a terminal, consumed by the server",
             PTY_BYTES >> 20
         ),
         PTY_BYTES as u64,
         ours,
+        "`script -qc 'cat FILE' /dev/null`",
+        floor,
+    );
+    let to_client = time_n(3, || async {
+        let r = call(&c, open_req(Some(&format!("cat {}", file.display())))).await;
+        assert_eq!(r["result"]["exit_code"], 0, "{r}");
+        let tid = r["identity"]["terminal_id"].as_str().unwrap().to_string();
+        let mut cursor = 0u64;
+        loop {
+            let p = call(
+                &c,
+                json!({"action": "read_output", "target": {"terminal_id": tid},
+                    "output": {"view": "raw", "cursor": cursor, "max_bytes": PAGE_BYTES}}),
+            )
+            .await;
+            let next = p["result"]["cursor"]["output"].as_u64().unwrap();
+            if next == cursor {
+                break;
+            }
+            cursor = next;
+        }
+        assert!(cursor >= PTY_BYTES as u64, "{cursor}");
+        call(
+            &c,
+            json!({"action": "terminate", "target": {"terminal_id": tid}}),
+        )
+        .await;
+    })
+    .await;
+    throughput_row(
+        "same, every byte read by the client (raw view, 1 MiB pages)",
+        PTY_BYTES as u64,
+        to_client,
         "`script -qc 'cat FILE' /dev/null`",
         floor,
     );
@@ -197,31 +238,64 @@ async fn run() {
     let one = {
         let (l, _) = start(&env).await;
         call(&l, open_req(None)).await;
-        let d = time_n(50, || async {
+        let mut v = Vec::new();
+        for _ in 0..LIST_SAMPLES {
+            let t = Instant::now();
             call(&l, list.clone()).await;
-        })
-        .await;
+            v.push(t.elapsed());
+        }
         let _ = l.cancel().await;
-        d
+        v
     };
     for _ in IDLE_TERMINALS..LIST_TERMINALS {
         let p = call(&m, open_req(None)).await;
         opened.push(p["identity"]["terminal_id"].as_str().unwrap().to_string());
     }
-    let many = time_n(30, || async {
+    let mut many = Vec::new();
+    for _ in 0..LIST_SAMPLES {
+        let t = Instant::now();
         let r = call(&m, list.clone()).await;
-        assert_eq!(
-            r["result"]["items"].as_array().unwrap().len(),
-            LIST_TERMINALS
-        );
+        many.push(t.elapsed());
+        assert_eq!(r["result"]["total"], LIST_TERMINALS);
+    }
+    row(
+        &format!("`list` with {LIST_TERMINALS} live terminals (first page of 100), median"),
+        &ms(median(many.clone())),
+        "`list` with 1 terminal, median",
+        &ms(median(one.clone())),
+        median(many.clone()).as_secs_f64() / median(one.clone()).as_secs_f64(),
+    );
+    row(
+        &format!("`list` with {LIST_TERMINALS} live terminals (first page of 100), p99"),
+        &ms(p99(many.clone())),
+        "`list` with 1 terminal, p99",
+        &ms(p99(one.clone())),
+        p99(many).as_secs_f64() / p99(one.clone()).as_secs_f64(),
+    );
+    let all_pages = time_n(20, || async {
+        let mut seen = 0;
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut req = json!({"action": "list", "listing": {"limit": 1000}});
+            if let Some(c) = &cursor {
+                req["listing"]["cursor"] = json!(c);
+            }
+            let r = call(&m, req).await;
+            seen += r["result"]["items"].as_array().unwrap().len();
+            match r["result"]["next_cursor"].as_str() {
+                Some(c) => cursor = Some(c.to_string()),
+                None => break,
+            }
+        }
+        assert_eq!(seen, LIST_TERMINALS);
     })
     .await;
     row(
-        &format!("`list` with {LIST_TERMINALS} live terminals"),
-        &ms(many),
-        "`list` with 1 terminal",
-        &ms(one),
-        many.as_secs_f64() / one.as_secs_f64(),
+        &format!("`list` of all {LIST_TERMINALS} terminals in one answer (limit 1000), median"),
+        &ms(all_pages),
+        "`list` with 1 terminal, median",
+        &ms(median(one.clone())),
+        all_pages.as_secs_f64() / median(one).as_secs_f64(),
     );
     // Terminate costs what the terminal's own tree costs, not what the machine holds.
     let terminate = |id: &str| json!({"action": "terminate", "target": {"terminal_id": id}});
@@ -252,5 +326,33 @@ async fn run() {
         &ms(alone),
         crowded.as_secs_f64() / alone.as_secs_f64(),
     );
-    let _ = (pid, m.cancel().await, c.cancel().await);
+    let _ = m.cancel().await;
+
+    header("memory under a long output");
+    let big = std::env::temp_dir().join(format!("itmcp-bench-big-{}.txt", std::process::id()));
+    {
+        let line = [b'x'; 99].iter().chain(b"\n").copied().collect::<Vec<u8>>();
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&big).unwrap());
+        for _ in 0..LONG_OUTPUT_BYTES / line.len() {
+            f.write_all(&line).unwrap();
+        }
+    }
+    let (l, lpid) = start(&env).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let idle = rss_kib(lpid);
+    let r = call(&l, open_req(Some(&format!("cat {}", big.display())))).await;
+    assert_eq!(r["result"]["exit_code"], 0, "{r}");
+    let after = rss_kib(lpid);
+    row(
+        &format!(
+            "server RSS after {} MiB through one terminal",
+            LONG_OUTPUT_BYTES >> 20
+        ),
+        &format!("{after} KiB"),
+        "server RSS after initialize",
+        &format!("{idle} KiB"),
+        after as f64 / idle.max(1) as f64,
+    );
+    let _ = std::fs::remove_file(&big);
+    let _ = (pid, l.cancel().await, c.cancel().await);
 }

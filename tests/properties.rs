@@ -589,6 +589,8 @@ fn validate_everything(input: &Value) -> Result<(), TestCaseError> {
                 let empty = contract::Outcome::List(contract::result::Listing {
                     running: false,
                     items: Vec::new(),
+                    total: 0,
+                    next_cursor: None,
                 });
                 let ok = response::success(&env, &empty);
                 let violations = contract::schema::payload_violations(&ok);

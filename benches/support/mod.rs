@@ -75,6 +75,73 @@ pub fn sh_true_floor(n: usize) -> Duration {
     median(v)
 }
 
+/// Time to run `sh -c script` with its output piped into this process and read to the
+/// end: the floor for a command whose output a client receives.
+pub fn sh_floor(script: &str, n: usize) -> Duration {
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t = Instant::now();
+        let out = std::process::Command::new("/bin/sh")
+            .args(["-c", script])
+            .stdout(Stdio::piped())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        v.push(t.elapsed());
+    }
+    median(v)
+}
+
+/// The 99th percentile of `v` (its largest value below 100 samples).
+pub fn p99(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[(v.len() * 99 / 100).min(v.len() - 1)]
+}
+
+/// Idle processes that make the machine busy the way a developer's machine is: they sit
+/// in the process table (what a machine-wide scan would pay for) and do nothing.
+pub struct Crowd(Vec<std::process::Child>);
+
+impl Crowd {
+    pub fn start(n: usize) -> Crowd {
+        let children = (0..n)
+            .map(|_| {
+                std::process::Command::new("sleep")
+                    .arg("3600")
+                    .stdin(Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        Crowd(children)
+    }
+}
+
+impl Drop for Crowd {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+        }
+        for c in &mut self.0 {
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Open `n` idle terminals in the server behind `c`; their ids.
+pub async fn open_terminals(c: &Client, n: usize) -> Vec<String> {
+    let mut ids = Vec::with_capacity(n);
+    for _ in 0..n {
+        let p = call(
+            c,
+            serde_json::json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}),
+        )
+        .await;
+        ids.push(p["identity"]["terminal_id"].as_str().unwrap().to_string());
+    }
+    ids
+}
+
 pub fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .unwrap_or_default()

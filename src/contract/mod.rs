@@ -17,7 +17,7 @@ mod tests;
 
 pub use alias::Phase;
 pub use error::{ErrorCode, Fallback, TermError};
-pub use request::{Action, Encoding, Intent, Mode, Request, View};
+pub use request::{Action, Encoding, Intent, ListOptions, ListState, Mode, Request, View};
 pub use response::{Envelope, Identity};
 pub use result::Outcome;
 pub use validate::{Rejected, parse};

@@ -142,6 +142,23 @@ impl Target {
     }
 }
 
+/// Which items a `list` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ListState {
+    Running,
+    Exited,
+}
+
+/// `listing`: a state filter and a page.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ListOptions {
+    pub state: Option<ListState>,
+    pub limit: Option<usize>,
+    pub cursor: Option<String>,
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct OutputOptions {
@@ -164,6 +181,8 @@ pub struct Compat {
 /// A validated canonical request.
 #[derive(Debug, Clone)]
 pub struct Request {
+    /// list only: state filter and paging.
+    pub listing: ListOptions,
     pub action: Action,
     /// For execute: the requested mode. For the other actions: the mode the target implies.
     pub mode: Option<Mode>,

@@ -316,6 +316,8 @@ mod tests {
         vec![
             Outcome::List(Listing {
                 running: false,
+                total: 3,
+                next_cursor: Some("t.1.t_1".into()),
                 items: vec![
                     item(ItemKind::Session {
                         timed_out: false,

@@ -218,6 +218,11 @@ pub struct ListItem {
 pub struct Listing {
     pub running: bool,
     pub items: Vec<ListItem>,
+    /// Items that match the request's filter, on every page.
+    pub total: usize,
+    /// Pass as `listing.cursor` for the items after these; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 /// Any success's `result`.

@@ -10,8 +10,8 @@ use super::alias::{self, Legacy, Phase, Resolved};
 use super::coupling::{check_coupling, check_no_nul, check_runtime};
 use super::error::{ErrorCode, TermError};
 use super::request::{
-    Action, Compat, Correlation, Execution, Intent, Mode, OutputOptions, Request, Resolution,
-    Runtime, Target,
+    Action, Compat, Correlation, Execution, Intent, ListOptions, Mode, OutputOptions, Request,
+    Resolution, Runtime, Target,
 };
 use super::response::Envelope;
 use super::schema;
@@ -161,6 +161,14 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
     let output: OutputOptions =
         from_group(group("output")).map_err(|_| reject(&env, de("output")))?;
     let compat: Compat = from_group(group("compat")).map_err(|_| reject(&env, de("compat")))?;
+    let listing: ListOptions =
+        from_group(group("listing")).map_err(|_| reject(&env, de("listing")))?;
+    if action != Action::List && nested.contains_key("listing") {
+        return Err(reject(
+            &env,
+            TermError::payload("listing is for list only").with("field", json!("listing")),
+        ));
+    }
     let invocation = nested.get("invocation");
     let mut mode = invocation
         .and_then(|i| i.get("mode"))
@@ -230,6 +238,7 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
     env.resolution.mode = resolved_mode;
 
     Ok(Request {
+        listing,
         action,
         mode: resolved_mode,
         intent,

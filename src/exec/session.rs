@@ -215,12 +215,15 @@ impl Session {
         R: tokio::io::AsyncRead + Unpin + Send + 'static,
     {
         tokio::spawn(async move {
-            let mut buf = vec![0u8; PIPE_READ_SIZE];
+            // Read into spare capacity: a zeroed buffer cost every command a 256 KiB memset
+            // (and its page faults) even when it printed two bytes.
+            let mut buf = Vec::with_capacity(PIPE_READ_SIZE);
             loop {
-                match r.read(&mut buf).await {
+                buf.clear();
+                match r.read_buf(&mut buf).await {
                     Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        lock(&self.streams[which.index()]).append(&buf[..n]);
+                    Ok(_) => {
+                        lock(&self.streams[which.index()]).append(&buf);
                         self.bump();
                     }
                 }

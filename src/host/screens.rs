@@ -63,7 +63,7 @@ pub(super) fn watch(conn: &Arc<Conn>, params: Value) -> RpcResult {
         let mut changes = term.subscribe();
         loop {
             core.sync_screen(&term);
-            let frame = framer.next(lock(&term.vt).parser.screen());
+            let frame = framer.next(lock(&term.vt).parser().screen());
             if let Some(frame) = frame {
                 c.send(&json!({"jsonrpc": "2.0", "method": "pm/screen/frame",
                     "params": {"channel": ch, "frame": frame}}));
@@ -89,7 +89,7 @@ pub(super) fn history(conn: &Conn, params: Value) -> RpcResult {
     let channel = channel_of(&params)?;
     let term = terminal_at(conn, &channel)?;
     conn.shared.core.sync_screen(&term);
-    let lines = crate::terminal::frame::history(lock(&term.vt).parser.screen_mut());
+    let lines = crate::terminal::frame::history(lock(&term.vt).parser().screen_mut());
     Ok(json!({ "lines": lines }))
 }
 

@@ -18,13 +18,16 @@
 //! Notifications (no id) that are malformed are dropped with a log line: JSON-RPC answers
 //! none. What passes is handed to rmcp re-serialised (one object, duplicate keys resolved).
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use super::verdict::{ID_SEARCH_BYTES, MAX_LINE_BYTES, Verdict, classify, oversized};
 
 /// Read size from stdin and buffer size of the in-process pipes to rmcp.
 const CHUNK: usize = 64 * 1024;
+/// Buffer of the pipe from rmcp and of each write to the client: an answer of a page of
+/// output (about a megabyte of JSON) goes out in one or two writes, not sixteen task hops.
+const OUT_CHUNK: usize = 1024 * 1024;
 /// Errors queued for the writer before the reader waits for it.
 const ERROR_QUEUE: usize = 256;
 
@@ -43,7 +46,7 @@ where
     W: AsyncWrite + Send + Unpin + 'static,
 {
     let (to_rmcp, rmcp_reads) = tokio::io::duplex(CHUNK);
-    let (rmcp_writes, from_rmcp) = tokio::io::duplex(CHUNK);
+    let (rmcp_writes, from_rmcp) = tokio::io::duplex(OUT_CHUNK);
     let (errors_tx, errors_rx) = mpsc::channel::<Vec<u8>>(ERROR_QUEUE);
     tokio::spawn(read_lines(input, to_rmcp, errors_tx));
     tokio::spawn(write_lines(from_rmcp, errors_rx, output));
@@ -124,31 +127,35 @@ async fn read_lines<R: AsyncRead + Unpin>(
 }
 
 /// One writer for the client: rmcp's lines and this layer's answers, never interleaved.
+/// rmcp's bytes are passed on as they come (a large answer is not gathered into a line
+/// first); this layer's answers go out only between rmcp's lines.
 async fn write_lines<W: AsyncWrite + Unpin>(
-    from_rmcp: tokio::io::DuplexStream,
+    mut from_rmcp: tokio::io::DuplexStream,
     mut errors: mpsc::Receiver<Vec<u8>>,
     mut output: W,
 ) {
-    let mut rmcp = BufReader::with_capacity(CHUNK, from_rmcp);
-    let mut line = Vec::new();
+    let mut buf = vec![0u8; OUT_CHUNK];
     let mut rmcp_open = true;
+    let mut mid_line = false;
     loop {
-        line.clear();
-        let msg = tokio::select! {
-            r = rmcp.read_until(b'\n', &mut line), if rmcp_open => match r {
+        let wrote = tokio::select! {
+            r = from_rmcp.read(&mut buf), if rmcp_open => match r {
                 Ok(0) | Err(_) => {
                     rmcp_open = false;
                     continue;
                 }
-                Ok(_) => std::mem::take(&mut line),
+                Ok(n) => {
+                    mid_line = buf[n - 1] != b'\n';
+                    output.write_all(&buf[..n]).await
+                }
             },
-            e = errors.recv() => match e {
-                Some(e) => e,
+            e = errors.recv(), if !mid_line => match e {
+                Some(e) => output.write_all(&e).await,
                 None if rmcp_open => continue,
                 None => return,
             },
         };
-        if output.write_all(&msg).await.is_err() || output.flush().await.is_err() {
+        if wrote.is_err() || output.flush().await.is_err() {
             return;
         }
     }

@@ -164,6 +164,13 @@ fn render_list(r: &Value) -> String {
             what
         ));
     }
+    if let Some(next) = str_at(r, &["next_cursor"]) {
+        let total = r.get("total").and_then(Value::as_u64).unwrap_or(0);
+        out.push_str(&format!(
+            "{} of {total} shown; the next page: listing.cursor = {next:?}\n",
+            items.len()
+        ));
+    }
     out
 }
 

@@ -6,6 +6,7 @@ pub mod approval;
 mod failures;
 mod headless;
 mod interactive;
+mod listing;
 pub mod output;
 mod strict;
 pub mod wait;
@@ -17,7 +18,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::config::Config;
-use crate::contract::result::{Approval, Authorization, Listing, Verdict};
+use crate::contract::result::{Approval, Authorization, Verdict};
 use crate::contract::{
     self, Action, Envelope, ErrorCode, Identity, Mode, Outcome, Request, TermError, response,
 };
@@ -220,7 +221,7 @@ impl Service {
     ) -> Handled {
         let (session, terminal) = (&req.target.session_id, &req.target.terminal_id);
         match req.action {
-            Action::List => Handled::about(Identity::default(), Ok(self.list(req).await)),
+            Action::List => Handled::about(Identity::default(), self.list(req).await),
             Action::Execute => match req.mode {
                 Some(Mode::Headless) => self.headless_execute(req, progress, elicitor).await,
                 _ => self.interactive_execute(req, progress, elicitor).await,
@@ -245,7 +246,7 @@ impl Service {
         }
     }
 
-    async fn list(&self, req: &Request) -> Outcome {
+    async fn list(&self, req: &Request) -> Result<Outcome, TermError> {
         let mut items = Vec::new();
         if req.mode != Some(Mode::Interactive) {
             items.extend(self.session_items());
@@ -253,10 +254,7 @@ impl Service {
         if req.mode != Some(Mode::Headless) {
             items.extend(self.terminal_items().await);
         }
-        Outcome::List(Listing {
-            running: false,
-            items,
-        })
+        Ok(Outcome::List(listing::page(items, &req.listing)?))
     }
 
     /// The operator asked for the page (`--gui`): the host comes up with the server.

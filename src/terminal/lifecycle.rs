@@ -16,14 +16,15 @@ use super::core::Core;
 use super::file_uri::file_uri;
 use super::osc::Scanner;
 use super::pty::Pty;
-use super::term::{ExitInfo, TermState, Terminal, TitleWatch, lock};
+use super::term::{ExitInfo, TermState, Terminal, lock};
 use super::{CoreError, CreateSpec, shell};
 use crate::ids;
 use crate::process::{self, ChildExit};
 use crate::spool::Spool;
 
-/// Read size from the pty master.
-const PTY_READ_SIZE: usize = 64 * 1024;
+/// Read size from the pty master. The kernel's line discipline hands over at most 4 KiB per
+/// read, so a larger buffer only costs every terminal memory it never uses.
+const PTY_READ_SIZE: usize = 16 * 1024;
 
 /// After the shell exits, how long to wait for the pty to drain before reporting the exit.
 const DRAIN_GRACE: Duration = Duration::from_millis(300);
@@ -43,20 +44,8 @@ pub(super) struct Device {
     pub nonce_file: Option<PathBuf>,
 }
 
-/// Start the reader, the screen renderer and the exit watcher of a new terminal.
+/// Start the reader and the exit watcher of a new terminal.
 pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
-    let (c, t) = (core.clone(), term.clone());
-    tokio::spawn(async move {
-        loop {
-            let wake = t.vt_wake.notified();
-            c.sync_screen(&t);
-            if t.state().reader_done {
-                c.sync_screen(&t);
-                return;
-            }
-            wake.await;
-        }
-    });
     let (c, t) = (core.clone(), term.clone());
     tokio::spawn(async move {
         let mut buf = vec![0u8; PTY_READ_SIZE];
@@ -72,7 +61,6 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
         }
         t.state().reader_done = true;
         t.bump();
-        t.vt_wake.notify_one();
     });
     let (c, t) = (core.clone(), term.clone());
     tokio::spawn(async move {
@@ -174,10 +162,7 @@ pub fn resize(core: &Core, term: &Terminal, cols: u16, rows: u16, origin: Option
     }
     // Earlier output was drawn at the old size: render it first, then resize.
     core.sync_screen(term);
-    lock(&term.vt)
-        .parser
-        .screen_mut()
-        .set_size(super::term::dim(rows), super::term::dim(cols));
+    lock(&term.vt).set_size(rows, cols);
     core.dispatch(
         term,
         StateAction::TerminalResized(TerminalResizedAction {
@@ -324,16 +309,7 @@ impl Core {
                 typed: String::new(),
                 echo_pending: None,
             }),
-            vt: Mutex::new(super::term::Screen {
-                parser: vt100::Parser::new_with_callbacks(
-                    super::term::dim(spec.rows),
-                    super::term::dim(spec.cols),
-                    super::term::SCREEN_SCROLLBACK_LINES,
-                    TitleWatch::default(),
-                ),
-                pos: 0,
-            }),
-            vt_wake: tokio::sync::Notify::new(),
+            vt: Mutex::new(super::term::Screen::new(spec.rows, spec.cols)),
             changed,
             write_lock: tokio::sync::Mutex::new(()),
             prompt_only: dev.prompt_only,

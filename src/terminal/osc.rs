@@ -37,6 +37,9 @@ pub enum Event {
 pub enum Item {
     Data(Vec<u8>),
     Event(Event),
+    /// A window title the output set (OSC 0 or 2). The sequence stays in the data: it is
+    /// the program's own output, not trusted, and says nothing about the integration.
+    Title(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,6 +160,13 @@ impl Scanner {
             data.push(b']');
             data.extend_from_slice(&payload);
             data.extend_from_slice(terminator);
+            let title = payload
+                .strip_prefix(b"0;")
+                .or_else(|| payload.strip_prefix(b"2;"));
+            if let Some(t) = title {
+                out.push(Item::Data(std::mem::take(data)));
+                out.push(Item::Title(String::from_utf8_lossy(t).into_owned()));
+            }
             return;
         }
         match self.trusted_event(&payload) {
@@ -247,6 +257,7 @@ mod tests {
                 match item {
                     Item::Data(d) => data.extend(d),
                     Item::Event(e) => events.push(e),
+                    Item::Title(_) => {}
                 }
             }
         }
@@ -320,5 +331,34 @@ mod tests {
         let items = s.feed(b"\x1b]633;A;\x07");
         assert!(items.is_empty());
         assert_eq!(s.untrusted, 1);
+    }
+
+    #[test]
+    fn titles_are_reported_and_kept_in_the_data() {
+        let mut s = Scanner::new(N);
+        let mut items = s.feed(b"a\x1b]0;build: st");
+        items.extend(s.feed(b"ep 2\x07b\x1b]2;two\x1b\\\x1b]1;icon\x07"));
+        let titles: Vec<&str> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Title(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(titles, ["build: step 2", "two"]);
+        let data: Vec<u8> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Data(d) => Some(d.clone()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        assert_eq!(
+            data,
+            b"a\x1b]0;build: step 2\x07b\x1b]2;two\x1b\\\x1b]1;icon\x07".to_vec()
+        );
+        // The title comes after the bytes before it.
+        assert!(matches!(items[0], Item::Data(_)));
     }
 }

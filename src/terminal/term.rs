@@ -62,22 +62,41 @@ pub struct ExitInfo {
     pub signal: Option<String>,
 }
 
-/// vt100 callbacks: notice title changes (OSC 0 / 2) as the screen parses them.
-#[derive(Default)]
-pub struct TitleWatch {
-    pub title: Option<String>,
-}
-
-impl vt100::Callbacks for TitleWatch {
-    fn set_window_title(&mut self, _: &mut vt100::Screen, title: &[u8]) {
-        self.title = Some(String::from_utf8_lossy(title).into_owned());
-    }
-}
-
-/// A vt100 screen and how much of the stream it has seen.
+/// A vt100 screen and how much of the stream it has seen. The parser (a grid of cells for
+/// the screen, another for the alternate screen) is made the first time the screen is
+/// rendered: an idle terminal nobody looks at holds none.
 pub struct Screen {
-    pub parser: vt100::Parser<TitleWatch>,
+    parser: Option<vt100::Parser>,
+    rows: u16,
+    cols: u16,
     pub pos: u64,
+}
+
+impl Screen {
+    pub fn new(rows: u16, cols: u16) -> Screen {
+        Screen {
+            parser: None,
+            rows,
+            cols,
+            pos: 0,
+        }
+    }
+
+    /// The parser, made at the current size if there is none yet.
+    pub fn parser(&mut self) -> &mut vt100::Parser {
+        let (rows, cols) = (self.rows, self.cols);
+        self.parser.get_or_insert_with(|| {
+            vt100::Parser::new(dim(rows), dim(cols), SCREEN_SCROLLBACK_LINES)
+        })
+    }
+
+    /// New size: output rendered from now on is drawn at it.
+    pub fn set_size(&mut self, rows: u16, cols: u16) {
+        (self.rows, self.cols) = (rows, cols);
+        if let Some(p) = self.parser.as_mut() {
+            p.screen_mut().set_size(dim(rows), dim(cols));
+        }
+    }
 }
 
 /// Mutable state of a terminal, behind one lock.
@@ -181,9 +200,8 @@ pub struct Terminal {
     /// of everything in the terminal.
     pub pty: Box<dyn Pty>,
     pub st: Mutex<TermState>,
-    /// The rendered screen, caught up from the stream off the reading path.
+    /// The rendered screen, caught up from the stream by whoever reads it.
     pub vt: Mutex<Screen>,
-    pub vt_wake: tokio::sync::Notify,
     pub changed: watch::Sender<u64>,
     pub write_lock: tokio::sync::Mutex<()>,
     pub nonce_file: Option<PathBuf>,

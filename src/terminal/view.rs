@@ -46,8 +46,8 @@ pub fn summary(t: &Terminal) -> TermSummary {
 
 pub fn screen(core: &Core, t: &Terminal) -> ScreenView {
     core.sync_screen(t);
-    let vt = super::term::lock(&t.vt);
-    let s = vt.parser.screen();
+    let mut vt = super::term::lock(&t.vt);
+    let s = vt.parser().screen();
     let (rows, cols) = s.size();
     let (cursor_row, cursor_col) = s.cursor_position();
     ScreenView {

@@ -43,12 +43,27 @@ const BROADCAST_CAPACITY: usize = 4096;
 /// Fixed per-envelope size estimate added to its payload for the log's byte budget.
 const ENVELOPE_OVERHEAD: usize = 160;
 
+/// When the content outgrows the scrollback limit it is cut back to this share of it
+/// (numerator, denominator): cutting a quarter at a time moves the kept text once per
+/// quarter of the limit appended, where cutting to the limit itself moved the whole
+/// scrollback on every pty read.
+const TRIM_TO: (usize, usize) = (3, 4);
+
+/// Stream bytes rendered per step, so the stream lock is never held long.
+const RENDER_STEP: usize = 256 * 1024;
+
 /// Everything the core knows, under one lock: the terminals, the root list, the action log
 /// and its sequence.
 pub(super) struct Registry {
     pub seq: u64,
     log: VecDeque<Arc<ActionEnvelope>>,
     log_bytes: usize,
+    /// The newest action dropped from the log: a replay from before it has a gap.
+    log_floor: u64,
+    /// The newest root list. Each one replaces the whole list, so it alone stands for every
+    /// earlier one in a replay: keeping them all in the log cost memory quadratic in the
+    /// number of terminals.
+    root_action: Option<Arc<ActionEnvelope>>,
     root: RootState,
     pub terminals: BTreeMap<String, Arc<Terminal>>,
     infos: BTreeMap<String, TerminalInfo>,
@@ -91,10 +106,12 @@ fn trim_content(content: &mut Vec<TerminalContentPart>, limit: usize) -> usize {
         TerminalContentPart::Unknown(_) => 0,
     };
     let mut total: usize = content.iter().map(text_len).sum();
-    while total > limit && content.len() > 1 {
-        total -= text_len(&content[0]);
-        content.remove(0);
+    let mut whole = 0;
+    while total > limit && whole + 1 < content.len() {
+        total -= text_len(&content[whole]);
+        whole += 1;
     }
+    content.drain(..whole);
     if total > limit
         && let Some(first) = content.first_mut()
     {
@@ -125,6 +142,8 @@ impl Core {
                 seq: 0,
                 log: VecDeque::new(),
                 log_bytes: 0,
+                log_floor: 0,
+                root_action: None,
                 root: RootState {
                     agents: vec![],
                     active_sessions: None,
@@ -161,13 +180,18 @@ impl Core {
             origin,
             rejection_reason: None,
         });
-        inner.log.push_back(env.clone());
-        inner.log_bytes += size;
+        if matches!(env.action, StateAction::RootTerminalsChanged(_)) {
+            inner.root_action = Some(env.clone());
+        } else {
+            inner.log.push_back(env.clone());
+            inner.log_bytes += size;
+        }
         while inner.log.len() > self.cfg.log_max_actions
             || (inner.log_bytes > self.cfg.log_max_bytes && inner.log.len() > 1)
         {
             if let Some(old) = inner.log.pop_front() {
                 inner.log_bytes = inner.log_bytes.saturating_sub(envelope_size(&old.action));
+                inner.log_floor = old.server_seq;
             }
         }
         let _ = self.tx.send(env.clone());
@@ -201,8 +225,10 @@ impl Core {
         if let StateAction::TerminalData(d) = &action {
             st.spool.append(d.data.as_bytes());
             st.content_bytes += d.data.len();
-            if st.content_bytes > self.cfg.scrollback_bytes {
-                st.content_bytes = trim_content(&mut st.state.content, self.cfg.scrollback_bytes);
+            let limit = self.cfg.scrollback_bytes;
+            if st.content_bytes > limit {
+                let keep = limit / TRIM_TO.1 * TRIM_TO.0;
+                st.content_bytes = trim_content(&mut st.state.content, keep);
             }
         }
         if let StateAction::TerminalCleared(_) = &action {
@@ -257,11 +283,18 @@ impl Core {
                         }
                     }
                     Item::Event(e) => self.on_event(&mut inner, term, &mut st, e),
+                    Item::Title(title) => {
+                        if title != st.state.title {
+                            let a = StateAction::TerminalTitleChanged(TerminalTitleChangedAction {
+                                title,
+                            });
+                            self.apply(&mut inner, term, &mut st, a, None);
+                        }
+                    }
                 }
             }
         }
         term.bump();
-        term.vt_wake.notify_one();
     }
 
     /// Text the pty printed (integration sequences already taken out).
@@ -273,41 +306,27 @@ impl Core {
         }
     }
 
-    /// Catch the rendered screen up with the stream; a title the program set on the way
-    /// (OSC 0 / 2, as vt100 parses it) becomes `terminal/titleChanged`.
+    /// Catch the rendered screen up with the stream. Every reader of the screen calls this
+    /// first: the screen is rendered when it is looked at, never on the pty's reading path,
+    /// and a terminal nobody looks at never holds a screen at all.
     pub fn sync_screen(&self, term: &Terminal) {
-        /// Stream bytes rendered per step, so the stream lock is never held long.
-        const STEP: usize = 256 * 1024;
-        let mut title = None;
-        {
-            let mut vt = lock(&term.vt);
-            loop {
-                let bytes = {
-                    let st = term.state();
-                    if vt.pos >= st.spool.len() {
+        let mut vt = lock(&term.vt);
+        loop {
+            let bytes = {
+                let st = term.state();
+                if vt.pos >= st.spool.len() {
+                    break;
+                }
+                match st.spool.read(vt.pos, RENDER_STEP) {
+                    Ok(s) => s.bytes,
+                    Err(e) => {
+                        tracing::warn!(terminal = %term.id, error = %e, "screen catch-up failed");
                         break;
                     }
-                    match st.spool.read(vt.pos, STEP) {
-                        Ok(s) => s.bytes,
-                        Err(e) => {
-                            tracing::warn!(terminal = %term.id, error = %e, "screen catch-up failed");
-                            break;
-                        }
-                    }
-                };
-                vt.parser.process(&bytes);
-                vt.pos += bytes.len() as u64;
-                if let Some(t) = vt.parser.callbacks_mut().title.take() {
-                    title = Some(t);
                 }
-            }
-        }
-        if let Some(t) = title.filter(|t| *t != term.state().state.title) {
-            self.dispatch(
-                term,
-                StateAction::TerminalTitleChanged(TerminalTitleChangedAction { title: t }),
-                None,
-            );
+            };
+            vt.parser().process(&bytes);
+            vt.pos += bytes.len() as u64;
         }
     }
 

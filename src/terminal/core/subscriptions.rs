@@ -74,20 +74,24 @@ impl Core {
             // A sequence this core never issued (a client of an earlier host life).
             return None;
         }
-        if seq < inner.seq {
-            let oldest = inner.log.front().map(|e| e.server_seq)?;
-            if oldest > seq + 1 {
-                return None;
-            }
+        if seq < inner.log_floor {
+            return None;
         }
-        Some(
-            inner
-                .log
-                .iter()
-                .filter(|e| e.server_seq > seq && channels.contains(&e.channel))
-                .cloned()
-                .collect(),
-        )
+        let mut out: Vec<Arc<ActionEnvelope>> = inner
+            .log
+            .iter()
+            .filter(|e| e.server_seq > seq && channels.contains(&e.channel))
+            .cloned()
+            .collect();
+        if let Some(root) = inner
+            .root_action
+            .as_ref()
+            .filter(|r| r.server_seq > seq && channels.contains(&r.channel))
+        {
+            let at = out.partition_point(|e| e.server_seq < root.server_seq);
+            out.insert(at, root.clone());
+        }
+        Some(out)
     }
 
     /// A live receiver of every action from now on.
