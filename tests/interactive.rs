@@ -503,3 +503,101 @@ async fn titles_set_by_programs_become_terminal_titles() {
     }
     s.stop().await;
 }
+
+#[tokio::test]
+async fn list_answers_in_pages_with_a_state_filter() {
+    let s = server().envs(&env()).start().await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        ids.push(shell(&s).await);
+    }
+    // One exited terminal and one exited headless session besides the five running.
+    let gone = s.call(open_running("exit 3")).await;
+    let gone_id = gone["identity"]["terminal_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let h = s
+        .call(json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+            "execution": {"command": "true"}}))
+        .await;
+    let session = h["identity"]["session_id"].as_str().unwrap().to_string();
+
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut req = json!({"action": "list", "listing": {"limit": 2}});
+        if let Some(c) = &cursor {
+            req["listing"]["cursor"] = json!(c);
+        }
+        let r = s.call(req).await;
+        assert_eq!(r["success"], true, "{r:#}");
+        assert_eq!(r["result"]["total"], 7, "{r:#}");
+        let items = r["result"]["items"].as_array().unwrap();
+        assert!(items.len() <= 2);
+        seen.extend(items.iter().map(|i| i["id"].as_str().unwrap().to_string()));
+        match r["result"]["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => break,
+        }
+    }
+    // Every item once, the session first, the terminals oldest first.
+    let mut expected = vec![session.clone()];
+    expected.extend(ids.iter().cloned());
+    expected.push(gone_id.clone());
+    assert_eq!(seen, expected);
+
+    let running = s
+        .call(json!({"action": "list", "listing": {"state": "running"}}))
+        .await;
+    let running: Vec<&str> = running["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(running, ids.iter().map(String::as_str).collect::<Vec<_>>());
+    let exited = s
+        .call(json!({"action": "list", "listing": {"state": "exited"}}))
+        .await;
+    assert_eq!(exited["result"]["total"], 2, "{exited:#}");
+
+    // Hostile or mistaken paging gets a clear refusal, and the server goes on.
+    for bad in [
+        json!({"action": "list", "listing": {"cursor": "not-a-cursor"}}),
+        json!({"action": "list", "listing": {"limit": 0}}),
+        json!({"action": "list", "listing": {"limit": 1000000}}),
+        json!({"action": "list", "listing": {"state": "zombie"}}),
+        json!({"action": "list", "listing": {"sort": "name"}}),
+        json!({"action": "read_output", "target": {"terminal_id": ids[0]}, "listing": {"limit": 1}}),
+    ] {
+        let r = s.call(bad.clone()).await;
+        assert_eq!(
+            r["error"]["code"], "PM_TERM_INVALID_PAYLOAD",
+            "{bad}: {r:#}"
+        );
+    }
+    let r = s.call(json!({"action": "list"})).await;
+    assert_eq!(r["result"]["total"], 7);
+}
+
+#[tokio::test]
+async fn the_screen_read_right_after_a_flood_shows_its_end() {
+    // The screen is rendered when it is read: a read just after a long output must show the
+    // output's last lines, not what the screen held before.
+    let s = server().envs(&env()).start().await;
+    let id = shell(&s).await;
+    let r = s.call(send(&id, "seq 1 300000")).await;
+    assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
+    let sc = s.call(read(&id, json!({"view": "screen"}))).await;
+    let text = sc["result"]["screen"]["text"].as_str().unwrap();
+    assert!(text.contains("299999\n300000"), "{text}");
+    // And again after more: the second render continues from where the first stopped.
+    s.call(send(&id, "echo the-end")).await;
+    let sc = s.call(read(&id, json!({"view": "screen"}))).await;
+    let text = sc["result"]["screen"]["text"].as_str().unwrap();
+    assert!(
+        text.contains("300000") && text.contains("the-end"),
+        "{text}"
+    );
+}

@@ -14,10 +14,11 @@ fn main() {
         std::process::exit(code);
     }
     const NAME: &str = "interactive-terminal-mcp";
+    // First: the validators compile while the rest starts.
+    cli::or_exit(NAME, schema::init_in_background(), 1);
     let cfg = Config::from_process();
     itmcp::telemetry::init(cfg.log.as_deref());
     let policy = cli::or_exit(NAME, itmcp::policy::Policy::load(&cfg.policy), 2);
-    cli::or_exit(NAME, schema::init(), 1);
     let rt = cli::runtime_or_exit(NAME);
     let code = rt.block_on(serve(cfg, policy));
     rt.shutdown_timeout(std::time::Duration::from_secs(1));

@@ -1,5 +1,6 @@
-//! The JSON Schemas in `schemas/`, embedded at build time and compiled once at start-up, so
-//! the files a client reads are exactly the ones the validator enforces.
+//! The JSON Schemas in `schemas/`, embedded at build time and compiled once (on a thread of
+//! their own while the server starts), so the files a client reads are exactly the ones the
+//! validator enforces.
 
 use std::sync::OnceLock;
 
@@ -13,45 +14,85 @@ pub const ERROR_SCHEMA: &str = include_str!("../../schemas/error.schema.json");
 /// Most schema violations listed in one error payload.
 const MAX_REPORTED_VIOLATIONS: usize = 8;
 
-struct Compiled {
-    request_json: Value,
-    request: jsonschema::Validator,
-    response: jsonschema::Validator,
-    error: jsonschema::Validator,
+/// The schemas as JSON: cheap to parse, and all the tool list needs.
+struct Documents {
+    request: Value,
+    response: Value,
+    error: Value,
     output_schema: Value,
 }
 
-static COMPILED: OnceLock<Result<Compiled, String>> = OnceLock::new();
+/// The compiled validators: most of the server's start-up work, so they are compiled on a
+/// thread of their own while the server starts (see [`init_in_background`]).
+struct Validators {
+    request: jsonschema::Validator,
+    response: jsonschema::Validator,
+    error: jsonschema::Validator,
+}
 
-fn compile() -> Result<Compiled, String> {
+static DOCUMENTS: OnceLock<Result<Documents, String>> = OnceLock::new();
+static VALIDATORS: OnceLock<Result<Validators, String>> = OnceLock::new();
+
+fn parse_documents() -> Result<Documents, String> {
     let parse = |name: &str, text: &str| -> Result<Value, String> {
         serde_json::from_str(text).map_err(|e| format!("schemas/{name} is not JSON: {e}"))
     };
-    let request_json = parse("request.schema.json", REQUEST_SCHEMA)?;
-    let response_json = parse("response.schema.json", RESPONSE_SCHEMA)?;
-    let error_json = parse("error.schema.json", ERROR_SCHEMA)?;
-    let build = |name: &str, v: &Value| {
-        jsonschema::validator_for(v).map_err(|e| format!("schemas/{name} does not compile: {e}"))
-    };
-    Ok(Compiled {
-        request: build("request.schema.json", &request_json)?,
-        response: build("response.schema.json", &response_json)?,
-        error: build("error.schema.json", &error_json)?,
-        output_schema: combine_output_schema(&response_json, &error_json),
-        request_json,
+    let request = parse("request.schema.json", REQUEST_SCHEMA)?;
+    let response = parse("response.schema.json", RESPONSE_SCHEMA)?;
+    let error = parse("error.schema.json", ERROR_SCHEMA)?;
+    Ok(Documents {
+        output_schema: combine_output_schema(&response, &error),
+        request,
+        response,
+        error,
     })
 }
 
-/// Compile every schema; call once at start-up so a broken schema stops the server early.
-pub fn init() -> Result<(), String> {
-    match COMPILED.get_or_init(compile) {
-        Ok(_) => Ok(()),
-        Err(e) => Err(e.clone()),
-    }
+fn documents() -> Result<&'static Documents, String> {
+    DOCUMENTS
+        .get_or_init(parse_documents)
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
-fn compiled() -> Result<&'static Compiled, String> {
-    COMPILED.get_or_init(compile).as_ref().map_err(Clone::clone)
+fn compile() -> Result<Validators, String> {
+    let d = documents()?;
+    let build = |name: &str, v: &Value| {
+        jsonschema::validator_for(v).map_err(|e| format!("schemas/{name} does not compile: {e}"))
+    };
+    Ok(Validators {
+        request: build("request.schema.json", &d.request)?,
+        response: build("response.schema.json", &d.response)?,
+        error: build("error.schema.json", &d.error)?,
+    })
+}
+
+/// Parse and compile every schema now: a broken schema stops the caller early.
+pub fn init() -> Result<(), String> {
+    compiled().map(|_| ())
+}
+
+/// Parse the schemas now and compile the validators on a thread of their own: the server
+/// answers `initialize` meanwhile, and the first request that needs a validator waits for
+/// the compilation (the lock makes every other caller wait for the one compiling).
+pub fn init_in_background() -> Result<(), String> {
+    documents()?;
+    std::thread::Builder::new()
+        .name("schema-compile".into())
+        .spawn(|| {
+            if let Err(e) = compiled() {
+                tracing::error!(error = %e, "the schemas do not compile");
+            }
+        })
+        .map(|_| ())
+        .map_err(|e| format!("cannot start the schema compiler: {e}"))
+}
+
+fn compiled() -> Result<&'static Validators, String> {
+    VALIDATORS
+        .get_or_init(compile)
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
 /// One schema violation: where in the request, and what is wrong.
@@ -99,7 +140,7 @@ pub fn payload_violations(payload: &Value) -> Vec<String> {
 
 /// The request schema as the tool's input schema.
 pub fn request_schema() -> Result<Map<String, Value>, String> {
-    match &compiled()?.request_json {
+    match &documents()?.request {
         Value::Object(m) => Ok(m.clone()),
         _ => Err("request schema is not an object".into()),
     }
@@ -107,7 +148,7 @@ pub fn request_schema() -> Result<Map<String, Value>, String> {
 
 /// The tool's output schema: success response or error payload.
 pub fn output_schema() -> Result<Map<String, Value>, String> {
-    match &compiled()?.output_schema {
+    match &documents()?.output_schema {
         Value::Object(m) => Ok(m.clone()),
         _ => Err("output schema is not an object".into()),
     }

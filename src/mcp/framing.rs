@@ -134,19 +134,21 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     mut errors: mpsc::Receiver<Vec<u8>>,
     mut output: W,
 ) {
-    let mut buf = vec![0u8; OUT_CHUNK];
+    // Spare capacity, not zeroed: pages are touched only as answers fill them.
+    let mut buf = Vec::with_capacity(OUT_CHUNK);
     let mut rmcp_open = true;
     let mut mid_line = false;
     loop {
+        buf.clear();
         let wrote = tokio::select! {
-            r = from_rmcp.read(&mut buf), if rmcp_open => match r {
+            r = from_rmcp.read_buf(&mut buf), if rmcp_open => match r {
                 Ok(0) | Err(_) => {
                     rmcp_open = false;
                     continue;
                 }
-                Ok(n) => {
-                    mid_line = buf[n - 1] != b'\n';
-                    output.write_all(&buf[..n]).await
+                Ok(_) => {
+                    mid_line = buf.last() != Some(&b'\n');
+                    output.write_all(&buf).await
                 }
             },
             e = errors.recv(), if !mid_line => match e {

@@ -146,7 +146,7 @@ impl Pty for MemoryPty {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
+    use std::collections::{BTreeMap, BTreeSet};
     use std::time::{Duration, Instant};
 
     use super::*;
@@ -156,6 +156,7 @@ mod tests {
     };
     use crate::terminal::protocol::AgentClaim;
     use crate::terminal::{Core, CoreConfig, CreateSpec};
+    use ahp_types::actions::StateAction;
 
     const NONCE: &str = "n0nce";
     const WAIT: Duration = Duration::from_secs(10);
@@ -213,6 +214,10 @@ mod tests {
     }
 
     fn open(core: &Arc<Core>) -> Opened {
+        open_as(core, "mem1")
+    }
+
+    fn open_as(core: &Arc<Core>, id: &str) -> Opened {
         let (pty, sh) = pair();
         let size = sh.size.clone();
         let claim = AgentClaim {
@@ -221,7 +226,7 @@ mod tests {
             tool_call_id: None,
         };
         let t = core.adopt(
-            "mem1".into(),
+            id.into(),
             CreateSpec {
                 id: None,
                 name: None,
@@ -366,5 +371,85 @@ mod tests {
         assert_eq!(summary.signal.as_deref(), Some("SIGKILL"));
         // Killing again kills nothing and still answers.
         assert!(lifecycle::kill(&core, &t).await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_replay_carries_the_newest_root_list_in_its_place() {
+        let core = core();
+        let opened: Vec<Opened> = ["m1", "m2", "m3"]
+            .iter()
+            .map(|id| open_as(&core, id))
+            .collect();
+        let root: BTreeSet<String> = [ahp_types::ROOT_RESOURCE_URI.to_string()].into();
+        let replay = core.replay_after(0, &root).unwrap();
+        // Every create changed the root list; only the newest stands for them in a replay.
+        assert_eq!(replay.len(), 1, "{replay:?}");
+        let StateAction::RootTerminalsChanged(list) = &replay[0].action else {
+            panic!("{replay:?}")
+        };
+        assert_eq!(list.terminals.len(), 3);
+        // Mixed with a terminal's channel, the replay stays in sequence order.
+        let _ = run(&core, "m3", "make").await;
+        let t = core.get("m3").unwrap();
+        let both: BTreeSet<String> =
+            [ahp_types::ROOT_RESOURCE_URI.to_string(), t.uri.clone()].into();
+        let replay = core.replay_after(0, &both).unwrap();
+        let seqs: Vec<u64> = replay.iter().map(|e| e.server_seq).collect();
+        let mut sorted = seqs.clone();
+        sorted.sort();
+        assert_eq!(seqs, sorted);
+        assert!(replay.iter().any(|e| e.channel == t.uri));
+        for o in opened {
+            o.shell.abort();
+        }
+    }
+
+    #[tokio::test]
+    async fn titles_come_from_the_output_without_a_screen_read() {
+        let core = core();
+        let (pty, sh) = pair();
+        let claim = AgentClaim {
+            session: "s".into(),
+            chat: "c".into(),
+            tool_call_id: None,
+        };
+        let t = core.adopt(
+            "titled".into(),
+            CreateSpec {
+                id: None,
+                name: None,
+                cwd: "/".into(),
+                env: BTreeMap::new(),
+                shell: None,
+                cols: 80,
+                rows: 24,
+                claim: claim.active(),
+                holder_client: None,
+                workspace_id: None,
+            },
+            Device {
+                pty: Box::new(pty),
+                program: "/bin/fake-sh".into(),
+                nonce: NONCE.into(),
+                prompt_only: false,
+                nonce_file: None,
+            },
+        );
+        sh.print("building\x1b]0;build: step 2\x07 more");
+        let deadline = Instant::now() + WAIT;
+        assert!(
+            crate::terminal::drive::wait_for(&t, deadline, |st| st.state.title == "build: step 2")
+                .await,
+            "title stayed {:?}",
+            t.state().state.title
+        );
+        // The sequence stays in the stream: the screen shows the text around it.
+        let screen = ops::screen(&core, &t);
+        assert!(
+            screen.text.starts_with("building more"),
+            "{:?}",
+            screen.text
+        );
+        drop(sh);
     }
 }
