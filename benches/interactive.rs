@@ -76,6 +76,36 @@ fn direct_repl_round_trip(n: usize) -> Duration {
     median(v)
 }
 
+/// `cat FILE` in a new terminal until it exits; with `read_all`, every byte of the stream
+/// read back by the client (raw view, 1 MiB pages); then the terminal is terminated.
+async fn cat_in_a_terminal(c: &Client, file: &std::path::Path, read_all: bool) {
+    let r = call(c, open_req(Some(&format!("cat {}", file.display())))).await;
+    assert_eq!(r["result"]["exit_code"], 0, "{r}");
+    let tid = r["identity"]["terminal_id"].as_str().unwrap().to_string();
+    if read_all {
+        let mut cursor = 0u64;
+        loop {
+            let p = call(
+                c,
+                json!({"action": "read_output", "target": {"terminal_id": tid},
+                    "output": {"view": "raw", "cursor": cursor, "max_bytes": PAGE_BYTES}}),
+            )
+            .await;
+            let next = p["result"]["cursor"]["output"].as_u64().unwrap();
+            if next == cursor {
+                break;
+            }
+            cursor = next;
+        }
+        assert!(cursor >= PTY_BYTES as u64, "{cursor}");
+    }
+    call(
+        c,
+        json!({"action": "terminate", "target": {"terminal_id": tid}}),
+    )
+    .await;
+}
+
 async fn run() {
     println!("## interactive (`cargo bench --bench interactive`)");
     let env = [
@@ -158,17 +188,7 @@ async fn run() {
         }
         median(v)
     };
-    let ours = time_n(3, || async {
-        let r = call(&c, open_req(Some(&format!("cat {}", file.display())))).await;
-        assert_eq!(r["result"]["exit_code"], 0, "{r}");
-        let tid = r["identity"]["terminal_id"].as_str().unwrap().to_string();
-        call(
-            &c,
-            json!({"action": "terminate", "target": {"terminal_id": tid}}),
-        )
-        .await;
-    })
-    .await;
+    let ours = time_n(3, || cat_in_a_terminal(&c, &file, false)).await;
     throughput_row(
         &format!(
             "`cat` of {} MiB in a terminal, consumed by the server",
@@ -179,32 +199,7 @@ async fn run() {
         "`script -qc 'cat FILE' /dev/null`",
         floor,
     );
-    let to_client = time_n(3, || async {
-        let r = call(&c, open_req(Some(&format!("cat {}", file.display())))).await;
-        assert_eq!(r["result"]["exit_code"], 0, "{r}");
-        let tid = r["identity"]["terminal_id"].as_str().unwrap().to_string();
-        let mut cursor = 0u64;
-        loop {
-            let p = call(
-                &c,
-                json!({"action": "read_output", "target": {"terminal_id": tid},
-                    "output": {"view": "raw", "cursor": cursor, "max_bytes": PAGE_BYTES}}),
-            )
-            .await;
-            let next = p["result"]["cursor"]["output"].as_u64().unwrap();
-            if next == cursor {
-                break;
-            }
-            cursor = next;
-        }
-        assert!(cursor >= PTY_BYTES as u64, "{cursor}");
-        call(
-            &c,
-            json!({"action": "terminate", "target": {"terminal_id": tid}}),
-        )
-        .await;
-    })
-    .await;
+    let to_client = time_n(3, || cat_in_a_terminal(&c, &file, true)).await;
     throughput_row(
         "same, every byte read by the client (raw view, 1 MiB pages)",
         PTY_BYTES as u64,

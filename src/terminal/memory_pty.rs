@@ -218,8 +218,18 @@ mod tests {
     }
 
     fn open_as(core: &Arc<Core>, id: &str) -> Opened {
-        let (pty, sh) = pair();
+        let (t, sh) = adopt(core, id);
         let size = sh.size.clone();
+        Opened {
+            id: t.id.clone(),
+            shell: tokio::spawn(play_shell(sh)),
+            size,
+        }
+    }
+
+    /// A terminal on a memory device; the shell's side is the test's to play.
+    fn adopt(core: &Arc<Core>, id: &str) -> (Arc<crate::terminal::term::Terminal>, ShellSide) {
+        let (pty, sh) = pair();
         let claim = AgentClaim {
             session: "s".into(),
             chat: "c".into(),
@@ -247,11 +257,7 @@ mod tests {
                 nonce_file: None,
             },
         );
-        Opened {
-            id: t.id.clone(),
-            shell: tokio::spawn(play_shell(sh)),
-            size,
-        }
+        (t, sh)
     }
 
     fn output() -> OutputSpec {
@@ -407,34 +413,7 @@ mod tests {
     #[tokio::test]
     async fn titles_come_from_the_output_without_a_screen_read() {
         let core = core();
-        let (pty, sh) = pair();
-        let claim = AgentClaim {
-            session: "s".into(),
-            chat: "c".into(),
-            tool_call_id: None,
-        };
-        let t = core.adopt(
-            "titled".into(),
-            CreateSpec {
-                id: None,
-                name: None,
-                cwd: "/".into(),
-                env: BTreeMap::new(),
-                shell: None,
-                cols: 80,
-                rows: 24,
-                claim: claim.active(),
-                holder_client: None,
-                workspace_id: None,
-            },
-            Device {
-                pty: Box::new(pty),
-                program: "/bin/fake-sh".into(),
-                nonce: NONCE.into(),
-                prompt_only: false,
-                nonce_file: None,
-            },
-        );
+        let (t, sh) = adopt(&core, "titled");
         sh.print("building\x1b]0;build: step 2\x07 more");
         let deadline = Instant::now() + WAIT;
         assert!(

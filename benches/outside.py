@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""The server measured from outside by a minimal stdio client: raw JSON-RPC lines, no SDK,
+nothing between the pipe and the clock. Each figure beside its floor, measured in the same
+run. Usage: python3 benches/outside.py [path/to/release/interactive-terminal-mcp]
+
+Prints a Markdown table: cold start, `echo hi` (quiet, and with 500 live terminals and 2000
+idle processes on the machine), `list` with 500 terminals (median and p99).
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/interactive-terminal-mcp"
+TERMINALS = 500
+PROCESSES = 2000
+INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "outside", "version": "1"}}
+
+
+class Server:
+    def __init__(self, env=None):
+        e = dict(os.environ, PM_TERM_LOG="error", PM_TERM_MAX_TERMINALS="600", **(env or {}))
+        self.p = subprocess.Popen([BIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=e)
+        self.n = 0
+        self.rpc("initialize", INIT)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized", "params": {}})
+
+    def send(self, msg):
+        self.p.stdin.write((json.dumps(msg) + "\n").encode())
+        self.p.stdin.flush()
+
+    def rpc(self, method, params):
+        self.n += 1
+        self.send({"jsonrpc": "2.0", "method": method, "params": params, "id": self.n})
+        while True:
+            r = json.loads(self.p.stdout.readline())
+            if r.get("id") == self.n:
+                return r
+
+    def call(self, args):
+        r = self.rpc("tools/call", {"name": "memory_terminal_interactive", "arguments": args})
+        return r["result"]["structuredContent"]
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def median(v):
+    return sorted(v)[len(v) // 2]
+
+
+def p99(v):
+    v = sorted(v)
+    return v[min(len(v) * 99 // 100, len(v) - 1)]
+
+
+def timed(f, n):
+    out = []
+    for _ in range(n):
+        t = time.perf_counter()
+        f()
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def sh_floor(script, n):
+    return timed(lambda: subprocess.run(["sh", "-c", script], stdout=subprocess.PIPE, check=True), n)
+
+
+def cold_start():
+    line = (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT}) + "\n").encode()
+    t = time.perf_counter()
+    p = subprocess.Popen([BIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         env=dict(os.environ, PM_TERM_LOG="error"))
+    p.stdin.write(line)
+    p.stdin.flush()
+    p.stdout.readline()
+    d = time.perf_counter() - t
+    p.stdin.close()
+    p.wait()
+    return d
+
+
+def row(name, ours, floor_name, floor):
+    print(f"| {name} | {ours * 1000:.2f} ms | {floor_name} | {floor * 1000:.2f} ms | {ours / floor:.2f}x |")
+
+
+def main():
+    print("| measure | ours | floor | floor value | ratio |")
+    print("| --- | --- | --- | --- | --- |")
+    cold = median([cold_start() for _ in range(30)])
+    row("cold start → initialize answer", cold, "`sh -c true`", median(sh_floor("true", 200)))
+    s = Server()
+    echo = {"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+            "execution": {"command": "echo hi"}}
+    for _ in range(5):
+        s.call(echo)
+    row("`echo hi` end to end", median(timed(lambda: s.call(echo), 300)),
+        "`sh -c 'echo hi'`, output piped", median(sh_floor("echo hi", 300)))
+    for _ in range(TERMINALS):
+        s.call({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
+    crowd = [subprocess.Popen(["sleep", "3600"]) for _ in range(PROCESSES)]
+    try:
+        time.sleep(0.5)
+        row(f"`echo hi` with {TERMINALS} live terminals and {PROCESSES} idle processes",
+            median(timed(lambda: s.call(echo), 300)),
+            "`sh -c 'echo hi'`, output piped, same machine state", median(sh_floor("echo hi", 300)))
+    finally:
+        for c in crowd:
+            c.kill()
+        for c in crowd:
+            c.wait()
+    one = Server()
+    one.call({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
+    few = timed(lambda: one.call({"action": "list"}), 300)
+    many = timed(lambda: s.call({"action": "list"}), 300)
+    row(f"`list` with {TERMINALS} terminals (first page), median", median(many),
+        "`list` with 1 terminal, median", median(few))
+    row(f"`list` with {TERMINALS} terminals (first page), p99", p99(many),
+        "`list` with 1 terminal, p99", p99(few))
+    one.close()
+    s.close()
+
+
+if __name__ == "__main__":
+    main()
