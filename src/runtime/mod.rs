@@ -304,8 +304,15 @@ impl Runtime {
             )
             .await;
             if let Ok(Ok(TermResponse::List { terminals })) = listed {
+                // One lock for the whole list; a terminal already known is not re-inserted.
+                let mut owners = lock(&self.owners);
                 for t in terminals {
-                    self.remember(&t.terminal_id, a.clone());
+                    let known = owners
+                        .get(&t.terminal_id)
+                        .is_some_and(|o| Arc::ptr_eq(o, &a));
+                    if !known {
+                        owners.insert(t.terminal_id.clone(), a.clone());
+                    }
                     out.push((a.adapter_type(), t));
                 }
             }

@@ -120,24 +120,24 @@ fn terminal_output(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
     }
 }
 
-pub(crate) fn terminal_item(adapter: AdapterType, t: &TermSummary) -> ListItem {
+pub(crate) fn terminal_item(adapter: AdapterType, t: TermSummary) -> ListItem {
     ListItem {
-        id: t.terminal_id.clone(),
+        id: t.terminal_id,
         mode: "interactive",
-        command: t.executing.clone(),
-        cwd: t.cwd.clone(),
+        command: t.executing,
+        cwd: t.cwd,
         state: if t.running { "running" } else { "exited" },
         running: t.running,
         exit_code: t.exit_code,
-        signal: t.signal.clone(),
+        signal: t.signal,
         age_ms: t.age_ms,
         started_at_ms: t.started_at_ms,
-        workspace_id: t.workspace_id.clone(),
+        workspace_id: t.workspace_id,
         kind: ItemKind::Terminal {
-            title: t.title.clone(),
+            title: t.title,
             adapter: adapter.as_str(),
-            resource: t.resource.clone(),
-            claim: t.claim.clone(),
+            resource: t.resource,
+            claim: t.claim,
             supports_command_detection: t.supports_command_detection,
             shell_integration: t.shell_integration.as_str().to_string(),
             output_bytes: t.output_bytes,
@@ -359,8 +359,8 @@ impl Service {
         self.runtime
             .list()
             .await
-            .iter()
-            .map(|(a, t)| terminal_item(*a, t))
+            .into_iter()
+            .map(|(a, t)| terminal_item(a, t))
             .collect()
     }
 }

@@ -17,13 +17,17 @@ pub const DEFAULT_LIMIT: usize = 100;
 /// Where an item sorts: its mode's rank, its start time, its id.
 type Key = (u8, u64, String);
 
-fn key(item: &ListItem) -> Key {
-    let rank = u8::from(item.mode != "headless");
-    (rank, item.started_at_ms, item.id.clone())
+fn rank(item: &ListItem) -> u8 {
+    u8::from(item.mode != "headless")
 }
 
-fn encode(k: &Key) -> String {
-    format!("{}.{}.{}", k.0, k.1, k.2)
+/// The item's place in the order, compared without copying its id.
+fn place(item: &ListItem) -> (u8, u64, &str) {
+    (rank(item), item.started_at_ms, item.id.as_str())
+}
+
+fn encode(item: &ListItem) -> String {
+    format!("{}.{}.{}", rank(item), item.started_at_ms, item.id)
 }
 
 fn decode(cursor: &str) -> Option<Key> {
@@ -47,23 +51,17 @@ pub fn page(mut items: Vec<ListItem>, opts: &ListOptions) -> Result<Listing, Ter
         items.retain(|i| i.running == (state == ListState::Running));
     }
     let total = items.len();
-    let mut keyed: Vec<(Key, ListItem)> = items
-        .into_iter()
-        .map(|i| (key(&i), i))
-        .filter(|(k, _)| after.as_ref().is_none_or(|a| k > a))
-        .collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    if let Some((r, at, id)) = &after {
+        items.retain(|i| place(i) > (*r, *at, id.as_str()));
+    }
+    items.sort_by(|a, b| place(a).cmp(&place(b)));
     let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).max(1);
-    let more = keyed.len() > limit;
-    keyed.truncate(limit);
-    let next_cursor = if more {
-        keyed.last().map(|(k, _)| encode(k))
-    } else {
-        None
-    };
+    let more = items.len() > limit;
+    items.truncate(limit);
+    let next_cursor = if more { items.last().map(encode) } else { None };
     Ok(Listing {
         running: false,
-        items: keyed.into_iter().map(|(_, i)| i).collect(),
+        items,
         total,
         next_cursor,
     })
