@@ -19,6 +19,8 @@ fuzz_target!(|data: &[u8]| {
                 let empty = contract::Outcome::List(contract::result::Listing {
                     running: false,
                     items: Vec::new(),
+                    total: 0,
+                    next_cursor: None,
                 });
                 let _ = response::success(&env, &empty);
             }
