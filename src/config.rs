@@ -196,9 +196,21 @@ pub struct ServerArgs {
     )]
     host_token: Option<String>,
 
+    /// Container bridge: which container directory is which host directory,
+    /// CONTAINER=HOST[;CONTAINER=HOST…] (as the volume mounts say, e.g.
+    /// /workspace=/home/me/project). Working directories cross the bridge through it, both ways.
+    #[arg(long, env = "PM_TERM_PATH_MAP", value_name = "MAP")]
+    path_map: Option<String>,
+
     /// Log every bridge connect, handshake, request and reconnect on stderr.
     #[arg(long, env = "PM_INTERACTIVE_TERMINAL_TRACE_BRIDGE", value_parser = BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
     trace_bridge: bool,
+
+    /// Check the configuration (flags and environment) and exit without serving: 0 when it is
+    /// usable, 1 when interactive requests would be refused (each problem on stderr), 2 when
+    /// the server would not start. Container entrypoints run it before starting the server.
+    #[arg(long)]
+    check_config: bool,
 
     /// Operator policy (JSON): {"blocked": [...], "warned": [...], "allowed": [...],
     /// "strict_allow": [...], "approval": "warned|all|never", "approval_default":
@@ -278,6 +290,8 @@ pub struct Config {
     pub open_page: bool,
     /// The log filter the operator gave, if any.
     pub log: Option<String>,
+    /// `--check-config`: report on the configuration and exit.
+    pub check_config: bool,
 }
 
 impl Default for Config {
@@ -300,6 +314,7 @@ impl Default for Config {
             approve_headless: false,
             page_wait_ms: DEFAULT_PAGE_WAIT_MS,
             open_page: false,
+            check_config: false,
             log: None,
         }
     }
@@ -325,6 +340,7 @@ impl Config {
             connect_timeout_ms: a.connect_timeout_ms,
             request_timeout_ms: a.request_timeout_ms,
             token: a.host_token,
+            path_map: a.path_map,
         };
         Config {
             shell: a.shell,
@@ -364,6 +380,7 @@ impl Config {
             page_wait_ms: a.page_wait_ms,
             open_page: a.open,
             log: a.log.log,
+            check_config: a.check_config,
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod ids;
 pub mod locks;
 pub mod mcp;
 pub mod policy;
+pub mod preflight;
 pub mod process;
 pub mod runtime;
 pub mod service;

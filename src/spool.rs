@@ -157,6 +157,67 @@ impl Spool {
     }
 }
 
+/// Longest UTF-8 character, in bytes.
+const MAX_CHAR_BYTES: usize = 4;
+
+impl Spool {
+    /// A read for text: like [`Spool::read`] (or [`Spool::read_tail`]) but never ending
+    /// inside a UTF-8 character. A character cut by `max` is left for the next read; when not
+    /// even one whole character fits in `max`, that one character is returned (at most four
+    /// bytes) so that a reader always moves on. A character whose last bytes have not been
+    /// written yet is held back while the stream may grow; once it is `finished`, what is
+    /// there is returned as it is (and becomes U+FFFD in the text).
+    pub fn read_text(
+        &self,
+        from: u64,
+        max: usize,
+        tail: bool,
+        finished: bool,
+    ) -> io::Result<Slice> {
+        let mut s = if tail {
+            self.read_tail(from, max)?
+        } else {
+            self.read(from, max.saturating_add(MAX_CHAR_BYTES - 1))?
+        };
+        let limit = if tail {
+            s.bytes.len()
+        } else {
+            max.min(s.bytes.len())
+        };
+        let at_end = s.start + limit as u64 == self.len();
+        let back = incomplete_utf8_tail(&s.bytes[..limit]);
+        let keep = if back == 0 || (at_end && finished) {
+            limit
+        } else if back < limit {
+            limit - back
+        } else {
+            // The one character in reach is longer than `max`: return it whole.
+            let width = s.bytes.first().map_or(0, |b| utf8_width(*b));
+            if s.bytes.len() >= width {
+                width
+            } else if finished && s.start + s.bytes.len() as u64 == self.len() {
+                s.bytes.len()
+            } else {
+                0
+            }
+        };
+        s.bytes.truncate(keep);
+        s.end = s.start + keep as u64;
+        s.omitted_after = self.len() - s.end;
+        Ok(s)
+    }
+}
+
+/// Bytes in the UTF-8 character that starts with `lead` (1 for anything that cannot start one).
+fn utf8_width(lead: u8) -> usize {
+    match lead {
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => 1,
+    }
+}
+
 fn is_continuation(b: u8) -> bool {
     b & 0xC0 == 0x80
 }
@@ -170,12 +231,7 @@ pub fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
         if is_continuation(b) {
             continue;
         }
-        let need = match b {
-            0xC2..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF4 => 4,
-            _ => return 0,
-        };
+        let need = utf8_width(b);
         return if back < need { back } else { 0 };
     }
     0
@@ -247,5 +303,49 @@ mod tests {
         assert_eq!(incomplete_utf8_tail(&euro[..1]), 1);
         assert_eq!(incomplete_utf8_tail(&[0xff, 0xfe]), 0);
         assert_eq!(incomplete_utf8_tail(b""), 0);
+    }
+
+    #[test]
+    fn text_reads_move_on_by_whole_characters_whatever_the_limit() {
+        let text = "aé€😀b";
+        let mut s = Spool::new(&dir(), 1 << 20);
+        s.append(text.as_bytes());
+        for max in 1..=6 {
+            let mut cursor = 0;
+            let mut back = String::new();
+            while cursor < s.len() {
+                let sl = s.read_text(cursor, max, false, true).expect("read");
+                let piece = std::str::from_utf8(&sl.bytes).expect("whole characters");
+                assert!(!piece.is_empty(), "max {max} at {cursor}: no progress");
+                // Over the limit only when one character does not fit in it.
+                assert!(
+                    sl.bytes.len() <= max || piece.chars().count() == 1,
+                    "max {max}: {piece:?}"
+                );
+                back.push_str(piece);
+                cursor = sl.end;
+            }
+            assert_eq!(back, text, "max {max}");
+        }
+    }
+
+    #[test]
+    fn a_character_still_being_written_waits_unless_the_stream_is_over() {
+        let euro = "€".as_bytes();
+        let mut s = Spool::new(&dir(), 1 << 20);
+        s.append(b"x");
+        s.append(&euro[..2]);
+        let sl = s.read_text(0, 100, false, false).expect("read");
+        assert_eq!(sl.bytes, b"x");
+        assert_eq!(sl.end, 1);
+        let sl = s.read_text(1, 1, false, false).expect("read");
+        assert!(sl.bytes.is_empty());
+        assert_eq!(sl.end, 1, "the cursor stays before the half character");
+        let sl = s.read_text(1, 100, false, true).expect("read");
+        assert_eq!(sl.bytes, &euro[..2], "a finished stream gives what it has");
+        s.append(&euro[2..]);
+        let sl = s.read_text(1, 1, false, false).expect("read");
+        assert_eq!(sl.bytes, euro);
+        assert_eq!(sl.omitted_after, 0);
     }
 }

@@ -377,6 +377,9 @@ async fn the_strict_tool() {
             .unwrap(),
     );
     assert_eq!(ok["result"]["stdout"], "strict-ok\n", "{ok:#}");
+    // The documented shortcut is not a legacy alias.
+    assert_eq!(ok["resolved"]["alias_applied"], false, "{ok:#}");
+    assert_eq!(ok["resolved"]["canonical_action"], "execute");
     let id = ok["identity"]["session_id"].as_str().unwrap().to_string();
     let ok = check_result(
         &s.client
@@ -403,6 +406,12 @@ async fn the_strict_tool() {
         assert_eq!(code(&p), "PM_TERM_BLOCKED_DESTRUCTIVE", "{bad}: {p:#}");
         assert_eq!(p["error"]["details"]["rule"], "strict_allowlist");
         assert!(p["error"]["details"]["allowed"].as_array().unwrap().len() > 10);
+        let words = p["fallback"]["user_message"].as_str().unwrap();
+        assert!(
+            words.contains("strict allowlist") && words.contains("memory_terminal_interactive"),
+            "{bad}: {words}"
+        );
+        assert!(!words.contains("destructive"), "{bad}: {words}");
     }
     let p = check_result(
         &s.client
@@ -440,6 +449,29 @@ async fn the_strict_tool() {
             .unwrap(),
     );
     assert_eq!(ok["result"]["stdout"], "extended");
+    s.stop().await;
+    // Phase C refuses legacy aliases, not the shortcut it documents.
+    let s = server()
+        .envs(&[("PM_TERM_DEPRECATION_PHASE", "C")])
+        .start()
+        .await;
+    let ok = check_result(
+        &s.client
+            .call_tool(strict(json!({"command": "echo phase-c"})))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(ok["result"]["stdout"], "phase-c\n", "{ok:#}");
+    assert_eq!(ok["resolved"]["alias_applied"], false);
+    assert!(ok["resolved"].get("deprecation").is_none(), "{ok:#}");
+    let p = check_result(
+        &s.client
+            .call_tool(strict(json!({"action": "run", "command": "echo old"})))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(code(&p), "PM_TERM_INVALID_ACTION", "{p:#}");
+    assert_eq!(p["fallback"]["next_action"], "execute", "{p:#}");
     s.stop().await;
 }
 

@@ -36,7 +36,9 @@ fn open_running(command: &str, wait_ms: u64) -> Value {
 async fn a_cut_connection_loses_and_duplicates_nothing() {
     let host = host("tok-cut").start();
     let proxy = Proxy::start(host.addr.clone()).await;
-    let s = start_env(&bridge_env(&proxy.port.to_string(), "tok-cut")).await;
+    let env = bridge_env(&proxy.port.to_string(), "tok-cut");
+    let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let s = server().envs(&pairs).capture_stderr().start().await;
     let p = s
         .call(open_running(
             "for i in $(seq 1 60); do echo line-$i; sleep 0.04; done",
@@ -81,6 +83,10 @@ async fn a_cut_connection_loses_and_duplicates_nothing() {
         "every line exactly once, in order, across {} cuts",
         reads / 3
     );
+    // Cuts are expected on a bridge: the operator's log is not flooded with a library's
+    // warning for each of them.
+    let log = s.stderr.lock().unwrap().clone();
+    assert!(!log.contains("Connection reset"), "{log}");
     s.stop().await;
 }
 
@@ -381,4 +387,150 @@ async fn bundled_from_path_and_bad_configured_paths() {
     );
     s.stop().await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A stand-in for a host that accepts connections and then misbehaves in one way.
+#[derive(Clone, Copy)]
+enum Misbehaviour {
+    /// Accepts and never says a word.
+    Silent,
+    /// Reads the upgrade request and hangs up.
+    HangsUp,
+    /// Completes the WebSocket upgrade, then refuses every protocol version offered.
+    NoCommonVersion,
+}
+
+async fn misbehaving_host(how: Misbehaviour) -> u16 {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio::io::AsyncReadExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = l.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((mut sock, _)) = l.accept().await {
+            match how {
+                Misbehaviour::Silent => held.push(sock),
+                Misbehaviour::HangsUp => {
+                    let mut buf = [0u8; 64];
+                    let _ = sock.read(&mut buf).await;
+                    drop(sock);
+                }
+                Misbehaviour::NoCommonVersion => {
+                    tokio::spawn(async move {
+                        let Ok(mut ws) = tokio_tungstenite::accept_async(sock).await else {
+                            return;
+                        };
+                        while let Some(Ok(m)) = ws.next().await {
+                            let Message::Text(t) = m else { continue };
+                            let req: Value = serde_json::from_str(&t).unwrap();
+                            let answer = json!({"jsonrpc": "2.0", "id": req["id"],
+                                "error": {"code": -32005, "message": "unsupported protocol version",
+                                    "data": {"supportedVersions": ["99.0.0"]}}});
+                            let _ = ws.send(Message::text(answer.to_string())).await;
+                        }
+                    });
+                }
+            }
+        }
+    });
+    port
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_handshake_is_a_disconnect_or_a_timeout_with_where_and_which_versions() {
+    let open =
+        json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}});
+    for (how, expected) in [
+        (Misbehaviour::Silent, "PM_TERM_TIMEOUT"),
+        (Misbehaviour::HangsUp, "PM_TERM_DISCONNECTED"),
+        (Misbehaviour::NoCommonVersion, "PM_TERM_DISCONNECTED"),
+    ] {
+        let port = misbehaving_host(how).await;
+        let s = start_env(&bridge_env(&port.to_string(), "tok")).await;
+        let r = s.call(open.clone()).await;
+        assert_eq!(code(&r), expected, "{r:#}");
+        let d = &r["error"]["details"];
+        assert_eq!(d["alias"], "127.0.0.1", "{r:#}");
+        assert_eq!(d["port"], port, "{r:#}");
+        if let Misbehaviour::NoCommonVersion = how {
+            assert_eq!(d["host_versions"], json!(["99.0.0"]), "{r:#}");
+            assert!(
+                !d["client_versions"].as_array().unwrap().is_empty(),
+                "{r:#}"
+            );
+            assert!(
+                r["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("no common version"),
+                "{r:#}"
+            );
+        }
+        // Headless work is untouched by a broken host.
+        let h = s.call(headless("echo fine")).await;
+        assert_eq!(h["result"]["stdout"], "fine\n");
+        s.stop().await;
+    }
+}
+
+/// Across the bridge, container paths are mapped to host paths by the operator's map: a
+/// terminal opened with a container `cwd` (or none: the server's own directory) runs in the
+/// host directory mounted there, and answers name the container's path again. Without a map,
+/// a container path is refused with where it was looked up.
+#[tokio::test(flavor = "multi_thread")]
+async fn working_directories_cross_the_bridge_through_the_operators_path_map() {
+    let host = host("tok-paths").start();
+    let host_dir = std::fs::canonicalize(scratch_dir()).unwrap();
+    std::fs::create_dir_all(host_dir.join("sub")).unwrap();
+    let container_dir = std::fs::canonicalize(scratch_dir()).unwrap();
+    let host_dir_of_server = std::fs::canonicalize(scratch_dir()).unwrap();
+    let container_path = format!("/itmcp-container-{}", std::process::id());
+    let map = format!(
+        "{container_path}={};{}={}",
+        host_dir.display(),
+        container_dir.display(),
+        host_dir_of_server.display()
+    );
+    let mut env = bridge_env(&host.port.to_string(), "tok-paths");
+    env.push(("PM_TERM_PATH_MAP", map));
+    let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut cmd = server().envs(&pairs).command();
+    cmd.current_dir(&container_dir);
+    let s = connect(cmd, false).await;
+    // A container path given as cwd.
+    let mut q = open_running("pwd", 10000);
+    q["runtime"]["cwd"] = json!(format!("{container_path}/sub"));
+    let p = s.call(q).await;
+    assert_eq!(p["success"], true, "{p:#}");
+    let printed = p["result"]["output"].as_str().unwrap().trim().to_string();
+    assert_eq!(printed, host_dir.join("sub").display().to_string(), "{p:#}");
+    let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+    // No cwd: the server's own directory, on its host side.
+    let p = s.call(open_running("pwd", 10000)).await;
+    assert_eq!(
+        p["result"]["output"].as_str().unwrap().trim(),
+        host_dir_of_server.display().to_string(),
+        "{p:#}"
+    );
+    // list shows the container's view of where the terminal works.
+    let (item, l) = s.listed(&id).await;
+    assert_eq!(
+        item.unwrap()["cwd"],
+        format!("{container_path}/sub"),
+        "{l:#}"
+    );
+    s.stop().await;
+    // Without a map, a container path is refused as what it is: a path on the host.
+    let s = start_env(&bridge_env(&host.port.to_string(), "tok-paths")).await;
+    let mut q = open_running("pwd", 10000);
+    q["runtime"]["cwd"] = json!(container_path);
+    let p = s.call(q).await;
+    assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD", "{p:#}");
+    let m = p["error"]["message"].as_str().unwrap();
+    assert!(
+        m.contains("on the terminal host") && m.contains("PM_TERM_PATH_MAP"),
+        "{m}"
+    );
+    s.stop().await;
 }

@@ -21,15 +21,9 @@ async fn tool_is_listed_with_schemas_and_annotations() {
         .expect("tool listed");
     let input = serde_json::to_value(t.input_schema.as_ref()).unwrap();
     assert_eq!(input["type"], "object");
-    // Every field a model fills in is described.
-    for group in [
-        "invocation",
-        "correlation",
-        "runtime",
-        "execution",
-        "target",
-        "output",
-    ] {
+    // Every field a model fills in is described (correlation's optional ids in one line).
+    assert!(input["properties"]["correlation"]["description"].is_string());
+    for group in ["invocation", "runtime", "execution", "target", "output"] {
         assert!(
             input["properties"][group]["description"].is_string(),
             "{group}"
@@ -48,6 +42,57 @@ async fn tool_is_listed_with_schemas_and_annotations() {
     let a = t.annotations.as_ref().unwrap();
     assert_eq!(a.read_only_hint, Some(false));
     assert_eq!(a.destructive_hint, Some(true));
+    s.stop().await;
+}
+
+/// What a model pays for the tools on every turn: the whole `tools/list` answer, as JSON.
+const TOOLS_LIST_BUDGET: usize = 16_000;
+
+#[tokio::test]
+async fn the_tool_list_stays_within_its_budget_and_advertises_canonical_fields_only() {
+    let s = server().start().await;
+    let tools = s.client.list_all_tools().await.unwrap();
+    let text = serde_json::to_string(&json!({ "tools": tools })).unwrap();
+    eprintln!("tools/list: {} characters", text.len());
+    assert!(
+        text.len() <= TOOLS_LIST_BUDGET,
+        "tools/list is {} characters, over its budget of {TOOLS_LIST_BUDGET}",
+        text.len()
+    );
+    let schema = |name: &str| {
+        let t = tools.iter().find(|t| t.name == name).expect("tool listed");
+        serde_json::to_value(t.input_schema.as_ref()).unwrap()
+    };
+    let interactive = schema("memory_terminal_interactive");
+    let strict = schema("memory_terminal");
+    assert_eq!(
+        interactive["properties"]["action"]["enum"],
+        json!(["execute", "read_output", "terminate", "list"])
+    );
+    assert_eq!(
+        interactive["properties"]["invocation"]["properties"]["mode"]["enum"],
+        json!(["headless", "interactive"])
+    );
+    assert!(interactive["properties"]["invocation"]["properties"]["intent"]["enum"].is_array());
+    assert!(
+        interactive["properties"].get("cwd").is_none(),
+        "legacy keys not advertised"
+    );
+    assert_eq!(
+        strict["properties"]["invocation"]["properties"]["mode"]["enum"],
+        json!(["headless"])
+    );
+    assert!(
+        strict["properties"]["execution"]["properties"]
+            .get("keys")
+            .is_none()
+    );
+    assert!(strict.to_string().len() < interactive.to_string().len());
+    // Legacy flat keys are still accepted, though no longer advertised.
+    let p = s
+        .call(json!({"action": "run", "command": "echo legacy"}))
+        .await;
+    assert_eq!(p["result"]["stdout"], "legacy\n", "{p}");
     s.stop().await;
 }
 
@@ -342,6 +387,47 @@ async fn non_utf8_output_is_flagged_or_exact_in_base64() {
         .await;
     assert_eq!(r["result"]["stdout"], "ab");
     assert_eq!(r["result"]["cursor"]["stdout"], 2);
+    // A limit smaller than the next character returns that whole character: the reader
+    // always moves on, never by half a character, and reading on by default cursor (what was
+    // delivered) loses nothing.
+    let p = s.call(headless("printf 'é€😀z'")).await;
+    let id = p["identity"]["session_id"].as_str().unwrap();
+    let mut got = String::new();
+    let mut cursor = 0;
+    for _ in 0..10 {
+        let r = s
+            .call(
+                json!({"action": "read_output", "target": {"session_id": id},
+                "output": {"stdout_cursor": cursor, "max_bytes": 1}}),
+            )
+            .await;
+        let piece = r["result"]["stdout"].as_str().unwrap();
+        assert!(!piece.contains('\u{fffd}'), "{r:#}");
+        assert_eq!(piece.chars().count(), 1, "{r:#}");
+        assert_ne!(r["result"]["streams"]["stdout"]["lossy"], true);
+        got.push_str(piece);
+        cursor = r["result"]["cursor"]["stdout"].as_u64().unwrap();
+        if got.len() == 10 {
+            break;
+        }
+    }
+    assert_eq!(got, "é€😀z");
+    let mut req = headless("printf '€€€'");
+    req["output"] = json!({"max_bytes": 4});
+    let p = s.call(req).await;
+    let id = p["identity"]["session_id"].as_str().unwrap();
+    let mut got = p["result"]["stdout"].as_str().unwrap().to_string();
+    assert_eq!(got, "€");
+    for _ in 0..5 {
+        let r = s
+            .call(
+                json!({"action": "read_output", "target": {"session_id": id},
+                "output": {"max_bytes": 4}}),
+            )
+            .await;
+        got.push_str(r["result"]["stdout"].as_str().unwrap());
+    }
+    assert_eq!(got, "€€€", "default cursors follow whole characters");
     s.stop().await;
 }
 
@@ -393,6 +479,9 @@ async fn long_waits_send_progress_notifications() {
     assert!(progress.len() >= 2, "{progress:?}");
     let values: Vec<f64> = progress.iter().map(|p| p.progress).collect();
     assert!(values.windows(2).all(|w| w[1] > w[0]), "{values:?}");
+    // Each message says what is waited for and for how long, once.
+    let first = progress[0].message.clone().unwrap_or_default();
+    assert_eq!(first, "running (1 s)", "{progress:?}");
     s.stop().await;
 }
 

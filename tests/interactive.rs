@@ -324,15 +324,8 @@ async fn killing_a_shell_with_background_jobs_leaves_nothing() {
     assert_eq!(k["success"], true, "{k:#}");
     assert!(k["result"]["terminated"].as_array().unwrap().len() >= 5);
     assert!(wait_gone(&tag, Duration::from_secs(3)).await.is_empty());
-    let l = s.call(json!({"action": "list"})).await;
-    let item = l["result"]["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["id"] == id.as_str())
-        .cloned()
-        .unwrap();
-    assert_eq!(item["state"], "exited");
+    let (item, _) = s.listed(&id).await;
+    assert_eq!(item.unwrap()["state"], "exited");
     s.stop().await;
 }
 
@@ -436,6 +429,13 @@ async fn terminals_are_resources_with_updates() {
     let uri = format!("ahp-terminal:/{id}");
     let list = s.client.list_all_resources().await.unwrap();
     assert!(list.iter().any(|r| r.uri == uri));
+    // The template says how to build that URI from a terminal id.
+    let templates = s.client.list_all_resource_templates().await.unwrap();
+    let t = templates
+        .iter()
+        .find(|t| t.uri_template == "ahp-terminal:/{terminal_id}")
+        .expect("terminal template advertised");
+    assert_eq!(t.uri_template.replace("{terminal_id}", &id), uri);
     let read = s
         .client
         .read_resource(ReadResourceRequestParams::new(uri.clone()))

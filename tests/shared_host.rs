@@ -76,14 +76,8 @@ async fn a_terminal_belongs_to_the_server_that_opened_it() {
         .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}))
         .await;
     assert_eq!(own["success"], true, "{own:#}");
-    let l = b.call(json!({"action": "list"})).await;
-    let item = l["result"]["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["id"] == id.as_str())
-        .cloned()
-        .expect("listed for everyone");
+    let (item, _) = b.listed(&id).await;
+    let item = item.expect("listed for everyone");
     // ... but cannot read, type into or end it.
     let r = b
         .call(json!({"action": "read_output", "target": {"terminal_id": id}, "output": {"cursor": 0}}))

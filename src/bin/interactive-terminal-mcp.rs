@@ -19,6 +19,9 @@ fn main() {
     let cfg = Config::from_process();
     itmcp::telemetry::init(cfg.log.as_deref());
     let policy = cli::or_exit(NAME, itmcp::policy::Policy::load(&cfg.policy), 2);
+    if cfg.check_config {
+        std::process::exit(itmcp::preflight::report(NAME, &cfg));
+    }
     let rt = cli::runtime_or_exit(NAME);
     let code = rt.block_on(serve(cfg, policy));
     rt.shutdown_timeout(std::time::Duration::from_secs(1));

@@ -132,6 +132,16 @@ pub struct TermError {
     pub code: ErrorCode,
     pub message: String,
     pub details: Map<String, Value>,
+    /// A request class of its own (a known legacy alias refused in phase C, a command off the
+    /// strict allowlist) with its own next step; the strategy stays the code's (§3.3).
+    pub hint: Option<Hint>,
+}
+
+/// What to do next for one class of request, in place of the code's generic words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hint {
+    pub next_action: Option<Action>,
+    pub user_message: String,
 }
 
 impl std::fmt::Display for TermError {
@@ -148,6 +158,7 @@ impl TermError {
             code,
             message: message.into(),
             details: Map::new(),
+            hint: None,
         }
     }
 
@@ -172,6 +183,19 @@ impl TermError {
 
     pub fn with(mut self, key: &str, value: Value) -> Self {
         self.details.insert(key.to_string(), value);
+        self
+    }
+
+    /// Say what to do next for this request class (see [`Hint`]).
+    pub fn with_hint(
+        mut self,
+        next_action: Option<Action>,
+        user_message: impl Into<String>,
+    ) -> Self {
+        self.hint = Some(Hint {
+            next_action,
+            user_message: user_message.into(),
+        });
         self
     }
 }
@@ -274,6 +298,16 @@ impl Fallback {
             user_message,
             can_auto_retry,
         }
+    }
+
+    /// The fallback for one error: the code's, with the error's own hint when it has one.
+    pub fn for_term_error(err: &TermError, action: Option<Action>, mode: Option<Mode>) -> Fallback {
+        let mut f = Fallback::for_error(err.code, action, mode);
+        if let Some(h) = &err.hint {
+            f.next_action = h.next_action;
+            f.user_message = h.user_message.clone();
+        }
+        f
     }
 
     pub fn to_json(&self) -> Value {

@@ -2,6 +2,7 @@
 //! resolution, validation, responses and the `PM_TERM_*` error taxonomy. Nothing here
 //! knows about MCP or about how commands run.
 
+pub mod advertise;
 pub mod alias;
 pub mod coupling;
 pub mod error;

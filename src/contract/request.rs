@@ -15,6 +15,14 @@ pub enum Action {
 }
 
 impl Action {
+    /// Every canonical action, in the contract's order.
+    pub const ALL: [Action; 4] = [
+        Action::Execute,
+        Action::ReadOutput,
+        Action::Terminate,
+        Action::List,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Action::Execute => "execute",
@@ -25,13 +33,7 @@ impl Action {
     }
 
     pub fn parse(s: &str) -> Option<Action> {
-        match s {
-            "execute" => Some(Action::Execute),
-            "read_output" => Some(Action::ReadOutput),
-            "terminate" => Some(Action::Terminate),
-            "list" => Some(Action::List),
-            _ => None,
-        }
+        Action::ALL.into_iter().find(|a| a.as_str() == s)
     }
 }
 

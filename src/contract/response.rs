@@ -132,7 +132,7 @@ pub fn failure(env: &Envelope, err: &TermError) -> Value {
         details.retain(|k, _| k == "timeout_ms" || k == "target");
         details.insert("trace_id".into(), json!(env.correlation.trace_id));
     }
-    let fallback = Fallback::for_error(err.code, env.action, env.resolution.mode);
+    let fallback = Fallback::for_term_error(err, env.action, env.resolution.mode);
     let mut payload = json!({
         "success": false,
         "action": env.action.map(Action::as_str),

@@ -4,7 +4,9 @@
 
 use std::sync::OnceLock;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
+
+use super::advertise::{self, Face};
 
 /// Raw schema texts, straight from `schemas/`.
 pub const REQUEST_SCHEMA: &str = include_str!("../../schemas/request.schema.json");
@@ -19,7 +21,6 @@ struct Documents {
     request: Value,
     response: Value,
     error: Value,
-    output_schema: Value,
 }
 
 /// The compiled validators: most of the server's start-up work, so they are compiled on a
@@ -28,6 +29,8 @@ struct Validators {
     request: jsonschema::Validator,
     response: jsonschema::Validator,
     error: jsonschema::Validator,
+    /// What the tools advertise as their output: every payload must pass it too.
+    advertised_output: jsonschema::Validator,
 }
 
 static DOCUMENTS: OnceLock<Result<Documents, String>> = OnceLock::new();
@@ -41,7 +44,6 @@ fn parse_documents() -> Result<Documents, String> {
     let response = parse("response.schema.json", RESPONSE_SCHEMA)?;
     let error = parse("error.schema.json", ERROR_SCHEMA)?;
     Ok(Documents {
-        output_schema: combine_output_schema(&response, &error),
         request,
         response,
         error,
@@ -64,6 +66,10 @@ fn compile() -> Result<Validators, String> {
         request: build("request.schema.json", &d.request)?,
         response: build("response.schema.json", &d.response)?,
         error: build("error.schema.json", &d.error)?,
+        advertised_output: build(
+            "advertised output schema",
+            &Value::Object(advertise::output_schema()),
+        )?,
     })
 }
 
@@ -118,7 +124,10 @@ pub fn check_request(instance: &Value) -> Result<Vec<Violation>, String> {
 /// True when `payload` is a valid response or error payload (used by tests and debug checks).
 pub fn is_valid_payload(payload: &Value) -> bool {
     match compiled() {
-        Ok(c) => c.response.is_valid(payload) || c.error.is_valid(payload),
+        Ok(c) => {
+            (c.response.is_valid(payload) || c.error.is_valid(payload))
+                && c.advertised_output.is_valid(payload)
+        }
         Err(_) => false,
     }
 }
@@ -135,23 +144,22 @@ pub fn payload_violations(payload: &Value) -> Vec<String> {
     };
     v.iter_errors(payload)
         .map(|e| format!("{}: {e}", display_path(e.instance_path().as_str())))
+        .chain(
+            c.advertised_output
+                .iter_errors(payload)
+                .map(|e| format!("advertised output schema: {e}")),
+        )
         .collect()
 }
 
-/// The request schema as the tool's input schema.
-pub fn request_schema() -> Result<Map<String, Value>, String> {
-    match &documents()?.request {
-        Value::Object(m) => Ok(m.clone()),
-        _ => Err("request schema is not an object".into()),
-    }
+/// The input schema a tool advertises (see [`advertise`]).
+pub fn tool_input_schema(face: Face) -> Result<Map<String, Value>, String> {
+    advertise::input_schema(&documents()?.request, face)
 }
 
-/// The tool's output schema: success response or error payload.
-pub fn output_schema() -> Result<Map<String, Value>, String> {
-    match &documents()?.output_schema {
-        Value::Object(m) => Ok(m.clone()),
-        _ => Err("output schema is not an object".into()),
-    }
+/// The output schema both tools advertise: the envelope every answer shares.
+pub fn tool_output_schema() -> Map<String, Value> {
+    advertise::output_schema()
 }
 
 fn display_path(pointer: &str) -> String {
@@ -162,73 +170,30 @@ fn display_path(pointer: &str) -> String {
     }
 }
 
-/// Merge the two payload schemas into one object schema (MCP wants `type: object` at the
-/// root): their `$defs` are prefixed so internal references keep resolving.
-fn combine_output_schema(response: &Value, error: &Value) -> Value {
-    let mut defs = Map::new();
-    let mut branch = |prefix: &str, schema: &Value| -> Value {
-        let mut s = schema.clone();
-        rewrite_refs(&mut s, prefix);
-        if let Value::Object(m) = &mut s {
-            m.remove("$schema");
-            if let Some(Value::Object(d)) = m.remove("$defs") {
-                for (k, v) in d {
-                    defs.insert(format!("{prefix}{k}"), v);
-                }
-            }
-        }
-        s
-    };
-    let ok = branch("response_", response);
-    let err = branch("error_", error);
-    json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "type": "object",
-        "description": "The canonical response (success: true) or the PM_TERM_* error payload (success: false).",
-        "anyOf": [ok, err],
-        "$defs": Value::Object(defs),
-    })
-}
-
-fn rewrite_refs(v: &mut Value, prefix: &str) {
-    match v {
-        Value::Object(m) => {
-            for (k, child) in m.iter_mut() {
-                if k == "$ref" {
-                    if let Value::String(s) = child
-                        && let Some(rest) = s.strip_prefix("#/$defs/")
-                    {
-                        *s = format!("#/$defs/{prefix}{rest}");
-                    }
-                } else {
-                    rewrite_refs(child, prefix);
-                }
-            }
-        }
-        Value::Array(a) => a.iter_mut().for_each(|c| rewrite_refs(c, prefix)),
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
-    fn schemas_compile_and_combine() {
+    fn schemas_compile_and_check_payloads() {
         init().expect("schemas compile");
-        let out = output_schema().expect("output schema");
-        let v = jsonschema::validator_for(&Value::Object(out)).expect("combined compiles");
         let ok = json!({
             "success": true, "action": "list", "status": "completed",
             "correlation": {"request_id": "req_1", "trace_id": "trace_1"},
             "resolved": {"canonical_action": "list", "alias_applied": false, "legacy_action": null, "mode": null},
             "identity": {}, "result": {"running": false, "items": []}, "error": null
         });
-        assert!(v.is_valid(&ok));
-        assert!(is_valid_payload(&ok));
+        assert!(is_valid_payload(&ok), "{:?}", payload_violations(&ok));
         let mut bad = ok.clone();
         bad["result"]["running"] = json!("no");
-        assert!(!v.is_valid(&bad));
+        assert!(!is_valid_payload(&bad));
+        let mut off_envelope = ok.clone();
+        off_envelope["status"] = json!("maybe");
+        assert!(
+            payload_violations(&off_envelope)
+                .iter()
+                .any(|v| v.starts_with("advertised output schema"))
+        );
     }
 }

@@ -376,6 +376,25 @@ fn deprecation_phases() {
     let e = parse(&v, Phase::C).expect_err("phase C rejects");
     assert_eq!(e.error.code, ErrorCode::InvalidAction);
     assert!(e.error.message.contains("terminate"));
+    // A known alias is not an unknown action: the fallback names the canonical one.
+    let p = crate::contract::response::failure(&e.envelope, &e.error);
+    assert_eq!(p["fallback"]["next_action"], "terminate", "{p}");
+    assert_eq!(p["fallback"]["strategy"], "reject_no_retry");
+    let words = p["fallback"]["user_message"].as_str().unwrap_or_default();
+    assert!(
+        !words.contains("Unknown action") && words.contains("\"terminate\""),
+        "{words}"
+    );
+    // An unknown action keeps the generic words.
+    let e = parse(&json!({"action": "delete"}), Phase::C).expect_err("unknown");
+    let p = crate::contract::response::failure(&e.envelope, &e.error);
+    assert_eq!(p["fallback"]["next_action"], Value::Null);
+    assert!(
+        p["fallback"]["user_message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Unknown action")
+    );
     // Canonical requests are untouched in every phase.
     assert!(parse(&json!({"action": "list"}), Phase::C).is_ok());
 }

@@ -95,7 +95,16 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
                     )
                     .with("action", json!(l.as_str()))
                     .with("canonical_action", json!(l.canonical().as_str()))
-                    .with("migration", json!(l.migration_hint())),
+                    .with("migration", json!(l.migration_hint()))
+                    .with_hint(
+                        Some(l.canonical()),
+                        format!(
+                            "Legacy action {:?} is retired: send the same request as action {:?} ({}).",
+                            l.as_str(),
+                            l.canonical().as_str(),
+                            l.migration_hint()
+                        ),
+                    ),
                 ));
             }
             Some(l)

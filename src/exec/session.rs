@@ -273,19 +273,23 @@ impl Session {
     }
 
     /// Read from `cursor` (or the last delivered offset); remembers what was delivered.
+    /// With `text`, the read never ends inside a UTF-8 character (see [`Spool::read_text`]),
+    /// so what is remembered as delivered is exactly what the caller can show.
     pub fn read(
         &self,
         which: Stream,
         cursor: Option<u64>,
         max: usize,
         tail: bool,
+        text: bool,
     ) -> std::io::Result<Slice> {
         let from = cursor.unwrap_or_else(|| self.delivered(which));
+        let finished = !self.is_running();
         let spool = lock(&self.streams[which.index()]);
-        let slice = if tail {
-            spool.read_tail(from, max)?
-        } else {
-            spool.read(from, max)?
+        let slice = match (text, tail) {
+            (true, _) => spool.read_text(from, max, tail, finished)?,
+            (false, true) => spool.read_tail(from, max)?,
+            (false, false) => spool.read(from, max)?,
         };
         drop(spool);
         let mut d = lock(&self.delivered);

@@ -5,6 +5,7 @@
 //! the runtime fails at is a tool result with `isError: true` and its `PM_TERM_*` payload.
 
 pub mod framing;
+pub mod logging;
 pub mod resources;
 pub mod text;
 pub mod verdict;
@@ -15,14 +16,16 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ProgressToken, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestParams,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, ToolAnnotations,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use crate::contract::advertise::Face;
 use crate::contract::schema;
 use crate::service::{BoxFuture, ElicitOutcome, Elicitor, NoProgress, Progress, Service};
 
@@ -66,25 +69,28 @@ pub struct McpServer {
 
 impl McpServer {
     pub fn new(app: Arc<Service>) -> Result<McpServer, String> {
-        let input = Arc::new(schema::request_schema()?);
-        let output = Arc::new(schema::output_schema()?);
-        let interactive = Tool::new(INTERACTIVE_TOOL, INTERACTIVE_DESCRIPTION, input)
-            .with_title("Interactive terminal")
-            .with_raw_output_schema(output)
-            .with_annotations(
-                ToolAnnotations::with_title("Interactive terminal")
-                    .read_only(false)
-                    .destructive(true)
-                    .idempotent(false)
-                    .open_world(true),
-            );
+        let output = Arc::new(schema::tool_output_schema());
+        let interactive = Tool::new(
+            INTERACTIVE_TOOL,
+            INTERACTIVE_DESCRIPTION,
+            Arc::new(schema::tool_input_schema(Face::Interactive)?),
+        )
+        .with_title("Interactive terminal")
+        .with_raw_output_schema(output.clone())
+        .with_annotations(
+            ToolAnnotations::with_title("Interactive terminal")
+                .read_only(false)
+                .destructive(true)
+                .idempotent(false)
+                .open_world(true),
+        );
         let strict = Tool::new(
             STRICT_TOOL,
             STRICT_DESCRIPTION,
-            Arc::new(schema::request_schema()?),
+            Arc::new(schema::tool_input_schema(Face::Strict)?),
         )
         .with_title("Strict terminal (allowlisted, headless)")
-        .with_raw_output_schema(Arc::new(schema::output_schema()?))
+        .with_raw_output_schema(output)
         .with_annotations(
             ToolAnnotations::with_title("Strict terminal")
                 .read_only(false)
@@ -121,11 +127,11 @@ struct McpProgress {
 }
 
 impl Progress for McpProgress {
-    fn report(&self, elapsed: Duration, message: String) {
+    fn report(&self, elapsed: Duration, what: &str) {
         let n = self.sent.fetch_add(1, Ordering::Relaxed) + 1;
         let peer = self.peer.clone();
         let param = ProgressNotificationParam::new(self.token.clone(), n as f64)
-            .with_message(format!("{message}; {} ms", elapsed.as_millis()));
+            .with_message(format!("{what} ({} s)", elapsed.as_secs()));
         tokio::spawn(async move {
             let _ = peer.notify_progress(param).await;
         });
@@ -196,6 +202,7 @@ impl Elicitor for McpElicitor {
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // logging: see mcp::logging
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
@@ -203,6 +210,7 @@ impl ServerHandler for McpServer {
                 .enable_resources()
                 .enable_resources_subscribe()
                 .enable_resources_list_changed()
+                .enable_logging()
                 .build(),
         )
         .with_server_info(
@@ -226,6 +234,28 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         Ok(resources::list(&self.app).await)
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        logging::attach(context.peer);
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        logging::set_level(request.level);
+        Ok(())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(resources::templates())
     }
 
     async fn read_resource(

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use ahp_types::ROOT_RESOURCE_URI;
 use rmcp::model::{
-    ListResourcesResult, ReadResourceResult, Resource, ResourceContents,
-    ResourceUpdatedNotificationParam,
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam,
 };
 use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use tokio::sync::broadcast::error::RecvError;
@@ -18,6 +18,10 @@ use tokio::sync::broadcast::error::RecvError;
 use crate::ids;
 use crate::locks::lock;
 use crate::service::Service;
+
+/// The URI template of every terminal resource (RFC 6570), as `resources/templates/list`
+/// advertises it: the ids come from `list` or from an `execute` answer.
+pub const TERMINAL_TEMPLATE: &str = "ahp-terminal:/{terminal_id}";
 
 /// Updates to one resource are coalesced over this window.
 const UPDATE_COALESCE: Duration = Duration::from_millis(100);
@@ -48,6 +52,18 @@ pub async fn list(app: &Service) -> ListResourcesResult {
         })
         .collect();
     ListResourcesResult::with_all_items(resources)
+}
+
+/// The one resource template: a terminal by its id.
+pub fn templates() -> ListResourceTemplatesResult {
+    ListResourceTemplatesResult::with_all_items(vec![
+        ResourceTemplate::new(TERMINAL_TEMPLATE, "terminal")
+            .with_title("Terminal")
+            .with_description(
+                "The AHP TerminalState of a terminal (term_<ulid> from execute or list): title, cwd, content, exit code. Subscribe for updates.",
+            )
+            .with_mime_type("application/json"),
+    ])
 }
 
 pub async fn read(app: &Service, uri: &str) -> Result<ReadResourceResult, McpError> {

@@ -47,6 +47,15 @@ pub struct Attempt {
     pub error: String,
 }
 
+impl Attempt {
+    pub fn new(endpoint: &str, error: impl Into<String>) -> Attempt {
+        Attempt {
+            endpoint: endpoint.to_string(),
+            error: error.into(),
+        }
+    }
+}
+
 /// What the caller can act on, passed through as the answer's `details`.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Facts {
@@ -81,6 +90,29 @@ pub struct Facts {
     pub spawn_errors: Option<Vec<SpawnError>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_action: Option<String>,
+    /// The host alias and port a failed handshake was with (§7.1 step 5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alias: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    /// Protocol versions this server offered, and those the host answered with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_versions: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_versions: Option<Vec<String>>,
+}
+
+impl Facts {
+    /// Alias and port from an `alias:port` endpoint.
+    pub fn set_endpoint(&mut self, endpoint: &str) {
+        match endpoint.rsplit_once(':') {
+            Some((alias, port)) => {
+                self.alias = Some(alias.to_string());
+                self.port = port.parse().ok();
+            }
+            None => self.alias = Some(endpoint.to_string()),
+        }
+    }
 }
 
 #[derive(Debug, Clone, thiserror::Error)]

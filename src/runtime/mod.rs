@@ -6,6 +6,7 @@ pub mod discovery;
 pub mod error;
 pub mod local;
 pub mod mode;
+pub mod paths;
 pub mod remote;
 
 use std::collections::{BTreeMap, HashMap};

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use super::AdapterType;
 use super::error::{Failure, RuntimeError};
+use super::paths::PathMap;
 
 /// Default host alias tried first from a container (§7.1).
 pub const PRIMARY_ALIAS: &str = "host.containers.internal";
@@ -71,6 +72,8 @@ pub struct BridgeInputs {
     pub connect_timeout_ms: Option<String>,
     pub request_timeout_ms: Option<String>,
     pub token: Option<String>,
+    /// `PM_TERM_PATH_MAP`: container directories and the host directories they mount.
+    pub path_map: Option<String>,
 }
 
 /// `--adapter`: one of the adapters, or auto (`None`: the next source decides).
@@ -185,6 +188,7 @@ pub struct BridgeSpec {
     pub connect_timeout_ms: u64,
     pub request_timeout_ms: u64,
     pub token: String,
+    pub path_map: PathMap,
 }
 
 fn valid_host(h: &str) -> bool {
@@ -204,6 +208,10 @@ pub fn bridge_spec(inputs: &BridgeInputs) -> Result<BridgeSpec, RuntimeError> {
                 None | Some("") => default,
                 Some(v) => match v.parse::<u64>() {
                     Ok(n) if n > 0 => n,
+                    Err(_) if v.bytes().all(|b| b.is_ascii_digit()) => {
+                        problems.push(format!("{name} {v} is out of range"));
+                        default
+                    }
                     _ => {
                         problems.push(format!("{name} must be a positive integer, not {v:?}"));
                         default
@@ -219,7 +227,7 @@ pub fn bridge_spec(inputs: &BridgeInputs) -> Result<BridgeSpec, RuntimeError> {
     );
     if port > u64::from(u16::MAX) {
         problems.push(format!(
-            "PM_INTERACTIVE_TERMINAL_HOST_PORT {port} is not a TCP port"
+            "PM_INTERACTIVE_TERMINAL_HOST_PORT {port} is not a TCP port (1-65535)"
         ));
     }
     let connect = number(
@@ -265,6 +273,13 @@ pub fn bridge_spec(inputs: &BridgeInputs) -> Result<BridgeSpec, RuntimeError> {
     if token.is_none() {
         problems.push("PM_INTERACTIVE_TERMINAL_TOKEN is required: the host service accepts no connection without its token".into());
     }
+    let path_map = match PathMap::parse(inputs.path_map.as_deref().unwrap_or_default()) {
+        Ok(m) => m,
+        Err(p) => {
+            problems.extend(p);
+            PathMap::default()
+        }
+    };
     if !problems.is_empty() {
         return Err(RuntimeError::new(
             Failure::NotConfigured,
@@ -284,6 +299,7 @@ pub fn bridge_spec(inputs: &BridgeInputs) -> Result<BridgeSpec, RuntimeError> {
         connect_timeout_ms: connect,
         request_timeout_ms: request,
         token: token.unwrap_or_default().to_string(),
+        path_map,
     })
 }
 

@@ -199,20 +199,18 @@ impl Service {
         let cursor = |c: Option<u64>| if from_start { Some(c.unwrap_or(0)) } else { c };
         let read = |which: Stream, c: Option<u64>| {
             session
-                .read(which, cursor(c), max, tail)
+                .read(which, cursor(c), max, tail, encoding == Encoding::Utf8)
                 .map_err(TermError::internal)
         };
         let out = output::render(
             read(Stream::Stdout, req.output.stdout_cursor)?,
             encoding,
             st.stdout_len,
-            st.running,
         );
         let err = output::render(
             read(Stream::Stderr, req.output.stderr_cursor)?,
             encoding,
             st.stderr_len,
-            st.running,
         );
         let cursors = Cursors {
             stdout: Some(out.next_cursor),

@@ -5,7 +5,7 @@ use base64::Engine;
 
 use crate::contract::Encoding;
 use crate::contract::result::StreamInfo;
-use crate::spool::{Slice, incomplete_utf8_tail};
+use crate::spool::Slice;
 
 /// One stream's part of an answer.
 pub struct StreamOut {
@@ -15,18 +15,9 @@ pub struct StreamOut {
     pub truncated: bool,
 }
 
-/// Render `slice`. `more_may_come` is true while the producer is alive: then a character
-/// split at the end is held back for the next read instead of being mangled.
-pub fn render(mut slice: Slice, encoding: Encoding, total: u64, more_may_come: bool) -> StreamOut {
-    let cut_inside = slice.omitted_after > 0 || more_may_come;
-    if encoding == Encoding::Utf8 && cut_inside {
-        let drop = incomplete_utf8_tail(&slice.bytes);
-        if drop > 0 && drop < slice.bytes.len() {
-            slice.bytes.truncate(slice.bytes.len() - drop);
-            slice.end -= drop as u64;
-            slice.omitted_after += drop as u64;
-        }
-    }
+/// Render `slice`, read for text with [`crate::spool::Spool::read_text`] (whole characters)
+/// or as exact bytes for base64.
+pub fn render(slice: Slice, encoding: Encoding, total: u64) -> StreamOut {
     let (text, lossy) = match encoding {
         Encoding::Utf8 => match String::from_utf8(slice.bytes) {
             Ok(s) => (s, false),
@@ -69,20 +60,11 @@ mod tests {
     }
 
     #[test]
-    fn split_characters_are_held_back() {
-        let euro = "a€".as_bytes();
-        let out = render(slice(&euro[..3], 1), Encoding::Utf8, 4, false);
-        assert_eq!(out.text, "a");
-        assert_eq!(out.next_cursor, 1);
-        assert!(out.truncated);
-    }
-
-    #[test]
     fn invalid_bytes_are_lossy_or_exact() {
-        let out = render(slice(&[0x66, 0xff, 0x6f], 0), Encoding::Utf8, 3, false);
+        let out = render(slice(&[0x66, 0xff, 0x6f], 0), Encoding::Utf8, 3);
         assert_eq!(out.text, "f\u{fffd}o");
         assert!(out.info.lossy);
-        let out = render(slice(&[0x66, 0xff, 0x6f], 0), Encoding::Base64, 3, false);
+        let out = render(slice(&[0x66, 0xff, 0x6f], 0), Encoding::Base64, 3);
         assert_eq!(out.text, "Zv9v");
     }
 }

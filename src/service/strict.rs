@@ -9,15 +9,32 @@ use super::approval::NoElicitor;
 use super::wait::Progress;
 use crate::contract::{Action, Envelope, ErrorCode, Mode, TermError, response};
 
+/// What an agent should do with a command this tool refuses: it is not destructive, only
+/// outside the allowlist, so the way forward is the other tool (where policy and approval
+/// decide), not a different command.
+const STRICT_REFUSAL_HINT: &str = "The command is not on memory_terminal's strict allowlist (details.allowed lists it). Run it with memory_terminal_interactive instead, where the operator's policy and approvals decide; do not retry it here.";
+
+/// The intent of the bare-command shortcut.
+const SHORTCUT_INTENT: &str = "execute_command";
+
 impl Service {
     pub async fn handle_strict(&self, raw: &Value, progress: &dyn Progress) -> Value {
-        // A bare {"command": ...} is a run.
+        // A bare {"command": ...} is this tool's documented shortcut for a headless execute:
+        // the caller sent no alias, so it is answered as canonical (no alias_applied, no
+        // deprecation warning, accepted in every phase).
         let mut raw = raw.clone();
         if let Value::Object(m) = &mut raw
             && !m.contains_key("action")
             && (m.contains_key("command") || m.contains_key("execution"))
         {
-            m.insert("action".into(), json!("run"));
+            m.insert("action".into(), json!(Action::Execute.as_str()));
+            let invocation = m.entry("invocation").or_insert_with(|| json!({}));
+            if let Value::Object(inv) = invocation {
+                inv.entry("mode")
+                    .or_insert_with(|| json!(Mode::Headless.as_str()));
+                inv.entry("intent")
+                    .or_insert_with(|| json!(SHORTCUT_INTENT));
+            }
         }
         let mut req = match self.parse(&raw) {
             Ok(r) => r,
@@ -46,8 +63,9 @@ impl Service {
                 tracing::info!(trace_id = %req.correlation.trace_id, %command, %why, "strict allowlist refused");
                 let e = TermError::new(
                     ErrorCode::BlockedDestructive,
-                    format!("not allowed here: {why}"),
+                    format!("not on the strict allowlist: {why}"),
                 )
+                .with_hint(None, STRICT_REFUSAL_HINT)
                 .with("authorization", json!("blocked"))
                 .with("rule", json!("strict_allowlist"))
                 .with("command", json!(command))

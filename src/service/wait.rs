@@ -10,14 +10,16 @@ pub const PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Where progress goes; the MCP layer turns it into `notifications/progress`.
 pub trait Progress: Send + Sync {
-    fn report(&self, elapsed: Duration, message: String);
+    /// `what` is waited for, and has been for `elapsed`: the face that shows it says both
+    /// once (the words carry no time of their own).
+    fn report(&self, elapsed: Duration, what: &str);
 }
 
 /// Progress nobody listens to.
 pub struct NoProgress;
 
 impl Progress for NoProgress {
-    fn report(&self, _elapsed: Duration, _message: String) {}
+    fn report(&self, _elapsed: Duration, _what: &str) {}
 }
 
 /// Wait until `done()` holds or `deadline` passes, waking on every change of `rx`.
@@ -41,7 +43,7 @@ pub async fn wait_until(
         }
         if now >= next_report {
             let elapsed = now - started;
-            progress.report(elapsed, format!("{what} ({}s)", elapsed.as_secs()));
+            progress.report(elapsed, what);
             next_report = now + PROGRESS_INTERVAL;
         }
         let wake = deadline.min(next_report);
@@ -68,7 +70,7 @@ pub async fn with_progress<F: std::future::Future>(
             out = &mut fut => return out,
             _ = tick.tick() => {
                 let elapsed = started.elapsed();
-                progress.report(elapsed, format!("{what} ({}s)", elapsed.as_secs()));
+                progress.report(elapsed, what);
             }
         }
     }

@@ -10,7 +10,6 @@ use super::protocol::{
     Chunk, DEFAULT_MAX_BYTES, OpError, OpErrorKind, OutputSpec, Ran, ScreenView, TermSummary, View,
 };
 use super::term::{Terminal, strip_escapes};
-use crate::spool::incomplete_utf8_tail;
 
 pub fn find(core: &Core, id: &str) -> Result<Arc<Terminal>, OpError> {
     core.get(id)
@@ -68,26 +67,21 @@ pub fn chunk(
     until: Option<u64>,
     spec: &OutputSpec,
 ) -> Result<Chunk, OpError> {
-    let max = spec.max_bytes.unwrap_or(DEFAULT_MAX_BYTES).max(4);
+    let max = spec.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
     let mut st = t.state();
     let from = from.or(spec.cursor).unwrap_or(st.delivered);
     let end_limit = until.unwrap_or(u64::MAX).min(st.spool.len());
     let io =
         |e: std::io::Error| OpError::new(OpErrorKind::Internal, format!("reading output: {e}"));
-    let mut slice = if spec.tail {
-        st.spool.read_tail(from, max).map_err(io)?
-    } else {
-        st.spool.read(from, max).map_err(io)?
-    };
+    // The spool holds whole characters only (the scanner carries a split one over), so what
+    // is in it is final: nothing there waits for the rest of a character.
+    let mut slice = st.spool.read_text(from, max, spec.tail, true).map_err(io)?;
     if slice.end > end_limit && end_limit >= slice.start {
+        // A tail read ends at the stream's end; `until` (a command's end, a character
+        // boundary) cuts it back.
         let cut = (slice.end - end_limit) as usize;
         slice.bytes.truncate(slice.bytes.len() - cut);
         slice.end = end_limit;
-    }
-    let partial = incomplete_utf8_tail(&slice.bytes);
-    if partial > 0 && partial < slice.bytes.len() {
-        slice.bytes.truncate(slice.bytes.len() - partial);
-        slice.end -= partial as u64;
     }
     let total = st.spool.len();
     st.delivered = st.delivered.max(slice.end);

@@ -457,6 +457,15 @@ impl Server {
         check_result(&r)
     }
 
+    /// `list`, and the item with this id in it (with the whole answer, for messages).
+    pub async fn listed(&self, id: &str) -> (Option<Value>, Value) {
+        let l = self.call(serde_json::json!({"action": "list"})).await;
+        let item = l["result"]["items"]
+            .as_array()
+            .and_then(|items| items.iter().find(|i| i["id"] == id).cloned());
+        (item, l)
+    }
+
     /// Call with a progress token; returns the payload.
     pub async fn call_with_progress(&self, args: Value, token: &str) -> Value {
         let Value::Object(map) = args else {

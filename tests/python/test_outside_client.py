@@ -124,3 +124,36 @@ async def test_progress_notifications_reach_the_client():
             assert res.structured_content["result"]["stdout"] == "done\n"
             await anyio.sleep(0.1)
     assert len(updates) >= 2, updates
+    # Each message says what is waited for and for how long, once.
+    assert updates[0][1] == "running (1 s)", updates
+    assert updates[1][1] == "running (2 s)", updates
+
+
+@pytest.mark.anyio
+async def test_the_client_sets_how_much_of_the_log_it_receives():
+    messages = []
+
+    async def on_log(params):
+        messages.append(params)
+
+    refused = {"command": "lsof"}  # off the strict allowlist: logged at info
+    async with stdio_client(params()) as (read, write):
+        async with ClientSession(read, write, logging_callback=on_log) as session:
+            init = await session.initialize()
+            assert init.capabilities.logging is not None
+            # Until the client asks, it receives warnings and errors only.
+            await session.call_tool("memory_terminal", refused)
+            await anyio.sleep(0.3)
+            assert not [m for m in messages if "allowlist" in str(m.data)], messages
+            with pytest.warns(Warning):
+                await session.set_logging_level("info")
+            await session.call_tool("memory_terminal", refused)
+            for _ in range(50):
+                if any("strict allowlist refused" in str(m.data) for m in messages):
+                    break
+                await anyio.sleep(0.1)
+    hits = [m for m in messages if "strict allowlist refused" in str(m.data)]
+    # The operator's quiet stderr (PM_TERM_LOG=warn) did not mute what the client asked for.
+    assert hits, messages
+    assert hits[0].level == "info" and hits[0].logger == "interactive-terminal-mcp"
+    assert "lsof" in str(hits[0].data)

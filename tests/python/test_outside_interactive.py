@@ -199,6 +199,8 @@ async def test_shell_repl_and_resources(workdir):
 
             listed = await session.list_resources()
             assert any(str(res.uri) == f"ahp-terminal:/{tid}" for res in listed.resources)
+            templates = await session.list_resource_templates()
+            assert [t.uri_template for t in templates.resource_templates] == ["ahp-terminal:/{terminal_id}"]
             state = await session.read_resource(f"ahp-terminal:/{tid}")
             assert '"lifecycle"' in state.contents[0].text
 

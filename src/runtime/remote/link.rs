@@ -63,14 +63,23 @@ impl RemoteAdapter {
         }
     }
 
-    /// Open a WebSocket to the first endpoint that answers, classifying every failure.
-    async fn open(&self, endpoints: &[String], token: &str) -> Result<Client, RuntimeError> {
+    /// Open a WebSocket to the first endpoint that answers, classifying every failure
+    /// (§7.1): nothing reachable or a refusal is the host being unavailable; a host that
+    /// accepted the connection and then went silent or hung up during the upgrade is a
+    /// timeout or a disconnection. Returns the client and the endpoint it reached.
+    async fn open(
+        &self,
+        endpoints: &[String],
+        token: &str,
+    ) -> Result<(Client, String), RuntimeError> {
         let mut attempts = Vec::new();
         let mut refused_by_host = false;
         // Nothing listens: an endpoint refused the connection itself, and none got further or
         // timed out (names that do not resolve say nothing either way): the host is down.
         let mut refused = false;
         let mut maybe_up = false;
+        // The first endpoint that accepted the connection and then failed the upgrade.
+        let mut broken: Option<(Failure, String)> = None;
         for ep in endpoints {
             let url = format!("ws://{ep}/ahp");
             let mut req = url.clone().into_client_request().map_err(|e| {
@@ -83,53 +92,74 @@ impl RemoteAdapter {
                 req.headers_mut().insert("Authorization", v);
             }
             self.telemetry("connect", json!({"endpoint": ep}));
+            let waited = format!("no answer within {} ms", self.connect_timeout.as_millis());
+            let stream = match tokio::time::timeout(
+                self.connect_timeout,
+                tokio::net::TcpStream::connect(ep.as_str()),
+            )
+            .await
+            {
+                Ok(Ok(stream)) => stream,
+                Ok(Err(e)) => {
+                    refused |= e.kind() == std::io::ErrorKind::ConnectionRefused;
+                    attempts.push(Attempt::new(ep, e.to_string()));
+                    self.telemetry("connect failed", json!(attempts.last()));
+                    continue;
+                }
+                Err(_) => {
+                    maybe_up = true;
+                    attempts.push(Attempt::new(ep, waited));
+                    self.telemetry("connect failed", json!(attempts.last()));
+                    continue;
+                }
+            };
             // Small JSON frames: no Nagle delay (it costs 40 ms a round trip with delayed ACKs).
-            let connecting = tokio_tungstenite::connect_async_with_config(req, None, true);
-            match tokio::time::timeout(self.connect_timeout, connecting).await {
+            let _ = stream.set_nodelay(true);
+            let stream = tokio_tungstenite::MaybeTlsStream::Plain(stream);
+            let upgrade = tokio_tungstenite::client_async_with_config(req, stream, None);
+            let failure = match tokio::time::timeout(self.connect_timeout, upgrade).await {
                 Ok(Ok((ws, _))) => {
                     let transport = ahp_ws::WebSocketTransport::from_stream(ws);
                     let cfg = ClientConfig {
                         default_request_timeout: None,
                         subscription_buffer: EVENT_BUFFER,
                     };
-                    return Client::connect(transport, cfg).await.map_err(|e| {
-                        RuntimeError::new(
-                            Failure::Unavailable,
-                            format!("AHP client failed to start: {e}"),
-                        )
-                    });
+                    return Client::connect(transport, cfg)
+                        .await
+                        .map(|c| (c, ep.clone()))
+                        .map_err(|e| {
+                            RuntimeError::new(
+                                Failure::Disconnected,
+                                format!("the AHP client failed to start on {ep}: {e}"),
+                            )
+                            .with(|f| f.set_endpoint(ep))
+                        });
                 }
                 Ok(Err(tokio_tungstenite::tungstenite::Error::Http(resp))) => {
                     refused_by_host = true;
-                    attempts.push(Attempt {
-                        endpoint: ep.clone(),
-                        error: format!("the host answered HTTP {}", resp.status()),
-                    });
-                }
-                Ok(Err(tokio_tungstenite::tungstenite::Error::Io(e))) => {
-                    refused |= e.kind() == std::io::ErrorKind::ConnectionRefused;
-                    attempts.push(Attempt {
-                        endpoint: ep.clone(),
-                        error: e.to_string(),
-                    });
+                    attempts.push(Attempt::new(
+                        ep,
+                        format!("the host answered HTTP {}", resp.status()),
+                    ));
+                    None
                 }
                 Ok(Err(e)) => {
-                    maybe_up = true;
-                    attempts.push(Attempt {
-                        endpoint: ep.clone(),
-                        error: e.to_string(),
-                    });
+                    attempts.push(Attempt::new(
+                        ep,
+                        format!("connected, then the upgrade failed: {e}"),
+                    ));
+                    Some(Failure::Disconnected)
                 }
                 Err(_) => {
-                    maybe_up = true;
-                    attempts.push(Attempt {
-                        endpoint: ep.clone(),
-                        error: format!(
-                            "no connection within {} ms",
-                            self.connect_timeout.as_millis()
-                        ),
-                    });
+                    attempts.push(Attempt::new(
+                        ep,
+                        format!("connected, then {waited} to the upgrade"),
+                    ));
+                    Some(Failure::Timeout)
                 }
+            };
+            if let Some(f) = failure {
+                broken.get_or_insert((f, ep.clone()));
             }
             self.telemetry("connect failed", json!(attempts.last()));
         }
@@ -140,6 +170,24 @@ impl RemoteAdapter {
                 "the terminal host refused the handshake (check PM_INTERACTIVE_TERMINAL_TOKEN)",
             )
             .with(|f| f.attempts = Some(attempts)));
+        }
+        if let Some((failure, ep)) = broken {
+            // §7.1 step 4: something listens there but the handshake failed.
+            let what = match failure {
+                Failure::Timeout => "went silent",
+                _ => "closed the connection",
+            };
+            return Err(RuntimeError::new(
+                failure,
+                format!("the terminal host at {ep} accepted the connection, then {what} during the handshake"),
+            )
+            .with(|f| {
+                f.attempts = Some(attempts);
+                f.set_endpoint(&ep);
+                if failure == Failure::Timeout {
+                    f.timeout_ms = Some(self.connect_timeout.as_millis() as u64);
+                }
+            }));
         }
         Err(RuntimeError::new(
             Failure::Unavailable,
@@ -155,11 +203,12 @@ impl RemoteAdapter {
     }
 
     /// Initialize, then catch up from the last sequence seen on an earlier connection.
-    async fn handshake(&self, client: &Client) -> Result<(), RuntimeError> {
+    async fn handshake(&self, client: &Client, endpoint: &str) -> Result<(), RuntimeError> {
         let versions: Vec<String> = ahp_types::SUPPORTED_PROTOCOL_VERSIONS
             .iter()
             .map(|s| s.to_string())
             .collect();
+        let ours = versions.clone();
         let params = ahp_types::commands::InitializeParams {
             channel: ahp_types::ROOT_RESOURCE_URI.to_string(),
             meta: self.identity(),
@@ -178,14 +227,14 @@ impl RemoteAdapter {
         .map_err(|_| {
             RuntimeError::new(
                 Failure::Timeout,
-                "the terminal host did not answer initialize in time",
+                format!("the terminal host at {endpoint} did not answer initialize in time"),
             )
+            .with(|f| {
+                f.set_endpoint(endpoint);
+                f.timeout_ms = Some(self.request_timeout.as_millis() as u64);
+            })
         })?
-        .map_err(|e| {
-            // A host that answers but will not shake hands (no common protocol version) is
-            // as unavailable as one that does not answer; after a drop the caller retries.
-            RuntimeError::new(Failure::Unavailable, format!("handshake failed: {e}"))
-        })?;
+        .map_err(|e| handshake_failed(endpoint, ours, &e))?;
         let instance = init
             .meta
             .as_ref()
@@ -271,15 +320,16 @@ impl RemoteAdapter {
         }
         *conn = None;
         let (endpoints, token) = self.endpoints().await?;
-        let client = self.open(&endpoints, &token).await?;
-        self.handshake(&client).await?;
+        let (client, endpoint) = self.open(&endpoints, &token).await?;
+        self.handshake(&client, &endpoint).await?;
         let alive = Arc::new(AtomicBool::new(true));
         let mut events = client.events();
-        let (mirror, last, tx, flag) = (
+        let (mirror, last, tx, flag, endpoint) = (
             self.mirror.clone(),
             self.last_seq.clone(),
             self.events.clone(),
             alive.clone(),
+            endpoint.clone(),
         );
         tokio::spawn(async move {
             while let Some(ev) = events.recv().await {
@@ -288,6 +338,10 @@ impl RemoteAdapter {
                 }
             }
             flag.store(false, Ordering::SeqCst);
+            tracing::info!(
+                %endpoint,
+                "the connection to the terminal host ended; the next request reconnects"
+            );
         });
         *conn = Some(Connection {
             client: client.clone(),
@@ -302,4 +356,32 @@ impl RemoteAdapter {
             l.client.shutdown().await;
         }
     }
+}
+
+/// §7.1 steps 4–5: a host that answers `initialize` with an error (no common protocol
+/// version, most often) failed the handshake: a disconnection, with where and which
+/// versions each side speaks.
+fn handshake_failed(endpoint: &str, ours: Vec<String>, e: &ahp::ClientError) -> RuntimeError {
+    let theirs = match e {
+        ahp::ClientError::Rpc(rpc) => rpc
+            .data
+            .clone()
+            .and_then(|d| {
+                serde_json::from_value::<ahp_types::errors::UnsupportedProtocolVersionErrorData>(d)
+                    .ok()
+            })
+            .map(|d| d.supported_versions),
+        _ => None,
+    };
+    let message = match &theirs {
+        Some(v) => format!(
+            "the terminal host at {endpoint} speaks protocol versions {v:?}, this server {ours:?}: no common version"
+        ),
+        None => format!("the handshake with the terminal host at {endpoint} failed: {e}"),
+    };
+    RuntimeError::new(Failure::Disconnected, message).with(|f| {
+        f.set_endpoint(endpoint);
+        f.client_versions = Some(ours);
+        f.host_versions = theirs;
+    })
 }

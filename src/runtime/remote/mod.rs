@@ -182,10 +182,21 @@ impl RemoteAdapter {
     /// One operation, exactly once on the host, surviving dropped connections.
     async fn request(
         self: Arc<Self>,
-        req: TermRequest,
+        mut req: TermRequest,
         trace_id: String,
         contract_request: Option<String>,
     ) -> Result<TermResponse, RuntimeError> {
+        let paths = match &self.target {
+            Target::Bridge(s) => Some(&s.path_map),
+            Target::Bundled { .. } => None,
+        };
+        let asked_cwd = match &req {
+            TermRequest::Open(a) => a.cwd.clone(),
+            _ => None,
+        };
+        if let Some(m) = paths {
+            m.request_to_host(&mut req);
+        }
         // The contract's request id (stable when a client retries with it) and the kind of
         // operation: a retry is the same operation, which the host runs once.
         let request_id = match contract_request {
@@ -203,8 +214,11 @@ impl RemoteAdapter {
             json!({"request_id": request_id, "trace_id": trace_of(trace_id), "request": req});
         let v = self.exchange(&exchange, params, &request_id).await?;
         if let Some(ok) = v.get("ok") {
-            let r: TermResponse =
+            let mut r: TermResponse =
                 serde_json::from_value(ok.clone()).map_err(RuntimeError::internal)?;
+            if let Some(m) = paths {
+                m.response_to_container(&mut r);
+            }
             let mut known = lock(&self.known);
             known.extend(r.terminal().map(|t| t.terminal_id.clone()));
             if let TermResponse::List { terminals } = &r {
@@ -225,6 +239,13 @@ impl RemoteAdapter {
                         "the terminal host restarted; terminal {id} did not survive it (open a new terminal and run the command again)"
                     ),
                 );
+            }
+            if let (Some(m), TermRequest::Open(a)) = (paths, &req)
+                && e.kind == OpErrorKind::Invalid
+                && e.message.starts_with("working directory")
+            {
+                e.message =
+                    where_on_the_host(&e.message, asked_cwd.as_deref(), a.cwd.as_deref(), m);
             }
             return Err(RuntimeError::Op(e));
         }
@@ -377,6 +398,26 @@ struct Exchange {
 }
 
 /// The caller's trace id, or a fresh one.
+/// A working directory the host refused, said as what it is: a path looked up on the host,
+/// and how the operator makes container paths work there.
+fn where_on_the_host(
+    message: &str,
+    asked: Option<&str>,
+    sent: Option<&str>,
+    map: &super::paths::PathMap,
+) -> String {
+    let translated = match (asked, sent) {
+        (Some(a), Some(s)) if a != s => format!(" (the container's {a:?} is {s:?} there)"),
+        _ => String::new(),
+    };
+    let hint = if map.is_empty() {
+        "; container paths are not host paths: the operator maps them with PM_TERM_PATH_MAP (e.g. /workspace=/home/you/project)"
+    } else {
+        ""
+    };
+    format!("{message} on the terminal host{translated}{hint}")
+}
+
 fn trace_of(trace_id: String) -> String {
     if trace_id.is_empty() {
         ids::new_id(ids::TRACE)
