@@ -110,3 +110,13 @@ pub fn runtime_or_exit(name: &str) -> tokio::runtime::Runtime {
         1,
     )
 }
+
+/// Resolves at the first SIGTERM (never, when it cannot be watched): the same in both binaries.
+pub async fn sigterm() {
+    match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(mut s) => {
+            s.recv().await;
+        }
+        Err(_) => std::future::pending::<()>().await,
+    }
+}

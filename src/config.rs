@@ -206,6 +206,26 @@ pub struct ServerArgs {
     #[arg(long, env = "PM_INTERACTIVE_TERMINAL_TRACE_BRIDGE", value_parser = BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
     trace_bridge: bool,
 
+    /// Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is HOST:PORT
+    /// or a port alone (on 127.0.0.1); a non-loopback address needs a strong
+    /// PM_TERM_HTTP_TOKEN.
+    #[arg(long, env = "PM_TERM_HTTP", value_name = "ADDR")]
+    http: Option<HttpAddr>,
+
+    /// The bearer token HTTP clients present. Default: generated once and kept (mode 0600)
+    /// in PM_TERM_HTTP_TOKEN_FILE.
+    #[arg(
+        long,
+        env = "PM_TERM_HTTP_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    http_token: Option<String>,
+
+    /// Where a generated HTTP token is kept.
+    #[arg(long, env = "PM_TERM_HTTP_TOKEN_FILE", value_name = "FILE")]
+    http_token_file: Option<PathBuf>,
+
     /// Check the configuration (flags and environment) and exit without serving: 0 when it is
     /// usable, 1 when interactive requests would be refused (each problem on stderr), 2 when
     /// the server would not start. Container entrypoints run it before starting the server.
@@ -292,6 +312,33 @@ pub struct Config {
     pub log: Option<String>,
     /// `--check-config`: report on the configuration and exit.
     pub check_config: bool,
+    /// `--http`: serve streamable HTTP instead of stdio.
+    pub http: Option<HttpInputs>,
+}
+
+/// Streamable HTTP as the operator set it.
+#[derive(Debug, Clone)]
+pub struct HttpInputs {
+    pub addr: std::net::SocketAddr,
+    pub token: Option<String>,
+    pub token_file: Option<PathBuf>,
+}
+
+/// `--http`: `HOST:PORT`, or a port alone on loopback.
+#[derive(Debug, Clone, Copy)]
+pub struct HttpAddr(pub std::net::SocketAddr);
+
+impl std::str::FromStr for HttpAddr {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if let Ok(port) = s.parse::<u16>() {
+            return Ok(HttpAddr(std::net::SocketAddr::from(([127, 0, 0, 1], port))));
+        }
+        s.parse()
+            .map(HttpAddr)
+            .map_err(|_| format!("{s:?} is not HOST:PORT (an IP address and a port) or a port"))
+    }
 }
 
 impl Default for Config {
@@ -315,6 +362,7 @@ impl Default for Config {
             page_wait_ms: DEFAULT_PAGE_WAIT_MS,
             open_page: false,
             check_config: false,
+            http: None,
             log: None,
         }
     }
@@ -381,6 +429,11 @@ impl Config {
             open_page: a.open,
             log: a.log.log,
             check_config: a.check_config,
+            http: a.http.map(|h| HttpInputs {
+                addr: h.0,
+                token: a.http_token,
+                token_file: a.http_token_file,
+            }),
         }
     }
 }

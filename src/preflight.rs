@@ -27,6 +27,14 @@ pub fn report(name: &str, cfg: &Config) -> i32 {
         "{name}: interactive terminals use the {} adapter",
         adapter.as_str()
     );
+    match &cfg.http {
+        Some(h) => eprintln!(
+            "{name}: MCP over streamable HTTP at http://{}{} (a service per session)",
+            h.addr,
+            crate::mcp::http::MCP_PATH
+        ),
+        None => eprintln!("{name}: MCP over stdio"),
+    }
     if adapter == AdapterType::ContainerBridge {
         match &cfg.runtime.bridge {
             Ok(b) => {

@@ -1,4 +1,4 @@
-//! `interactive-terminal-mcp`: the MCP server on stdio.
+//! `interactive-terminal-mcp`: the MCP server on stdio (or streamable HTTP with `--http`).
 
 use itmcp::cli;
 use itmcp::config::Config;
@@ -23,9 +23,47 @@ fn main() {
         std::process::exit(itmcp::preflight::report(NAME, &cfg));
     }
     let rt = cli::runtime_or_exit(NAME);
-    let code = rt.block_on(serve(cfg, policy));
+    let code = match cfg.http.clone() {
+        Some(http) => {
+            let token = cli::or_exit(NAME, itmcp::mcp::http::token(&http), 2);
+            rt.block_on(serve_http(cfg, policy, http.addr, token))
+        }
+        None => rt.block_on(serve(cfg, policy)),
+    };
     rt.shutdown_timeout(std::time::Duration::from_secs(1));
     std::process::exit(code);
+}
+
+/// Until SIGTERM or SIGINT.
+async fn stop_signal() {
+    tokio::select! {
+        _ = cli::sigterm() => tracing::info!("SIGTERM"),
+        _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT"),
+    }
+}
+
+/// Streamable HTTP: a service per session; at a stop signal every session's processes die.
+async fn serve_http(
+    cfg: Config,
+    policy: itmcp::policy::Policy,
+    addr: std::net::SocketAddr,
+    token: String,
+) -> i32 {
+    reaper::become_subreaper();
+    reaper::spawn_reaper();
+    let new_app = move || Service::new(cfg.clone(), policy.clone());
+    let served = itmcp::mcp::http::serve(addr, token, new_app, stop_signal()).await;
+    itmcp::process::shutdown().await;
+    match served {
+        Ok(()) => {
+            tracing::info!("stopped; every process the sessions started was killed");
+            0
+        }
+        Err(e) => {
+            eprintln!("interactive-terminal-mcp: {e}");
+            1
+        }
+    }
 }
 
 async fn serve(cfg: Config, policy: itmcp::policy::Policy) -> i32 {
@@ -70,17 +108,8 @@ async fn serve(cfg: Config, policy: itmcp::policy::Policy) -> i32 {
         });
     }
     let ct = running.cancellation_token();
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     let waiting = running.waiting();
     tokio::pin!(waiting);
-    let sigterm = async {
-        match &mut term {
-            Some(s) => {
-                s.recv().await;
-            }
-            None => std::future::pending::<()>().await,
-        }
-    };
     tokio::select! {
         r = &mut waiting => {
             if let Err(e) = r {
@@ -88,7 +117,7 @@ async fn serve(cfg: Config, policy: itmcp::policy::Policy) -> i32 {
             }
             tracing::info!("client closed the connection");
         }
-        _ = sigterm => {
+        _ = cli::sigterm() => {
             tracing::info!("SIGTERM");
             ct.cancel();
         }

@@ -53,15 +53,7 @@ async fn run(cfg: HostConfig, lifeline: bool) -> i32 {
     );
     host.shared.page.announce(&host.shared.public_addr);
     let core = host.shared.core.clone();
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-    let sigterm = async {
-        match &mut term {
-            Some(s) => {
-                s.recv().await;
-            }
-            None => std::future::pending::<()>().await,
-        }
-    };
+    let sigterm = itmcp::cli::sigterm();
     let launcher_gone = async {
         if lifeline {
             stdin_closed().await;

@@ -19,11 +19,16 @@ const MIN_DISTINCT_CHARS: usize = 10;
 
 /// Where the generated token lives by default.
 pub fn default_file() -> PathBuf {
+    config_file("interactive-terminal", "token")
+}
+
+/// `$XDG_CONFIG_HOME/<program>/<name>` (else `~/.config/…`, else the temporary directory).
+pub fn config_file(program: &str, name: &str) -> PathBuf {
     let base = std::env::var_os("XDG_CONFIG_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
         .unwrap_or_else(std::env::temp_dir);
-    base.join("interactive-terminal").join("token")
+    base.join(program).join(name)
 }
 
 /// Whether a token is strong enough to guard an address other machines reach.

@@ -5,6 +5,7 @@
 //! the runtime fails at is a tool result with `isError: true` and its `PM_TERM_*` payload.
 
 pub mod framing;
+pub mod http;
 pub mod logging;
 pub mod resources;
 pub mod text;
@@ -17,9 +18,9 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, ToolAnnotations,
-    UnsubscribeRequestParams,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool,
+    ToolAnnotations, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
@@ -65,6 +66,23 @@ pub struct McpServer {
     app: Arc<Service>,
     tools: Arc<Vec<Tool>>,
     subs: Arc<resources::Subscriptions>,
+    /// Over HTTP, a session's server: when its last copy goes (the session ended), what the
+    /// session started is stopped.
+    session_end: Option<Arc<SessionEnd>>,
+}
+
+/// Stops a session's commands and terminals when dropped.
+struct SessionEnd {
+    app: Arc<Service>,
+}
+
+impl Drop for SessionEnd {
+    fn drop(&mut self) {
+        let app = self.app.clone();
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move { app.close_session().await });
+        }
+    }
 }
 
 impl McpServer {
@@ -102,7 +120,16 @@ impl McpServer {
             app,
             tools: Arc::new(vec![interactive, strict]),
             subs: Arc::new(resources::Subscriptions::default()),
+            session_end: None,
         })
+    }
+
+    /// This server is one HTTP session's: ending the session stops what it started.
+    pub fn ending_with_its_session(mut self) -> McpServer {
+        self.session_end = Some(Arc::new(SessionEnd {
+            app: self.app.clone(),
+        }));
+        self
     }
 
     /// Turn a payload into a tool result: structured content plus its text rendering.
@@ -234,6 +261,15 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         Ok(resources::list(&self.app).await)
+    }
+
+    /// Over HTTP, only protocol versions with sessions: a 2026-07-28 request is stateless,
+    /// served by a fresh service each time, and could not follow a command it started.
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(match self.session_end {
+            Some(_) => ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25),
+            None => ProtocolVersion::KNOWN_VERSIONS,
+        })
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {

@@ -293,9 +293,15 @@ impl Service {
 
     /// Kill everything this server started.
     pub async fn shutdown(&self) {
+        self.close_session().await;
+        crate::process::shutdown().await;
+    }
+
+    /// Stop what this service started (its commands and terminals), leaving the rest of the
+    /// process alone: one HTTP session ending must not touch another's.
+    pub async fn close_session(&self) {
         self.exec.shutdown().await;
         self.runtime.shutdown().await;
-        crate::process::shutdown().await;
     }
 }
 

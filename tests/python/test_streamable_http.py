@@ -1,0 +1,150 @@
+"""The Python SDK's streamable HTTP client drives the real server started with `--http`:
+the token, Origin checks, one session's commands and terminals apart from another's,
+progress over SSE, and every process each session started gone when the server stops."""
+
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+import anyio
+import httpx2
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+SERVER = os.environ.get(
+    "PM_TEST_SERVER_BIN",
+    os.path.join(os.path.dirname(__file__), "..", "..", "target", "debug", "interactive-terminal-mcp"),
+)
+TOOL = "memory_terminal_interactive"
+TOKEN = "http-test-token-0123456789abcdef"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def http_server():
+    port = free_port()
+    home = tempfile.mkdtemp(prefix="itmcp-http-")
+    env = {**os.environ, "HOME": home, "PM_TERM_LOG": "warn", "PM_TERM_HTTP_TOKEN": TOKEN, "PM_TERM_NO_USER_RC": "1"}
+    proc = subprocess.Popen(
+        [os.path.abspath(SERVER), "--http", str(port)], env=env, cwd=home, stderr=subprocess.PIPE, text=True
+    )
+    line = proc.stderr.readline()
+    assert "serving MCP on http://127.0.0.1:" in line, line
+    yield f"http://127.0.0.1:{port}/mcp", proc
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def headless(command, **extra):
+    req = {"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+           "execution": {"command": command}}
+    req.update(extra)
+    return req
+
+
+def client(token=TOKEN):
+    return create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+
+
+@pytest.mark.anyio
+async def test_the_contract_over_http_with_sessions_of_their_own(http_server, caplog):
+    url, proc = http_server
+    tag = f"itmcp-http-{os.getpid()}-{time.time_ns()}"
+    updates = []
+
+    async def on_progress(progress, total, message):
+        updates.append(message)
+
+    async with client() as a_http, client() as b_http:
+        async with streamable_http_client(url, http_client=a_http) as (ra, wa), \
+                streamable_http_client(url, http_client=b_http) as (rb, wb):
+            async with ClientSession(ra, wa) as a, ClientSession(rb, wb) as b:
+                init = await a.initialize()
+                # Sessions need a protocol that has them (2026-07-28 is stateless).
+                assert init.protocol_version <= "2025-11-25", init.protocol_version
+                await b.initialize()
+                tools = await a.list_tools()
+                assert {t.name for t in tools.tools} == {TOOL, "memory_terminal"}
+                ok = await a.call_tool(TOOL, headless("echo over-http"))
+                assert ok.structured_content["result"]["stdout"] == "over-http\n"
+                # Progress comes over the SSE stream.
+                slow = await a.call_tool(TOOL, headless("sleep 1.5; echo slow", runtime={"wait_ms": 8000}),
+                                         progress_callback=on_progress)
+                assert slow.structured_content["result"]["stdout"] == "slow\n"
+                # A long-running command and a terminal in A's session...
+                bg = await a.call_tool(TOOL, headless(f"sleep 300 # {tag}", runtime={"wait_ms": 100}))
+                assert bg.structured_content["result"]["running"] is True
+                term = await a.call_tool(TOOL, {"action": "execute",
+                                                "invocation": {"mode": "interactive", "intent": "open_only"}})
+                assert not term.is_error, term
+                # ... are not B's.
+                listed = await b.call_tool(TOOL, {"action": "list"})
+                assert listed.structured_content["result"]["items"] == [], listed.structured_content
+                mine = await a.call_tool(TOOL, {"action": "list"})
+                assert len(mine.structured_content["result"]["items"]) >= 3
+    assert updates, "progress over SSE"
+    # The clients ended their sessions (DELETE): what A's session started is gone with it,
+    # while the server keeps running.
+    leftover = []
+    for _ in range(50):
+        leftover = subprocess.run(["pgrep", "-f", tag], capture_output=True, text=True).stdout.split()
+        if not leftover:
+            break
+        time.sleep(0.1)
+    assert leftover == [], f"still running after the session ended: {leftover}"
+    assert proc.poll() is None
+    assert "Session termination failed" not in caplog.text
+    # The server stops: what every session started is gone.
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=20) == 0
+    leftover = subprocess.run(["pgrep", "-f", tag], capture_output=True, text=True).stdout.split()
+    assert leftover == [], leftover
+
+
+@pytest.mark.anyio
+async def test_no_token_and_foreign_origins_are_refused(http_server):
+    url, _ = http_server
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    async with httpx2.AsyncClient() as h:
+        r = await h.post(url, json=init, headers=headers)
+        assert r.status_code == 401
+        r = await h.post(url, json=init, headers={**headers, "Authorization": "Bearer wrong"})
+        assert r.status_code == 401
+        r = await h.post(url, json=init, headers={**headers, "Authorization": f"Bearer {TOKEN}",
+                                                   "Origin": "http://evil.example"})
+        assert r.status_code == 403, r.text
+        r = await h.post(url, json=init, headers={**headers, "Authorization": f"Bearer {TOKEN}",
+                                                   "Host": "evil.example"})
+        assert r.status_code == 403, r.text
+        r = await h.post(url, json=init, headers={**headers, "Authorization": f"Bearer {TOKEN}"})
+        assert r.status_code == 200 and r.headers.get("mcp-session-id"), r.text
+
+
+def test_a_generated_token_is_kept_private(tmp_path):
+    port = free_port()
+    env = {**os.environ, "HOME": str(tmp_path), "PM_TERM_LOG": "warn"}
+    env.pop("PM_TERM_HTTP_TOKEN", None)
+    proc = subprocess.Popen([os.path.abspath(SERVER), "--http", f"127.0.0.1:{port}"], env=env,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        said = proc.stderr.readline() + proc.stderr.readline()
+        token_file = tmp_path / ".config" / "interactive-terminal-mcp" / "http-token"
+        assert str(token_file) in said, said
+        assert oct(token_file.stat().st_mode & 0o777) == "0o600"
+        assert token_file.read_text().strip() not in said
+    finally:
+        proc.kill()
+        proc.wait()
