@@ -4,8 +4,8 @@
 //! whoever registered with [`forward_to`] and drops them when nobody did or the queue is full.
 
 use std::fmt::Write as _;
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use tracing::field::{Field, Visit};
 use tracing::subscriber::Interest;
@@ -40,7 +40,10 @@ pub struct ClientRecord {
     pub text: String,
 }
 
-static CLIENT_SINK: OnceLock<tokio::sync::mpsc::Sender<ClientRecord>> = OnceLock::new();
+/// Every client that receives records (one on stdio, one per session over HTTP).
+static CLIENT_SINKS: Mutex<Vec<tokio::sync::mpsc::Sender<ClientRecord>>> = Mutex::new(Vec::new());
+/// Whether any client is there: the filter's fast answer when none is.
+static ANY_CLIENT: AtomicBool = AtomicBool::new(false);
 static CLIENT_LEVEL: AtomicU8 = AtomicU8::new(rank(DEFAULT_CLIENT_LEVEL));
 
 const fn rank(level: Level) -> u8 {
@@ -58,10 +61,11 @@ pub fn set_client_level(level: Level) {
     CLIENT_LEVEL.store(rank(level), Ordering::Relaxed);
 }
 
-/// Hand client records to `sink` (the first registration wins; a process has one client
-/// face). Records beyond its capacity are dropped rather than slowing the server down.
+/// Hand client records to `sink` as well, until its receiver goes away. Records beyond its
+/// capacity are dropped rather than slowing the server down.
 pub fn forward_to(sink: tokio::sync::mpsc::Sender<ClientRecord>) {
-    let _ = CLIENT_SINK.set(sink);
+    crate::locks::lock(&CLIENT_SINKS).push(sink);
+    ANY_CLIENT.store(true, Ordering::Relaxed);
 }
 
 /// Install the stderr logger. The operator's `--log`/`PM_TERM_LOG` wins; `RUST_LOG` is the
@@ -96,7 +100,7 @@ pub fn init(operator: Option<&str>) {
         dynamic_filter_fn(|meta, _| {
             meta.target().starts_with(CLIENT_TARGET)
                 && rank(*meta.level()) <= CLIENT_LEVEL.load(Ordering::Relaxed)
-                && CLIENT_SINK.get().is_some()
+                && ANY_CLIENT.load(Ordering::Relaxed)
         })
         .with_callsite_filter(|meta| {
             if meta.target().starts_with(CLIENT_TARGET) {
@@ -117,15 +121,18 @@ struct ClientLayer;
 
 impl<S: Subscriber> Layer<S> for ClientLayer {
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
-        let Some(sink) = CLIENT_SINK.get() else {
-            return;
-        };
         let mut text = Text::default();
         event.record(&mut text);
-        let _ = sink.try_send(ClientRecord {
+        let record = ClientRecord {
             level: *event.metadata().level(),
             text: text.finish(),
-        });
+        };
+        let mut sinks = crate::locks::lock(&CLIENT_SINKS);
+        sinks.retain(|s| !s.is_closed());
+        for s in sinks.iter() {
+            let _ = s.try_send(record.clone());
+        }
+        ANY_CLIENT.store(!sinks.is_empty(), Ordering::Relaxed);
     }
 }
 

@@ -1,0 +1,122 @@
+//! MCP over streamable HTTP through the real binary and rmcp's streamable HTTP client: two
+//! clients with sessions of their own, progress over SSE, and — as users meet it — a server
+//! killed with SIGKILL leaving none of its sessions' processes behind.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::*;
+use rmcp::ServiceExt;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::json;
+
+const TOKEN: &str = "rmcp-http-test-token-0123456789abcdef";
+
+/// The server process, killed when the test ends however it ends (a failed assertion must
+/// not leave a server holding the test runner's pipes).
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A server on `--http` at a free loopback port, started once its address is printed.
+fn http_server() -> (Running, String) {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let home = scratch_dir();
+    let mut child = Command::new(SERVER_BIN)
+        .args(["--http", &port.to_string()])
+        .current_dir(&home)
+        .env("HOME", &home)
+        .env("PM_TERM_LOG", "warn")
+        .env("PM_TERM_HTTP_TOKEN", TOKEN)
+        .env("PM_TERM_NO_USER_RC", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.contains("serving MCP on http://127.0.0.1:"), "{line}");
+    // Nobody reads the rest: let it go nowhere rather than fill a pipe.
+    drop(child.stderr.take());
+    (Running(child), format!("http://127.0.0.1:{port}/mcp"))
+}
+
+async fn http_client(url: &str, pid: u32) -> Server {
+    let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(TOKEN);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    let recorder = Recorder::default();
+    let client = recorder.clone().serve(transport).await.expect("initialize");
+    Server {
+        client,
+        recorder,
+        pid,
+        stderr: Arc::new(Mutex::new(String::new())),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rmcp_clients_over_http_have_sessions_of_their_own() {
+    let (server, url) = http_server();
+    let a = http_client(&url, server.0.id()).await;
+    let b = http_client(&url, server.0.id()).await;
+    let p = a.call(headless("echo one; echo two >&2")).await;
+    assert_eq!(p["result"]["stdout"], "one\n", "{p:#}");
+    let id = p["identity"]["session_id"].as_str().unwrap().to_string();
+    // The session's state lives across requests of that session...
+    let r = a
+        .call(json!({"action": "read_output", "target": {"session_id": id}, "output": {"stdout_cursor": 0, "stderr_cursor": 0}}))
+        .await;
+    assert_eq!(r["result"]["stderr"], "two\n", "{r:#}");
+    // ... and is not another session's.
+    let r = b
+        .call(json!({"action": "read_output", "target": {"session_id": id}}))
+        .await;
+    assert_eq!(code(&r), "PM_TERM_NOT_FOUND", "{r:#}");
+    let (item, l) = b.listed(&id).await;
+    assert!(item.is_none(), "{l:#}");
+    // Progress reaches the client over the request's SSE stream.
+    let mut slow = headless("sleep 1.5; echo slow");
+    slow["runtime"] = json!({"wait_ms": 8000});
+    let p = a.call_with_progress(slow, "tok-http").await;
+    assert_eq!(p["result"]["stdout"], "slow\n");
+    assert!(!a.recorder.progress.lock().unwrap().is_empty());
+    a.stop().await;
+    b.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_http_server_killed_with_sigkill_leaves_no_process_behind() {
+    let (mut server, url) = http_server();
+    let a = http_client(&url, server.0.id()).await;
+    let tag = unique("itmcp-http-kill-");
+    let mut req = headless(&format!("sleep 300 # {tag}"));
+    req["runtime"] = json!({"wait_ms": 100});
+    let p = a.call(req).await;
+    assert_eq!(p["result"]["running"], true, "{p:#}");
+    assert_eq!(wait_present(&tag, 1, Duration::from_secs(5)).await, 1);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(server.0.id() as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    server.0.wait().unwrap();
+    let left = wait_gone(&tag, Duration::from_secs(10)).await;
+    assert!(left.is_empty(), "still running after SIGKILL: {left:?}");
+}
