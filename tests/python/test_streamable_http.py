@@ -148,3 +148,57 @@ def test_a_generated_token_is_kept_private(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+async def sse_events(response):
+    """(id, data) for each SSE event of a streaming response."""
+    event_id, data = None, []
+    async for line in response.aiter_lines():
+        if line == "":
+            if data or event_id is not None:
+                yield event_id, "\n".join(data)
+            event_id, data = None, []
+        elif line.startswith("id:"):
+            event_id = line[3:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].lstrip())
+
+
+@pytest.mark.anyio
+async def test_a_dropped_stream_resumes_with_last_event_id(http_server):
+    """A client whose connection drops while a call runs comes back with Last-Event-ID and
+    gets what it missed, the call's answer included."""
+    import json
+
+    url, _ = http_server
+    base = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+            "Authorization": f"Bearer {TOKEN}"}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    async with httpx2.AsyncClient(timeout=30) as h:
+        r = await h.post(url, json=init, headers=base)
+        session = r.headers["mcp-session-id"]
+        headers = {**base, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
+        await h.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                "params": {"name": TOOL, "_meta": {"progressToken": "p"},
+                           "arguments": headless("sleep 2.5; echo resumed", runtime={"wait_ms": 10000})}}
+        last = None
+        async with h.stream("POST", url, json=call, headers=headers) as stream:
+            async for event_id, data in sse_events(stream):
+                if event_id:
+                    last = event_id
+                if data and json.loads(data).get("method") == "notifications/progress":
+                    break  # the connection drops mid-call
+        assert last, "the stream carried event ids"
+        answer = None
+        async with h.stream("GET", url, headers={**headers, "Last-Event-ID": last}) as stream:
+            assert stream.status_code == 200
+            async for _, data in sse_events(stream):
+                if data:
+                    msg = json.loads(data)
+                    if msg.get("id") == 7:
+                        answer = msg
+                        break
+        assert answer is not None
+        assert answer["result"]["structuredContent"]["result"]["stdout"] == "resumed\n", answer
