@@ -25,4 +25,5 @@ pub mod service;
 pub mod spool;
 pub mod telemetry;
 pub mod terminal;
+pub mod token;
 pub mod views;

@@ -3,16 +3,16 @@
 //! (MCP logging): a layer with a level of its own, set by the client, that hands records to
 //! whoever registered with [`forward_to`] and drops them when nobody did or the queue is full.
 
-use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
-use tracing::field::{Field, Visit};
 use tracing::subscriber::Interest;
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::Layer;
 use tracing_subscriber::filter::dynamic_filter_fn;
+use tracing_subscriber::fmt::FormatFields;
+use tracing_subscriber::fmt::format::{DefaultFields, Writer};
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 
@@ -121,11 +121,12 @@ struct ClientLayer;
 
 impl<S: Subscriber> Layer<S> for ClientLayer {
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
-        let mut text = Text::default();
-        event.record(&mut text);
+        // The message, then the other fields as name=value: the stderr logger's own format.
+        let mut text = String::new();
+        let _ = DefaultFields::new().format_fields(Writer::new(&mut text), event);
         let record = ClientRecord {
             level: *event.metadata().level(),
-            text: text.finish(),
+            text,
         };
         let mut sinks = crate::locks::lock(&CLIENT_SINKS);
         sinks.retain(|s| !s.is_closed());
@@ -133,40 +134,5 @@ impl<S: Subscriber> Layer<S> for ClientLayer {
             let _ = s.try_send(record.clone());
         }
         ANY_CLIENT.store(!sinks.is_empty(), Ordering::Relaxed);
-    }
-}
-
-/// The message first, then the other fields.
-#[derive(Default)]
-struct Text {
-    message: String,
-    fields: String,
-}
-
-impl Text {
-    fn finish(self) -> String {
-        if self.fields.is_empty() {
-            self.message
-        } else {
-            format!("{}{}", self.message, self.fields)
-        }
-    }
-}
-
-impl Visit for Text {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        if field.name() == "message" {
-            let _ = write!(self.message, "{value:?}");
-        } else {
-            let _ = write!(self.fields, " {}={value:?}", field.name());
-        }
-    }
-
-    fn record_str(&mut self, field: &Field, value: &str) {
-        if field.name() == "message" {
-            self.message.push_str(value);
-        } else {
-            let _ = write!(self.fields, " {}={value}", field.name());
-        }
     }
 }

@@ -7,11 +7,10 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::json;
@@ -48,27 +47,20 @@ fn http_server() -> (Running, String) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
-    BufReader::new(child.stderr.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    stderr.read_line(&mut line).unwrap();
     assert!(line.contains("serving MCP on http://127.0.0.1:"), "{line}");
-    // Nobody reads the rest: let it go nowhere rather than fill a pipe.
-    drop(child.stderr.take());
+    // The rest is read and dropped: a closed pipe would fail the server's later writes, and
+    // an unread one would fill up and stall it.
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
     (Running(child), format!("http://127.0.0.1:{port}/mcp"))
 }
 
 async fn http_client(url: &str, pid: u32) -> Server {
     let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(TOKEN);
     let transport = StreamableHttpClientTransport::from_config(config);
-    let recorder = Recorder::default();
-    let client = recorder.clone().serve(transport).await.expect("initialize");
-    Server {
-        client,
-        recorder,
-        pid,
-        stderr: Arc::new(Mutex::new(String::new())),
-    }
+    client_over(transport, pid, Arc::default()).await
 }
 
 #[tokio::test(flavor = "multi_thread")]

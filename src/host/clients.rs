@@ -37,7 +37,7 @@ impl ClientIds {
             }
             Some(None) => Ok(()),
             Some(Some(bound)) => match secret {
-                Some(s) if super::token::matches(s, bound) => Ok(()),
+                Some(s) if crate::token::matches(s, bound) => Ok(()),
                 _ => Err(format!(
                     "client id {id:?} belongs to another client (its secret does not match)"
                 )),

@@ -25,7 +25,8 @@ use tokio_tungstenite::tungstenite::protocol::Role as WsRole;
 use super::page::{self, Role};
 use super::stream::Prefixed;
 use super::waiting::{Leave, Waiting};
-use super::{HostState, WS_PATH, token};
+use super::{HostState, WS_PATH};
+use crate::token;
 
 /// Largest request head accepted.
 const MAX_HEAD: usize = 16 * 1024;
@@ -66,16 +67,6 @@ pub fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
         .filter_map(|kv| kv.split_once('='))
         .find(|(k, _)| *k == key)
         .map(|(_, v)| v)
-}
-
-/// The token a program presents in its headers.
-pub fn presented_token<'a>(
-    authorization: Option<&'a str>,
-    custom: Option<&'a str>,
-) -> Option<&'a str> {
-    authorization
-        .and_then(|a| a.strip_prefix("Bearer "))
-        .or(custom)
 }
 
 /// Read the request head; returns it and whatever came after it.
@@ -207,7 +198,7 @@ pub async fn handle(
         }
         _ => {}
     }
-    let token = presented_token(
+    let token = token::presented(
         head.header("Authorization"),
         head.header("X-Interactive-Terminal-Token"),
     )
@@ -338,10 +329,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tokens_are_found_in_headers() {
-        assert_eq!(presented_token(Some("Bearer abc"), None), Some("abc"));
-        assert_eq!(presented_token(None, Some("def")), Some("def"));
-        assert_eq!(presented_token(Some("Basic zzz"), None), None);
+    fn tokens_are_found_in_the_query() {
         assert_eq!(query_param("a=1&token=xyz", "token"), Some("xyz"));
     }
 }

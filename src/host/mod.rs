@@ -18,7 +18,6 @@ pub mod requests;
 mod screens;
 mod socket;
 mod stream;
-pub mod token;
 mod waiting;
 
 use std::net::{IpAddr, SocketAddr};
@@ -29,6 +28,7 @@ use serde_json::json;
 use tokio::net::TcpListener;
 
 use crate::terminal::{Core, CoreConfig};
+use crate::token;
 
 /// Default port (seed 003 §7.1).
 pub const DEFAULT_PORT: u16 = 45459;

@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use clap::Parser;
 use clap::builder::BoolishValueParser;
 
-use super::{DEFAULT_PORT, HostConfig, token};
+use super::{DEFAULT_PORT, HostConfig};
 use crate::cli::{LogArgs, TerminalArgs};
 use crate::terminal::CoreConfig;
+use crate::token;
 
 const ABOUT: &str = "The host terminal service: interactive terminals served over the Agent \
 Host Protocol, with a page where a person watches and approves.";

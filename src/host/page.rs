@@ -128,7 +128,7 @@ impl PageLogin {
     /// Trade the current code for a new session; the code is then replaced.
     pub fn redeem(&self, code: &str) -> Option<String> {
         let mut inner = self.inner();
-        if code.is_empty() || !super::token::matches(code, &inner.code) {
+        if code.is_empty() || !crate::token::matches(code, &inner.code) {
             return None;
         }
         inner.code = secret();
@@ -145,7 +145,7 @@ impl PageLogin {
             .split_once('-')
             .and_then(|(at, _)| at.parse::<u64>().ok())
             .is_some_and(|at| crate::clock::now_ms().saturating_sub(at) < SESSION_LIFETIME_MS);
-        fresh && !tag.is_empty() && super::token::matches(tag, &self.sign(id))
+        fresh && !tag.is_empty() && crate::token::matches(tag, &self.sign(id))
     }
 }
 

@@ -41,9 +41,9 @@ pub fn token(inputs: &crate::config::HttpInputs) -> Result<String, String> {
         Some(t) if !t.is_empty() => t.to_string(),
         _ => {
             let file = inputs.token_file.clone().unwrap_or_else(|| {
-                crate::host::token::config_file("interactive-terminal-mcp", "http-token")
+                crate::token::config_file("interactive-terminal-mcp", "http-token")
             });
-            let t = crate::host::token::load_or_create(&file)?;
+            let t = crate::token::load_or_create(&file)?;
             eprintln!(
                 "interactive-terminal-mcp: the HTTP token is in {} (mode 0600)",
                 file.display()
@@ -51,11 +51,11 @@ pub fn token(inputs: &crate::config::HttpInputs) -> Result<String, String> {
             t
         }
     };
-    if !inputs.addr.ip().is_loopback() && !crate::host::token::strong_enough(&token) {
+    if !inputs.addr.ip().is_loopback() && !crate::token::strong_enough(&token) {
         return Err(format!(
             "{} is not a loopback address: PM_TERM_HTTP_TOKEN must be at least {} characters with some variety",
             inputs.addr,
-            crate::host::token::MIN_PUBLIC_TOKEN_CHARS
+            crate::token::MIN_PUBLIC_TOKEN_CHARS
         ));
     }
     Ok(token)
@@ -80,7 +80,10 @@ pub async fn serve(
     let service = StreamableHttpService::new(
         move || {
             let app = new_app();
-            lock(&made).push(Arc::downgrade(&app));
+            let mut apps = lock(&made);
+            apps.retain(|w| w.strong_count() > 0); // sessions that ended
+            apps.push(Arc::downgrade(&app));
+            drop(apps);
             McpServer::new(app)
                 .map(McpServer::ending_with_its_session)
                 .map_err(std::io::Error::other)
@@ -138,12 +141,12 @@ async fn answer(
     if req.uri().path() != MCP_PATH {
         return plain(StatusCode::NOT_FOUND, "404: MCP is served at /mcp\n");
     }
-    let presented = req
+    let authorization = req
         .headers()
         .get(hyper::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    if !presented.is_some_and(|t| crate::host::token::matches(t.trim(), token)) {
+        .and_then(|v| v.to_str().ok());
+    let presented = crate::token::presented(authorization, None);
+    if !presented.is_some_and(|t| crate::token::matches(t.trim(), token)) {
         let mut r = plain(
             StatusCode::UNAUTHORIZED,
             "401: this MCP server needs its token (Authorization: Bearer <token>)\n",

@@ -164,13 +164,22 @@ pub async fn connect(cmd: tokio::process::Command, capture: bool) -> Server {
         });
     }
     let pid = transport.id().expect("server pid");
+    client_over(transport, pid, captured).await
+}
+
+/// Initialize an MCP session over `transport` (stdio, HTTP) with a server whose pid is `pid`.
+pub async fn client_over<T, E, A>(transport: T, pid: u32, stderr: Arc<Mutex<String>>) -> Server
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     let recorder = Recorder::default();
     let client = recorder.clone().serve(transport).await.expect("initialize");
     Server {
         client,
         recorder,
         pid,
-        stderr: captured,
+        stderr,
     }
 }
 

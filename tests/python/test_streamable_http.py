@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 import anyio
@@ -40,10 +41,16 @@ def http_server():
     )
     line = proc.stderr.readline()
     assert "serving MCP on http://127.0.0.1:" in line, line
+    drain(proc)
     yield f"http://127.0.0.1:{port}/mcp", proc
     if proc.poll() is None:
         proc.kill()
         proc.wait()
+
+
+def drain(proc):
+    """Read the rest of the server's stderr so that an unread pipe never stalls it."""
+    threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
 
 
 def headless(command, **extra):
@@ -129,7 +136,12 @@ async def test_no_token_and_foreign_origins_are_refused(http_server):
         r = await h.post(url, json=init, headers={**headers, "Authorization": f"Bearer {TOKEN}",
                                                    "Host": "evil.example"})
         assert r.status_code == 403, r.text
-        r = await h.post(url, json=init, headers={**headers, "Authorization": f"Bearer {TOKEN}"})
+        # Malformed bytes from a client holding the token: a clear 4xx, and the server serves on.
+        authorized = {**headers, "Authorization": f"Bearer {TOKEN}"}
+        for garbage in [b'{"jsonrpc":"2.0","id":1,', b"\xff\xfe\x00", b"[]", b"null"]:
+            r = await h.post(url, content=garbage, headers=authorized)
+            assert 400 <= r.status_code < 500, (garbage, r.status_code, r.text)
+        r = await h.post(url, json=init, headers=authorized)
         assert r.status_code == 200 and r.headers.get("mcp-session-id"), r.text
 
 
@@ -141,6 +153,7 @@ def test_a_generated_token_is_kept_private(tmp_path):
                             stderr=subprocess.PIPE, text=True)
     try:
         said = proc.stderr.readline() + proc.stderr.readline()
+        drain(proc)
         token_file = tmp_path / ".config" / "interactive-terminal-mcp" / "http-token"
         assert str(token_file) in said, said
         assert oct(token_file.stat().st_mode & 0o777) == "0o600"

@@ -1,5 +1,6 @@
-//! The host's access token: configured, or generated once and kept (mode 0600) so restarts
-//! keep working for clients that already know it.
+//! An access token (the host service's, and the MCP server's over HTTP): configured, or
+//! generated once and kept (mode 0600) so restarts keep working for clients that already
+//! know it; and how a request presents it.
 //!
 //! A token file that other users can read is refused (the service does not start), not
 //! overwritten: someone may already have copied it. A generated token is never printed —
@@ -104,10 +105,25 @@ pub fn matches(given: &str, expected: &str) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The token a program presents in its headers: `Authorization: Bearer <token>`, or a
+/// header of the service's own.
+pub fn presented<'a>(authorization: Option<&'a str>, custom: Option<&'a str>) -> Option<&'a str> {
+    authorization
+        .and_then(|a| a.strip_prefix("Bearer "))
+        .or(custom)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn tokens_are_found_in_headers() {
+        assert_eq!(presented(Some("Bearer abc"), None), Some("abc"));
+        assert_eq!(presented(None, Some("def")), Some("def"));
+        assert_eq!(presented(Some("Basic zzz"), None), None);
+    }
 
     #[test]
     fn tokens_are_generated_once_kept_private_and_compared_exactly() {
