@@ -33,6 +33,69 @@ pub struct TerminalArgs {
     pub no_user_rc: bool,
 }
 
+/// The operator's sandbox, the same in both binaries: the MCP server confines its headless
+/// commands and local terminals, the host service the terminals it keeps.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SandboxArgs {
+    /// Confine every command and terminal shell (enforced by bubblewrap): off, read-only
+    /// (write only a private /tmp), workspace-write (also the --workspace roots; .git and this
+    /// server's configuration stay read-only). When it cannot be set up, commands are refused,
+    /// never run unconfined.
+    #[arg(
+        long = "sandbox",
+        env = "PM_TERM_SANDBOX",
+        value_name = "MODE",
+        default_value = "off"
+    )]
+    pub sandbox: crate::sandbox::Level,
+
+    /// A writable root under --sandbox workspace-write; repeatable (the variable takes a
+    /// ':'-separated list). Default: the working directory.
+    #[arg(
+        long = "workspace",
+        env = "PM_TERM_WORKSPACE",
+        value_name = "DIR",
+        value_delimiter = ':'
+    )]
+    pub workspace: Vec<PathBuf>,
+
+    /// The network inside the sandbox: off (the default with a sandbox), on, or
+    /// allow:DOMAIN,… (only those domains).
+    #[arg(
+        long = "network",
+        env = "PM_TERM_NETWORK",
+        value_name = "on|off|allow:DOMAIN,…"
+    )]
+    pub network: Option<crate::sandbox::Network>,
+}
+
+impl SandboxArgs {
+    /// The checked settings; `protected` are files of this server (token and policy files)
+    /// that must stay read-only even inside a writable root.
+    pub fn settings(&self, protected: &[PathBuf]) -> Result<crate::sandbox::Settings, String> {
+        crate::sandbox::Settings::new(
+            self.sandbox,
+            &self.workspace,
+            self.network.clone(),
+            protected,
+        )
+    }
+}
+
+/// Check the operator's sandbox, prepare it (find and try the mechanism) and install it for
+/// every session of this process; say on stderr what is in force. A bad setting stops the
+/// process (status 2); a sandbox that cannot be set up leaves it running with every command
+/// refused.
+pub fn install_sandbox(name: &str, args: &SandboxArgs, protected: &[PathBuf]) {
+    let settings = or_exit(name, args.settings(protected), 2);
+    let sandbox = crate::sandbox::Sandbox::prepare(settings);
+    match sandbox.ready() {
+        Ok(()) => tracing::info!("{}", sandbox.describe()),
+        Err(_) => tracing::error!("{}", sandbox.describe()),
+    }
+    crate::sandbox::install(sandbox);
+}
+
 /// The log filter, the same in both binaries.
 #[derive(Debug, Args)]
 pub struct LogArgs {

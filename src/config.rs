@@ -13,7 +13,7 @@ use std::time::Duration;
 use clap::Parser;
 use clap::builder::BoolishValueParser;
 
-use crate::cli::{LogArgs, TerminalArgs};
+use crate::cli::{LogArgs, SandboxArgs, TerminalArgs};
 use crate::contract::Phase;
 use crate::policy::PolicyInputs;
 use crate::runtime::RuntimeInputs;
@@ -227,7 +227,7 @@ pub struct ServerArgs {
     http_token_file: Option<PathBuf>,
 
     /// Check the configuration (flags and environment) and exit without serving: 0 when it is
-    /// usable, 1 when interactive requests would be refused (each problem on stderr), 2 when
+    /// usable, 1 when requests would be refused (each problem on stderr), 2 when
     /// the server would not start. Container entrypoints run it before starting the server.
     #[arg(long)]
     check_config: bool,
@@ -282,6 +282,9 @@ pub struct ServerArgs {
     approval_timeout_ms: NonZeroU64,
 
     #[command(flatten)]
+    sandbox: SandboxArgs,
+
+    #[command(flatten)]
     log: LogArgs,
 }
 
@@ -314,6 +317,8 @@ pub struct Config {
     pub check_config: bool,
     /// `--http`: serve streamable HTTP instead of stdio.
     pub http: Option<HttpInputs>,
+    /// The operator's sandbox, as given (checked and installed at start).
+    pub sandbox: SandboxArgs,
 }
 
 /// Streamable HTTP as the operator set it.
@@ -364,6 +369,7 @@ impl Default for Config {
             check_config: false,
             http: None,
             log: None,
+            sandbox: SandboxArgs::default(),
         }
     }
 }
@@ -374,6 +380,15 @@ pub fn default_spool_dir() -> PathBuf {
 }
 
 impl Config {
+    /// This server's own files that commands may not change even inside a writable root:
+    /// the policy file and the HTTP token file (its configuration directory is protected
+    /// as a whole).
+    pub fn own_files(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = self.policy.file.iter().map(PathBuf::from).collect();
+        files.extend(self.http.iter().filter_map(|h| h.token_file.clone()));
+        files
+    }
+
     /// This process's settings, or the reason they are refused (`--help` and `--version`
     /// answered here too).
     pub fn from_process() -> Config {
@@ -429,6 +444,7 @@ impl Config {
             open_page: a.open,
             log: a.log.log,
             check_config: a.check_config,
+            sandbox: a.sandbox,
             http: a.http.map(|h| HttpInputs {
                 addr: h.0,
                 token: a.http_token,

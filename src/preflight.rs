@@ -72,6 +72,11 @@ pub fn report(name: &str, cfg: &Config) -> i32 {
             }
         }
     }
+    let sandbox = crate::sandbox::current();
+    eprintln!("{name}: {}", sandbox.describe());
+    if sandbox.ready().is_err() {
+        return UNUSABLE;
+    }
     eprintln!("{name}: configuration ok");
     OK
 }

@@ -591,6 +591,7 @@ fn validate_everything(input: &Value) -> Result<(), TestCaseError> {
                     items: Vec::new(),
                     total: 0,
                     next_cursor: None,
+                    sandbox: None,
                 });
                 let ok = response::success(&env, &empty);
                 let violations = contract::schema::payload_violations(&ok);

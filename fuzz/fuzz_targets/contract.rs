@@ -21,6 +21,7 @@ fuzz_target!(|data: &[u8]| {
                     items: Vec::new(),
                     total: 0,
                     next_cursor: None,
+                    sandbox: None,
                 });
                 let _ = response::success(&env, &empty);
             }

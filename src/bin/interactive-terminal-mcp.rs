@@ -19,6 +19,7 @@ fn main() {
     let cfg = Config::from_process();
     itmcp::telemetry::init(cfg.log.as_deref());
     let policy = cli::or_exit(NAME, itmcp::policy::Policy::load(&cfg.policy), 2);
+    cli::install_sandbox(NAME, &cfg.sandbox, &cfg.own_files());
     if cfg.check_config {
         std::process::exit(itmcp::preflight::report(NAME, &cfg));
     }

@@ -259,6 +259,11 @@ mod tests {
             },
             truncated: true,
             verdict: verdict(),
+            sandbox_denial: Some(crate::sandbox::denial::Denial {
+                kind: "write",
+                target: Some("/etc/motd".into()),
+                message: "refused".into(),
+            }),
         }))
     }
 
@@ -318,6 +323,7 @@ mod tests {
                 running: false,
                 total: 3,
                 next_cursor: Some("t.1.t_1".into()),
+                sandbox: Some(crate::sandbox::Sandbox::off().summary()),
                 items: vec![
                     item(ItemKind::Session {
                         timed_out: false,

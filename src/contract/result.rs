@@ -116,6 +116,9 @@ pub struct SessionOutput {
     pub truncated: bool,
     #[serde(flatten)]
     pub verdict: Option<Verdict>,
+    /// The operator's sandbox refused what the failed command tried (from its output).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox_denial: Option<crate::sandbox::denial::Denial>,
 }
 
 /// A headless session's answer to terminate.
@@ -223,6 +226,9 @@ pub struct Listing {
     /// Pass as `listing.cursor` for the items after these; absent on the last page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+    /// The operator's sandbox around headless commands and this server's terminals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<crate::sandbox::Summary>,
 }
 
 /// Any success's `result`.

@@ -133,6 +133,7 @@ impl Session {
             args: &args,
             cwd: &spec.cwd,
             env: spec.env.into_iter().collect(),
+            expose: &[],
             io: SessionIo::Headless {
                 stdout: out_w,
                 stderr: err_w,
@@ -295,6 +296,13 @@ impl Session {
         let mut d = lock(&self.delivered);
         d[which.index()] = d[which.index()].max(slice.end);
         Ok(slice)
+    }
+
+    /// The last `max` bytes of a stream, without moving what counts as delivered (for looking
+    /// at how a command ended, not for the caller).
+    pub fn peek_tail(&self, which: Stream, max: usize) -> std::io::Result<Vec<u8>> {
+        let spool = lock(&self.streams[which.index()]);
+        Ok(spool.read_tail(0, max)?.bytes)
     }
 
     /// Memory held by this session's output.

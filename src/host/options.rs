@@ -8,7 +8,7 @@ use clap::Parser;
 use clap::builder::BoolishValueParser;
 
 use super::{DEFAULT_PORT, HostConfig};
-use crate::cli::{LogArgs, TerminalArgs};
+use crate::cli::{LogArgs, SandboxArgs, TerminalArgs};
 use crate::terminal::CoreConfig;
 use crate::token;
 
@@ -106,6 +106,9 @@ pub struct HostArgs {
     lifeline: bool,
 
     #[command(flatten)]
+    sandbox: SandboxArgs,
+
+    #[command(flatten)]
     log: LogArgs,
 }
 
@@ -114,6 +117,8 @@ pub struct HostStart {
     pub config: HostConfig,
     pub lifeline: bool,
     pub log: Option<String>,
+    /// The sandbox this host's operator set for its terminals.
+    pub sandbox: SandboxArgs,
 }
 
 impl HostStart {
@@ -152,6 +157,7 @@ impl HostStart {
             },
             lifeline: a.lifeline,
             log: a.log.log,
+            sandbox: a.sandbox,
         }
     }
 }

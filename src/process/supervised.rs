@@ -178,6 +178,9 @@ pub struct SessionSpec<'a> {
     pub cwd: &'a Path,
     /// Set on top of the server's environment.
     pub env: Vec<(String, String)>,
+    /// Paths the program must be able to read although the operator's sandbox hides them
+    /// (a terminal's shell-integration scripts).
+    pub expose: &'a [PathBuf],
     pub io: SessionIo,
 }
 
@@ -191,8 +194,13 @@ pub struct Supervised {
     gone: watch::Receiver<bool>,
 }
 
-/// Start a session. Fails as starting the program would (`NotFound`, `PermissionDenied`…).
+/// Start a session, inside the operator's sandbox. Fails as starting the program would
+/// (`NotFound`, `PermissionDenied`…), and with `PermissionDenied` when the sandbox cannot be
+/// set up: nothing starts unconfined.
 pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
+    let launch = crate::sandbox::current()
+        .wrap(spec.program, spec.args, spec.cwd, spec.expose)
+        .map_err(|u| std::io::Error::new(std::io::ErrorKind::PermissionDenied, u.to_string()))?;
     let (ours, theirs) = socket_pair()?;
     let (mode, stdio) = match spec.io {
         SessionIo::Headless { stdout, stderr } => (Mode::Headless, vec![stdout, stderr]),
@@ -200,8 +208,8 @@ pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
     };
     let req = SpawnRequest {
         mode,
-        program: spec.program.to_string(),
-        args: spec.args.to_vec(),
+        program: launch.program,
+        args: launch.args,
         cwd: spec.cwd.display().to_string(),
         env: spec.env,
     };

@@ -114,6 +114,8 @@ async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, Launc
         "--lifeline",
     ])
     .env("PM_INTERACTIVE_TERMINAL_TOKEN", &spec.token)
+    // The host this server launches confines its terminals as this server was told to.
+    .envs(crate::sandbox::current().settings().to_env())
     .stdin(Stdio::piped())
     .stdout(Stdio::piped())
     .stderr(Stdio::inherit())

@@ -96,6 +96,22 @@ fn retry_hint(e: TermError, request_id: &str) -> TermError {
         )
 }
 
+/// Refuse to start anything when the operator's sandbox cannot be set up: nothing runs
+/// unconfined, and the answer says why and that retrying will not help.
+pub(crate) fn sandbox_ready() -> Result<(), TermError> {
+    let sandbox = crate::sandbox::current();
+    sandbox.ready().map_err(|u| {
+        TermError::new(ErrorCode::InvalidMode, u.to_string())
+            .with("sandbox", json!(sandbox.summary()))
+            .with_hint(
+                None,
+                "The operator's sandbox cannot be set up on this machine, so no command or \
+                 terminal starts (never unconfined). Retrying will not help: tell the operator \
+                 the reason given here.",
+            )
+    })
+}
+
 pub(crate) fn exec_error(e: ExecError) -> TermError {
     match e {
         ExecError::Cwd { .. } => {

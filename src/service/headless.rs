@@ -62,6 +62,7 @@ impl Service {
         progress: &dyn Progress,
         elicitor: &dyn super::Elicitor,
     ) -> Result<(Arc<Session>, Verdict), TermError> {
+        super::failures::sandbox_ready()?;
         let cwd = resolve_cwd(req.runtime.cwd.as_deref()).map_err(exec_error)?;
         let command = req
             .execution
@@ -248,6 +249,7 @@ impl Service {
                 output: None,
             },
             verdict: None,
+            sandbox_denial: sandbox_denial(&st, session),
         })
     }
 
@@ -279,4 +281,22 @@ impl Service {
             })
             .collect()
     }
+}
+
+/// What the operator's sandbox refused, when a command failed and its last words say so.
+fn sandbox_denial(
+    st: &crate::exec::Status,
+    session: &Session,
+) -> Option<crate::sandbox::denial::Denial> {
+    use crate::sandbox::denial::{TAIL_BYTES, diagnose};
+    let sandbox = crate::sandbox::current();
+    if st.running || st.exit_code == Some(0) || sandbox.mechanism().is_none() {
+        return None;
+    }
+    [Stream::Stderr, Stream::Stdout]
+        .into_iter()
+        .find_map(|which| {
+            let tail = session.peek_tail(which, TAIL_BYTES).ok()?;
+            diagnose(sandbox, &String::from_utf8_lossy(&tail))
+        })
 }

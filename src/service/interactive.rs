@@ -207,6 +207,11 @@ impl Service {
                     .adapter_for_new(req.runtime.adapter_override.as_deref())
                     .await
                     .map_err(|e| failures::from_runtime(e, req))?;
+                // This server's sandbox confines the terminals it keeps; a host service
+                // confines its own as its operator set.
+                if adapter.adapter_type() == AdapterType::Local {
+                    failures::sandbox_ready()?;
+                }
                 let op = TermRequest::Open(OpenArgs {
                     name: execution.name.clone(),
                     cwd: req.runtime.cwd.clone(),

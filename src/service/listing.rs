@@ -64,6 +64,7 @@ pub fn page(mut items: Vec<ListItem>, opts: &ListOptions) -> Result<Listing, Ter
         items,
         total,
         next_cursor,
+        sandbox: None,
     })
 }
 

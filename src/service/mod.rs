@@ -254,7 +254,9 @@ impl Service {
         if req.mode != Some(Mode::Headless) {
             items.extend(self.terminal_items().await);
         }
-        Ok(Outcome::List(listing::page(items, &req.listing)?))
+        let mut listing = listing::page(items, &req.listing)?;
+        listing.sandbox = Some(crate::sandbox::current().summary());
+        Ok(Outcome::List(listing))
     }
 
     /// The operator asked for the page (`--gui`): the host comes up with the server.

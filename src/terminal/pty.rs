@@ -190,6 +190,7 @@ pub async fn spawn(
         args: &launch.args,
         cwd,
         env,
+        expose: &launch.expose,
         io: SessionIo::Terminal { tty: tty.into() },
     })
     .await?;

@@ -36,22 +36,12 @@ pub struct ShellLaunch {
     pub kind: ShellKind,
     /// Removed by the script; removed by us if the shell never reads it.
     pub nonce_file: Option<PathBuf>,
+    /// What the shell reads from the runtime directory (the integration scripts, its nonce):
+    /// a sandbox with a private /tmp must still show it.
+    pub expose: Vec<PathBuf>,
 }
 
-/// Find `name` on PATH.
-pub fn which(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| is_executable(p))
-}
-
-pub fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p)
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
-}
+pub use crate::program::{is_executable, which};
 
 fn kind_of(program: &Path) -> ShellKind {
     match program.file_name().and_then(|n| n.to_str()) {
@@ -213,6 +203,11 @@ pub fn prepare(
         args,
         env,
         kind,
+        expose: if nonce_file.is_some() {
+            vec![runtime_dir.to_path_buf()]
+        } else {
+            Vec::new()
+        },
         nonce_file,
     })
 }

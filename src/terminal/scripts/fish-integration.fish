@@ -2,7 +2,7 @@
 # terminal's nonce. Sourced by `fish --init-command`, after the user's own config.fish.
 if set -q PM_TERM_NONCE_FILE; and test -r "$PM_TERM_NONCE_FILE"
     read -g __pmt_nonce <"$PM_TERM_NONCE_FILE"
-    command rm -f -- "$PM_TERM_NONCE_FILE"
+    command rm -f -- "$PM_TERM_NONCE_FILE" 2>/dev/null
 end
 set -e PM_TERM_NONCE_FILE
 set -e PM_TERM_NO_USER_RC

@@ -5,7 +5,7 @@
 # echoes it.
 if [ -n "${PM_TERM_NONCE_FILE:-}" ] && [ -r "$PM_TERM_NONCE_FILE" ]; then
   IFS= read -r __pmt_nonce < "$PM_TERM_NONCE_FILE"
-  command rm -f -- "$PM_TERM_NONCE_FILE"
+  command rm -f -- "$PM_TERM_NONCE_FILE" 2>/dev/null
 fi
 unset PM_TERM_NONCE_FILE
 if [ -n "${PM_TERM_USER_ENV:-}" ]; then

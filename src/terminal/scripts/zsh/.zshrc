@@ -11,7 +11,7 @@ unset PM_TERM_USER_ZDOTDIR
 
 if [[ -n ${PM_TERM_NONCE_FILE:-} && -r $PM_TERM_NONCE_FILE ]]; then
   __pmt_nonce=$(<$PM_TERM_NONCE_FILE)
-  command rm -f -- $PM_TERM_NONCE_FILE
+  command rm -f -- $PM_TERM_NONCE_FILE 2>/dev/null
 fi
 unset PM_TERM_NONCE_FILE
 

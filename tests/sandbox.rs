@@ -1,0 +1,531 @@
+//! The operator's sandbox, through the real binary: a corpus of writes and deletes in many
+//! forms (redirections, interpreters, scripts written a moment before, subshells, coreutils)
+//! against files outside the workspace, in `.git` and in a home with real rc files; `/tmp`
+//! kept apart between sessions; connections with the network off; a sandboxed terminal
+//! running a REPL and `vim`; what `list` says; bad settings refused at start; a sandbox that
+//! cannot be set up refusing every command; and containment holding inside the sandbox.
+//!
+//! The home, the workspace and the "outside" directory live under /var/tmp, not /tmp: every
+//! sandbox has a private /tmp, so a path under the real one would be hidden rather than
+//! read-only, and the test would prove less than it says.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Value, json};
+
+/// Where a test's files are: a home with real rc files, a workspace with a repository, and a
+/// directory outside the workspace; removed at the end.
+struct Place {
+    base: PathBuf,
+    home: PathBuf,
+    ws: PathBuf,
+    out: PathBuf,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.base);
+    }
+}
+
+fn place() -> Place {
+    let base = PathBuf::from("/var/tmp").join(unique("itmcp-sbx-"));
+    let home = base.join("home");
+    let ws = base.join("ws");
+    let out = base.join("outside");
+    for d in [&home, &ws.join(".git/hooks"), &out] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let rc = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rc/bash/debian-skel.bashrc");
+    std::fs::copy(rc, home.join(".bashrc")).unwrap();
+    std::fs::write(home.join(".profile"), "[ -f ~/.bashrc ] && . ~/.bashrc\n").unwrap();
+    std::fs::write(home.join(".gitconfig"), "[user]\n\tname = Someone\n").unwrap();
+    std::fs::write(ws.join(".git/config"), "[core]\n\tbare = false\n").unwrap();
+    std::fs::write(ws.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(out.join("keep.txt"), "keep\n").unwrap();
+    Place {
+        base,
+        home,
+        ws,
+        out,
+    }
+}
+
+/// Every file under `dir` with its content (directories as empty entries).
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut all = BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let meta = std::fs::symlink_metadata(&p).unwrap();
+            if meta.is_dir() {
+                todo.push(p.clone());
+                all.insert(p, Vec::new());
+            } else {
+                all.insert(p.clone(), std::fs::read(&p).unwrap_or_default());
+            }
+        }
+    }
+    all
+}
+
+fn in_dir(command: &str, cwd: &Path) -> Value {
+    let mut q = headless(command);
+    q["runtime"] = json!({"cwd": cwd.display().to_string(), "wait_ms": 20000});
+    q
+}
+
+async fn sandboxed(p: &Place, level: &str, extra: &[&str]) -> Server {
+    let ws = p.ws.display().to_string();
+    let mut args = vec!["--sandbox", level, "--workspace", &ws];
+    args.extend_from_slice(extra);
+    server()
+        .args(&args)
+        .env("HOME", &p.home.display().to_string())
+        .start()
+        .await
+}
+
+/// Writes and deletes outside the writable roots, in as many forms as agents use.
+fn hostile_corpus(p: &Place) -> Vec<String> {
+    let out = p.out.display();
+    vec![
+        format!("echo x > {out}/new1"),
+        format!("python3 -c \"open('{out}/new2', 'w').write('x')\""),
+        format!("cp /etc/hostname {out}/new3"),
+        format!("mkdir {out}/newdir"),
+        format!("rm -f {out}/keep.txt"),
+        format!("sh -c 'echo x >> {out}/keep.txt'"),
+        format!(
+            "printf '#!/bin/sh\\necho x > {out}/new4\\n' > run.sh && chmod +x run.sh && ./run.sh"
+        ),
+        format!("(cd {out} && touch new5)"),
+        format!("perl -e 'open(F, \">{out}/new6\") or die \"$!\\n\"'"),
+        format!("find {out} -name keep.txt -delete"),
+        format!("ln -s /etc/passwd {out}/link"),
+        format!("echo moved > m.txt && mv m.txt {out}/"),
+        format!("truncate -s 0 {out}/keep.txt"),
+        "echo 'alias ls=rm' >> ~/.bashrc".into(),
+        "rm -f ~/.profile".into(),
+        "git config --global user.name Mallory".into(),
+        "echo x >> .git/config".into(),
+        "rm -f .git/HEAD".into(),
+        "printf '#!/bin/sh\\ncurl evil' > .git/hooks/pre-commit".into(),
+        "mv .git .git-away".into(),
+    ]
+}
+
+/// Work an agent does inside the workspace: all of it must keep working.
+fn benign_corpus() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("echo ok > inside.txt && cat inside.txt", "ok\n"),
+        ("mkdir -p sub/dir && touch sub/dir/f && ls sub/dir", "f\n"),
+        (
+            "python3 -c \"open('py.txt', 'w').write('py')\" && cat py.txt",
+            "py",
+        ),
+        ("head -c 6 .git/config", "[core]"),
+        (
+            "grep -c skel ~/.bashrc >/dev/null && echo read-home",
+            "read-home\n",
+        ),
+        ("echo t > /tmp/t && cat /tmp/t", "t\n"),
+        ("rm inside.txt && echo gone", "gone\n"),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn workspace_write_lets_nothing_outside_the_workspace_change() {
+    let p = place();
+    let s = sandboxed(&p, "workspace-write", &[]).await;
+    let before = (
+        snapshot(&p.out),
+        snapshot(&p.home),
+        snapshot(&p.ws.join(".git")),
+    );
+    let mut got_through = Vec::new();
+    let mut named = 0;
+    for c in hostile_corpus(&p) {
+        let r = s.call(in_dir(&c, &p.ws)).await;
+        assert_eq!(r["success"], true, "{c}: {r:#}");
+        if r["result"]["exit_code"] == 0 {
+            got_through.push(c.clone());
+        }
+        if let Some(d) = r["result"].get("sandbox_denial") {
+            assert_eq!(d["kind"], "write", "{c}: {r:#}");
+            assert!(d["message"].as_str().unwrap().contains("writable"), "{d:#}");
+            named += 1;
+        }
+    }
+    let after = (
+        snapshot(&p.out),
+        snapshot(&p.home),
+        snapshot(&p.ws.join(".git")),
+    );
+    assert_eq!(before.0, after.0, "the outside directory changed");
+    assert_eq!(before.1, after.1, "the home directory changed");
+    assert_eq!(before.2, after.2, ".git changed");
+    assert!(got_through.is_empty(), "reported success: {got_through:#?}");
+    assert!(named >= 10, "only {named} failures were explained");
+    // The first one names its path.
+    let r = s.call(in_dir(&hostile_corpus(&p)[0], &p.ws)).await;
+    assert_eq!(
+        r["result"]["sandbox_denial"]["target"],
+        format!("{}/new1", p.out.display()),
+        "{r:#}"
+    );
+    for (c, want) in benign_corpus() {
+        let r = s.call(in_dir(c, &p.ws)).await;
+        assert_eq!(r["result"]["exit_code"], 0, "{c}: {r:#}");
+        assert_eq!(r["result"]["stdout"], want, "{c}: {r:#}");
+        assert!(r["result"].get("sandbox_denial").is_none(), "{r:#}");
+    }
+    assert_eq!(std::fs::read_to_string(p.ws.join("py.txt")).unwrap(), "py");
+    assert!(p.ws.join("sub/dir/f").exists());
+    // A working directory outside the workspace gives no way out either.
+    let r = s.call(in_dir("touch here", &p.out)).await;
+    assert_ne!(r["result"]["exit_code"], 0, "{r:#}");
+    assert!(!p.out.join("here").exists());
+    // list says what is in force.
+    let l = s.call(json!({"action": "list"})).await;
+    let sb = &l["result"]["sandbox"];
+    assert_eq!(sb["mode"], "workspace-write", "{l:#}");
+    assert_eq!(sb["network"], "off");
+    assert_eq!(sb["mechanism"], "bubblewrap");
+    assert_eq!(sb["available"], true);
+    assert_eq!(sb["workspaces"], json!([p.ws.display().to_string()]));
+    s.stop().await;
+
+    // The same corpus without a sandbox does change things: the checks above can fail.
+    let s = server()
+        .env("HOME", &p.home.display().to_string())
+        .start()
+        .await;
+    let r = s.call(in_dir(&hostile_corpus(&p)[0], &p.ws)).await;
+    assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
+    assert!(p.out.join("new1").exists());
+    let l = s.call(json!({"action": "list"})).await;
+    assert_eq!(l["result"]["sandbox"]["mode"], "off");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn read_only_writes_nothing_but_its_private_tmp() {
+    let p = place();
+    let s = sandboxed(&p, "read-only", &[]).await;
+    let before = snapshot(&p.base);
+    let r = s.call(in_dir("echo x > inside.txt", &p.ws)).await;
+    assert_ne!(r["result"]["exit_code"], 0, "{r:#}");
+    assert_eq!(r["result"]["sandbox_denial"]["kind"], "write", "{r:#}");
+    let r = s
+        .call(in_dir(
+            "echo t > /tmp/t && cat /tmp/t && cat inside.txt 2>/dev/null; true",
+            &p.ws,
+        ))
+        .await;
+    assert_eq!(r["result"]["stdout"], "t\n", "{r:#}");
+    assert_eq!(snapshot(&p.base), before);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_session_has_a_tmp_of_its_own() {
+    let p = place();
+    let s = sandboxed(&p, "workspace-write", &[]).await;
+    let name = unique("itmcp-sbx-secret-");
+    let host_path = Path::new("/tmp").join(&name);
+    let r = s
+        .call(in_dir(
+            &format!("echo secret > /tmp/{name} && cat /tmp/{name}"),
+            &p.ws,
+        ))
+        .await;
+    assert_eq!(r["result"]["stdout"], "secret\n", "{r:#}");
+    let r = s.call(in_dir(&format!("cat /tmp/{name}"), &p.ws)).await;
+    assert_ne!(r["result"]["exit_code"], 0, "another session saw it: {r:#}");
+    assert!(!host_path.exists(), "it reached the machine's /tmp");
+    // Nor can a sandboxed command read what others keep in the machine's /tmp.
+    std::fs::write(&host_path, "host secret").unwrap();
+    let r = s.call(in_dir(&format!("cat /tmp/{name}"), &p.ws)).await;
+    assert_ne!(r["result"]["exit_code"], 0, "{r:#}");
+    let _ = std::fs::remove_file(&host_path);
+    s.stop().await;
+}
+
+/// A listener on the machine's loopback that counts the connections it accepts.
+fn listener() -> (u16, std::net::TcpListener) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
+    (l.local_addr().unwrap().port(), l)
+}
+
+fn accepted(l: &std::net::TcpListener) -> usize {
+    std::iter::from_fn(|| l.accept().ok()).count()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_the_network_off_no_connection_leaves_the_sandbox() {
+    let p = place();
+    let (port, l) = listener();
+    let s = sandboxed(&p, "workspace-write", &[]).await;
+    let attempts = [
+        format!(
+            "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3)\""
+        ),
+        format!("bash -c 'echo hi > /dev/tcp/127.0.0.1/{port}'"),
+        format!("curl -sS --max-time 3 http://127.0.0.1:{port}/"),
+        "curl -sS --max-time 3 http://example.com/".into(),
+        "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 53), timeout=3)\"".into(),
+    ];
+    for c in &attempts {
+        let r = s.call(in_dir(c, &p.ws)).await;
+        assert_ne!(r["result"]["exit_code"], 0, "{c}: {r:#}");
+        assert_eq!(
+            r["result"]["sandbox_denial"]["kind"], "network",
+            "{c}: {r:#}"
+        );
+    }
+    assert_eq!(accepted(&l), 0, "a connection got through");
+    s.stop().await;
+
+    // With the network on, the same connection is made: the check above can fail.
+    let s = sandboxed(&p, "workspace-write", &["--network", "on"]).await;
+    let r = s.call(in_dir(&attempts[0], &p.ws)).await;
+    assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(accepted(&l), 1);
+    s.stop().await;
+}
+
+fn term(id: Option<&str>, execution: Value) -> Value {
+    let mut q = json!({"action": "execute",
+        "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "execution": execution, "runtime": {"wait_ms": 10000}});
+    if let Some(id) = id {
+        q["target"] = json!({"terminal_id": id});
+    }
+    q
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sandboxed_terminal_runs_its_users_shell_a_repl_and_vim() {
+    let p = place();
+    let s = sandboxed(&p, "workspace-write", &[]).await;
+    // The user's own ~/.bashrc (Debian's) runs inside the sandbox.
+    let r = s
+        .call(term(
+            None,
+            json!({"command": format!("cd {} && touch ~/.hushlogin; echo rc=$?", p.ws.display())}),
+        ))
+        .await;
+    assert_eq!(r["success"], true, "{r:#}");
+    let out = r["result"]["output"].as_str().unwrap();
+    assert!(
+        out.contains("Read-only file system") && out.contains("rc=1"),
+        "{r:#}"
+    );
+    assert_eq!(r["result"]["shell_integration"], "full", "{r:#}");
+    let id = r["identity"]["terminal_id"].as_str().unwrap().to_string();
+
+    // A REPL: it computes, and its writes outside the workspace fail.
+    s.call(term(
+        Some(&id),
+        json!({"input": "python3 -q\r", "wait_for": ">>> "}),
+    ))
+    .await;
+    let r = s
+        .call(term(Some(&id), json!({"input": "1+1\r", "wait_for": "2"})))
+        .await;
+    assert!(
+        r["result"]["output"].as_str().unwrap().contains('2'),
+        "{r:#}"
+    );
+    let line = format!("open('{}/repl.txt', 'w')\r", p.out.display());
+    let r = s
+        .call(term(
+            Some(&id),
+            json!({"input": line, "wait_for": "Read-only file system"}),
+        ))
+        .await;
+    assert!(
+        r["result"]["output"]
+            .as_str()
+            .unwrap()
+            .contains("Read-only file system"),
+        "{r:#}"
+    );
+    s.call(term(Some(&id), json!({"input": "exit()\r"}))).await;
+
+    // vim edits a file in the workspace.
+    let file = p.ws.join("notes.txt");
+    s.call(term(
+        Some(&id),
+        json!({"input": "vim -u NONE -N notes.txt\r", "wait_for": "~"}),
+    ))
+    .await;
+    s.call(term(
+        Some(&id),
+        json!({"input": "ihello from vim", "wait_for": "hello from vim"}),
+    ))
+    .await;
+    s.call(term(Some(&id), json!({"keys": ["escape"]}))).await;
+    s.call(term(Some(&id), json!({"input": ":wq\r"}))).await;
+    let r = s
+        .call(term(Some(&id), json!({"command": "cat notes.txt"})))
+        .await;
+    assert_eq!(r["result"]["output"], "hello from vim\n", "{r:#}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "hello from vim\n");
+    assert!(!p.out.join("repl.txt").exists());
+    assert!(!p.home.join(".hushlogin").exists());
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_bundled_host_confines_its_terminals_as_the_server_was_told() {
+    let p = place();
+    let s = sandboxed(&p, "workspace-write", &["--adapter", "bundled"]).await;
+    let cmd = format!("touch {}/from-host; echo rc=$?", p.out.display());
+    let r = s.call(term(None, json!({"command": cmd}))).await;
+    assert_eq!(r["resolved"]["adapter"], "bundled", "{r:#}");
+    assert!(
+        r["result"]["output"].as_str().unwrap().contains("rc=1"),
+        "{r:#}"
+    );
+    assert!(!p.out.join("from-host").exists());
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sandbox_that_cannot_be_set_up_refuses_every_command() {
+    let p = place();
+    // No bubblewrap on this PATH.
+    let empty = scratch_dir();
+    let ws = p.ws.display().to_string();
+    let path = empty.display().to_string();
+    let s = server()
+        .args(&["--sandbox", "workspace-write", "--workspace", &ws])
+        .env("PATH", &path)
+        .start()
+        .await;
+    let r = s
+        .call(in_dir(&format!("touch {}/x", p.out.display()), &p.ws))
+        .await;
+    assert_eq!(code(&r), "PM_TERM_INVALID_MODE", "{r:#}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("bubblewrap"),
+        "{r:#}"
+    );
+    assert_eq!(r["fallback"]["can_auto_retry"], false, "{r:#}");
+    let r = s.call(term(None, json!({"command": "echo hi"}))).await;
+    assert_eq!(code(&r), "PM_TERM_INVALID_MODE", "{r:#}");
+    let l = s.call(json!({"action": "list"})).await;
+    assert_eq!(l["result"]["sandbox"]["available"], false, "{l:#}");
+    assert!(!p.out.join("x").exists());
+    s.stop().await;
+    let status = std::process::Command::new(SERVER_BIN)
+        .args(["--sandbox", "read-only", "--check-config"])
+        .env("PATH", &path)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(1), "{status:?}");
+    assert!(String::from_utf8_lossy(&status.stderr).contains("bubblewrap"));
+}
+
+#[test]
+fn bad_sandbox_settings_stop_the_server_at_start() {
+    for (args, env, says) in [
+        (&["--sandbox", "writable"][..], None, "sandbox mode"),
+        (
+            &[
+                "--sandbox",
+                "workspace-write",
+                "--workspace",
+                "/no/such/dir",
+            ],
+            None,
+            "/no/such/dir",
+        ),
+        (
+            &["--sandbox", "workspace-write", "--workspace", "/"],
+            None,
+            "whole file system",
+        ),
+        (&["--network", "allow:"], None, "names no domain"),
+        (&["--network", "sometimes"], None, "network setting"),
+        (&[], Some(("PM_TERM_SANDBOX", "yes")), "PM_TERM_SANDBOX"),
+    ] {
+        let mut cmd = std::process::Command::new(SERVER_BIN);
+        cmd.args(args).stdin(std::process::Stdio::null());
+        if let Some((k, v)) = env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "stdout is the MCP channel");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn containment_holds_inside_the_sandbox_even_when_the_server_is_killed() {
+    let p = place();
+    let s = sandboxed(&p, "workspace-write", &[]).await;
+    // What a command leaves running in the background ends with it: its pid namespace does.
+    let mark = unique("sbxbg");
+    let r = s
+        .call(in_dir(
+            &format!("sh -c 'sleep 600' {mark} & echo started"),
+            &p.ws,
+        ))
+        .await;
+    assert_eq!(r["result"]["stdout"], "started\n", "{r:#}");
+    assert!(wait_gone(&mark, Duration::from_secs(5)).await.is_empty());
+
+    // terminate kills a running command's whole tree, a setsid double fork included.
+    let mark = unique("sbxkeep");
+    let mut q = in_dir(
+        &format!("sh -c 'sleep 600' {mark}a & setsid sh -c 'sleep 600' {mark}b & wait"),
+        &p.ws,
+    );
+    q["runtime"]["wait_ms"] = json!(300);
+    let r = s.call(q).await;
+    assert_eq!(r["result"]["running"], true, "{r:#}");
+    assert!(wait_present(&mark, 2, Duration::from_secs(5)).await >= 2);
+    let id = r["identity"]["session_id"].as_str().unwrap().to_string();
+    let t = s
+        .call(json!({"action": "terminate", "target": {"session_id": id}}))
+        .await;
+    assert_eq!(t["success"], true, "{t:#}");
+    assert!(wait_gone(&mark, Duration::from_secs(5)).await.is_empty());
+
+    // A server killed with SIGKILL leaves nothing running, in a command or a terminal.
+    let mark = unique("sbxkill");
+    let mut q = in_dir(&format!("setsid sh -c 'sleep 600' {mark}h & wait"), &p.ws);
+    q["runtime"]["wait_ms"] = json!(300);
+    s.call(q).await;
+    s.call(term(
+        None,
+        json!({"command": format!("sh -c 'sleep 600' {mark}t &")}),
+    ))
+    .await;
+    assert!(wait_present(&mark, 2, Duration::from_secs(5)).await >= 2);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(s.pid as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    let left = wait_gone(&mark, Duration::from_secs(10)).await;
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
