@@ -304,6 +304,107 @@ async fn with_the_network_off_no_connection_leaves_the_sandbox() {
     s.stop().await;
 }
 
+/// A tiny HTTP server on the machine's loopback: answers `hello-from-host` and counts the
+/// requests it served.
+fn web_server() -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let served = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = served.clone();
+    std::thread::spawn(move || {
+        for mut conn in l.incoming().flatten() {
+            let mut head = Vec::new();
+            let mut b = [0u8; 1024];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                match conn.read(&mut b) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => head.extend_from_slice(&b[..n]),
+                }
+            }
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let _ = conn.write_all(
+                b"HTTP/1.0 200 OK\r\nContent-Length: 15\r\nConnection: close\r\n\r\nhello-from-host",
+            );
+        }
+    });
+    (port, served)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_allow_list_reaches_listed_domains_through_the_proxy_and_nothing_else() {
+    use std::sync::atomic::Ordering;
+    let p = place();
+    let (port, served) = web_server();
+    // localhost resolves from /etc/hosts: no DNS is needed for the allowed name, and the
+    // denied one is refused before any lookup.
+    let s = sandboxed(&p, "workspace-write", &["--network", "allow:localhost"]).await;
+    let via_proxy = [
+        format!("curl -sS http://localhost:{port}/"),
+        format!("curl -sS --proxytunnel http://localhost:{port}/"),
+        format!(
+            "python3 -c \"import urllib.request; print(urllib.request.urlopen('http://localhost:{port}/').read().decode())\""
+        ),
+    ];
+    for c in &via_proxy {
+        let r = s.call(in_dir(c, &p.ws)).await;
+        assert_eq!(r["result"]["exit_code"], 0, "{c}: {r:#}");
+        assert!(
+            r["result"]["stdout"]
+                .as_str()
+                .unwrap()
+                .contains("hello-from-host"),
+            "{c}: {r:#}"
+        );
+    }
+    assert_eq!(served.load(Ordering::SeqCst), via_proxy.len());
+    let denied = [
+        "curl -fsS http://denied.test/".to_string(),
+        "curl -sS https://denied.test/".to_string(),
+        "curl -fsS http://127.0.0.1.nip.io/".to_string(),
+        format!(
+            "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3)\""
+        ),
+        format!("curl -sS --noproxy '*' http://localhost:{port}/"),
+    ];
+    for c in &denied {
+        let r = s.call(in_dir(c, &p.ws)).await;
+        assert_ne!(r["result"]["exit_code"], 0, "{c}: {r:#}");
+        assert_eq!(
+            r["result"]["sandbox_denial"]["kind"], "network",
+            "{c}: {r:#}"
+        );
+    }
+    // The proxy's own answer names the host and the list.
+    let r = s.call(in_dir("curl -sS http://denied.test/", &p.ws)).await;
+    let body = r["result"]["stdout"].as_str().unwrap();
+    assert!(
+        body.contains("denied.test is not on the sandbox's network allow-list (localhost)"),
+        "{r:#}"
+    );
+    assert_eq!(
+        served.load(Ordering::SeqCst),
+        via_proxy.len(),
+        "a denied connection got through"
+    );
+    // A terminal's programs go the same way.
+    let r = s
+        .call(term(None, json!({"command": format!("curl -sS http://localhost:{port}/; echo; curl -sS http://denied.test/")})))
+        .await;
+    let out = r["result"]["output"].as_str().unwrap();
+    assert!(
+        out.contains("hello-from-host") && out.contains("not on the sandbox's network allow-list"),
+        "{r:#}"
+    );
+    assert_eq!(served.load(Ordering::SeqCst), via_proxy.len() + 1);
+    let l = s.call(json!({"action": "list"})).await;
+    assert_eq!(
+        l["result"]["sandbox"]["network"], "allow:localhost",
+        "{l:#}"
+    );
+    s.stop().await;
+}
+
 fn term(id: Option<&str>, execution: Value) -> Value {
     let mut q = json!({"action": "execute",
         "invocation": {"mode": "interactive", "intent": "execute_command"},

@@ -32,6 +32,9 @@ pub async fn shutdown() {
 pub fn helper_main() -> Option<i32> {
     let mut args = std::env::args_os().skip(1);
     let first = args.next()?;
+    if first == crate::sandbox::netbridge::FLAG {
+        return Some(crate::sandbox::netbridge::main(args.collect()));
+    }
     (first == spawner::SPAWNER_FLAG && args.next().is_none()).then(spawner::main)
 }
 

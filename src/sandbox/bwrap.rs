@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::settings::PROTECTED_NAMES;
-use super::{Level, Mechanism, Network, Settings};
+use super::{Level, Mechanism, NetRoute, Network, Settings, netbridge};
 
 /// The program's name on PATH (Debian's `bubblewrap` package).
 const PROGRAM: &str = "bwrap";
@@ -32,7 +32,7 @@ pub fn find(settings: &Settings) -> Result<Mechanism, String> {
         .filter(|v| !v.is_empty())
         .unwrap_or_else(|| "bubblewrap".into());
     let probe = Command::new(&path)
-        .args(argv(settings, "true", &[], Path::new("/"), &[]))
+        .args(argv(settings, "true", &[], Path::new("/"), &[], None))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .output()
@@ -49,13 +49,29 @@ pub fn find(settings: &Settings) -> Result<Mechanism, String> {
     Ok(Mechanism::Bubblewrap { path, version })
 }
 
-/// bwrap's arguments that run `program args` in `cwd` inside the sandbox.
+/// Variables that send a program's connections through a proxy.
+const PROXY_VARS: [&str; 6] = [
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+];
+
+/// Variables that would let a program skip the proxy (a connection it makes directly has
+/// nowhere to go, so it would only fail in a more puzzling way).
+const NO_PROXY_VARS: [&str; 2] = ["NO_PROXY", "no_proxy"];
+
+/// bwrap's arguments that run `program args` in `cwd` inside the sandbox; with `net`, through
+/// the helper that brings the allow-list proxy onto the sandbox's loopback.
 pub fn argv(
     settings: &Settings,
     program: &str,
     args: &[String],
     cwd: &Path,
     expose: &[PathBuf],
+    net: Option<&NetRoute>,
 ) -> Vec<String> {
     let mut a: Vec<String> = Vec::new();
     let mut push = |items: &[&str]| a.extend(items.iter().map(|s| s.to_string()));
@@ -85,7 +101,15 @@ pub fn argv(
         // (read-only, unless a writable root holds it) and what the caller names.
         let hidden =
             |p: &Path| p.starts_with(PRIVATE_TMP) && !writable.iter().any(|w| p.starts_with(w));
-        for p in expose.iter().map(PathBuf::as_path).chain([cwd]) {
+        let net_paths = net
+            .iter()
+            .flat_map(|n| [n.socket.as_path(), n.helper.as_path()]);
+        for p in expose
+            .iter()
+            .map(PathBuf::as_path)
+            .chain([cwd])
+            .chain(net_paths)
+        {
             if hidden(p) {
                 bind("--ro-bind-try", p);
             }
@@ -104,12 +128,23 @@ pub fn argv(
             bind("--ro-bind-try", p);
         }
     }
-    a.extend([
-        "--chdir".to_string(),
-        cwd.display().to_string(),
-        "--".to_string(),
-        program.to_string(),
-    ]);
+    a.extend(["--chdir".to_string(), cwd.display().to_string()]);
+    if let Some(n) = net {
+        let url = format!("http://127.0.0.1:{}", netbridge::PORT);
+        for var in PROXY_VARS {
+            a.extend(["--setenv".into(), var.into(), url.clone()]);
+        }
+        for var in NO_PROXY_VARS {
+            a.extend(["--unsetenv".into(), var.into()]);
+        }
+        a.extend([
+            "--".to_string(),
+            n.helper.display().to_string(),
+            netbridge::FLAG.to_string(),
+            n.socket.display().to_string(),
+        ]);
+    }
+    a.extend(["--".to_string(), program.to_string()]);
     a.extend(args.iter().cloned());
     a
 }
@@ -136,6 +171,7 @@ mod tests {
             &["-c".into(), "x".into()],
             Path::new("/tmp/c"),
             &[],
+            None,
         )
         .join(" ");
         assert!(a.starts_with(
@@ -164,14 +200,45 @@ mod tests {
             &[],
             Path::new("/w/a"),
             &[PathBuf::from("/tmp/run")],
+            None,
         )
         .join(" ");
         assert!(!a.contains("--unshare-net"));
         assert!(!a.contains("--bind /w/a"));
         assert!(a.contains("--ro-bind-try /tmp/run /tmp/run"));
         let s = settings(Level::Off, &[], Network::Off);
-        let a = argv(&s, "true", &[], Path::new("/tmp/x"), &[]).join(" ");
+        let a = argv(&s, "true", &[], Path::new("/tmp/x"), &[], None).join(" ");
         assert!(a.contains("--unshare-net --bind / /"));
         assert!(!a.contains("--tmpfs"));
+    }
+
+    #[test]
+    fn an_allow_list_runs_the_program_through_the_helper_with_the_proxy_set() {
+        let s = settings(
+            Level::ReadOnly,
+            &[],
+            Network::Allow(vec!["example.com".into()]),
+        );
+        let net = NetRoute {
+            socket: PathBuf::from("/tmp/net/proxy-1.sock"),
+            helper: PathBuf::from("/opt/bin/server"),
+        };
+        let a = argv(
+            &s,
+            "sh",
+            &["-c".into(), "x".into()],
+            Path::new("/w"),
+            &[],
+            Some(&net),
+        );
+        let a = a.join(" ");
+        assert!(a.contains("--unshare-net"));
+        assert!(a.contains("--ro-bind-try /tmp/net/proxy-1.sock /tmp/net/proxy-1.sock"));
+        assert!(a.contains("--setenv HTTPS_PROXY http://127.0.0.1:3128"));
+        assert!(a.contains("--unsetenv NO_PROXY"));
+        assert!(
+            a.ends_with("-- /opt/bin/server --pm-net-bridge /tmp/net/proxy-1.sock -- sh -c x"),
+            "{a}"
+        );
     }
 }

@@ -26,6 +26,15 @@ const NETWORK_SIGNS: [&str; 9] = [
     "Cannot assign requested address",
 ];
 
+/// How clients report the allow-list proxy's refusal (its own words, curl's with `-f` and
+/// through a tunnel, Python's urllib).
+const PROXY_SIGNS: [&str; 4] = [
+    super::proxy::DENIED,
+    "returned error: 403",
+    "tunnel failed, response 403",
+    "HTTP Error 403",
+];
+
 /// What the sandbox refused, as far as the output tells.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Denial {
@@ -60,20 +69,31 @@ pub fn diagnose(sandbox: &Sandbox, tail: &str) -> Option<Denial> {
             target,
         });
     }
+    let allow_list = matches!(s.network, Network::Allow(_));
+    let refused = |l: &str| {
+        NETWORK_SIGNS.iter().any(|sign| l.contains(sign))
+            || (allow_list && PROXY_SIGNS.iter().any(|sign| l.contains(sign)))
+    };
     if s.network != Network::On
-        && let Some(line) = tail
-            .lines()
-            .rev()
-            .find(|l| NETWORK_SIGNS.iter().any(|sign| l.contains(sign)))
+        && let Some(line) = tail.lines().rev().find(|l| refused(l))
     {
-        return Some(Denial {
-            kind: "network",
-            target: host_in(line),
-            message: format!(
+        let message = match &s.network {
+            Network::Allow(domains) => format!(
+                "The sandbox's network reaches only {} (and their subdomains), through its \
+                 proxy (HTTP_PROXY/HTTPS_PROXY are set): this connection is not among them, and \
+                 no retry will change that.",
+                domains.join(", ")
+            ),
+            _ => format!(
                 "The sandbox's network is {}: this connection cannot be made from here (no \
                  retry will change that). Work offline, or ask the operator for the network.",
                 s.network
             ),
+        };
+        return Some(Denial {
+            kind: "network",
+            target: host_in(line),
+            message,
         });
     }
     None
@@ -105,6 +125,13 @@ fn path_in(line: &str) -> Option<String> {
 
 /// The host a network failure line names (`curl: (6) Could not resolve host: example.com`).
 fn host_in(line: &str) -> Option<String> {
+    if let Some(before) = line
+        .split(super::proxy::DENIED)
+        .next()
+        .filter(|b| b.len() < line.len())
+    {
+        return before.split_whitespace().last().map(str::to_string);
+    }
     let after = line.split("host:").nth(1)?;
     let host = after
         .split_whitespace()
@@ -147,5 +174,10 @@ mod tests {
             host_in("curl: (6) Could not resolve host: example.com").as_deref(),
             Some("example.com")
         );
+        let proxy = format!(
+            "interactive-terminal-mcp sandbox: evil.test {} (a)",
+            super::super::proxy::DENIED
+        );
+        assert_eq!(host_in(&proxy).as_deref(), Some("evil.test"));
     }
 }

@@ -9,6 +9,8 @@
 
 mod bwrap;
 pub mod denial;
+pub mod netbridge;
+mod proxy;
 mod settings;
 
 use std::path::{Path, PathBuf};
@@ -33,12 +35,23 @@ impl Mechanism {
     }
 }
 
+/// The way out of a sandbox with a network allow-list: the proxy's socket, and the helper
+/// that brings it onto the sandbox's loopback (this process's own binary).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetRoute {
+    pub socket: PathBuf,
+    pub helper: PathBuf,
+}
+
 /// The sandbox after preparation.
 #[derive(Debug, Clone)]
 enum State {
     /// No sandbox was asked for.
     Off,
-    Ready(Mechanism),
+    Ready {
+        mechanism: Mechanism,
+        net: Option<NetRoute>,
+    },
     /// Asked for, but it cannot be set up: every start is refused with this reason.
     Unavailable(String),
 }
@@ -104,15 +117,9 @@ impl Sandbox {
     pub fn prepare(settings: Settings) -> Sandbox {
         let state = if !settings.confines() {
             State::Off
-        } else if let Network::Allow(_) = settings.network {
-            State::Unavailable(
-                "a network allow-list (--network allow:…) needs the filtering proxy, which this \
-                 build does not have; use --network off or on"
-                    .into(),
-            )
         } else {
-            match bwrap::find(&settings) {
-                Ok(m) => State::Ready(m),
+            match bwrap::find(&settings).and_then(|m| Ok((m, net_route(&settings.network)?))) {
+                Ok((mechanism, net)) => State::Ready { mechanism, net },
                 Err(reason) => State::Unavailable(reason),
             }
         };
@@ -126,7 +133,7 @@ impl Sandbox {
     /// Whether programs are confined (and by what).
     pub fn mechanism(&self) -> Option<&Mechanism> {
         match &self.state {
-            State::Ready(m) => Some(m),
+            State::Ready { mechanism, .. } => Some(mechanism),
             _ => None,
         }
     }
@@ -163,7 +170,10 @@ impl Sandbox {
         let s = &self.settings;
         match &self.state {
             State::Off => "sandbox off: commands run with the server's own access".into(),
-            State::Ready(Mechanism::Bubblewrap { version, .. }) => format!(
+            State::Ready {
+                mechanism: Mechanism::Bubblewrap { version, .. },
+                ..
+            } => format!(
                 "sandbox {} (network {}) enforced by {version}; writable: {}",
                 s.level.as_str(),
                 s.network,
@@ -192,12 +202,30 @@ impl Sandbox {
                 args: args.to_vec(),
             }),
             State::Unavailable(r) => Err(Unavailable(r.clone())),
-            State::Ready(Mechanism::Bubblewrap { path, .. }) => Ok(Launch {
+            State::Ready {
+                mechanism: Mechanism::Bubblewrap { path, .. },
+                net,
+            } => Ok(Launch {
                 program: path.display().to_string(),
-                args: bwrap::argv(&self.settings, program, args, cwd, expose),
+                args: bwrap::argv(&self.settings, program, args, cwd, expose, net.as_ref()),
             }),
         }
     }
+}
+
+/// With an allow-list: start the proxy, and find the helper that reaches it.
+fn net_route(network: &Network) -> Result<Option<NetRoute>, String> {
+    let Network::Allow(domains) = network else {
+        return Ok(None);
+    };
+    let helper = std::env::current_exe().map_err(|e| {
+        format!("cannot find this program's own binary for the network helper: {e}")
+    })?;
+    let proxy = proxy::start(domains.clone())?;
+    Ok(Some(NetRoute {
+        socket: proxy.socket,
+        helper,
+    }))
 }
 
 fn installed() -> &'static OnceLock<Sandbox> {
