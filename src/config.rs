@@ -284,6 +284,11 @@ pub struct ServerArgs {
     #[command(flatten)]
     sandbox: SandboxArgs,
 
+    /// Inside an active sandbox, commands the policy warns about run without asking a person
+    /// (blocked ones stay blocked; leaving the sandbox always asks).
+    #[arg(long, env = "PM_TERM_SANDBOX_SKIPS_APPROVAL", value_parser = BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
+    sandbox_skips_approval: bool,
+
     #[command(flatten)]
     log: LogArgs,
 }
@@ -319,6 +324,8 @@ pub struct Config {
     pub http: Option<HttpInputs>,
     /// The operator's sandbox, as given (checked and installed at start).
     pub sandbox: SandboxArgs,
+    /// Inside an active sandbox, warned commands run without approval.
+    pub sandbox_skips_approval: bool,
 }
 
 /// Streamable HTTP as the operator set it.
@@ -370,6 +377,7 @@ impl Default for Config {
             http: None,
             log: None,
             sandbox: SandboxArgs::default(),
+            sandbox_skips_approval: false,
         }
     }
 }
@@ -445,6 +453,7 @@ impl Config {
             log: a.log.log,
             check_config: a.check_config,
             sandbox: a.sandbox,
+            sandbox_skips_approval: a.sandbox_skips_approval,
             http: a.http.map(|h| HttpInputs {
                 addr: h.0,
                 token: a.http_token,

@@ -28,7 +28,7 @@ const SIZE_KEYWORDS: [&str; 7] = [
 const UNADVERTISED_GROUPS: [&str; 1] = ["compat"];
 
 /// What `memory_terminal` does not accept: terminals, their input and their views.
-const STRICT_OMITTED: [(&str, &str); 11] = [
+const STRICT_OMITTED: [(&str, &str); 12] = [
     ("execution", "input"),
     ("execution", "keys"),
     ("execution", "wait_for"),
@@ -40,6 +40,7 @@ const STRICT_OMITTED: [(&str, &str); 11] = [
     ("output", "cursor"),
     ("output", "view"),
     ("runtime", "adapter_override"),
+    ("runtime", "unsandboxed"),
 ];
 
 /// The action field as advertised: the canonical actions only (aliases are accepted, not

@@ -94,6 +94,9 @@ pub struct Runtime {
     pub timeout_ms: Option<u64>,
     pub wait_ms: Option<u64>,
     pub adapter_override: Option<String>,
+    /// The agent asks to run this headless command outside the operator's sandbox: only a
+    /// person can allow it.
+    pub unsandboxed: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

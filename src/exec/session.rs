@@ -49,6 +49,8 @@ pub struct StartSpec {
     pub env: BTreeMap<String, String>,
     pub timeout: Option<Duration>,
     pub workspace_id: Option<String>,
+    /// Inside the operator's sandbox (always, unless a person let this command out).
+    pub confined: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +136,7 @@ impl Session {
             cwd: &spec.cwd,
             env: spec.env.into_iter().collect(),
             expose: &[],
+            confined: spec.confined,
             io: SessionIo::Headless {
                 stdout: out_w,
                 stderr: err_w,

@@ -181,6 +181,8 @@ pub struct SessionSpec<'a> {
     /// Paths the program must be able to read although the operator's sandbox hides them
     /// (a terminal's shell-integration scripts).
     pub expose: &'a [PathBuf],
+    /// Inside the operator's sandbox. Only a headless command a person let out is not.
+    pub confined: bool,
     pub io: SessionIo,
 }
 
@@ -198,9 +200,16 @@ pub struct Supervised {
 /// (`NotFound`, `PermissionDenied`…), and with `PermissionDenied` when the sandbox cannot be
 /// set up: nothing starts unconfined.
 pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
-    let launch = crate::sandbox::current()
-        .wrap(spec.program, spec.args, spec.cwd, spec.expose)
-        .map_err(|u| std::io::Error::new(std::io::ErrorKind::PermissionDenied, u.to_string()))?;
+    let launch = if spec.confined {
+        crate::sandbox::current()
+            .wrap(spec.program, spec.args, spec.cwd, spec.expose)
+            .map_err(|u| std::io::Error::new(std::io::ErrorKind::PermissionDenied, u.to_string()))?
+    } else {
+        crate::sandbox::Launch {
+            program: spec.program.to_string(),
+            args: spec.args.to_vec(),
+        }
+    };
     let (ours, theirs) = socket_pair()?;
     let (mode, stdio) = match spec.io {
         SessionIo::Headless { stdout, stderr } => (Mode::Headless, vec![stdout, stderr]),

@@ -39,6 +39,9 @@ impl Elicitor for NoElicitor {
     }
 }
 
+/// The rule an escape from the sandbox is asked under (shown to the person).
+const ESCAPE_RULE: &str = "leave_sandbox";
+
 fn declined(by: &str, reason: Option<String>, command: &str) -> TermError {
     let reason_text = reason.clone().unwrap_or_else(|| "no reason given".into());
     TermError::new(
@@ -66,13 +69,60 @@ fn timed_out(by: &str, timeout: Duration, command: &str) -> TermError {
 
 impl Service {
     /// Whether this interactive command must wait for a decision.
-    pub(crate) fn needs_approval(&self, d: &Decision) -> bool {
+    /// Whether `d` waits for a person. `confined`: the command runs inside this server's
+    /// sandbox, where the operator may let warned commands run without asking.
+    pub(crate) fn needs_approval(&self, d: &Decision, confined: bool) -> bool {
         use crate::policy::ApprovalMode::*;
         match self.policy.approval {
             Never => false,
             All => true,
-            Warned => d.authorization == Authorization::AllowedWithWarning,
+            Warned => {
+                d.authorization == Authorization::AllowedWithWarning
+                    && !(confined && self.cfg.sandbox_skips_approval)
+            }
         }
+    }
+
+    /// Ask a person to let one command run outside the operator's sandbox. Unlike
+    /// [`Service::approve`], there is no operator default: when nobody can be asked, the
+    /// answer is no.
+    pub(crate) async fn approve_escape(
+        &self,
+        req: &Request,
+        command: &str,
+        progress: &dyn Progress,
+        elicitor: &dyn Elicitor,
+    ) -> Result<Approval, TermError> {
+        let sandbox = crate::sandbox::current().summary();
+        let question = Question {
+            req,
+            command,
+            warning: Some(format!(
+                "The agent asks to run this OUTSIDE the sandbox ({}, network {}): it could \
+                 write anywhere this server may and reach any network.",
+                sandbox.mode, sandbox.network
+            )),
+            rule: Some(ESCAPE_RULE.into()),
+            timeout: Duration::from_millis(
+                req.runtime
+                    .timeout_ms
+                    .unwrap_or(self.cfg.approval_timeout_ms),
+            ),
+        };
+        tracing::info!(trace_id = %req.correlation.trace_id, %command, "asking to leave the sandbox");
+        let page = Page { app: self };
+        let client = Elicitation { elicitor };
+        let chain: [&dyn Approver; 2] = [&page, &client];
+        for approver in chain {
+            if let Some(decided) = approver.decide(&question, progress).await {
+                return decided;
+            }
+        }
+        Err(declined(
+            "nobody",
+            Some("running outside the sandbox needs a person's approval, and nobody can be asked here (no page, no MCP elicitation); the operator's default does not apply".into()),
+            command,
+        ))
     }
 
     /// Whether warned headless commands go through the approval chain too.

@@ -62,7 +62,12 @@ impl Service {
         progress: &dyn Progress,
         elicitor: &dyn super::Elicitor,
     ) -> Result<(Arc<Session>, Verdict), TermError> {
-        super::failures::sandbox_ready()?;
+        // Out of the sandbox only with a person's yes (asked below, after the policy).
+        let escape = req.runtime.unsandboxed == Some(true)
+            && crate::sandbox::current().settings().confines();
+        if !escape {
+            super::failures::sandbox_ready()?;
+        }
         let cwd = resolve_cwd(req.runtime.cwd.as_deref()).map_err(exec_error)?;
         let command = req
             .execution
@@ -99,7 +104,13 @@ impl Service {
         let decision = super::authorize(req, decision, &display)?;
         // Headless is no way around a person: with the operator's setting (the GUI's
         // default) a warned command waits for the same approval chain as in a terminal.
-        let approval = if self.approves_headless() && self.needs_approval(&decision) {
+        let confined = crate::sandbox::current().mechanism().is_some();
+        let approval = if escape {
+            Some(
+                self.approve_escape(req, &display, progress, elicitor)
+                    .await?,
+            )
+        } else if self.approves_headless() && self.needs_approval(&decision, confined) {
             Some(
                 self.approve(req, &display, &decision, progress, elicitor)
                     .await?,
@@ -114,6 +125,7 @@ impl Service {
             env: req.execution.env.clone().unwrap_or_default(),
             timeout: req.runtime.timeout_ms.map(Duration::from_millis),
             workspace_id: req.runtime.workspace_id.clone(),
+            confined: !escape,
         };
         let session = self.exec.start(spec).await.map_err(exec_error)?;
         Ok((session, super::verdict(&decision, approval)))

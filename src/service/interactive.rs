@@ -196,6 +196,13 @@ impl Service {
 
     /// The operation an execute asks for, and the adapter that serves it.
     async fn plan(&self, req: &Request) -> Result<(Arc<dyn Adapter>, TermRequest), TermError> {
+        if req.runtime.unsandboxed == Some(true) {
+            return Err(TermError::payload(
+                "only a headless command can ask to leave the sandbox: a terminal's shell, and \
+                 everything typed into it, stays confined",
+            )
+            .with("field", serde_json::json!("runtime.unsandboxed")));
+        }
         let wait_ms = req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms);
         let claim = self.agent_claim(req);
         let output = output_spec(req);
@@ -305,7 +312,11 @@ impl Service {
                 Err(e) => return Handled::failed(e),
             };
             let mut approval = None;
-            if self.needs_approval(&d) {
+            // A terminal's shell runs in this server's sandbox when the local or the bundled
+            // adapter keeps it (the bundled host is given the server's settings).
+            let confined = adapter.adapter_type() != AdapterType::ContainerBridge
+                && crate::sandbox::current().mechanism().is_some();
+            if self.needs_approval(&d, confined) {
                 match self.approve(req, &command, &d, progress, elicitor).await {
                     Ok(a) => approval = Some(a),
                     Err(e) => {

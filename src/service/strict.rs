@@ -50,6 +50,14 @@ impl Service {
             .with("supported", json!(["headless"]));
             return response::failure(&env, &e);
         }
+        if req.runtime.unsandboxed == Some(true) {
+            let e = TermError::payload(
+                "memory_terminal runs inside the operator's sandbox only; ask with \
+                 memory_terminal_interactive (a person must approve)",
+            )
+            .with("field", json!("runtime.unsandboxed"));
+            return response::failure(&env, &e);
+        }
         if req.action == Action::List {
             req.mode = Some(Mode::Headless);
         }

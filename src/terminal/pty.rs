@@ -191,6 +191,7 @@ pub async fn spawn(
         cwd,
         env,
         expose: &launch.expose,
+        confined: true,
         io: SessionIo::Terminal { tty: tty.into() },
     })
     .await?;
