@@ -1,7 +1,7 @@
 //! What the operator's sandbox costs: the same `echo hi` and the same terminal start through
-//! MCP on a server without a sandbox and on one with `--sandbox workspace-write` (network
-//! off), interleaved in rounds so both meet the same machine, and the raw cost of bubblewrap
-//! around `sh -c 'echo hi'` as a floor. Run with `cargo bench --bench sandbox`; results go in
+//! MCP on a server without a sandbox and on servers with `--sandbox workspace-write` (network
+//! off) enforced by bubblewrap and by Landlock + seccomp, interleaved in rounds so all meet
+//! the same machine, and the raw cost of bubblewrap around `sh -c 'echo hi'` as a floor. Run with `cargo bench --bench sandbox`; results go in
 //! docs/benchmarks.md.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
@@ -77,18 +77,26 @@ async fn run() {
         ("PM_TERM_WORKSPACE", &ws_text),
     ])
     .await;
+    let (landlocked, _) = start(&[
+        ("PM_TERM_SANDBOX", "workspace-write"),
+        ("PM_TERM_WORKSPACE", &ws_text),
+        ("PM_TERM_SANDBOX_MECHANISM", "landlock"),
+    ])
+    .await;
     let l = call(&boxed, json!({"action": "list"})).await;
     assert_eq!(l["result"]["sandbox"]["mechanism"], "bubblewrap", "{l:#}");
+    let l = call(&landlocked, json!({"action": "list"})).await;
+    assert_eq!(l["result"]["sandbox"]["mechanism"], "landlock", "{l:#}");
     let echo = json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
         "execution": {"command": "echo hi"}, "runtime": {"cwd": ws_text}});
-    for c in [&plain, &boxed] {
+    for c in [&plain, &boxed, &landlocked] {
         for _ in 0..5 {
             call(c, echo.clone()).await;
         }
     }
-    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let (mut a, mut b, mut ll) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
-        for (c, into) in [(&plain, &mut a), (&boxed, &mut b)] {
+        for (c, into) in [(&plain, &mut a), (&boxed, &mut b), (&landlocked, &mut ll)] {
             for _ in 0..PER_ROUND {
                 let t = Instant::now();
                 let p = call(c, echo.clone()).await;
@@ -97,7 +105,7 @@ async fn run() {
             }
         }
     }
-    let (a, b) = (median(a), median(b));
+    let (a, b, ll) = (median(a), median(b), median(ll));
     let sh = sh_floor("echo hi", 200);
     let bw = bwrap_floor(&ws_text, 200);
 
@@ -110,7 +118,14 @@ async fn run() {
         b.as_secs_f64() / a.as_secs_f64(),
     );
     row(
-        "added by the sandbox per command",
+        "`echo hi` through MCP, sandboxed by Landlock + seccomp (same settings)",
+        &ms(ll),
+        "the same on a server without a sandbox, same run",
+        &ms(a),
+        ll.as_secs_f64() / a.as_secs_f64(),
+    );
+    row(
+        "added by bubblewrap per command",
         &ms(b.saturating_sub(a)),
         "bubblewrap around `sh -c 'echo hi'` minus the bare spawn",
         &ms(bw.saturating_sub(sh)),
@@ -151,5 +166,6 @@ async fn run() {
     );
     plain.cancel().await.unwrap();
     boxed.cancel().await.unwrap();
+    landlocked.cancel().await.unwrap();
     let _ = std::fs::remove_dir_all(&ws);
 }

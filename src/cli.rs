@@ -67,6 +67,17 @@ pub struct SandboxArgs {
         value_name = "on|off|allow:DOMAIN,…"
     )]
     pub network: Option<crate::sandbox::Network>,
+
+    /// What enforces the sandbox: auto (bubblewrap where it works, else Landlock + seccomp),
+    /// bubblewrap, or landlock (no private /tmp but TMPDIR, no allow-list, and a writable
+    /// root holding .git is refused).
+    #[arg(
+        long = "sandbox-mechanism",
+        env = "PM_TERM_SANDBOX_MECHANISM",
+        value_name = "auto|bubblewrap|landlock",
+        default_value = "auto"
+    )]
+    pub mechanism: crate::sandbox::MechanismChoice,
 }
 
 impl SandboxArgs {
@@ -79,6 +90,10 @@ impl SandboxArgs {
             self.network.clone(),
             protected,
         )
+        .map(|s| crate::sandbox::Settings {
+            mechanism: self.mechanism,
+            ..s
+        })
     }
 }
 

@@ -630,3 +630,115 @@ async fn containment_holds_inside_the_sandbox_even_when_the_server_is_killed() {
     let left = wait_gone(&mark, Duration::from_secs(10)).await;
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn landlock_and_seccomp_confine_where_bubblewrap_is_not_used() {
+    let p = place();
+    std::fs::remove_dir_all(p.ws.join(".git")).unwrap();
+    let (port, l) = listener();
+    let s = sandboxed(&p, "workspace-write", &["--sandbox-mechanism", "landlock"]).await;
+    let before = (snapshot(&p.out), snapshot(&p.home));
+    for c in hostile_corpus(&p).iter().filter(|c| !c.contains(".git")) {
+        let r = s.call(in_dir(c, &p.ws)).await;
+        assert_ne!(r["result"]["exit_code"], 0, "{c}: {r:#}");
+    }
+    assert_eq!(
+        before,
+        (snapshot(&p.out), snapshot(&p.home)),
+        "something changed"
+    );
+    let r = s
+        .call(in_dir(&format!("echo x > {}/new1", p.out.display()), &p.ws))
+        .await;
+    assert_eq!(r["result"]["sandbox_denial"]["kind"], "write", "{r:#}");
+    for (c, want) in [
+        ("echo ok > inside.txt && cat inside.txt", "ok\n"),
+        (
+            "python3 -c \"open('py.txt', 'w').write('py')\" && cat py.txt",
+            "py",
+        ),
+        ("echo t > \"$TMPDIR/t\" && cat \"$TMPDIR/t\"", "t\n"),
+    ] {
+        let r = s.call(in_dir(c, &p.ws)).await;
+        assert_eq!(r["result"]["stdout"], want, "{c}: {r:#}");
+    }
+    // No private /tmp here: the machine's is read-only, TMPDIR is the session's own.
+    let name = unique("itmcp-ll-");
+    let r = s
+        .call(in_dir(&format!("echo x > /tmp/{name}"), &p.ws))
+        .await;
+    assert_ne!(r["result"]["exit_code"], 0, "{r:#}");
+    assert!(!Path::new("/tmp").join(&name).exists());
+    let c = format!(
+        "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3)\""
+    );
+    let r = s.call(in_dir(&c, &p.ws)).await;
+    assert_ne!(r["result"]["exit_code"], 0, "{r:#}");
+    assert_eq!(r["result"]["sandbox_denial"]["kind"], "network", "{r:#}");
+    assert_eq!(accepted(&l), 0, "a connection got through");
+    let list = s.call(json!({"action": "list"})).await;
+    assert_eq!(
+        list["result"]["sandbox"]["mechanism"], "landlock",
+        "{list:#}"
+    );
+    // A terminal with the user's bash set-up, and a REPL, under Landlock.
+    let r = s
+        .call(term(
+            None,
+            json!({"command": format!("cd {} && touch ~/.hushlogin; echo rc=$?", p.ws.display())}),
+        ))
+        .await;
+    assert!(
+        r["result"]["output"].as_str().unwrap().contains("rc=1"),
+        "{r:#}"
+    );
+    let id = r["identity"]["terminal_id"].as_str().unwrap().to_string();
+    s.call(term(
+        Some(&id),
+        json!({"input": "python3 -q\r", "wait_for": ">>> "}),
+    ))
+    .await;
+    let r = s
+        .call(term(Some(&id), json!({"input": "6*7\r", "wait_for": "42"})))
+        .await;
+    assert!(
+        r["result"]["output"].as_str().unwrap().contains("42"),
+        "{r:#}"
+    );
+    assert!(!p.home.join(".hushlogin").exists());
+    s.stop().await;
+
+    // Landlock can only grant: a workspace holding .git cannot be writable with .git kept
+    // read-only, so it is refused, never granted.
+    std::fs::create_dir_all(p.ws.join(".git")).unwrap();
+    let s = sandboxed(&p, "workspace-write", &["--sandbox-mechanism", "landlock"]).await;
+    let r = s.call(in_dir("echo hi", &p.ws)).await;
+    assert_eq!(code(&r), "PM_TERM_INVALID_MODE", "{r:#}");
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains(".git"),
+        "{r:#}"
+    );
+    s.stop().await;
+    // Nor can it route connections through the allow-list proxy.
+    let s = sandboxed(
+        &p,
+        "read-only",
+        &[
+            "--sandbox-mechanism",
+            "landlock",
+            "--network",
+            "allow:localhost",
+        ],
+    )
+    .await;
+    let r = s.call(in_dir("echo hi", &p.ws)).await;
+    assert_eq!(code(&r), "PM_TERM_INVALID_MODE", "{r:#}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("bubblewrap"),
+        "{r:#}"
+    );
+    s.stop().await;
+}

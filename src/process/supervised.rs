@@ -208,6 +208,7 @@ pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
         crate::sandbox::Launch {
             program: spec.program.to_string(),
             args: spec.args.to_vec(),
+            landlock: None,
         }
     };
     let (ours, theirs) = socket_pair()?;
@@ -219,6 +220,7 @@ pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
         mode,
         program: launch.program,
         args: launch.args,
+        landlock: launch.landlock,
         cwd: spec.cwd.display().to_string(),
         env: spec.env,
     };

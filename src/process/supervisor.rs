@@ -86,7 +86,7 @@ impl Control {
 
 /// Run the supervisor for one request (in the process the spawner just forked); returns the
 /// exit status for this process.
-pub fn run(req: SpawnRequest, control: OwnedFd, stdio: Vec<OwnedFd>) -> i32 {
+pub fn run(mut req: SpawnRequest, control: OwnedFd, stdio: Vec<OwnedFd>) -> i32 {
     let _ = nix::unistd::setsid();
     let _ = nix::sys::prctl::set_name(c"itmcp-supervise");
     let _ = nix::sys::prctl::set_child_subreaper(true);
@@ -94,6 +94,39 @@ pub fn run(req: SpawnRequest, control: OwnedFd, stdio: Vec<OwnedFd>) -> i32 {
         sock: UnixStream::from(control),
         buf: Vec::new(),
     };
+    // The Landlock sandbox: this process restricts itself, so the program and everything
+    // below it inherit the restriction. It fails closed: no sandbox, no program.
+    let private_tmp = match req.landlock.take() {
+        Some(plan) => match confine(&plan, &mut req) {
+            Ok(tmp) => Some(tmp),
+            Err(why) => {
+                eprintln!("interactive-terminal-mcp: the sandbox could not be applied: {why}");
+                control.report(&Report::Error(nix::libc::EACCES));
+                return SPAWN_FAILED;
+            }
+        },
+        None => None,
+    };
+    let status = supervise(req, control, stdio);
+    if let Some(tmp) = private_tmp {
+        let _ = std::fs::remove_dir_all(tmp);
+    }
+    status
+}
+
+/// Make the session's private temporary directory (its `TMPDIR`) and restrict this process.
+fn confine(
+    plan: &crate::sandbox::landlock::Plan,
+    req: &mut SpawnRequest,
+) -> Result<std::path::PathBuf, String> {
+    let tmp = std::path::Path::new(&plan.tmp_parent).join(format!("tmp-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    req.env.push(("TMPDIR".into(), tmp.display().to_string()));
+    crate::sandbox::landlock::apply(plan, &tmp)?;
+    Ok(tmp)
+}
+
+fn supervise(req: SpawnRequest, mut control: Control, stdio: Vec<OwnedFd>) -> i32 {
     let child = match start(&req, stdio) {
         Ok(c) => c,
         Err(e) => {

@@ -43,6 +43,9 @@ pub struct SpawnRequest {
     pub cwd: String,
     /// Set on top of the spawner's environment (the server's own, inherited at its start).
     pub env: Vec<(String, String)>,
+    /// The Landlock sandbox the supervisor puts itself in before starting the program.
+    #[serde(default)]
+    pub landlock: Option<crate::sandbox::landlock::Plan>,
 }
 
 /// How the session's program ended.

@@ -159,6 +159,7 @@ mod tests {
             workspaces: ws.iter().map(PathBuf::from).collect(),
             network,
             protected: vec![PathBuf::from("/w/a/.config/itmcp"), PathBuf::from("/etc/x")],
+            mechanism: super::super::settings::MechanismChoice::Auto,
         }
     }
 

@@ -13,6 +13,9 @@ pub const TAIL_BYTES: usize = 16 * 1024;
 /// `strerror(EROFS)`: what a write outside the writable roots meets.
 const READ_ONLY: &str = "Read-only file system";
 
+/// `strerror(EACCES)`: what Landlock answers a refused write (and seccomp a refused socket).
+const DENIED_BY_LANDLOCK: &str = "Permission denied";
+
 /// Failures of a network call inside a sandbox without network.
 const NETWORK_SIGNS: [&str; 9] = [
     "Couldn't connect to server",
@@ -49,10 +52,17 @@ pub struct Denial {
 
 /// The sandbox's likely part in a failed command whose output ends with `tail`.
 pub fn diagnose(sandbox: &Sandbox, tail: &str) -> Option<Denial> {
-    sandbox.mechanism()?;
+    let mechanism = sandbox.mechanism()?;
     let s = sandbox.settings();
+    // bubblewrap refuses writes with EROFS; Landlock with EACCES, which a refused socket
+    // also gives, so there a line must name a path to count as a write.
+    let landlock = matches!(mechanism, super::Mechanism::Landlock { .. });
+    let write_refused = |l: &str| {
+        l.contains(READ_ONLY)
+            || (landlock && l.contains(DENIED_BY_LANDLOCK) && path_in(l).is_some())
+    };
     if s.level != Level::Off
-        && let Some(line) = tail.lines().rev().find(|l| l.contains(READ_ONLY))
+        && let Some(line) = tail.lines().rev().find(|l| write_refused(l))
     {
         let target = path_in(line);
         let what = target
@@ -64,7 +74,7 @@ pub fn diagnose(sandbox: &Sandbox, tail: &str) -> Option<Denial> {
                 "The sandbox ({}) refused a write to {what}: only {} are writable. Write there \
                  instead; retrying the same write fails the same way.",
                 s.level.as_str(),
-                s.writable_description()
+                sandbox.writable_description()
             ),
             target,
         });
@@ -73,6 +83,7 @@ pub fn diagnose(sandbox: &Sandbox, tail: &str) -> Option<Denial> {
     let refused = |l: &str| {
         NETWORK_SIGNS.iter().any(|sign| l.contains(sign))
             || (allow_list && PROXY_SIGNS.iter().any(|sign| l.contains(sign)))
+            || (landlock && l.contains(DENIED_BY_LANDLOCK) && path_in(l).is_none())
     };
     if s.network != Network::On
         && let Some(line) = tail.lines().rev().find(|l| refused(l))

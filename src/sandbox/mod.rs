@@ -9,6 +9,7 @@
 
 mod bwrap;
 pub mod denial;
+pub mod landlock;
 pub mod netbridge;
 mod proxy;
 mod settings;
@@ -18,19 +19,26 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
-pub use settings::{Level, Network, Settings};
+pub use settings::{Level, MechanismChoice, Network, Settings};
 
 /// How the sandbox is enforced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mechanism {
     /// bubblewrap (`bwrap`): mount, pid and network namespaces around the program.
     Bubblewrap { path: PathBuf, version: String },
+    /// Landlock + seccomp, applied by each session's supervisor to itself.
+    Landlock {
+        description: String,
+        /// Where each session's private temporary directory is made.
+        tmp_parent: PathBuf,
+    },
 }
 
 impl Mechanism {
     pub fn name(&self) -> &'static str {
         match self {
             Mechanism::Bubblewrap { .. } => "bubblewrap",
+            Mechanism::Landlock { .. } => "landlock",
         }
     }
 }
@@ -102,6 +110,8 @@ impl std::fmt::Display for Unavailable {
 pub struct Launch {
     pub program: String,
     pub args: Vec<String>,
+    /// What the session's supervisor applies to itself first (the Landlock mechanism).
+    pub landlock: Option<landlock::Plan>,
 }
 
 impl Sandbox {
@@ -118,7 +128,7 @@ impl Sandbox {
         let state = if !settings.confines() {
             State::Off
         } else {
-            match bwrap::find(&settings).and_then(|m| Ok((m, net_route(&settings.network)?))) {
+            match find(&settings).and_then(|m| Ok((m, net_route(&settings.network)?))) {
                 Ok((mechanism, net)) => State::Ready { mechanism, net },
                 Err(reason) => State::Unavailable(reason),
             }
@@ -170,14 +180,15 @@ impl Sandbox {
         let s = &self.settings;
         match &self.state {
             State::Off => "sandbox off: commands run with the server's own access".into(),
-            State::Ready {
-                mechanism: Mechanism::Bubblewrap { version, .. },
-                ..
-            } => format!(
-                "sandbox {} (network {}) enforced by {version}; writable: {}",
+            State::Ready { mechanism, .. } => format!(
+                "sandbox {} (network {}) enforced by {}; writable: {}",
                 s.level.as_str(),
                 s.network,
-                s.writable_description()
+                match mechanism {
+                    Mechanism::Bubblewrap { version, .. } => version.as_str(),
+                    Mechanism::Landlock { description, .. } => description.as_str(),
+                },
+                self.writable_description()
             ),
             State::Unavailable(r) => format!(
                 "sandbox {} asked for but unavailable, so every command is refused: {r}",
@@ -200,6 +211,7 @@ impl Sandbox {
             State::Off => Ok(Launch {
                 program: program.to_string(),
                 args: args.to_vec(),
+                landlock: None,
             }),
             State::Unavailable(r) => Err(Unavailable(r.clone())),
             State::Ready {
@@ -208,9 +220,97 @@ impl Sandbox {
             } => Ok(Launch {
                 program: path.display().to_string(),
                 args: bwrap::argv(&self.settings, program, args, cwd, expose, net.as_ref()),
+                landlock: None,
             }),
+            State::Ready {
+                mechanism: Mechanism::Landlock { tmp_parent, .. },
+                ..
+            } => {
+                let s = &self.settings;
+                // `.git` may have appeared since the start.
+                if let Some(why) = landlock::refusal(self.writable(), &s.protected) {
+                    return Err(Unavailable(why));
+                }
+                Ok(Launch {
+                    program: program.to_string(),
+                    args: args.to_vec(),
+                    landlock: Some(landlock::Plan {
+                        writable: match s.level {
+                            Level::Off => vec!["/".into()],
+                            _ => self
+                                .writable()
+                                .iter()
+                                .map(|w| w.display().to_string())
+                                .collect(),
+                        },
+                        tmp_parent: tmp_parent.display().to_string(),
+                        network_off: s.network != Network::On,
+                    }),
+                })
+            }
         }
     }
+}
+
+impl Sandbox {
+    /// Where commands may write, for messages.
+    pub fn writable_description(&self) -> String {
+        let tmp = match self.mechanism() {
+            Some(Mechanism::Landlock { .. }) => "a private TMPDIR (/tmp is read-only)",
+            _ => "a private /tmp",
+        };
+        self.settings.writable_description(tmp)
+    }
+
+    /// The writable roots in force.
+    fn writable(&self) -> &[PathBuf] {
+        match self.settings.level {
+            Level::WorkspaceWrite => &self.settings.workspaces,
+            _ => &[],
+        }
+    }
+}
+
+/// The mechanism the operator's choice gives on this machine.
+fn find(settings: &Settings) -> Result<Mechanism, String> {
+    match settings.mechanism {
+        MechanismChoice::Bubblewrap => bwrap::find(settings),
+        MechanismChoice::Landlock => find_landlock(settings),
+        MechanismChoice::Auto => bwrap::find(settings)
+            .or_else(|b| find_landlock(settings).map_err(|l| format!("{b}; and no fallback: {l}"))),
+    }
+}
+
+fn find_landlock(settings: &Settings) -> Result<Mechanism, String> {
+    if let Network::Allow(_) = settings.network {
+        return Err(
+            "a network allow-list needs bubblewrap (Landlock cannot route connections \
+             through the proxy)"
+                .into(),
+        );
+    }
+    let description = landlock::probe()?;
+    let roots: &[PathBuf] = match settings.level {
+        Level::WorkspaceWrite => &settings.workspaces,
+        _ => &[],
+    };
+    if let Some(why) = landlock::refusal(roots, &settings.protected) {
+        return Err(why);
+    }
+    let uid = nix::unistd::getuid().as_raw();
+    let tmp_parent = std::env::temp_dir().join(format!("interactive-terminal-sbx-{uid}"));
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(&tmp_parent)
+            .and_then(|()| {
+                std::fs::set_permissions(&tmp_parent, std::fs::Permissions::from_mode(0o700))
+            })
+            .map_err(|e| format!("cannot prepare {}: {e}", tmp_parent.display()))?;
+    }
+    Ok(Mechanism::Landlock {
+        description,
+        tmp_parent,
+    })
 }
 
 /// With an allow-list: start the proxy, and find the helper that reaches it.

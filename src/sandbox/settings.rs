@@ -12,6 +12,7 @@ const OWN_CONFIG_DIRS: [&str; 2] = ["interactive-terminal-mcp", "interactive-ter
 pub const ENV_LEVEL: &str = "PM_TERM_SANDBOX";
 pub const ENV_WORKSPACE: &str = "PM_TERM_WORKSPACE";
 pub const ENV_NETWORK: &str = "PM_TERM_NETWORK";
+pub const ENV_MECHANISM: &str = "PM_TERM_SANDBOX_MECHANISM";
 
 /// Inside a writable root, these stay read-only: a repository's history and hooks.
 pub const PROTECTED_NAMES: [&str; 1] = [".git"];
@@ -46,6 +47,30 @@ impl FromStr for Level {
             "workspace-write" | "workspace_write" => Ok(Level::WorkspaceWrite),
             other => Err(format!(
                 "{other:?} is not a sandbox mode (off, read-only, workspace-write)"
+            )),
+        }
+    }
+}
+
+/// Which mechanism enforces the sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MechanismChoice {
+    /// bubblewrap where it works, else Landlock + seccomp.
+    #[default]
+    Auto,
+    Bubblewrap,
+    Landlock,
+}
+
+impl FromStr for MechanismChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(MechanismChoice::Auto),
+            "bubblewrap" | "bwrap" => Ok(MechanismChoice::Bubblewrap),
+            "landlock" => Ok(MechanismChoice::Landlock),
+            other => Err(format!(
+                "{other:?} is not a sandbox mechanism (auto, bubblewrap, landlock)"
             )),
         }
     }
@@ -116,6 +141,7 @@ pub struct Settings {
     pub network: Network,
     /// Files and directories that stay read-only even inside a writable root.
     pub protected: Vec<PathBuf>,
+    pub mechanism: MechanismChoice,
 }
 
 impl Default for Settings {
@@ -125,6 +151,7 @@ impl Default for Settings {
             workspaces: Vec::new(),
             network: Network::On,
             protected: Vec::new(),
+            mechanism: MechanismChoice::Auto,
         }
     }
 }
@@ -166,7 +193,11 @@ impl Settings {
         } else if !workspaces.is_empty() && level == Level::Off {
             tracing::warn!("--workspace has no effect without --sandbox workspace-write");
         }
-        let mut protected: Vec<PathBuf> = protected.to_vec();
+        // Compared with canonical roots, so canonical too where they exist.
+        let mut protected: Vec<PathBuf> = protected
+            .iter()
+            .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+            .collect();
         for program in OWN_CONFIG_DIRS {
             if let Some(dir) = crate::token::config_file(program, "x").parent() {
                 protected.push(dir.to_path_buf());
@@ -177,11 +208,17 @@ impl Settings {
             workspaces: roots,
             network,
             protected,
+            mechanism: MechanismChoice::Auto,
         })
     }
 
     /// The same settings as the environment variables a launched host service reads.
     pub fn to_env(&self) -> Vec<(&'static str, String)> {
+        let mechanism = match self.mechanism {
+            MechanismChoice::Auto => "auto",
+            MechanismChoice::Bubblewrap => "bubblewrap",
+            MechanismChoice::Landlock => "landlock",
+        };
         let workspaces: Vec<String> = self
             .workspaces
             .iter()
@@ -191,6 +228,7 @@ impl Settings {
             (ENV_LEVEL, self.level.as_str().to_string()),
             (ENV_WORKSPACE, workspaces.join(":")),
             (ENV_NETWORK, self.network.to_string()),
+            (ENV_MECHANISM, mechanism.to_string()),
         ]
     }
 
@@ -199,8 +237,8 @@ impl Settings {
         self.level != Level::Off || self.network != Network::On
     }
 
-    /// Where commands may write, for messages.
-    pub fn writable_description(&self) -> String {
+    /// Where commands may write, for messages; `tmp` says what their temporary space is.
+    pub fn writable_description(&self, tmp: &str) -> String {
         let mut parts: Vec<String> = match self.level {
             Level::Off => vec!["everything the server may write".into()],
             Level::ReadOnly => Vec::new(),
@@ -210,7 +248,7 @@ impl Settings {
                 .map(|w| format!("{} (but .git)", w.display()))
                 .collect(),
         };
-        parts.push("a private /tmp".into());
+        parts.push(tmp.into());
         parts.join(", ")
     }
 }
