@@ -434,6 +434,19 @@ async fn a_sandboxed_terminal_runs_its_users_shell_a_repl_and_vim() {
     );
     assert_eq!(r["result"]["shell_integration"], "full", "{r:#}");
     let id = r["identity"]["terminal_id"].as_str().unwrap().to_string();
+    // A command that fails on the sandbox is explained, as in headless answers.
+    let target = format!("{}/from-terminal", p.out.display());
+    let r = s
+        .call(term(
+            Some(&id),
+            json!({"command": format!("touch {target}")}),
+        ))
+        .await;
+    assert_eq!(r["result"]["command"]["exit_code"], 1, "{r:#}");
+    assert_eq!(r["result"]["sandbox_denial"]["kind"], "write", "{r:#}");
+    assert_eq!(r["result"]["sandbox_denial"]["target"], target, "{r:#}");
+    let r = s.call(term(Some(&id), json!({"command": "false"}))).await;
+    assert!(r["result"].get("sandbox_denial").is_none(), "{r:#}");
 
     // A REPL: it computes, and its writes outside the workspace fail.
     s.call(term(
@@ -511,7 +524,14 @@ async fn a_sandbox_that_cannot_be_set_up_refuses_every_command() {
     let ws = p.ws.display().to_string();
     let path = empty.display().to_string();
     let s = server()
-        .args(&["--sandbox", "workspace-write", "--workspace", &ws])
+        .args(&[
+            "--sandbox",
+            "workspace-write",
+            "--workspace",
+            &ws,
+            "--sandbox-mechanism",
+            "bubblewrap",
+        ])
         .env("PATH", &path)
         .start()
         .await;
@@ -533,14 +553,22 @@ async fn a_sandbox_that_cannot_be_set_up_refuses_every_command() {
     assert_eq!(l["result"]["sandbox"]["available"], false, "{l:#}");
     assert!(!p.out.join("x").exists());
     s.stop().await;
-    let status = std::process::Command::new(SERVER_BIN)
-        .args(["--sandbox", "read-only", "--check-config"])
-        .env("PATH", &path)
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .unwrap();
-    assert_eq!(status.status.code(), Some(1), "{status:?}");
-    assert!(String::from_utf8_lossy(&status.stderr).contains("bubblewrap"));
+    let check = |mechanism: &str| {
+        std::process::Command::new(SERVER_BIN)
+            .args(["--sandbox", "read-only", "--check-config"])
+            .args(["--sandbox-mechanism", mechanism])
+            .env("PATH", &path)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap()
+    };
+    let out = check("bubblewrap");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bubblewrap"));
+    // auto falls back to Landlock + seccomp, and says so.
+    let out = check("auto");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("enforced by Landlock + seccomp"));
 }
 
 #[test]
@@ -740,5 +768,50 @@ async fn landlock_and_seccomp_confine_where_bubblewrap_is_not_used() {
             .contains("bubblewrap"),
         "{r:#}"
     );
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bridged_terminals_are_confined_as_the_hosts_operator_decides() {
+    let p = place();
+    let ws = p.ws.display().to_string();
+    let host = host("tok-sandbox")
+        .args(&["--sandbox", "workspace-write", "--workspace", &ws])
+        .start();
+    let port = host.port.to_string();
+    // The server in its container has no sandbox of its own: its headless commands are not
+    // confined, the host's terminals are.
+    let s = server()
+        .envs(&[
+            ("PM_RUNNING_IN_CONTAINER", "true"),
+            ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", "127.0.0.1"),
+            ("PM_INTERACTIVE_TERMINAL_HOST_PORT", &port),
+            ("PM_INTERACTIVE_TERMINAL_TOKEN", "tok-sandbox"),
+            ("PM_TERM_NO_USER_RC", "1"),
+        ])
+        .start()
+        .await;
+    let mut q = term(
+        None,
+        json!({"command": format!("touch {}/bridged; echo rc=$?; touch inside-ok; echo rc=$?", p.out.display())}),
+    );
+    q["runtime"]["cwd"] = json!(ws);
+    let r = s.call(q).await;
+    assert_eq!(r["resolved"]["adapter"], "container_bridge", "{r:#}");
+    let out = r["result"]["output"].as_str().unwrap();
+    assert!(
+        out.contains("Read-only file system") && out.contains("rc=1\nrc=0"),
+        "{r:#}"
+    );
+    assert!(!p.out.join("bridged").exists());
+    assert!(p.ws.join("inside-ok").exists());
+    let r = s
+        .call(in_dir(
+            &format!("touch {}/headless", p.out.display()),
+            &p.ws,
+        ))
+        .await;
+    assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
+    assert!(p.out.join("headless").exists());
     s.stop().await;
 }

@@ -300,6 +300,7 @@ mod tests {
             terminated: Some(vec![41, 42]),
             note: Some("no shell integration".into()),
             verdict: verdict(),
+            sandbox_denial: None,
         }))
     }
 

@@ -174,6 +174,9 @@ pub struct TerminalOutput {
     pub note: Option<String>,
     #[serde(flatten)]
     pub verdict: Option<Verdict>,
+    /// The operator's sandbox refused what the failed command tried (from its output).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox_denial: Option<crate::sandbox::denial::Denial>,
 }
 
 /// What a list row is about.

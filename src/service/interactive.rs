@@ -120,6 +120,25 @@ fn terminal_output(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
     }
 }
 
+/// Whether a terminal of `adapter` runs in this server's sandbox: the local adapter's, and
+/// the bundled host's (it is given the server's settings); a bridged host has its own.
+fn confined_here(adapter: &Arc<dyn Adapter>) -> bool {
+    adapter.adapter_type() != AdapterType::ContainerBridge
+        && crate::sandbox::current().mechanism().is_some()
+}
+
+/// What the sandbox refused, when the command a terminal ran failed and its output says so.
+fn denial(out: &TerminalOutput) -> Option<crate::sandbox::denial::Denial> {
+    let failed = out
+        .command
+        .as_ref()
+        .is_some_and(|c| c.complete && c.exit_code.is_some_and(|e| e != 0));
+    if !failed {
+        return None;
+    }
+    crate::sandbox::denial::diagnose(crate::sandbox::current(), out.output.as_deref()?)
+}
+
 pub(crate) fn terminal_item(adapter: AdapterType, t: TermSummary) -> ListItem {
     ListItem {
         id: t.terminal_id,
@@ -314,9 +333,7 @@ impl Service {
             let mut approval = None;
             // A terminal's shell runs in this server's sandbox when the local or the bundled
             // adapter keeps it (the bundled host is given the server's settings).
-            let confined = adapter.adapter_type() != AdapterType::ContainerBridge
-                && crate::sandbox::current().mechanism().is_some();
-            if self.needs_approval(&d, confined) {
+            if self.needs_approval(&d, confined_here(&adapter)) {
                 match self.approve(req, &command, &d, progress, elicitor).await {
                     Ok(a) => approval = Some(a),
                     Err(e) => {
@@ -331,6 +348,9 @@ impl Service {
         let mut handled = self.op(&adapter, req, op, wait, progress).await;
         if let Ok(Outcome::Terminal(out)) = &mut handled.result {
             out.verdict = Some(verdict);
+            if confined_here(&adapter) {
+                out.sandbox_denial = denial(out);
+            }
         }
         handled
     }
