@@ -25,6 +25,7 @@ pub mod runtime;
 pub mod sandbox;
 pub mod service;
 pub mod spool;
+pub mod stale;
 pub mod telemetry;
 pub mod terminal;
 pub mod token;

@@ -405,6 +405,25 @@ async fn an_allow_list_reaches_listed_domains_through_the_proxy_and_nothing_else
     s.stop().await;
 }
 
+/// Start a Python REPL in terminal `id` and have it compute `expr`, which shows `want`.
+async fn python_computes(s: &Server, id: &str, expr: &str, want: &str) {
+    s.call(term(
+        Some(id),
+        json!({"input": "python3 -q\r", "wait_for": ">>> "}),
+    ))
+    .await;
+    let r = s
+        .call(term(
+            Some(id),
+            json!({"input": format!("{expr}\r"), "wait_for": want}),
+        ))
+        .await;
+    assert!(
+        r["result"]["output"].as_str().unwrap().contains(want),
+        "{r:#}"
+    );
+}
+
 fn term(id: Option<&str>, execution: Value) -> Value {
     let mut q = json!({"action": "execute",
         "invocation": {"mode": "interactive", "intent": "execute_command"},
@@ -449,18 +468,7 @@ async fn a_sandboxed_terminal_runs_its_users_shell_a_repl_and_vim() {
     assert!(r["result"].get("sandbox_denial").is_none(), "{r:#}");
 
     // A REPL: it computes, and its writes outside the workspace fail.
-    s.call(term(
-        Some(&id),
-        json!({"input": "python3 -q\r", "wait_for": ">>> "}),
-    ))
-    .await;
-    let r = s
-        .call(term(Some(&id), json!({"input": "1+1\r", "wait_for": "2"})))
-        .await;
-    assert!(
-        r["result"]["output"].as_str().unwrap().contains('2'),
-        "{r:#}"
-    );
+    python_computes(&s, &id, "1+1", "2").await;
     let line = format!("open('{}/repl.txt', 'w')\r", p.out.display());
     let r = s
         .call(term(
@@ -721,18 +729,7 @@ async fn landlock_and_seccomp_confine_where_bubblewrap_is_not_used() {
         "{r:#}"
     );
     let id = r["identity"]["terminal_id"].as_str().unwrap().to_string();
-    s.call(term(
-        Some(&id),
-        json!({"input": "python3 -q\r", "wait_for": ">>> "}),
-    ))
-    .await;
-    let r = s
-        .call(term(Some(&id), json!({"input": "6*7\r", "wait_for": "42"})))
-        .await;
-    assert!(
-        r["result"]["output"].as_str().unwrap().contains("42"),
-        "{r:#}"
-    );
+    python_computes(&s, &id, "6*7", "42").await;
     assert!(!p.home.join(".hushlogin").exists());
     s.stop().await;
 

@@ -75,27 +75,9 @@ pub fn start(allow: Vec<String>) -> Result<Proxy, String> {
 
 /// Remove the sockets of servers that are gone (killed before they could clean up).
 fn remove_stale_sockets(dir: &std::path::Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(SOCKET_PREFIX))
-            .and_then(|n| n.strip_suffix(".sock"))
-            .and_then(|p| p.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let gone = matches!(
-            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
-            Err(nix::errno::Errno::ESRCH)
-        );
-        if gone {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
+    crate::stale::remove_left_by_dead(dir, SOCKET_PREFIX, ".sock", |p| {
+        let _ = std::fs::remove_file(p);
+    });
 }
 
 async fn serve(listener: std::os::unix::net::UnixListener, allow: Arc<Vec<String>>) {

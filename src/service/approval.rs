@@ -112,11 +112,8 @@ impl Service {
         tracing::info!(trace_id = %req.correlation.trace_id, %command, "asking to leave the sandbox");
         let page = Page { app: self };
         let client = Elicitation { elicitor };
-        let chain: [&dyn Approver; 2] = [&page, &client];
-        for approver in chain {
-            if let Some(decided) = approver.decide(&question, progress).await {
-                return decided;
-            }
+        if let Some(decided) = first_decision(&[&page, &client], &question, progress).await {
+            return decided;
         }
         Err(declined(
             "nobody",
@@ -157,11 +154,10 @@ impl Service {
         let operator = OperatorDefault {
             approve: self.policy.approve_by_default,
         };
-        let chain: [&dyn Approver; 3] = [&page, &client, &operator];
-        for approver in chain {
-            if let Some(decided) = approver.decide(&question, progress).await {
-                return decided;
-            }
+        if let Some(decided) =
+            first_decision(&[&page, &client, &operator], &question, progress).await
+        {
+            return decided;
         }
         Err(declined(
             "operator_default",
@@ -169,6 +165,20 @@ impl Service {
             command,
         ))
     }
+}
+
+/// The first decision along `chain`: each approver in turn, until one can decide.
+async fn first_decision(
+    chain: &[&dyn Approver],
+    question: &Question<'_>,
+    progress: &dyn Progress,
+) -> Option<Result<Approval, TermError>> {
+    for approver in chain {
+        if let Some(decided) = approver.decide(question, progress).await {
+            return Some(decided);
+        }
+    }
+    None
 }
 
 /// What an approver is asked to decide on.

@@ -229,26 +229,7 @@ pub fn remove_runtime_dir(dir: &Path) {
 /// Remove the runtime directories that servers killed before they could clean up left in
 /// `spool_dir` (their process is gone).
 pub fn remove_stale_runtime_dirs(spool_dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(spool_dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(RUNTIME_DIR_PREFIX))
-            .and_then(|p| p.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let gone = matches!(
-            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
-            Err(nix::errno::Errno::ESRCH)
-        );
-        if gone {
-            remove_runtime_dir(&e.path());
-        }
-    }
+    crate::stale::remove_left_by_dead(spool_dir, RUNTIME_DIR_PREFIX, "", remove_runtime_dir);
 }
 
 /// The runtime directory of this process under `spool_dir`.

@@ -1,0 +1,29 @@
+//! Files a process names after itself (`<prefix><pid><suffix>`) and removes when it ends: a
+//! process killed with SIGKILL cannot, so the next one clears what the dead left behind.
+
+use std::path::Path;
+
+/// Call `remove` on every entry of `dir` named `<prefix><pid><suffix>` whose process is gone.
+pub fn remove_left_by_dead(dir: &Path, prefix: &str, suffix: &str, remove: impl Fn(&Path)) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(|n| n.strip_suffix(suffix))
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let gone = matches!(
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+            Err(nix::errno::Errno::ESRCH)
+        );
+        if gone {
+            remove(&e.path());
+        }
+    }
+}
