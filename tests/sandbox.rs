@@ -812,3 +812,62 @@ async fn bridged_terminals_are_confined_as_the_hosts_operator_decides() {
     assert!(p.out.join("headless").exists());
     s.stop().await;
 }
+
+/// The uid and gid an unprivileged user runs the server with, when the tests run as root.
+const NOBODY: u32 = 65534;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unprivileged_user_gets_the_same_sandbox() {
+    let p = place();
+    let is_root = nix::unistd::getuid().is_root();
+    if is_root {
+        for d in [&p.base, &p.home, &p.ws, &p.ws.join(".git"), &p.out] {
+            std::os::unix::fs::chown(d, Some(NOBODY), Some(NOBODY)).unwrap();
+        }
+    }
+    let ws = p.ws.display().to_string();
+    let server_args = ["--sandbox", "workspace-write", "--workspace", &ws];
+    let uid = format!("--reuid={NOBODY}");
+    let gid = format!("--regid={NOBODY}");
+    // As root, the server is started as `nobody` (bubblewrap then needs user namespaces, as
+    // for any user); otherwise the tests already run unprivileged.
+    let launch = if is_root {
+        let mut args = vec![
+            uid.as_str(),
+            gid.as_str(),
+            "--clear-groups",
+            "--",
+            SERVER_BIN,
+        ];
+        args.extend(server_args);
+        server().bin(&on_path("setpriv")).args(&args)
+    } else {
+        server().args(&server_args)
+    };
+    let s = launch
+        .env("HOME", &p.home.display().to_string())
+        .start()
+        .await;
+    let r = s
+        .call(in_dir(
+            "id -u; echo ok > inside.txt && cat inside.txt",
+            &p.ws,
+        ))
+        .await;
+    let who = if is_root {
+        NOBODY.to_string()
+    } else {
+        nix::unistd::getuid().to_string()
+    };
+    assert_eq!(r["result"]["stdout"], format!("{who}\nok\n"), "{r:#}");
+    let r = s
+        .call(in_dir(&format!("echo x > {}/new1", p.out.display()), &p.ws))
+        .await;
+    assert_eq!(r["result"]["sandbox_denial"]["kind"], "write", "{r:#}");
+    assert!(!p.out.join("new1").exists());
+    let r = s.call(in_dir("echo x >> .git/config", &p.ws)).await;
+    assert_ne!(r["result"]["exit_code"], 0, "{r:#}");
+    let l = s.call(json!({"action": "list"})).await;
+    assert_eq!(l["result"]["sandbox"]["available"], true, "{l:#}");
+    s.stop().await;
+}
