@@ -27,6 +27,25 @@ fn main() {
 
 /// `bwrap` with the server's arguments around `sh -c 'echo hi'`, output piped: what the
 /// sandbox adds to a bare spawn.
+/// `program args` with output piped, median of `n` runs; `None` if it cannot run here.
+fn spawn_floor(program: &str, args: &[&str], n: usize) -> Option<Duration> {
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t = Instant::now();
+        let out = std::process::Command::new(program)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        v.push(t.elapsed());
+    }
+    Some(median(v))
+}
+
 fn bwrap_floor(ws: &str, n: usize) -> Duration {
     let args = [
         "--die-with-parent",
@@ -138,6 +157,22 @@ async fn run() {
         &ms(sh),
         bw.as_secs_f64() / sh.as_secs_f64(),
     );
+    // What the kernel alone charges for the namespaces any private /tmp needs (util-linux's
+    // unshare; as an unprivileged user it needs -r, which adds a user namespace).
+    let ns_args: &[&str] = if nix::unistd::getuid().is_root() {
+        &["-m", "sh", "-c", "echo hi"]
+    } else {
+        &["-r", "-m", "sh", "-c", "echo hi"]
+    };
+    if let Some(ns) = spawn_floor("unshare", ns_args, 200) {
+        row(
+            "a mount namespace alone: `unshare -m sh -c 'echo hi'`",
+            &ms(ns),
+            "`sh -c 'echo hi'`, output piped",
+            &ms(sh),
+            ns.as_secs_f64() / sh.as_secs_f64(),
+        );
+    }
 
     let open = json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
         "execution": {"command": "true"}, "runtime": {"cwd": ws_text}});
