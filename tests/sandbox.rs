@@ -112,6 +112,12 @@ fn hostile_corpus(p: &Place) -> Vec<String> {
         format!("ln -s /etc/passwd {out}/link"),
         format!("echo moved > m.txt && mv m.txt {out}/"),
         format!("truncate -s 0 {out}/keep.txt"),
+        // A build tool whose recipe writes outside.
+        format!("printf 'all:\\n\\techo x > {out}/new7\\n' > Makefile && make -s"),
+        // Through a link made inside the workspace.
+        format!("ln -s {out}/keep.txt link && echo x >> link"),
+        format!("ln {out}/keep.txt hard && echo x >> hard"),
+        format!("python3 -c \"import os; os.rename('{out}/keep.txt', 'stolen.txt')\""),
         "echo 'alias ls=rm' >> ~/.bashrc".into(),
         "rm -f ~/.profile".into(),
         "git config --global user.name Mallory".into(),
@@ -138,6 +144,10 @@ fn benign_corpus() -> Vec<(&'static str, &'static str)> {
         ),
         ("echo t > /tmp/t && cat /tmp/t", "t\n"),
         ("rm inside.txt && echo gone", "gone\n"),
+        (
+            "printf 'all:\\n\\t@echo built > built.txt\\n' > Makefile && make -s && cat built.txt",
+            "built\n",
+        ),
     ]
 }
 
