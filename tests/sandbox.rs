@@ -476,6 +476,16 @@ async fn a_sandboxed_terminal_runs_its_users_shell_a_repl_and_vim() {
     assert_eq!(r["result"]["sandbox_denial"]["target"], target, "{r:#}");
     let r = s.call(term(Some(&id), json!({"command": "false"}))).await;
     assert!(r["result"].get("sandbox_denial").is_none(), "{r:#}");
+    // With a second terminal open, this one sees its own shell-integration nonce only.
+    let other = s.call(term(None, json!({"command": "true"}))).await;
+    assert_eq!(other["success"], true, "{other:#}");
+    let r = s
+        .call(term(
+            Some(&id),
+            json!({"command": "ls -d /tmp/interactive-terminal-mcp-*/run-*/nonce-* | wc -l"}),
+        ))
+        .await;
+    assert_eq!(r["result"]["output"], "1\n", "{r:#}");
 
     // A REPL: it computes, and its writes outside the workspace fail.
     python_computes(&s, &id, "1+1", "2").await;

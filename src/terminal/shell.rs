@@ -95,6 +95,9 @@ pub fn resolve(requested: Option<&str>, default: Option<&str>) -> Result<PathBuf
         .ok_or_else(|| "no shell found: neither bash nor /bin/sh".to_string())
 }
 
+/// The runtime directory's folder of integration scripts.
+const SCRIPTS_DIR: &str = "shell-integration";
+
 /// Where the integration scripts were written.
 struct Scripts {
     bash: PathBuf,
@@ -105,7 +108,7 @@ struct Scripts {
 
 /// Write the integration scripts under `dir` (once per content) and return their paths.
 fn install_scripts(dir: &Path) -> std::io::Result<Scripts> {
-    let base = dir.join("shell-integration");
+    let base = dir.join(SCRIPTS_DIR);
     let zdotdir = base.join("zsh");
     std::fs::create_dir_all(&zdotdir)?;
     let bash = base.join("bash-integration.sh");
@@ -203,10 +206,11 @@ pub fn prepare(
         args,
         env,
         kind,
-        expose: if nonce_file.is_some() {
-            vec![runtime_dir.to_path_buf()]
-        } else {
-            Vec::new()
+        // The scripts and this terminal's own nonce, not the others' (a sandboxed shell
+        // cannot delete its nonce file; the core removes it when the terminal ends).
+        expose: match &nonce_file {
+            Some(nf) => vec![runtime_dir.join(SCRIPTS_DIR), nf.clone()],
+            None => Vec::new(),
         },
         nonce_file,
     })
