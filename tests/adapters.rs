@@ -164,13 +164,8 @@ async fn bundled_adapter_from_the_sibling_binary() {
 #[tokio::test(flavor = "multi_thread")]
 async fn container_bridge_adapter() {
     let host = host("tok-bridge-suite").start();
-    let port = host.port.to_string();
-    let s = server()
+    let s = bridged_server(host.port, "tok-bridge-suite")
         .envs(&[
-            ("PM_RUNNING_IN_CONTAINER", "true"),
-            ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", "127.0.0.1"),
-            ("PM_INTERACTIVE_TERMINAL_HOST_PORT", &port),
-            ("PM_INTERACTIVE_TERMINAL_TOKEN", "tok-bridge-suite"),
             ("PM_INTERACTIVE_TERMINAL_CONNECT_TIMEOUT_MS", "2000"),
             ("PM_INTERACTIVE_TERMINAL_REQUEST_TIMEOUT_MS", "30000"),
         ])

@@ -795,17 +795,10 @@ async fn bridged_terminals_are_confined_as_the_hosts_operator_decides() {
     let host = host("tok-sandbox")
         .args(&["--sandbox", "workspace-write", "--workspace", &ws])
         .start();
-    let port = host.port.to_string();
     // The server in its container has no sandbox of its own: its headless commands are not
     // confined, the host's terminals are.
-    let s = server()
-        .envs(&[
-            ("PM_RUNNING_IN_CONTAINER", "true"),
-            ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", "127.0.0.1"),
-            ("PM_INTERACTIVE_TERMINAL_HOST_PORT", &port),
-            ("PM_INTERACTIVE_TERMINAL_TOKEN", "tok-sandbox"),
-            ("PM_TERM_NO_USER_RC", "1"),
-        ])
+    let s = bridged_server(host.port, "tok-sandbox")
+        .env("PM_TERM_NO_USER_RC", "1")
         .start()
         .await;
     let mut q = term(

@@ -62,6 +62,16 @@ pub struct Launch {
     capture: bool,
 }
 
+/// A server in a container reaching the host service on loopback `port` with `token`.
+pub fn bridged_server(port: u16, token: &str) -> Launch {
+    server().envs(&[
+        ("PM_RUNNING_IN_CONTAINER", "true"),
+        ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", "127.0.0.1"),
+        ("PM_INTERACTIVE_TERMINAL_HOST_PORT", &port.to_string()),
+        ("PM_INTERACTIVE_TERMINAL_TOKEN", token),
+    ])
+}
+
 /// A server launch with the defaults.
 pub fn server() -> Launch {
     Launch {
