@@ -14,8 +14,9 @@ fn main() {
         std::process::exit(code);
     }
     const NAME: &str = "interactive-terminal-mcp";
-    // First: the validators compile while the rest starts.
-    cli::or_exit(NAME, schema::init_in_background(), 1);
+    // First: a broken schema stops the server here. The validators compile once the server
+    // is up (serve, serve_http).
+    cli::or_exit(NAME, schema::load(), 1);
     let cfg = Config::from_process();
     itmcp::telemetry::init(cfg.log.as_deref());
     let policy = cli::or_exit(NAME, itmcp::policy::Policy::load(&cfg.policy), 2);
@@ -52,6 +53,9 @@ async fn serve_http(
 ) -> i32 {
     reaper::become_subreaper();
     reaper::spawn_reaper();
+    if let Err(e) = schema::compile_in_background() {
+        tracing::warn!(error = %e, "the schemas compile at the first request");
+    }
     let new_app = move || Service::new(cfg.clone(), policy.clone());
     let served = itmcp::mcp::http::serve(addr, token, new_app, stop_signal()).await;
     itmcp::process::shutdown().await;
@@ -87,6 +91,10 @@ async fn serve(cfg: Config, policy: itmcp::policy::Policy) -> i32 {
         }
     };
     tracing::info!("serving MCP on stdio");
+    if let Err(e) = schema::compile_in_background() {
+        // The first request that needs a validator compiles it then.
+        tracing::warn!(error = %e, "the schemas compile at the first request");
+    }
     if app.gui() {
         // The page comes up with the server, not at the first interactive request: a person
         // can sign in before anything needs approving. The host prints its sign-in link.

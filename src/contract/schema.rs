@@ -24,7 +24,7 @@ struct Documents {
 }
 
 /// The compiled validators: most of the server's start-up work, so they are compiled on a
-/// thread of their own while the server starts (see [`init_in_background`]).
+/// thread of their own once the server answers (see [`compile_in_background`]).
 struct Validators {
     request: jsonschema::Validator,
     response: jsonschema::Validator,
@@ -78,11 +78,16 @@ pub fn init() -> Result<(), String> {
     compiled().map(|_| ())
 }
 
-/// Parse the schemas now and compile the validators on a thread of their own: the server
-/// answers `initialize` meanwhile, and the first request that needs a validator waits for
-/// the compilation (the lock makes every other caller wait for the one compiling).
-pub fn init_in_background() -> Result<(), String> {
-    documents()?;
+/// Parse the schemas now (a broken one stops the server at start); compile them later with
+/// [`compile_in_background`].
+pub fn load() -> Result<(), String> {
+    documents().map(|_| ())
+}
+
+/// Compile the validators on a thread of their own. The stdio server starts it once
+/// `initialize` is answered: on a machine with two cores, compiling while the server starts
+/// delays the answer a client waits for, and the first tool call comes later anyway.
+pub fn compile_in_background() -> Result<(), String> {
     std::thread::Builder::new()
         .name("schema-compile".into())
         .spawn(|| {
