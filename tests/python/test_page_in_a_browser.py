@@ -16,6 +16,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import WebDriverWait
 
 SERVER = os.environ.get(
@@ -145,14 +146,24 @@ async def test_the_person_at_the_page_decides():
                         {"action": "read_output", "target": {"terminal_id": terminal_id}, "output": {"view": "screen"}}
                     )
                     agent_rows = [l.rstrip() for l in seen.structured_content["result"]["screen"]["text"].split("\n")]
-                    page_rows = driver.execute_script(
-                        "return [...document.querySelectorAll('.term-view .screen .row')].map(r => r.textContent.replace(/\\s+$/, ''))"
-                    )
                     while agent_rows and not agent_rows[-1]:
                         agent_rows.pop()
-                    while page_rows and not page_rows[-1]:
-                        page_rows.pop()
-                    assert page_rows == agent_rows, (page_rows, agent_rows)
+
+                    def page_rows(d):
+                        rows = d.execute_script(
+                            "return [...document.querySelectorAll('.term-view .screen .row')].map(r => r.textContent.replace(/\\s+$/, ''))"
+                        )
+                        while rows and not rows[-1]:
+                            rows.pop()
+                        return rows
+
+                    # The page draws what arrives as it arrives: give it the time to catch up
+                    # with what the agent already read.
+                    try:
+                        WebDriverWait(driver, 20).until(lambda d: page_rows(d) == agent_rows)
+                    except TimeoutException:
+                        pass
+                    assert page_rows(driver) == agent_rows, (page_rows(driver), agent_rows)
 
                     # Headless is no way around the person.
                     async with anyio.create_task_group() as tg:
