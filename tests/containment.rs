@@ -334,10 +334,21 @@ fn is_zombie(pid: u32) -> bool {
 /// (a password prompt, `read </dev/tty`) must fail at once, not wait for the timeout.
 #[tokio::test]
 async fn headless_commands_have_no_controlling_terminal() {
+    // Without a sandbox, and inside each sandbox mechanism.
+    for sandbox in [
+        &[][..],
+        &["--sandbox", "read-only"],
+        &["--sandbox", "read-only", "--sandbox-mechanism", "landlock"],
+    ] {
+        no_controlling_terminal(sandbox).await;
+    }
+}
+
+async fn no_controlling_terminal(sandbox: &[&str]) {
     use std::os::fd::AsRawFd;
     let pty = nix::pty::openpty(None, None).unwrap();
     let slave = pty.slave.as_raw_fd();
-    let mut cmd = server().envs(&env()).command();
+    let mut cmd = server().envs(&env()).args(sandbox).command();
     // SAFETY: setsid and TIOCSCTTY in the child before exec, both async-signal-safe: the
     // server starts as a session leader whose controlling terminal is the pty, as from a shell.
     unsafe {
@@ -369,10 +380,10 @@ async fn headless_commands_have_no_controlling_terminal() {
         let mut req = headless(cmd);
         req["runtime"] = json!({"timeout_ms": 20000});
         let p = s.call(req).await;
-        assert_eq!(p["success"], true, "{cmd}: {p:#}");
-        assert_eq!(p["result"]["running"], false, "{cmd}: {p:#}");
-        assert_ne!(p["result"]["timed_out"], true, "{cmd}: {p:#}");
-        assert_ne!(p["result"]["exit_code"], 0, "{cmd}: {p:#}");
+        assert_eq!(p["success"], true, "{sandbox:?} {cmd}: {p:#}");
+        assert_eq!(p["result"]["running"], false, "{sandbox:?} {cmd}: {p:#}");
+        assert_ne!(p["result"]["timed_out"], true, "{sandbox:?} {cmd}: {p:#}");
+        assert_ne!(p["result"]["exit_code"], 0, "{sandbox:?} {cmd}: {p:#}");
     }
     drop(pty.master);
     s.stop().await;

@@ -884,3 +884,51 @@ async fn an_unprivileged_user_gets_the_same_sandbox() {
     assert_eq!(l["result"]["sandbox"]["available"], true, "{l:#}");
     s.stop().await;
 }
+
+/// A hostile request: the agent builds a library in the workspace and asks for it in
+/// `execution.env` as `LD_PRELOAD`. Set on the sandbox's own process (bwrap), it would run
+/// before the sandbox exists; the variable must reach only the confined program.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_variable_from_the_request_never_reaches_the_sandbox_itself() {
+    let p = place();
+    std::fs::remove_dir_all(p.ws.join(".git")).unwrap();
+    let escaped = p.out.join("escaped");
+    let src = p.ws.join("evil.c");
+    let lib = p.ws.join("evil.so");
+    std::fs::write(
+        &src,
+        format!(
+            "#include <stdio.h>\n__attribute__((constructor)) static void evil(void) {{\n  \
+             FILE *f = fopen(\"{}\", \"a\");\n  if (f) {{ fputs(\"out\\n\", f); fclose(f); }}\n}}\n",
+            escaped.display()
+        ),
+    )
+    .unwrap();
+    let built = std::process::Command::new(on_path("gcc"))
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(built.success());
+    let mut q = in_dir("true", &p.ws);
+    q["execution"]["env"] = json!({"LD_PRELOAD": lib.display().to_string()});
+    for mechanism in ["bubblewrap", "landlock"] {
+        let s = sandboxed(&p, "workspace-write", &["--sandbox-mechanism", mechanism]).await;
+        let r = s.call(q.clone()).await;
+        assert_eq!(r["success"], true, "{mechanism}: {r:#}");
+        assert!(
+            !escaped.exists(),
+            "{mechanism}: the library ran outside the sandbox"
+        );
+        s.stop().await;
+    }
+    // Without a sandbox the library does run: the check above can fail.
+    let s = server()
+        .env("HOME", &p.home.display().to_string())
+        .start()
+        .await;
+    s.call(q).await;
+    assert!(escaped.exists());
+    s.stop().await;
+}

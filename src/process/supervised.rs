@@ -202,12 +202,13 @@ pub struct Supervised {
 pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
     let launch = if spec.confined {
         crate::sandbox::current()
-            .wrap(spec.program, spec.args, spec.cwd, spec.expose)
+            .wrap(spec.program, spec.args, spec.cwd, spec.expose, spec.env)
             .map_err(|u| std::io::Error::new(std::io::ErrorKind::PermissionDenied, u.to_string()))?
     } else {
         crate::sandbox::Launch {
             program: spec.program.to_string(),
             args: spec.args.to_vec(),
+            env: spec.env,
             landlock: None,
         }
     };
@@ -222,7 +223,7 @@ pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
         args: launch.args,
         landlock: launch.landlock,
         cwd: spec.cwd.display().to_string(),
-        env: spec.env,
+        env: launch.env,
     };
     {
         let mut fds: Vec<&OwnedFd> = vec![&theirs];

@@ -32,7 +32,7 @@ pub fn find(settings: &Settings) -> Result<Mechanism, String> {
         .filter(|v| !v.is_empty())
         .unwrap_or_else(|| "bubblewrap".into());
     let probe = Command::new(&path)
-        .args(argv(settings, "true", &[], Path::new("/"), &[], None))
+        .args(argv(settings, "true", &[], Path::new("/"), &[], &[], None))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .output()
@@ -71,6 +71,7 @@ pub fn argv(
     args: &[String],
     cwd: &Path,
     expose: &[PathBuf],
+    env: &[(String, String)],
     net: Option<&NetRoute>,
 ) -> Vec<String> {
     let mut a: Vec<String> = Vec::new();
@@ -129,6 +130,9 @@ pub fn argv(
         }
     }
     a.extend(["--chdir".to_string(), cwd.display().to_string()]);
+    for (k, v) in env {
+        a.extend(["--setenv".to_string(), k.clone(), v.clone()]);
+    }
     if let Some(n) = net {
         let url = format!("http://127.0.0.1:{}", netbridge::PORT);
         for var in PROXY_VARS {
@@ -172,6 +176,7 @@ mod tests {
             &["-c".into(), "x".into()],
             Path::new("/tmp/c"),
             &[],
+            &[("K".to_string(), "v w".to_string())],
             None,
         )
         .join(" ");
@@ -189,7 +194,10 @@ mod tests {
             !a.contains("/etc/x"),
             "outside the roots it is read-only anyway"
         );
-        assert!(a.ends_with("--chdir /tmp/c -- sh -c x"));
+        assert!(
+            a.ends_with("--chdir /tmp/c --setenv K v w -- sh -c x"),
+            "{a}"
+        );
     }
 
     #[test]
@@ -201,6 +209,7 @@ mod tests {
             &[],
             Path::new("/w/a"),
             &[PathBuf::from("/tmp/run")],
+            &[],
             None,
         )
         .join(" ");
@@ -208,7 +217,7 @@ mod tests {
         assert!(!a.contains("--bind /w/a"));
         assert!(a.contains("--ro-bind-try /tmp/run /tmp/run"));
         let s = settings(Level::Off, &[], Network::Off);
-        let a = argv(&s, "true", &[], Path::new("/tmp/x"), &[], None).join(" ");
+        let a = argv(&s, "true", &[], Path::new("/tmp/x"), &[], &[], None).join(" ");
         assert!(a.contains("--unshare-net --bind / /"));
         assert!(!a.contains("--tmpfs"));
     }
@@ -230,12 +239,17 @@ mod tests {
             &["-c".into(), "x".into()],
             Path::new("/w"),
             &[],
+            &[("HTTPS_PROXY".to_string(), "http://elsewhere".to_string())],
             Some(&net),
         );
         let a = a.join(" ");
         assert!(a.contains("--unshare-net"));
         assert!(a.contains("--ro-bind-try /tmp/net/proxy-1.sock /tmp/net/proxy-1.sock"));
-        assert!(a.contains("--setenv HTTPS_PROXY http://127.0.0.1:3128"));
+        // The proxy's variables come after the request's: the last --setenv wins.
+        assert!(
+            a.find("--setenv HTTPS_PROXY http://127.0.0.1:3128")
+                > a.find("--setenv HTTPS_PROXY http://elsewhere")
+        );
         assert!(a.contains("--unsetenv NO_PROXY"));
         assert!(
             a.ends_with("-- /opt/bin/server --pm-net-bridge /tmp/net/proxy-1.sock -- sh -c x"),

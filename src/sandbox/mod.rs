@@ -110,6 +110,11 @@ impl std::fmt::Display for Unavailable {
 pub struct Launch {
     pub program: String,
     pub args: Vec<String>,
+    /// Set on the launched process itself. Under bubblewrap this is empty: the request's
+    /// variables are handed to bwrap as `--setenv`, so they reach only the program inside
+    /// (a variable such as `LD_PRELOAD` on bwrap itself would run code before the sandbox
+    /// exists).
+    pub env: Vec<(String, String)>,
     /// What the session's supervisor applies to itself first (the Landlock mechanism).
     pub landlock: Option<landlock::Plan>,
 }
@@ -197,20 +202,22 @@ impl Sandbox {
         }
     }
 
-    /// `program args` as started inside the sandbox, in `cwd`. `expose` are paths the program
-    /// must be able to read although the sandbox hides them (a terminal's shell-integration
-    /// scripts in the server's runtime directory under /tmp).
+    /// `program args` as started inside the sandbox, in `cwd`, with `env` set for it.
+    /// `expose` are paths the program must be able to read although the sandbox hides them
+    /// (a terminal's shell-integration scripts in the server's runtime directory under /tmp).
     pub fn wrap(
         &self,
         program: &str,
         args: &[String],
         cwd: &Path,
         expose: &[PathBuf],
+        env: Vec<(String, String)>,
     ) -> Result<Launch, Unavailable> {
         match &self.state {
             State::Off => Ok(Launch {
                 program: program.to_string(),
                 args: args.to_vec(),
+                env,
                 landlock: None,
             }),
             State::Unavailable(r) => Err(Unavailable(r.clone())),
@@ -219,7 +226,16 @@ impl Sandbox {
                 net,
             } => Ok(Launch {
                 program: path.display().to_string(),
-                args: bwrap::argv(&self.settings, program, args, cwd, expose, net.as_ref()),
+                args: bwrap::argv(
+                    &self.settings,
+                    program,
+                    args,
+                    cwd,
+                    expose,
+                    &env,
+                    net.as_ref(),
+                ),
+                env: Vec::new(),
                 landlock: None,
             }),
             State::Ready {
@@ -234,6 +250,9 @@ impl Sandbox {
                 Ok(Launch {
                     program: program.to_string(),
                     args: args.to_vec(),
+                    // The supervisor restricts itself before it starts the program: the
+                    // variables only ever reach a confined process.
+                    env,
                     landlock: Some(landlock::Plan {
                         writable: match s.level {
                             Level::Off => vec!["/".into()],
