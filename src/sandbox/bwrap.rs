@@ -93,10 +93,7 @@ pub fn argv(
         let s = p.display().to_string();
         a.extend([flag.to_string(), s.clone(), s]);
     };
-    let writable: &[PathBuf] = match settings.level {
-        Level::WorkspaceWrite => &settings.workspaces,
-        _ => &[],
-    };
+    let writable = settings.writable_roots();
     if private_tmp {
         // What the private /tmp hides but the program needs to read: its working directory
         // (read-only, unless a writable root holds it) and what the caller names.

@@ -166,14 +166,11 @@ impl Sandbox {
         Summary {
             mode: s.level.as_str().to_string(),
             network: s.network.to_string(),
-            workspaces: match s.level {
-                Level::WorkspaceWrite => s
-                    .workspaces
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect(),
-                _ => Vec::new(),
-            },
+            workspaces: s
+                .writable_roots()
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
             mechanism: self.mechanism().map(|m| m.name().to_string()),
             available: self.ready().is_ok(),
             reason: self.ready().err().map(|u| u.0),
@@ -244,7 +241,7 @@ impl Sandbox {
             } => {
                 let s = &self.settings;
                 // `.git` may have appeared since the start.
-                if let Some(why) = landlock::refusal(self.writable(), &s.protected) {
+                if let Some(why) = landlock::refusal(s.writable_roots(), &s.protected) {
                     return Err(Unavailable(why));
                 }
                 Ok(Launch {
@@ -256,8 +253,8 @@ impl Sandbox {
                     landlock: Some(landlock::Plan {
                         writable: match s.level {
                             Level::Off => vec!["/".into()],
-                            _ => self
-                                .writable()
+                            _ => s
+                                .writable_roots()
                                 .iter()
                                 .map(|w| w.display().to_string())
                                 .collect(),
@@ -269,9 +266,7 @@ impl Sandbox {
             }
         }
     }
-}
 
-impl Sandbox {
     /// Where commands may write, for messages.
     pub fn writable_description(&self) -> String {
         let tmp = match self.mechanism() {
@@ -279,14 +274,6 @@ impl Sandbox {
             _ => "a private /tmp",
         };
         self.settings.writable_description(tmp)
-    }
-
-    /// The writable roots in force.
-    fn writable(&self) -> &[PathBuf] {
-        match self.settings.level {
-            Level::WorkspaceWrite => &self.settings.workspaces,
-            _ => &[],
-        }
     }
 }
 
@@ -309,11 +296,7 @@ fn find_landlock(settings: &Settings) -> Result<Mechanism, String> {
         );
     }
     let description = landlock::probe()?;
-    let roots: &[PathBuf] = match settings.level {
-        Level::WorkspaceWrite => &settings.workspaces,
-        _ => &[],
-    };
-    if let Some(why) = landlock::refusal(roots, &settings.protected) {
+    if let Some(why) = landlock::refusal(settings.writable_roots(), &settings.protected) {
         return Err(why);
     }
     let uid = nix::unistd::getuid().as_raw();

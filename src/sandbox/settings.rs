@@ -62,6 +62,16 @@ pub enum MechanismChoice {
     Landlock,
 }
 
+impl MechanismChoice {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MechanismChoice::Auto => "auto",
+            MechanismChoice::Bubblewrap => "bubblewrap",
+            MechanismChoice::Landlock => "landlock",
+        }
+    }
+}
+
 impl FromStr for MechanismChoice {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
@@ -214,11 +224,6 @@ impl Settings {
 
     /// The same settings as the environment variables a launched host service reads.
     pub fn to_env(&self) -> Vec<(&'static str, String)> {
-        let mechanism = match self.mechanism {
-            MechanismChoice::Auto => "auto",
-            MechanismChoice::Bubblewrap => "bubblewrap",
-            MechanismChoice::Landlock => "landlock",
-        };
         let workspaces: Vec<String> = self
             .workspaces
             .iter()
@@ -228,8 +233,16 @@ impl Settings {
             (ENV_LEVEL, self.level.as_str().to_string()),
             (ENV_WORKSPACE, workspaces.join(":")),
             (ENV_NETWORK, self.network.to_string()),
-            (ENV_MECHANISM, mechanism.to_string()),
+            (ENV_MECHANISM, self.mechanism.as_str().to_string()),
         ]
+    }
+
+    /// The roots commands may write: the workspaces under workspace-write, none otherwise.
+    pub fn writable_roots(&self) -> &[PathBuf] {
+        match self.level {
+            Level::WorkspaceWrite => &self.workspaces,
+            _ => &[],
+        }
     }
 
     /// Whether anything is confined at all.
@@ -243,7 +256,7 @@ impl Settings {
             Level::Off => vec!["everything the server may write".into()],
             Level::ReadOnly => Vec::new(),
             Level::WorkspaceWrite => self
-                .workspaces
+                .writable_roots()
                 .iter()
                 .map(|w| format!("{} (but .git)", w.display()))
                 .collect(),
