@@ -767,6 +767,14 @@ async fn leaving_the_sandbox_asks_a_person_and_nobody_means_no() {
     let p = s.call(term).await;
     assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD", "{p:#}");
     assert_eq!(p["error"]["details"]["field"], "runtime.unsandboxed");
+    // Only a boolean asks: anything else is a malformed request, and nothing runs.
+    for bad in [json!("yes"), json!(1), json!({"really": true})] {
+        let mut q = escape.clone();
+        q["runtime"]["unsandboxed"] = bad;
+        let p = s.call(q).await;
+        assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD", "{p:#}");
+    }
+    assert!(!escaped.exists());
     s.stop().await;
 
     // A person declines: nothing runs.

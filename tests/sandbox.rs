@@ -397,6 +397,43 @@ async fn an_allow_list_reaches_listed_domains_through_the_proxy_and_nothing_else
         via_proxy.len(),
         "a denied connection got through"
     );
+    // A hostile program speaks garbage, or an endless head, to the proxy: it answers each
+    // with a clear refusal and goes on serving.
+    let r = s
+        .call(in_dir(
+            "bash -c 'exec 3<>/dev/tcp/127.0.0.1/3128; printf \"\\001\\002 GARBAGE\\r\\n\\r\\n\" >&3; cat <&3'",
+            &p.ws,
+        ))
+        .await;
+    assert!(
+        r["result"]["stdout"]
+            .as_str()
+            .unwrap()
+            .starts_with("HTTP/1.1 400 "),
+        "{r:#}"
+    );
+    let r = s
+        .call(in_dir(
+            "python3 -c \"import socket; c = socket.create_connection(('127.0.0.1', 3128)); c.sendall(b'GET http://localhost/ HTTP/1.1\\r\\nX: ' + b'a' * 40000); print(c.recv(100).decode().splitlines()[0])\"",
+            &p.ws,
+        ))
+        .await;
+    assert!(
+        r["result"]["stdout"]
+            .as_str()
+            .unwrap()
+            .starts_with("HTTP/1.1 431 "),
+        "{r:#}"
+    );
+    let r = s.call(in_dir(&via_proxy[0], &p.ws)).await;
+    assert!(
+        r["result"]["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("hello-from-host"),
+        "{r:#}"
+    );
+    assert_eq!(served.load(Ordering::SeqCst), via_proxy.len() + 1);
     // A terminal's programs go the same way.
     let r = s
         .call(term(None, json!({"command": format!("curl -sS http://localhost:{port}/; echo; curl -sS http://denied.test/")})))
@@ -406,7 +443,7 @@ async fn an_allow_list_reaches_listed_domains_through_the_proxy_and_nothing_else
         out.contains("hello-from-host") && out.contains("not on the sandbox's network allow-list"),
         "{r:#}"
     );
-    assert_eq!(served.load(Ordering::SeqCst), via_proxy.len() + 1);
+    assert_eq!(served.load(Ordering::SeqCst), via_proxy.len() + 2);
     let l = s.call(json!({"action": "list"})).await;
     assert_eq!(
         l["result"]["sandbox"]["network"], "allow:localhost",
