@@ -179,6 +179,44 @@ async fn missing_cwd_and_missing_program_are_clear_payload_errors() {
     s.stop().await;
 }
 
+/// A program started without a shell (nothing in between resets signals) begins with no
+/// signal blocked and none of the usual ones ignored: the supervisor blocks the signals it
+/// reads itself, and a blocked mask would pass through exec to every program and job.
+#[tokio::test]
+async fn programs_start_with_no_signal_blocked_or_ignored() {
+    let s = server().start().await;
+    for _ in 0..3 {
+        let p = s
+            .call(json!({
+                "action": "execute",
+                "invocation": {"mode": "headless", "intent": "execute_command"},
+                "execution": {"command": "grep", "args": ["-E", "^Sig(Blk|Ign)", "/proc/self/status"]},
+            }))
+            .await;
+        let out = p["result"]["stdout"].as_str().unwrap().to_string();
+        let mask = |name: &str| {
+            let line = out.lines().find(|l| l.starts_with(name)).unwrap();
+            u64::from_str_radix(line.split_whitespace().nth(1).unwrap(), 16).unwrap()
+        };
+        assert_eq!(mask("SigBlk:"), 0, "{out}");
+        // HUP INT QUIT USR1 USR2 PIPE TERM CHLD: none ignored.
+        for sig in [1, 2, 3, 10, 12, 13, 15, 17] {
+            assert_eq!(mask("SigIgn:") & (1 << (sig - 1)), 0, "signal {sig}: {out}");
+        }
+    }
+    // And a signal sent to it arrives: `kill -TERM` of its own pid ends it with SIGTERM.
+    let p = s
+        .call(json!({
+            "action": "execute",
+            "invocation": {"mode": "headless", "intent": "execute_command"},
+            "execution": {"command": "python3", "args": ["-c", "import os, signal, time; os.kill(os.getpid(), signal.SIGTERM); time.sleep(5)"]},
+        }))
+        .await;
+    assert_eq!(p["result"]["running"], false, "{p:#}");
+    assert_eq!(p["result"]["signal"], "SIGTERM", "{p:#}");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn stdin_is_closed_so_readers_get_eof() {
     let s = server().start().await;

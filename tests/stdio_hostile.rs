@@ -333,3 +333,73 @@ async fn nul_bytes_are_refused_naming_the_field() {
     }
     s.stop().await;
 }
+
+/// Node-based clients (most desktop clients and editors) give the server Unix socket pairs
+/// as stdin and stdout, not pipes; the server reads and writes those through its event loop.
+/// Driven that way — separate sockets, and one socket for both directions — a call answers,
+/// a large answer arrives whole while the client reads slowly, and closing the client's end
+/// ends the server.
+#[tokio::test]
+async fn socket_pairs_as_stdio_work_like_pipes() {
+    for shared in [false, true] {
+        let (client_in, server_in) = std::os::unix::net::UnixStream::pair().unwrap();
+        let (client_out, server_out) = if shared {
+            (
+                client_in.try_clone().unwrap(),
+                server_in.try_clone().unwrap(),
+            )
+        } else {
+            std::os::unix::net::UnixStream::pair().unwrap()
+        };
+        let mut cmd = server().command();
+        cmd.stdin(Stdio::from(std::os::fd::OwnedFd::from(server_in)))
+            .stdout(Stdio::from(std::os::fd::OwnedFd::from(server_out)));
+        let mut child = cmd.spawn().unwrap();
+        drop(cmd);
+        client_out.set_nonblocking(true).unwrap();
+        client_in.set_nonblocking(true).unwrap();
+        let mut writer = tokio::net::UnixStream::from_std(client_in).unwrap();
+        let mut lines =
+            BufReader::new(tokio::net::UnixStream::from_std(client_out).unwrap()).lines();
+        let mut ask = async |line: String| -> Value {
+            writer
+                .write_all(format!("{line}\n").as_bytes())
+                .await
+                .unwrap();
+            let l = tokio::time::timeout(ANSWER_WITHIN, lines.next_line())
+                .await
+                .expect("answered in time")
+                .unwrap()
+                .expect("a line");
+            serde_json::from_str(&l).unwrap()
+        };
+        let a = ask(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sockets","version":"1"}}}"#.into()).await;
+        assert_eq!(a["id"], 1, "{a}");
+        let call = |id: u32, command: &str| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                "name": "memory_terminal_interactive",
+                "arguments": {"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+                    "execution": {"command": command}, "output": {"max_bytes": 1_048_576}}}})
+            .to_string()
+        };
+        let a = ask(call(2, "echo over-sockets")).await;
+        assert_eq!(
+            a["result"]["structuredContent"]["result"]["stdout"], "over-sockets\n",
+            "shared={shared}: {a}"
+        );
+        // About a megabyte of answer: many writes on a non-blocking socket, none lost.
+        let a = ask(call(3, "head -c 700000 /dev/zero | tr '\\0' x")).await;
+        let out = a["result"]["structuredContent"]["result"]["stdout"]
+            .as_str()
+            .unwrap();
+        assert_eq!(out.len(), 700_000, "shared={shared}");
+        assert!(out.bytes().all(|b| b == b'x'));
+        drop(writer);
+        drop(lines);
+        let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
+            .await
+            .expect("the server ends when its client's sockets close")
+            .unwrap();
+        assert!(status.success(), "shared={shared}: {status:?}");
+    }
+}

@@ -135,22 +135,25 @@ impl ExecManager {
     }
 }
 
-/// Drop the oldest exited sessions until at most `keep_exited` remain; returns them.
+/// Drop the oldest exited sessions until at most `keep_exited` remain; returns them. Runs at
+/// every start: nothing is copied unless something is dropped.
 fn prune(sessions: &mut BTreeMap<String, Arc<Session>>, keep_exited: usize) -> Vec<Arc<Session>> {
-    let exited: Vec<String> = sessions
+    let exited = sessions.values().filter(|s| !s.is_running()).count();
+    let excess = exited.saturating_sub(keep_exited);
+    if excess == 0 {
+        return Vec::new();
+    }
+    let oldest: Vec<String> = sessions
         .iter()
         .filter(|(_, s)| !s.is_running())
+        .take(excess)
         .map(|(k, _)| k.clone())
         .collect();
-    let mut out = Vec::new();
-    if exited.len() <= keep_exited {
-        return out;
-    }
-    for id in exited.iter().take(exited.len() - keep_exited) {
-        if let Some(s) = sessions.remove(id) {
-            out.push(s);
-        }
-        tracing::debug!(session = %id, "pruned exited session");
-    }
-    out
+    oldest
+        .iter()
+        .filter_map(|id| {
+            tracing::debug!(session = %id, "pruned exited session");
+            sessions.remove(id)
+        })
+        .collect()
 }

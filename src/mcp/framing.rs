@@ -36,7 +36,7 @@ pub fn stdio() -> (
     impl AsyncRead + Send + Unpin,
     impl AsyncWrite + Send + Unpin,
 ) {
-    frame(tokio::io::stdin(), tokio::io::stdout())
+    frame(super::stdio::input(), super::stdio::output())
 }
 
 /// The layer over any byte streams (stdio in the server; in-memory pipes in tests).

@@ -8,6 +8,7 @@ pub mod framing;
 pub mod http;
 pub mod logging;
 pub mod resources;
+pub mod stdio;
 pub mod text;
 pub mod verdict;
 

@@ -14,13 +14,15 @@ use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::net::UnixStream;
-use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-use nix::sys::signal::{SigSet, SigmaskHow, Signal, sigprocmask};
+use nix::sys::signal::{
+    SaFlags, SigAction, SigHandler, SigSet, SigmaskHow, Signal, sigaction, sigprocmask,
+};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
@@ -84,12 +86,47 @@ impl Control {
     }
 }
 
-/// Run the supervisor for one request (in the process the spawner just forked); returns the
-/// exit status for this process.
-pub fn run(mut req: SpawnRequest, control: OwnedFd, stdio: Vec<OwnedFd>) -> i32 {
+/// Make this process (just forked by the spawner) a supervisor before any request arrives:
+/// a session of its own, a child subreaper, and a handler that notes each handled signal
+/// arriving while the mask is open for a program's start.
+pub fn prepare() {
     let _ = nix::unistd::setsid();
     let _ = nix::sys::prctl::set_name(c"itmcp-supervise");
     let _ = nix::sys::prctl::set_child_subreaper(true);
+    let note = SigAction::new(
+        SigHandler::Handler(note_caught),
+        SaFlags::SA_RESTART,
+        SigSet::empty(),
+    );
+    for sig in handled_signals().iter() {
+        // SAFETY: the handler only does an atomic OR, which is async-signal-safe.
+        let _ = unsafe { sigaction(sig, &note) };
+    }
+}
+
+/// Handled signals that arrived while the mask was open (bit N for signal N).
+static CAUGHT: AtomicU64 = AtomicU64::new(0);
+
+extern "C" fn note_caught(sig: nix::libc::c_int) {
+    if (0..64).contains(&sig) {
+        CAUGHT.fetch_or(1 << sig, Ordering::Relaxed);
+    }
+}
+
+/// Raise again, now blocked, what was caught while the mask was open: it stays pending for
+/// the signalfd (a program that ended at once is reaped, a SIGTERM still ends the session).
+fn raise_caught() {
+    let caught = CAUGHT.swap(0, Ordering::Relaxed);
+    for sig in handled_signals().iter() {
+        if caught & (1 << (sig as i32)) != 0 {
+            let _ = nix::sys::signal::raise(sig);
+        }
+    }
+}
+
+/// Run the supervisor for one request (in a process [`prepare`]d for it); returns the exit
+/// status for this process.
+pub fn run(mut req: SpawnRequest, control: OwnedFd, stdio: Vec<OwnedFd>) -> i32 {
     let mut control = Control {
         sock: UnixStream::from(control),
         buf: Vec::new(),
@@ -177,20 +214,23 @@ fn start(req: &SpawnRequest, stdio: Vec<OwnedFd>) -> std::io::Result<i32> {
                 .stderr(Stdio::from(tty));
         }
     }
-    // The program starts with no signal blocked: this process blocks the ones it reads from
-    // its signalfd, and a blocked mask is inherited through exec (bash would hand it on to
-    // every job: Ctrl-C would stop nothing). It shares this process's group, the
-    // terminal's foreground group: a job-control shell moves itself into a group of its
-    // own, a REPL run as the terminal's program gets Ctrl-C there (this process ignores it).
-    // SAFETY: the closure runs in the forked child before exec and only calls
-    // sigprocmask, which is async-signal-safe.
-    unsafe {
-        cmd.pre_exec(|| {
-            sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None)
-                .map_err(std::io::Error::from)
-        });
-    }
-    let pid = cmd.spawn()?.id() as i32;
+    // The program starts with no signal blocked: a blocked mask is inherited through exec
+    // (bash would hand it on to every job, and Ctrl-C would stop nothing), and the standard
+    // library does not clear it. This process blocks the signals it reads from its
+    // signalfd, so it opens the mask for the moment of the start; what arrives meanwhile is
+    // caught (see `prepare`) and raised again once the mask is closed, for the signalfd.
+    // Caught handlers are reset to the default in the program. No `pre_exec` hook: without
+    // one the library starts the program with `posix_spawn` (a vfork), which does not copy
+    // this process's page tables; a fork did, and was half of a supervisor's CPU per
+    // command. The program shares this process's group, the terminal's foreground group: a
+    // job-control shell moves itself into a group of its own, a REPL run as the terminal's
+    // program gets Ctrl-C there (this process ignores it).
+    let handled = handled_signals();
+    let _ = sigprocmask(SigmaskHow::SIG_UNBLOCK, Some(&handled), None);
+    let spawned = cmd.spawn();
+    let _ = sigprocmask(SigmaskHow::SIG_BLOCK, Some(&handled), None);
+    raise_caught();
+    let pid = spawned?.id() as i32;
     // The Command (and with it this process's copies of the stdio descriptors) goes here,
     // so the pipes and the terminal end when the program's tree lets go of them.
     drop(cmd);
