@@ -226,6 +226,33 @@ async fn a_session_that_kills_its_supervisor_leaves_nothing() {
     s.stop().await;
 }
 
+/// A hostile command kills the supervisor waiting for the next request (the standby: the
+/// only `itmcp-supervise` of this server that is not its own), several times over; every
+/// later command still starts at once, and nothing is refused.
+#[tokio::test]
+async fn killing_the_waiting_supervisor_does_not_stop_the_next_command() {
+    let s = server().envs(&env()).start().await;
+    // The standby is the spawner's child that is neither this command's supervisor nor
+    // anything in this session.
+    let kill_standby = "me=$PPID; sp=$(awk '{print $4}' /proc/$me/stat); \
+        for c in $(cat /proc/$sp/task/*/children); do \
+          [ \"$c\" != \"$me\" ] && kill -9 \"$c\" && echo killed; \
+        done; true";
+    for round in 0..3 {
+        let p = s.call(headless(kill_standby)).await;
+        assert_eq!(p["result"]["exit_code"], 0, "round {round}: {p:#}");
+        assert!(
+            p["result"]["stdout"].as_str().unwrap().contains("killed"),
+            "round {round}: no standby found to kill: {p:#}"
+        );
+        let t = std::time::Instant::now();
+        let p = s.call(headless("echo next")).await;
+        assert_eq!(p["result"]["stdout"], "next\n", "round {round}: {p:#}");
+        assert!(t.elapsed() < Duration::from_secs(5), "round {round}");
+    }
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn terminal_terminate_leaves_nothing() {
     let s = server().envs(&env()).start().await;

@@ -7,11 +7,11 @@
 //! server's large multi-threaded image. One supervisor is always forked ahead (the
 //! standby): it waits on the server's socket and takes the next request itself, so a
 //! command does not wait for a fork; the spawner forks the next standby as soon as one is
-//! taken, and does not read the socket while one waits. The spawner is a child subreaper too: if a
-//! supervisor is killed, its session's processes come back to the spawner, which kills them.
-//! When the server's end of the spawner's socket closes (the server exited or was killed), or
-//! the server is gone when the parent-death signal arrives, the spawner kills everything
-//! below it and exits.
+//! taken, and does not read the socket while one waits (one reader at a time keeps the
+//! stream whole). The spawner is a child subreaper too: if a supervisor is killed, its
+//! session's processes come back to the spawner, which kills them. When the server's end of
+//! the spawner's socket closes (the server exited or was killed), or the server is gone when
+//! the parent-death signal arrives, the spawner kills everything below it and exits.
 
 use std::collections::BTreeSet;
 use std::io::Read;
