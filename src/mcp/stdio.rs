@@ -77,41 +77,44 @@ pub enum Output {
     Blocking(tokio::io::Stdout),
 }
 
+/// A standard descriptor through the event loop when it is a pipe (`pipe` makes the stream)
+/// or a Unix stream socket (`socket` wraps it); `None` for the blocking path.
+fn evented<T>(
+    fd: i32,
+    pipe: impl FnOnce(OwnedFd) -> std::io::Result<T>,
+    socket: impl FnOnce(tokio::net::UnixStream) -> T,
+) -> Option<T> {
+    // SAFETY: `fd` is 0 or 1, open for the life of the process; borrowed for the check only.
+    let made = match kind(unsafe { BorrowedFd::borrow_raw(fd) }) {
+        Kind::Pipe => duplicate(fd).and_then(pipe),
+        Kind::Socket => duplicate(fd).and_then(unix_socket).map(socket),
+        Kind::Other => return None,
+    };
+    made.map_err(|e| tracing::debug!(fd, error = %e, "standard stream on a blocking thread"))
+        .ok()
+}
+
 /// Standard input for the MCP channel. Must be called inside the runtime.
 pub fn input() -> Input {
-    // SAFETY: descriptor 0 is this process's standard input; borrowed for the check only.
-    let k = kind(unsafe { BorrowedFd::borrow_raw(STDIN) });
-    let evented = match k {
-        Kind::Pipe => duplicate(STDIN)
-            .and_then(tokio::net::unix::pipe::Receiver::from_owned_fd)
-            .map(Input::Pipe),
-        Kind::Socket => duplicate(STDIN).and_then(socket).map(Input::Socket),
-        Kind::Other => return Input::Blocking(tokio::io::stdin()),
-    };
-    evented.unwrap_or_else(|e| {
-        tracing::debug!(error = %e, "standard input is read on a blocking thread");
-        Input::Blocking(tokio::io::stdin())
-    })
+    evented(
+        STDIN,
+        |fd| tokio::net::unix::pipe::Receiver::from_owned_fd(fd).map(Input::Pipe),
+        Input::Socket,
+    )
+    .unwrap_or_else(|| Input::Blocking(tokio::io::stdin()))
 }
 
 /// Standard output for the MCP channel. Must be called inside the runtime.
 pub fn output() -> Output {
-    // SAFETY: descriptor 1 is this process's standard output; borrowed for the check only.
-    let k = kind(unsafe { BorrowedFd::borrow_raw(STDOUT) });
-    let evented = match k {
-        Kind::Pipe => duplicate(STDOUT)
-            .and_then(tokio::net::unix::pipe::Sender::from_owned_fd)
-            .map(Output::Pipe),
-        Kind::Socket => duplicate(STDOUT).and_then(socket).map(Output::Socket),
-        Kind::Other => return Output::Blocking(tokio::io::stdout()),
-    };
-    evented.unwrap_or_else(|e| {
-        tracing::debug!(error = %e, "standard output is written on a blocking thread");
-        Output::Blocking(tokio::io::stdout())
-    })
+    evented(
+        STDOUT,
+        |fd| tokio::net::unix::pipe::Sender::from_owned_fd(fd).map(Output::Pipe),
+        Output::Socket,
+    )
+    .unwrap_or_else(|| Output::Blocking(tokio::io::stdout()))
 }
 
-fn socket(fd: OwnedFd) -> std::io::Result<tokio::net::UnixStream> {
+fn unix_socket(fd: OwnedFd) -> std::io::Result<tokio::net::UnixStream> {
     let std_sock = std::os::unix::net::UnixStream::from(fd);
     std_sock.set_nonblocking(true)?;
     tokio::net::UnixStream::from_std(std_sock)
