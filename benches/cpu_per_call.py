@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""CPU each process of the command path spends per `echo hi`, from /proc/<pid>/stat before
+and after N calls: the server, its spawner, and the supervisors with their programs (reaped
+children's time, charged to the spawner). Usage:
+python3 benches/cpu_per_call.py [path/to/release/interactive-terminal-mcp] [N]
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/interactive-terminal-mcp"
+N = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
+INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "cpu", "version": "1"}}
+ECHO = {"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+        "execution": {"command": "echo hi"}}
+
+
+def main():
+    p = subprocess.Popen([BIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         env=dict(os.environ, PM_TERM_LOG="error"))
+    n = 0
+
+    def rpc(method, params):
+        nonlocal n
+        n += 1
+        p.stdin.write((json.dumps({"jsonrpc": "2.0", "method": method, "params": params, "id": n}) + "\n").encode())
+        p.stdin.flush()
+        while True:
+            r = json.loads(p.stdout.readline())
+            if r.get("id") == n:
+                return r
+
+    rpc("initialize", INIT)
+    call = {"name": "memory_terminal_interactive", "arguments": ECHO}
+    for _ in range(30):
+        rpc("tools/call", call)
+
+    def times(pid):
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return [int(x) for x in fields[11:15]]  # utime stime cutime cstime
+
+    tasks = os.listdir(f"/proc/{p.pid}/task")
+    spawner = int([c for t in tasks for c in open(f"/proc/{p.pid}/task/{t}/children").read().split()][0])
+    s0, k0 = times(p.pid), times(spawner)
+    took = []
+    for _ in range(N):
+        t = time.perf_counter()
+        rpc("tools/call", call)
+        took.append(time.perf_counter() - t)
+    s1, k1 = times(p.pid), times(spawner)
+    hz = os.sysconf("SC_CLK_TCK")
+
+    def us(a, b):
+        return (sum(b) - sum(a)) / hz / N * 1e6
+
+    print(f"`echo hi` median {sorted(took)[N // 2] * 1e3:.2f} ms over {N} calls; CPU per call: "
+          f"server {us(s0[:2], s1[:2]):.0f} µs, spawner {us(k0[:2], k1[:2]):.0f} µs, "
+          f"supervisors and their programs {us(k0[2:], k1[2:]):.0f} µs")
+    p.stdin.close()
+    p.wait()
+
+
+if __name__ == "__main__":
+    main()
