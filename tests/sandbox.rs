@@ -34,6 +34,11 @@ impl Drop for Place {
     }
 }
 
+/// What a headless command printed on stdout.
+fn stdout(r: &Value) -> &str {
+    r["result"]["stdout"].as_str().unwrap_or_default()
+}
+
 fn place() -> Place {
     let base = PathBuf::from("/var/tmp").join(unique("itmcp-sbx-"));
     let home = base.join("home");
@@ -359,13 +364,7 @@ async fn an_allow_list_reaches_listed_domains_through_the_proxy_and_nothing_else
     for c in &via_proxy {
         let r = s.call(in_dir(c, &p.ws)).await;
         assert_eq!(r["result"]["exit_code"], 0, "{c}: {r:#}");
-        assert!(
-            r["result"]["stdout"]
-                .as_str()
-                .unwrap()
-                .contains("hello-from-host"),
-            "{c}: {r:#}"
-        );
+        assert!(stdout(&r).contains("hello-from-host"), "{c}: {r:#}");
     }
     assert_eq!(served.load(Ordering::SeqCst), via_proxy.len());
     let denied = [
@@ -387,7 +386,7 @@ async fn an_allow_list_reaches_listed_domains_through_the_proxy_and_nothing_else
     }
     // The proxy's own answer names the host and the list.
     let r = s.call(in_dir("curl -sS http://denied.test/", &p.ws)).await;
-    let body = r["result"]["stdout"].as_str().unwrap();
+    let body = stdout(&r);
     assert!(
         body.contains("denied.test is not on the sandbox's network allow-list (localhost)"),
         "{r:#}"
@@ -405,34 +404,16 @@ async fn an_allow_list_reaches_listed_domains_through_the_proxy_and_nothing_else
             &p.ws,
         ))
         .await;
-    assert!(
-        r["result"]["stdout"]
-            .as_str()
-            .unwrap()
-            .starts_with("HTTP/1.1 400 "),
-        "{r:#}"
-    );
+    assert!(stdout(&r).starts_with("HTTP/1.1 400 "), "{r:#}");
     let r = s
         .call(in_dir(
             "python3 -c \"import socket; c = socket.create_connection(('127.0.0.1', 3128)); c.sendall(b'GET http://localhost/ HTTP/1.1\\r\\nX: ' + b'a' * 40000); print(c.recv(100).decode().splitlines()[0])\"",
             &p.ws,
         ))
         .await;
-    assert!(
-        r["result"]["stdout"]
-            .as_str()
-            .unwrap()
-            .starts_with("HTTP/1.1 431 "),
-        "{r:#}"
-    );
+    assert!(stdout(&r).starts_with("HTTP/1.1 431 "), "{r:#}");
     let r = s.call(in_dir(&via_proxy[0], &p.ws)).await;
-    assert!(
-        r["result"]["stdout"]
-            .as_str()
-            .unwrap()
-            .contains("hello-from-host"),
-        "{r:#}"
-    );
+    assert!(stdout(&r).contains("hello-from-host"), "{r:#}");
     assert_eq!(served.load(Ordering::SeqCst), via_proxy.len() + 1);
     // A terminal's programs go the same way.
     let r = s
