@@ -403,3 +403,127 @@ async fn socket_pairs_as_stdio_work_like_pipes() {
         assert!(status.success(), "shared={shared}: {status:?}");
     }
 }
+
+/// A person may start the server by hand in a terminal (or a wrapper may give it one): its
+/// stdin and stdout are then a terminal — its controlling terminal — which the server reads
+/// and writes on blocking threads. Driven through the terminal in raw mode, calls answer, an
+/// answer many times the terminal's buffer arrives whole, and when the terminal goes away
+/// (its master closed, a hangup) the server ends and leaves no command behind.
+#[test]
+fn a_terminal_as_stdio_answers_and_a_hangup_ends_the_server() {
+    const ANSWERS: usize = 4;
+    use std::io::{BufRead, Write};
+    use std::os::fd::AsRawFd;
+    let pty = nix::pty::openpty(None, None).unwrap();
+    // openpty leaves both ends inheritable; a terminal emulator keeps its master to itself.
+    nix::fcntl::fcntl(
+        pty.master.as_raw_fd(),
+        nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
+    )
+    .unwrap();
+    let mut raw = nix::sys::termios::tcgetattr(&pty.slave).unwrap();
+    nix::sys::termios::cfmakeraw(&mut raw);
+    nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &raw).unwrap();
+    let slave = pty.slave.as_raw_fd();
+    let mut cmd = std::process::Command::new(SERVER_BIN);
+    for (k, v) in server().command().as_std().get_envs() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    cmd.stdin(Stdio::from(pty.slave.try_clone().unwrap()))
+        .stdout(Stdio::from(pty.slave.try_clone().unwrap()))
+        .stderr(Stdio::null());
+    // SAFETY: setsid and TIOCSCTTY in the child before exec, both async-signal-safe: the
+    // server is a session leader whose controlling terminal is the pty, as from a shell.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
+            nix::unistd::setsid()?;
+            if nix::libc::ioctl(slave, nix::libc::TIOCSCTTY, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    drop(pty.slave);
+    let master = std::fs::File::from(pty.master);
+    let mut writer = master.try_clone().unwrap();
+    // The answers are read on their own thread: a blocking read with nothing to read would
+    // otherwise hang the test instead of failing it. It reads the four answers expected and
+    // then lets its end of the terminal go.
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(master).lines().take(ANSWERS) {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut ask = |line: String| -> Value {
+        writer.write_all(format!("{line}\n").as_bytes()).unwrap();
+        let l = rx.recv_timeout(ANSWER_WITHIN).expect("answered in time");
+        serde_json::from_str(&l).unwrap_or_else(|e| panic!("{e}: {l:.300}"))
+    };
+    let a = ask(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"tty","version":"1"}}}"#.into());
+    assert_eq!(a["id"], 1, "{a}");
+    let call = |id: u32, command: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "memory_terminal_interactive",
+            "arguments": {"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+                "execution": {"command": command}, "output": {"max_bytes": 1_048_576}}}})
+        .to_string()
+    };
+    let a = ask(call(2, "echo over-a-terminal"));
+    assert_eq!(
+        a["result"]["structuredContent"]["result"]["stdout"], "over-a-terminal\n",
+        "{a}"
+    );
+    let a = ask(call(3, "head -c 300000 /dev/zero | tr '\\0' x"));
+    let out = a["result"]["structuredContent"]["result"]["stdout"]
+        .as_str()
+        .unwrap();
+    assert_eq!(out.len(), 300_000);
+    assert!(out.bytes().all(|b| b == b'x'));
+    // A command still running when the terminal goes away must not outlive the server.
+    let a = ask(call(4, "sleep 300 & echo $!"));
+    let pid: i32 = a["result"]["structuredContent"]["result"]["stdout"]
+        .as_str()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok(),
+        "the background process runs while the server does"
+    );
+    drop(writer);
+    std::thread::sleep(Duration::from_millis(100));
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server outlived its terminal"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // A hangup ends the server as it ends anything else started from that terminal.
+    use std::os::unix::process::ExitStatusExt;
+    assert!(
+        status.success() || status.signal() == Some(nix::libc::SIGHUP),
+        "{status:?}"
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "a command's background process outlived the server's terminal"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
