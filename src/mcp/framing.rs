@@ -16,48 +16,118 @@
 //! The id is echoed whenever it can be recovered: from the parsed object, or — for a line
 //! that does not parse or is too long — from a top-level `"id"` found in its first bytes.
 //! Notifications (no id) that are malformed are dropped with a log line: JSON-RPC answers
-//! none. What passes is handed to rmcp re-serialised (one object, duplicate keys resolved).
+//! none. What passes is handed to rmcp as its typed message (one object, duplicate keys
+//! resolved), parsed here once.
+//!
+//! This layer is rmcp's transport itself ([`Framed`]), not a filter in front of rmcp's own
+//! stdio transport: a request is parsed once instead of three times (here, re-serialised,
+//! parsed again by rmcp), and an answer is serialised once into a buffer kept from answer to
+//! answer and written straight to the client — no in-process pipes, whose copies and fresh
+//! megabyte buffers were most of the server's CPU for a page of output.
 
+use std::sync::Arc;
+
+use rmcp::RoleServer;
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::service::TxJsonRpcMessage;
+use rmcp::transport::Transport;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::sync::{Mutex, mpsc};
 
 use super::verdict::{ID_SEARCH_BYTES, MAX_LINE_BYTES, Verdict, classify, oversized};
 
-/// Read size from stdin and buffer size of the in-process pipes to rmcp.
+/// Read size from stdin.
 const CHUNK: usize = 64 * 1024;
-/// Buffer of the pipe from rmcp and of each write to the client: an answer of a page of
-/// output (about a megabyte of JSON) goes out in one or two writes, not sixteen task hops.
-const OUT_CHUNK: usize = 1024 * 1024;
-/// Errors queued for the writer before the reader waits for it.
-const ERROR_QUEUE: usize = 256;
+/// Messages parsed ahead of rmcp before the reader waits for it.
+const INBOX: usize = 64;
+/// Capacity the answer buffer keeps between answers; beyond it (an answer of several pages)
+/// the buffer is given back after the answer.
+const KEPT_CAPACITY: usize = 4 * 1024 * 1024;
 
-/// Serve rmcp over stdio through this layer: returns rmcp's ends of two in-process pipes.
-pub fn stdio() -> (
-    impl AsyncRead + Send + Unpin,
-    impl AsyncWrite + Send + Unpin,
-) {
+/// rmcp's transport over stdio through this layer.
+pub fn stdio() -> Framed {
     frame(super::stdio::input(), super::stdio::output())
 }
 
-/// The layer over any byte streams (stdio in the server; in-memory pipes in tests).
-pub fn frame<R, W>(input: R, output: W) -> (tokio::io::DuplexStream, tokio::io::DuplexStream)
+/// The layer over any byte streams: stdio in the server, in-memory pipes in tests.
+pub fn frame<R, W>(input: R, output: W) -> Framed
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let (to_rmcp, rmcp_reads) = tokio::io::duplex(CHUNK);
-    let (rmcp_writes, from_rmcp) = tokio::io::duplex(OUT_CHUNK);
-    let (errors_tx, errors_rx) = mpsc::channel::<Vec<u8>>(ERROR_QUEUE);
-    tokio::spawn(read_lines(input, to_rmcp, errors_tx));
-    tokio::spawn(write_lines(from_rmcp, errors_rx, output));
-    (rmcp_reads, rmcp_writes)
+    let writer = Arc::new(Mutex::new(Writer {
+        out: Box::new(output),
+        buf: Vec::new(),
+    }));
+    let (tx, inbox) = mpsc::channel(INBOX);
+    tokio::spawn(read_lines(input, tx, writer.clone()));
+    Framed { inbox, writer }
+}
+
+/// The transport rmcp serves: messages from the reader task, answers written in place.
+pub struct Framed {
+    inbox: mpsc::Receiver<ClientJsonRpcMessage>,
+    writer: Arc<Mutex<Writer>>,
+}
+
+/// The one writer to the client: rmcp's messages and this layer's answers, each a whole
+/// line under the lock, never interleaved.
+struct Writer {
+    out: Box<dyn AsyncWrite + Send + Unpin>,
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    /// Write one line (`line` without its newline) and flush it.
+    async fn line(
+        &mut self,
+        line: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        self.buf.clear();
+        line(&mut self.buf)?;
+        self.buf.push(b'\n');
+        let written = self.out.write_all(&self.buf).await;
+        if self.buf.capacity() > KEPT_CAPACITY {
+            self.buf = Vec::new();
+        }
+        written?;
+        self.out.flush().await
+    }
+}
+
+impl Transport<RoleServer> for Framed {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let writer = self.writer.clone();
+        async move {
+            writer
+                .lock()
+                .await
+                .line(|buf| serde_json::to_writer(buf, &item).map_err(std::io::Error::from))
+                .await
+        }
+    }
+
+    /// Cancel-safe, as rmcp needs (it polls this in a `select!`): a message is either still
+    /// in the channel or returned.
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        self.inbox.recv().await
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
 }
 
 /// Split the client's stream into lines (bounded), check each, pass it on or answer it.
 async fn read_lines<R: AsyncRead + Unpin>(
     mut input: R,
-    mut to_rmcp: tokio::io::DuplexStream,
-    errors: mpsc::Sender<Vec<u8>>,
+    to_rmcp: mpsc::Sender<ClientJsonRpcMessage>,
+    writer: Arc<Mutex<Writer>>,
 ) {
     let mut buf = vec![0u8; CHUNK];
     let mut line: Vec<u8> = Vec::new();
@@ -91,16 +161,22 @@ async fn read_lines<R: AsyncRead + Unpin>(
                     classify(&line)
                 };
                 match verdict {
-                    Verdict::Forward(mut msg) => {
-                        msg.push(b'\n');
-                        if to_rmcp.write_all(&msg).await.is_err() {
+                    Verdict::Forward(msg) => {
+                        if to_rmcp.send(*msg).await.is_err() {
                             return;
                         }
                     }
-                    Verdict::Answer(mut msg) => {
+                    Verdict::Answer(msg) => {
                         tracing::info!(answer = %String::from_utf8_lossy(&msg), "malformed message answered");
-                        msg.push(b'\n');
-                        if errors.send(msg).await.is_err() {
+                        let wrote = writer
+                            .lock()
+                            .await
+                            .line(|buf| {
+                                buf.extend_from_slice(&msg);
+                                Ok(())
+                            })
+                            .await;
+                        if wrote.is_err() {
                             return;
                         }
                     }
@@ -119,45 +195,7 @@ async fn read_lines<R: AsyncRead + Unpin>(
             }
         }
         if at_end {
-            // The client closed its side: rmcp sees the end of its input and stops.
-            let _ = to_rmcp.shutdown().await;
-            return;
-        }
-    }
-}
-
-/// One writer for the client: rmcp's lines and this layer's answers, never interleaved.
-/// rmcp's bytes are passed on as they come (a large answer is not gathered into a line
-/// first); this layer's answers go out only between rmcp's lines.
-async fn write_lines<W: AsyncWrite + Unpin>(
-    mut from_rmcp: tokio::io::DuplexStream,
-    mut errors: mpsc::Receiver<Vec<u8>>,
-    mut output: W,
-) {
-    // Spare capacity, not zeroed: pages are touched only as answers fill them.
-    let mut buf = Vec::with_capacity(OUT_CHUNK);
-    let mut rmcp_open = true;
-    let mut mid_line = false;
-    loop {
-        buf.clear();
-        let wrote = tokio::select! {
-            r = from_rmcp.read_buf(&mut buf), if rmcp_open => match r {
-                Ok(0) | Err(_) => {
-                    rmcp_open = false;
-                    continue;
-                }
-                Ok(_) => {
-                    mid_line = buf.last() != Some(&b'\n');
-                    output.write_all(&buf).await
-                }
-            },
-            e = errors.recv(), if !mid_line => match e {
-                Some(e) => output.write_all(&e).await,
-                None if rmcp_open => continue,
-                None => return,
-            },
-        };
-        if wrote.is_err() || output.flush().await.is_err() {
+            // The client closed its side: dropping the sender ends rmcp's input.
             return;
         }
     }

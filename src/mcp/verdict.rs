@@ -1,7 +1,9 @@
 //! What the framing layer decides for one line from the client: pass it to rmcp, answer it
 //! with the JSON-RPC error it deserves, or drop it (a malformed notification). Pure
-//! functions of the bytes; `framing` does the I/O.
+//! functions of the bytes; `framing` does the I/O. A line is parsed once into a JSON value
+//! and once from that value into rmcp's typed message, which is what rmcp receives.
 
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 /// Longest line accepted (the tool's own request limit is 1 MiB; this leaves room for the
@@ -36,10 +38,10 @@ const TYPED_METHODS: &[&str] = &[
 ];
 
 /// What to do with one line.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub enum Verdict {
-    /// Hand this (one JSON message, no newline) to rmcp.
-    Forward(Vec<u8>),
+    /// Hand this message to rmcp, parsed once here.
+    Forward(Box<rmcp::model::ClientJsonRpcMessage>),
     /// Write this answer (one JSON value, no newline) to the client.
     Answer(Vec<u8>),
     /// Nothing to do (a blank line, a malformed notification).
@@ -248,35 +250,38 @@ fn classify_object(obj: Map<String, Value>) -> Verdict {
             );
         }
         let value = Value::Object(obj);
-        if let Err(msg) = typed_check(&value, &method, has_id) {
-            return fail(INVALID_PARAMS, &msg, "a notification rmcp cannot parse");
-        }
-        return Verdict::Forward(value.to_string().into_bytes());
+        return match typed(&value, &method, has_id) {
+            Ok(msg) => Verdict::Forward(Box::new(msg)),
+            Err(msg) => fail(INVALID_PARAMS, &msg, "a notification rmcp cannot parse"),
+        };
     }
     let value = Value::Object(obj);
-    match serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value.clone()) {
-        Ok(_) => Verdict::Forward(value.to_string().into_bytes()),
+    match rmcp::model::ClientJsonRpcMessage::deserialize(&value) {
+        Ok(msg) => Verdict::Forward(Box::new(msg)),
         Err(_) => Verdict::Drop("a response rmcp cannot parse"),
     }
 }
 
-/// Whether rmcp can take this request or notification as what its method says.
-fn typed_check(value: &Value, method: &str, has_id: bool) -> Result<(), String> {
+/// This request or notification as rmcp's typed message, if rmcp can take it as what its
+/// method says.
+fn typed(
+    value: &Value,
+    method: &str,
+    has_id: bool,
+) -> Result<rmcp::model::ClientJsonRpcMessage, String> {
     use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
-    match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
-        Ok(JsonRpcMessage::Request(r)) if has_id => {
-            if matches!(r.request, ClientRequest::CustomRequest(_))
-                && TYPED_METHODS.contains(&method)
-            {
-                Err(format!(
-                    "Invalid params for {method}{}",
-                    params_hint(value, method)
-                ))
-            } else {
-                Ok(())
-            }
+    match ClientJsonRpcMessage::deserialize(value) {
+        Ok(JsonRpcMessage::Request(r))
+            if has_id
+                && matches!(r.request, ClientRequest::CustomRequest(_))
+                && TYPED_METHODS.contains(&method) =>
+        {
+            Err(format!(
+                "Invalid params for {method}{}",
+                params_hint(value, method)
+            ))
         }
-        Ok(_) => Ok(()),
+        Ok(msg) => Ok(msg),
         Err(e) => Err(format!("Invalid params for {method}: {e}")),
     }
 }
@@ -450,10 +455,7 @@ mod tests {
         else {
             panic!()
         };
-        assert_eq!(
-            serde_json::from_slice::<Value>(&f).unwrap_or_default()["id"],
-            2
-        );
+        assert_eq!(serde_json::to_value(&*f).unwrap_or_default()["id"], 2);
     }
 
     #[test]
