@@ -295,6 +295,82 @@ async fn every_malformed_message_with_an_id_is_answered() {
     assert!(status.success(), "{status:?}");
 }
 
+/// The server writes rmcp's answers and this layer's own error answers to the same stdout.
+/// With megabyte answers under way, a client that reads slowly, and malformed lines and
+/// requests arriving all the while, every line that comes out is one whole JSON message:
+/// every request and every malformed line is answered exactly once, and every
+/// page of output arrives intact.
+#[tokio::test]
+async fn answers_never_interleave_while_large_answers_are_written() {
+    const PAGES: usize = 6;
+    const PAGE: usize = 900_000;
+    let mut raw = Raw::start().await;
+    let big = |id: usize| {
+        json!({"jsonrpc": "2.0", "id": format!("page-{id}"), "method": "tools/call", "params": {
+            "name": "memory_terminal_interactive",
+            "arguments": {"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+                "execution": {"command": format!("head -c {PAGE} /dev/zero | tr '\\0' {}", id % 10)},
+                "output": {"max_bytes": 1_048_576}}}})
+        .to_string()
+    };
+    // Everything is sent before anything is read: the answers queue up behind the pipe.
+    let mut expected = std::collections::BTreeSet::new();
+    for i in 0..PAGES {
+        raw.send(big(i).as_bytes()).await;
+        expected.insert(format!("page-{i}"));
+        for j in 0..5 {
+            raw.send(
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":\"bad-{i}-{j}\",\"method\":3}}").as_bytes(),
+            )
+            .await;
+            expected.insert(format!("bad-{i}-{j}"));
+            raw.send(
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":\"ping-{i}-{j}\",\"method\":\"ping\"}}")
+                    .as_bytes(),
+            )
+            .await;
+            expected.insert(format!("ping-{i}-{j}"));
+            raw.send(b"{not json").await;
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut unparsable = 0;
+    while seen.len() < expected.len() || unparsable < PAGES * 5 {
+        // A slow reader: the server's writes meet a full pipe again and again.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let a = raw.answer().await.expect("every line answered in time");
+        if a["id"].is_null() {
+            // `{not json`: a parse error, whose id JSON-RPC says is null.
+            assert_eq!(a["error"]["code"], -32700, "{a}");
+            unparsable += 1;
+            continue;
+        }
+        let id = a["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("an answer with an id never sent: {:.200}", a.to_string()))
+            .to_string();
+        if let Some(i) = id.strip_prefix("page-") {
+            let i: usize = i.parse().unwrap();
+            let out = a["result"]["structuredContent"]["result"]["stdout"]
+                .as_str()
+                .unwrap_or_default();
+            let digit = char::from(b'0' + (i % 10) as u8);
+            assert_eq!(out.len(), PAGE, "{id}");
+            assert!(
+                out.chars().all(|c| c == digit),
+                "{id}: a page arrived mixed"
+            );
+        } else if id.starts_with("bad-") {
+            assert_eq!(a["error"]["code"], -32600, "{a}");
+        } else {
+            assert!(a["result"].is_object(), "{a}");
+        }
+        assert!(seen.insert(id.clone()), "{id} answered twice");
+    }
+    assert_eq!(seen, expected);
+    assert_eq!(unparsable, PAGES * 5);
+}
+
 /// A NUL byte in what becomes a C string is the agent's error, named, in both modes.
 #[tokio::test]
 async fn nul_bytes_are_refused_naming_the_field() {
