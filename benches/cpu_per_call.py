@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """CPU each process of the command path spends per `echo hi`, from /proc/<pid>/stat before
 and after N calls: the server, its spawner, and the supervisors with their programs (reaped
-children's time, charged to the spawner). Usage:
+children's time, charged to the spawner). Then the server's CPU per page of output: the same
+1 MiB page of `seq 1 2000000` read N/5 times by cursor (the answer is read whole but not
+parsed, so the figure is the server's alone). Usage:
 python3 benches/cpu_per_call.py [path/to/release/interactive-terminal-mcp] [N]
 """
 import json
@@ -55,9 +57,35 @@ def main():
     def us(a, b):
         return (sum(b) - sum(a)) / hz / N * 1e6
 
+    seq = {"name": "memory_terminal_interactive", "arguments": {
+        "action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+        "execution": {"command": "seq 1 2000000"}, "runtime": {"wait_ms": 600000}, "output": {"max_bytes": 1}}}
+    sid = rpc("tools/call", seq)["result"]["structuredContent"]["identity"]["session_id"]
+    page = (json.dumps({"jsonrpc": "2.0", "id": "page", "method": "tools/call", "params": {
+        "name": "memory_terminal_interactive", "arguments": {
+            "action": "read_output", "target": {"session_id": sid},
+            "output": {"max_bytes": 1 << 20, "stdout_cursor": 5_000_000}}}}) + "\n").encode()
+
+    def read_page():
+        p.stdin.write(page)
+        p.stdin.flush()
+        return len(p.stdout.readline())
+
+    for _ in range(5):
+        size = read_page()
+    pages = max(N // 5, 1)
+    a = times(p.pid)
+    t = time.perf_counter()
+    for _ in range(pages):
+        read_page()
+    took_page = (time.perf_counter() - t) / pages
+    b = times(p.pid)
+
     print(f"`echo hi` median {sorted(took)[N // 2] * 1e3:.2f} ms over {N} calls; CPU per call: "
           f"server {us(s0[:2], s1[:2]):.0f} µs, spawner {us(k0[:2], k1[:2]):.0f} µs, "
           f"supervisors and their programs {us(k0[2:], k1[2:]):.0f} µs")
+    print(f"a 1 MiB page of `seq` ({size} bytes of JSON): {took_page * 1e3:.2f} ms per read, "
+          f"server CPU {(sum(b[:2]) - sum(a[:2])) / hz / pages * 1e3:.2f} ms per page")
     p.stdin.close()
     p.wait()
 

@@ -167,7 +167,7 @@ async fn run() {
         &format!("`{seq}` headless, every line read by the client in 1 MiB pages"),
         bytes,
         every_line,
-        "`seq … | cat`, read by this process",
+        "`seq … \\| cat`, read by this process",
         seq_floor,
     );
 
@@ -223,14 +223,14 @@ async fn run() {
         &name,
         THROUGHPUT_BYTES,
         ours,
-        "`… | cat > /dev/null`",
+        "`… \\| cat > /dev/null`",
         pipe_floor,
     );
     throughput_row(
         &name,
         THROUGHPUT_BYTES,
         ours,
-        "`… | cat > $TMPDIR/file` (every byte kept, as the spool does)",
+        "`… \\| cat > $TMPDIR/file` (every byte kept, as the spool does)",
         disk_floor,
     );
 

@@ -4,7 +4,9 @@ nothing between the pipe and the clock. Each figure beside its floor, measured i
 run. Usage: python3 benches/outside.py [path/to/release/interactive-terminal-mcp]
 
 Prints a Markdown table: cold start, `echo hi` (quiet, and with 500 live terminals and 2000
-idle processes on the machine), `list` with 500 terminals (median and p99).
+idle processes on the machine), `list` with 500 terminals (median and p99), and `seq 1 2000000`
+with every line read by this client in 1 MiB pages (the JSON parsing of each page included,
+as any client pays it).
 """
 import json
 import os
@@ -15,6 +17,8 @@ import time
 BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/interactive-terminal-mcp"
 TERMINALS = 500
 PROCESSES = 2000
+SEQ_LINES = 2_000_000
+PAGE_BYTES = 1 << 20
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "outside", "version": "1"}}
 
 
@@ -87,6 +91,28 @@ def row(name, ours, floor_name, floor):
     print(f"| {name} | {ours * 1000:.2f} ms | {floor_name} | {floor * 1000:.2f} ms | {ours / floor:.2f}x |")
 
 
+def seq_every_line(s):
+    """`seq` run headless to its end, then every byte read by cursor, page by page."""
+    args = {"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+            "execution": {"command": f"seq 1 {SEQ_LINES}"}, "runtime": {"wait_ms": 600000},
+            "output": {"max_bytes": PAGE_BYTES}}
+    r = s.call(args)
+    sid, total = r["identity"]["session_id"], r["result"]["streams"]["stdout"]["total"]
+    got, last = len(r["result"]["stdout"]), r["result"]["stdout"]
+    while got < total:
+        r = s.call({"action": "read_output", "target": {"session_id": sid},
+                    "output": {"max_bytes": PAGE_BYTES, "stdout_cursor": got}})
+        last = r["result"]["stdout"]
+        got += len(last)
+    assert got == total and last.endswith(f"{SEQ_LINES}\n"), (got, total)
+    return total
+
+
+def throughput_row(name, nbytes, ours, floor_name, floor):
+    print(f"| {name} | {nbytes / ours / 1e6:.0f} MB/s | {floor_name} | {nbytes / floor / 1e6:.0f} MB/s "
+          f"| {ours / floor:.2f}x |")
+
+
 def main():
     print("| measure | ours | floor | floor value | ratio |")
     print("| --- | --- | --- | --- | --- |")
@@ -112,6 +138,12 @@ def main():
             c.kill()
         for c in crowd:
             c.wait()
+    quiet = Server()
+    nbytes = seq_every_line(quiet)
+    ours = median(timed(lambda: seq_every_line(quiet), 9))
+    throughput_row(f"`seq 1 {SEQ_LINES}` headless, every line read by this client in 1 MiB pages", nbytes, ours,
+                   "`seq … \\| cat`, read by this process", median(sh_floor(f"seq 1 {SEQ_LINES} | cat", 9)))
+    quiet.close()
     one = Server()
     one.call({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
     few = timed(lambda: one.call({"action": "list"}), 300)
