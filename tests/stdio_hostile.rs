@@ -410,6 +410,22 @@ async fn nul_bytes_are_refused_naming_the_field() {
     s.stop().await;
 }
 
+/// An `initialize` request with id 1, as one line without its newline.
+fn initialize_line(client: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": client, "version": "1"}}})
+    .to_string()
+}
+
+/// A headless `execute` of `command` answering up to a megabyte of output, as one line.
+fn headless_call(id: u32, command: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "memory_terminal_interactive",
+        "arguments": {"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+            "execution": {"command": command}, "output": {"max_bytes": 1_048_576}}}})
+    .to_string()
+}
+
 /// Node-based clients (most desktop clients and editors) give the server Unix socket pairs
 /// as stdin and stdout, not pipes; the server reads and writes those through its event loop.
 /// Driven that way — separate sockets, and one socket for both directions — a call answers,
@@ -449,22 +465,15 @@ async fn socket_pairs_as_stdio_work_like_pipes() {
                 .expect("a line");
             serde_json::from_str(&l).unwrap()
         };
-        let a = ask(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sockets","version":"1"}}}"#.into()).await;
+        let a = ask(initialize_line("sockets")).await;
         assert_eq!(a["id"], 1, "{a}");
-        let call = |id: u32, command: &str| {
-            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-                "name": "memory_terminal_interactive",
-                "arguments": {"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
-                    "execution": {"command": command}, "output": {"max_bytes": 1_048_576}}}})
-            .to_string()
-        };
-        let a = ask(call(2, "echo over-sockets")).await;
+        let a = ask(headless_call(2, "echo over-sockets")).await;
         assert_eq!(
             a["result"]["structuredContent"]["result"]["stdout"], "over-sockets\n",
             "shared={shared}: {a}"
         );
         // About a megabyte of answer: many writes on a non-blocking socket, none lost.
-        let a = ask(call(3, "head -c 700000 /dev/zero | tr '\\0' x")).await;
+        let a = ask(headless_call(3, "head -c 700000 /dev/zero | tr '\\0' x")).await;
         let out = a["result"]["structuredContent"]["result"]["stdout"]
             .as_str()
             .unwrap();
@@ -543,28 +552,21 @@ fn a_terminal_as_stdio_answers_and_a_hangup_ends_the_server() {
         let l = rx.recv_timeout(ANSWER_WITHIN).expect("answered in time");
         serde_json::from_str(&l).unwrap_or_else(|e| panic!("{e}: {l:.300}"))
     };
-    let a = ask(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"tty","version":"1"}}}"#.into());
+    let a = ask(initialize_line("tty"));
     assert_eq!(a["id"], 1, "{a}");
-    let call = |id: u32, command: &str| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-            "name": "memory_terminal_interactive",
-            "arguments": {"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
-                "execution": {"command": command}, "output": {"max_bytes": 1_048_576}}}})
-        .to_string()
-    };
-    let a = ask(call(2, "echo over-a-terminal"));
+    let a = ask(headless_call(2, "echo over-a-terminal"));
     assert_eq!(
         a["result"]["structuredContent"]["result"]["stdout"], "over-a-terminal\n",
         "{a}"
     );
-    let a = ask(call(3, "head -c 300000 /dev/zero | tr '\\0' x"));
+    let a = ask(headless_call(3, "head -c 300000 /dev/zero | tr '\\0' x"));
     let out = a["result"]["structuredContent"]["result"]["stdout"]
         .as_str()
         .unwrap();
     assert_eq!(out.len(), 300_000);
     assert!(out.bytes().all(|b| b == b'x'));
     // A command still running when the terminal goes away must not outlive the server.
-    let a = ask(call(4, "sleep 300 & echo $!"));
+    let a = ask(headless_call(4, "sleep 300 & echo $!"));
     let pid: i32 = a["result"]["structuredContent"]["result"]["stdout"]
         .as_str()
         .unwrap()
