@@ -8,6 +8,16 @@ use clap::builder::BoolishValueParser;
 use clap::error::{ContextKind, ContextValue};
 use clap::{Args, CommandFactory, FromArgMatches};
 
+/// Allocations up to this size come from the allocator's heaps rather than a mapping of
+/// their own. glibc's default (128 KiB, raised as mappings are freed) mapped each megabyte
+/// page of output afresh; a fresh mapping is a page fault for every 4 KiB written into it.
+const HEAP_ALLOCATIONS_UP_TO: i32 = 4 << 20;
+/// Free memory at the top of a heap kept for the next allocation instead of being given
+/// back at once. glibc's default (128 KiB) returned and faulted in again the buffers of
+/// every page of output: about a third of the server's CPU per page. This bounds what an
+/// idle server keeps per allocator arena.
+const KEEP_FREE_UP_TO: i32 = 8 << 20;
+
 /// How a terminal service keeps its terminals: the same options in the MCP server (the local
 /// adapter) and in the host service.
 #[derive(Debug, Args)]
@@ -190,20 +200,10 @@ pub fn runtime_or_exit(name: &str) -> tokio::runtime::Runtime {
     )
 }
 
-/// Allocations up to this size come from the allocator's heaps rather than a mapping of
-/// their own. glibc's default (128 KiB, raised as mappings are freed) mapped each megabyte
-/// page of output afresh; a fresh mapping is a page fault for every 4 KiB written into it.
-const HEAP_ALLOCATIONS_UP_TO: i32 = 4 << 20;
-/// Free memory at the top of a heap kept for the next allocation instead of being given
-/// back at once. glibc's default (128 KiB) returned and faulted in again the buffers of
-/// every page of output: about a third of the server's CPU per page. This bounds what an
-/// idle server keeps per allocator arena.
-const KEEP_FREE_UP_TO: i32 = 8 << 20;
-
 /// Tune glibc's allocator for a server that builds megabyte answers again and again.
 fn tune_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets allocator parameters; called before any thread starts.
+    // SAFETY: mallopt only sets allocator parameters, under the allocator's own lock.
     unsafe {
         nix::libc::mallopt(nix::libc::M_MMAP_THRESHOLD, HEAP_ALLOCATIONS_UP_TO);
         nix::libc::mallopt(nix::libc::M_TRIM_THRESHOLD, KEEP_FREE_UP_TO);

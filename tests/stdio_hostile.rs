@@ -510,20 +510,16 @@ fn a_terminal_as_stdio_answers_and_a_hangup_ends_the_server() {
     nix::sys::termios::cfmakeraw(&mut raw);
     nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &raw).unwrap();
     let slave = pty.slave.as_raw_fd();
-    let mut cmd = std::process::Command::new(SERVER_BIN);
-    for (k, v) in server().command().as_std().get_envs() {
-        match v {
-            Some(v) => cmd.env(k, v),
-            None => cmd.env_remove(k),
-        };
-    }
+    // The test's usual launch (its environment), started and waited on without the runtime.
+    let mut launch = server().command();
+    let cmd = launch.as_std_mut();
     cmd.stdin(Stdio::from(pty.slave.try_clone().unwrap()))
         .stdout(Stdio::from(pty.slave.try_clone().unwrap()))
         .stderr(Stdio::null());
     // SAFETY: setsid and TIOCSCTTY in the child before exec, both async-signal-safe: the
     // server is a session leader whose controlling terminal is the pty, as from a shell.
     unsafe {
-        std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
+        std::os::unix::process::CommandExt::pre_exec(cmd, move || {
             nix::unistd::setsid()?;
             if nix::libc::ioctl(slave, nix::libc::TIOCSCTTY, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
