@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """CPU each process of the command path spends per `echo hi`, from /proc/<pid>/stat before
-and after N calls: the server, its spawner, and the supervisors with their programs (reaped
-children's time, charged to the spawner). Then the server's CPU per page of output: the same
+and after N calls: the server, its spawner, and the supervisors with their programs (the
+time of supervisors alive at either end, with their reaped programs, plus that of the ones
+that ended, charged to the spawner). Then the server's CPU per page of output: the same
 1 MiB page of `seq 1 2000000` read N/5 times by cursor (the answer is read whole but not
 parsed, so the figure is the server's alone). Usage:
 python3 benches/cpu_per_call.py [path/to/release/interactive-terminal-mcp] [N]
@@ -45,13 +46,23 @@ def main():
 
     tasks = os.listdir(f"/proc/{p.pid}/task")
     spawner = int([c for t in tasks for c in open(f"/proc/{p.pid}/task/{t}/children").read().split()][0])
-    s0, k0 = times(p.pid), times(spawner)
+    def below(sp):
+        """The spawner's reaped children's time, plus its live children's own and reaped."""
+        total = sum(times(sp)[2:])
+        for c in open(f"/proc/{sp}/task/{sp}/children").read().split():
+            try:
+                total += sum(times(c))
+            except (FileNotFoundError, ProcessLookupError):
+                pass  # ended between the listing and the read: counted by the spawner next time
+        return [total]
+
+    s0, k0, v0 = times(p.pid), times(spawner), below(spawner)
     took = []
     for _ in range(N):
         t = time.perf_counter()
         rpc("tools/call", call)
         took.append(time.perf_counter() - t)
-    s1, k1 = times(p.pid), times(spawner)
+    s1, k1, v1 = times(p.pid), times(spawner), below(spawner)
     hz = os.sysconf("SC_CLK_TCK")
 
     def us(a, b):
@@ -83,7 +94,7 @@ def main():
 
     print(f"`echo hi` median {sorted(took)[N // 2] * 1e3:.2f} ms over {N} calls; CPU per call: "
           f"server {us(s0[:2], s1[:2]):.0f} µs, spawner {us(k0[:2], k1[:2]):.0f} µs, "
-          f"supervisors and their programs {us(k0[2:], k1[2:]):.0f} µs")
+          f"supervisors and their programs {us(v0, v1):.0f} µs")
     print(f"a 1 MiB page of `seq` ({size} bytes of JSON): {took_page * 1e3:.2f} ms per read, "
           f"server CPU {(sum(b[:2]) - sum(a[:2])) / hz / pages * 1e3:.2f} ms per page")
     p.stdin.close()

@@ -253,6 +253,39 @@ async fn killing_the_waiting_supervisor_does_not_stop_the_next_command() {
     s.stop().await;
 }
 
+/// A supervisor is kept for a later command after a clean headless session. A hostile
+/// command changes what its supervisor would hand on — its open-file limit, its priority,
+/// its OOM score, all of which a process may set on another of the same user — several
+/// times over: no later command inherits any of it.
+#[tokio::test]
+async fn a_command_cannot_change_what_later_commands_inherit() {
+    let s = server().envs(&env()).start().await;
+    let inherited = "grep 'open files' /proc/self/limits; awk '{print $19}' /proc/self/stat; \
+        cat /proc/self/oom_score_adj";
+    let before = s.call(headless(inherited)).await;
+    let before = before["result"]["stdout"].as_str().unwrap().to_string();
+    let hostile = "prlimit --pid $PPID --nofile=77:77 && renice -n 11 -p $PPID >/dev/null && \
+        echo 777 > /proc/$PPID/oom_score_adj && grep 'open files' /proc/$PPID/limits && \
+        awk '{print $19}' /proc/$PPID/stat";
+    for round in 0..3 {
+        let p = s.call(headless(hostile)).await;
+        let out = p["result"]["stdout"].as_str().unwrap();
+        assert!(
+            out.contains(" 77 ") && out.trim_end().ends_with("11"),
+            "round {round}: the change did not take: {p:#}"
+        );
+        for later in 0..4 {
+            let p = s.call(headless(inherited)).await;
+            assert_eq!(
+                p["result"]["stdout"],
+                before.as_str(),
+                "round {round}, command {later} after it inherited a change"
+            );
+        }
+    }
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn terminal_terminate_leaves_nothing() {
     let s = server().envs(&env()).start().await;

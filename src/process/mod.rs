@@ -4,12 +4,14 @@
 //! session's processes together, and closing a socket is enough to end them all, even when
 //! the server is killed. See docs/containment.md.
 //!
-//! `spawner` and `supervisor` run in the helper processes; `supervised` is the server's
-//! side; `walk` kills subtrees in proportion to their size; `reaper` catches what a killed
+//! `spawner`, `standby` and `supervisor` run in the helper processes; `supervised` is the
+//! server's side; `requests` carries a request from one to the other; `walk` kills subtrees in proportion to their size; `reaper` catches what a killed
 //! supervisor leaves; `wire` is what they say to each other.
 
 pub mod reaper;
+pub mod requests;
 pub mod spawner;
+pub mod standby;
 pub mod supervised;
 pub mod supervisor;
 pub mod walk;

@@ -6,23 +6,20 @@
 //! kernel closes every descriptor of a dead process. No scan of the machine's processes
 //! happens on any of these paths.
 
-use std::io::Write;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use nix::sys::socket::{
-    AddressFamily, ControlMessage, MsgFlags, SockFlag, SockType, sendmsg, socketpair,
-};
+use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::watch;
 
-use super::reaper;
 use super::spawner::SPAWNER_FLAG;
 use super::wire::{ChildExit, KILL, Mode, Report, SpawnRequest};
+use super::{reaper, requests};
 
 /// How long a new session may take to report that its program started.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
@@ -58,18 +55,19 @@ fn spawner() -> &'static Mutex<Option<Spawner>> {
     SPAWNER.get_or_init(|| Mutex::new(None))
 }
 
-/// A connected pair of Unix stream sockets, both close-on-exec.
-fn socket_pair() -> std::io::Result<(OwnedFd, OwnedFd)> {
+/// A connected pair of Unix sockets of `kind`, both close-on-exec.
+fn socket_pair(kind: SockType) -> std::io::Result<(OwnedFd, OwnedFd)> {
     Ok(socketpair(
         AddressFamily::Unix,
-        SockType::Stream,
+        kind,
         None,
         SockFlag::SOCK_CLOEXEC,
     )?)
 }
 
 fn start_spawner() -> std::io::Result<Spawner> {
-    let (ours, theirs) = socket_pair()?;
+    // One message per request: see `requests`.
+    let (ours, theirs) = socket_pair(SockType::SeqPacket)?;
     let path = lock(program()).clone();
     let mut cmd = tokio::process::Command::new(&path);
     cmd.arg(SPAWNER_FLAG)
@@ -115,17 +113,13 @@ pub async fn stop_spawner() {
 /// Send one request with its descriptors, starting the spawner when there is none (or it
 /// died: then once more with a new one).
 fn send(req: &SpawnRequest, fds: &[&OwnedFd]) -> std::io::Result<()> {
-    let body = serde_json::to_vec(req).map_err(std::io::Error::other)?;
-    let mut msg = (body.len() as u32).to_le_bytes().to_vec();
-    msg.extend_from_slice(&body);
-    let raw: Vec<i32> = fds.iter().map(|f| f.as_raw_fd()).collect();
     let mut slot = lock(spawner());
     for attempt in 0..2 {
         if slot.is_none() {
             *slot = Some(start_spawner()?);
         }
         let Some(sp) = slot.as_ref() else { continue };
-        match write_request(&sp.sock, &msg, &raw) {
+        match requests::send(&sp.sock, req, fds) {
             Ok(()) => return Ok(()),
             Err(e) if attempt == 0 => {
                 tracing::warn!(pid = sp.pid, error = %e, "spawner gone; starting a new one");
@@ -135,32 +129,6 @@ fn send(req: &SpawnRequest, fds: &[&OwnedFd]) -> std::io::Result<()> {
         }
     }
     Err(std::io::Error::other("no spawner"))
-}
-
-fn write_request(sock: &OwnedFd, msg: &[u8], fds: &[i32]) -> std::io::Result<()> {
-    let cmsg = [ControlMessage::ScmRights(fds)];
-    let first = loop {
-        match sendmsg::<()>(
-            sock.as_raw_fd(),
-            &[std::io::IoSlice::new(msg)],
-            &cmsg,
-            MsgFlags::MSG_NOSIGNAL,
-            None,
-        ) {
-            Ok(n) => break n,
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    };
-    if first < msg.len() {
-        // SAFETY: the descriptor is open for the duration of this call (borrowed from
-        // `sock`); ManuallyDrop keeps the File from closing it.
-        let mut f = std::mem::ManuallyDrop::new(unsafe {
-            <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(sock.as_raw_fd())
-        });
-        f.write_all(&msg[first..])?;
-    }
-    Ok(())
 }
 
 /// A session's descriptors: what its program reads and writes.
@@ -212,7 +180,7 @@ pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
             landlock: None,
         }
     };
-    let (ours, theirs) = socket_pair()?;
+    let (ours, theirs) = socket_pair(SockType::Stream)?;
     let (mode, stdio) = match spec.io {
         SessionIo::Headless { stdout, stderr } => (Mode::Headless, vec![stdout, stderr]),
         SessionIo::Terminal { tty } => (Mode::Terminal, vec![tty]),

@@ -104,6 +104,43 @@ pub fn prepare() {
     }
 }
 
+/// Signals that end an idle supervisor at once: with no session, nothing needs killing.
+const ENDING_WHEN_IDLE: [Signal; 3] = [Signal::SIGTERM, Signal::SIGHUP, Signal::SIGINT];
+
+/// Enter (`true`) or leave the wait between sessions. While waiting, the signals that end a
+/// supervisor take their default action (it has nothing to kill first, and a blocked one
+/// would end the next session instead); otherwise they are blocked again, for the signalfd.
+pub fn idle_signals(idle: bool) {
+    let mut set = SigSet::empty();
+    for s in ENDING_WHEN_IDLE {
+        set.add(s);
+    }
+    let how = if idle {
+        SigHandler::SigDfl
+    } else {
+        let _ = sigprocmask(SigmaskHow::SIG_BLOCK, Some(&set), None);
+        SigHandler::Handler(note_caught)
+    };
+    let action = SigAction::new(how, SaFlags::SA_RESTART, SigSet::empty());
+    for s in ENDING_WHEN_IDLE {
+        // SAFETY: the default action, or the handler that only does an atomic OR.
+        let _ = unsafe { sigaction(s, &action) };
+    }
+    if idle {
+        let _ = sigprocmask(SigmaskHow::SIG_UNBLOCK, Some(&set), None);
+    }
+}
+
+/// How a session ended for its supervisor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Over {
+    /// A headless session whose every process is gone, with nothing asking the supervisor
+    /// to end: it is as clean as a new one and may take another request.
+    Reusable,
+    /// Exit with this status.
+    Exit(i32),
+}
+
 /// Handled signals that arrived while the mask was open (bit N for signal N).
 static CAUGHT: AtomicU64 = AtomicU64::new(0);
 
@@ -124,9 +161,8 @@ fn raise_caught() {
     }
 }
 
-/// Run the supervisor for one request (in a process [`prepare`]d for it); returns the exit
-/// status for this process.
-pub fn run(mut req: SpawnRequest, control: OwnedFd, stdio: Vec<OwnedFd>) -> i32 {
+/// Run the supervisor for one request (in a process [`prepare`]d for it).
+pub fn run(mut req: SpawnRequest, control: OwnedFd, stdio: Vec<OwnedFd>) -> Over {
     let mut control = Control {
         sock: UnixStream::from(control),
         buf: Vec::new(),
@@ -139,16 +175,23 @@ pub fn run(mut req: SpawnRequest, control: OwnedFd, stdio: Vec<OwnedFd>) -> i32 
             Err(why) => {
                 eprintln!("interactive-terminal-mcp: the sandbox could not be applied: {why}");
                 control.report(&Report::Error(nix::libc::EACCES));
-                return SPAWN_FAILED;
+                return Over::Exit(SPAWN_FAILED);
             }
         },
         None => None,
     };
-    let status = supervise(req, control, stdio);
-    if let Some(tmp) = private_tmp {
-        let _ = std::fs::remove_dir_all(tmp);
+    let over = supervise(req, control, stdio);
+    match private_tmp {
+        // Landlock's restriction cannot be lifted: this process serves no other session.
+        Some(tmp) => {
+            let _ = std::fs::remove_dir_all(tmp);
+            match over {
+                Over::Reusable => Over::Exit(0),
+                exit => exit,
+            }
+        }
+        None => over,
     }
-    status
 }
 
 /// Make the session's private temporary directory (its `TMPDIR`) and restrict this process.
@@ -163,12 +206,12 @@ fn confine(
     Ok(tmp)
 }
 
-fn supervise(req: SpawnRequest, mut control: Control, stdio: Vec<OwnedFd>) -> i32 {
+fn supervise(req: SpawnRequest, mut control: Control, stdio: Vec<OwnedFd>) -> Over {
     let child = match start(&req, stdio) {
         Ok(c) => c,
         Err(e) => {
             control.report(&Report::Error(e.raw_os_error().unwrap_or(0)));
-            return SPAWN_FAILED;
+            return Over::Exit(SPAWN_FAILED);
         }
     };
     control.report(&Report::Started(child));
@@ -178,7 +221,7 @@ fn supervise(req: SpawnRequest, mut control: Control, stdio: Vec<OwnedFd>) -> i3
     ) else {
         // Without signals the session cannot be watched: end it rather than lose it.
         end(&mut control, child, true);
-        return 1;
+        return Over::Exit(1);
     };
     watch(req.mode, child, &mut control, &mut sfd)
 }
@@ -238,7 +281,7 @@ fn start(req: &SpawnRequest, stdio: Vec<OwnedFd>) -> std::io::Result<i32> {
 }
 
 /// Watch the session until it is over.
-fn watch(mode: Mode, child: i32, control: &mut Control, sfd: &mut SignalFd) -> i32 {
+fn watch(mode: Mode, child: i32, control: &mut Control, sfd: &mut SignalFd) -> Over {
     let mut main_exited = false;
     loop {
         let Some((ctl_ready, sig_ready)) = wait_either(control.sock.as_fd(), sfd.as_fd()) else {
@@ -266,7 +309,10 @@ fn watch(mode: Mode, child: i32, control: &mut Control, sfd: &mut SignalFd) -> i
                 return end(control, child, true);
             }
             if main_exited && none_left {
-                return 0;
+                return match mode {
+                    Mode::Headless => Over::Reusable,
+                    Mode::Terminal => Over::Exit(0),
+                };
             }
         }
         if ctl_ready {
@@ -327,7 +373,7 @@ fn reap(child: i32) -> (Option<ChildExit>, bool) {
 
 /// Kill everything left in the session; tell the server how the program ended (when it
 /// ended here) and what was killed, if it listens.
-fn end(control: &mut Control, child: i32, tell: bool) -> i32 {
+fn end(control: &mut Control, child: i32, tell: bool) -> Over {
     let killed = walk::kill_own_descendants(KILL_WITHIN);
     if tell {
         if let Some(e) = killed.reaped.iter().find_map(|s| exit_of(child, *s)) {
@@ -336,5 +382,5 @@ fn end(control: &mut Control, child: i32, tell: bool) -> i32 {
         let pids: BTreeSet<i32> = killed.pids.into_iter().collect();
         control.report(&Report::Killed(pids.into_iter().collect()));
     }
-    0
+    Over::Exit(0)
 }

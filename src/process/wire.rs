@@ -1,9 +1,9 @@
 //! What the server, its spawner and a session's supervisor say to each other.
 //!
-//! Server → spawner, on the spawner's socket: a 4-byte little-endian length and that many
-//! bytes of JSON ([`SpawnRequest`]), the descriptors the new session needs passed with the
-//! first byte (`SCM_RIGHTS`): the supervisor's control socket, then stdout and stderr
-//! (headless) or the terminal (interactive).
+//! Server → spawner, on the spawner's socket: one message per request (see `requests`), its
+//! JSON a [`SpawnRequest`], with the descriptors the new session needs (`SCM_RIGHTS`): the
+//! supervisor's control socket, then stdout and stderr (headless) or the terminal
+//! (interactive).
 //!
 //! Server ↔ supervisor, on the control socket, one line each way per message:
 //! `started <pid>` | `error <errno>` | `exit code <n>` | `exit signal <n>` | `killed <pid>…`
