@@ -290,7 +290,7 @@ fn check_interactive_execute(
         "execution.wait_for",
     )?;
     if let Some(pattern) = &execution.wait_for {
-        regex::Regex::new(pattern).map_err(|e| {
+        crate::pattern::compile(pattern).map_err(|e| {
             TermError::payload(format!(
                 "execution.wait_for is not a valid regular expression: {e}"
             ))
