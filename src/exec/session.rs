@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -97,6 +98,9 @@ pub struct Session {
     pub pid: i32,
     started: Instant,
     state: Mutex<State>,
+    /// `state.exited` is set, readable without the lock: the manager counts running
+    /// sessions among hundreds kept at every start.
+    exited: AtomicBool,
     streams: [Mutex<Spool>; 2],
     delivered: Mutex<[u64; 2]>,
     changed: watch::Sender<u64>,
@@ -154,6 +158,7 @@ impl Session {
             pid,
             started: Instant::now(),
             state: Mutex::new(State::default()),
+            exited: AtomicBool::new(false),
             streams: [
                 Mutex::new(Spool::new(spool_dir, memory_limit)),
                 Mutex::new(Spool::new(spool_dir, memory_limit)),
@@ -188,6 +193,7 @@ impl Session {
                 let mut st = lock(&s.state);
                 st.exited = Some((code, signal));
                 st.ended = Some(Instant::now());
+                s.exited.store(true, Ordering::Release);
             }
             s.bump();
             tracing::debug!(session = %s.id, ?code, ?signal, "session exited");
@@ -245,7 +251,7 @@ impl Session {
     }
 
     pub fn is_running(&self) -> bool {
-        lock(&self.state).exited.is_none()
+        !self.exited.load(Ordering::Acquire)
     }
 
     pub fn status(&self) -> Status {
