@@ -4,12 +4,14 @@ nothing between the pipe and the clock. Each figure beside its floor, measured i
 run. Usage: python3 benches/outside.py [path/to/release/interactive-terminal-mcp]
 
 Prints a Markdown table: cold start, `echo hi` (quiet, and with 500 live terminals and 2000
-idle processes on the machine), `list` with 500 terminals (median and p99), and `seq 1 2000000`
+idle processes on the machine), a REPL round trip, `list` with 500 terminals (median and
+p99), and `seq 1 2000000`
 with every line read by this client in 1 MiB pages (the JSON parsing of each page included,
 as any client pays it).
 """
 import json
 import os
+import pty
 import subprocess
 import sys
 import time
@@ -108,6 +110,46 @@ def seq_every_line(s):
     return total
 
 
+def bare_repl_round_trip(n):
+    """The floor of a REPL round trip: python in a pty driven directly, no server."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen(["python3", "-q"], stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
+    os.close(slave)
+
+    def prompt():
+        seen = b""
+        while not seen.endswith(b">>> "):
+            seen += os.read(master, 4096)
+
+    prompt()
+
+    def once():
+        os.write(master, b"1+1\r")
+        prompt()
+
+    took = timed(once, n)
+    p.kill()
+    p.wait()
+    os.close(master)
+    return took
+
+
+def repl_round_trip(s, n):
+    """`1+1` typed into python in a terminal, answered when its prompt is back."""
+    tid = s.call({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})[
+        "identity"]["terminal_id"]
+
+    def send(data):
+        return s.call({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+                       "target": {"terminal_id": tid}, "execution": {"input": data, "wait_for": ">>> $"},
+                       "runtime": {"wait_ms": 10000}})
+
+    send("python3 -q\r")
+    for _ in range(5):
+        send("1+1\r")
+    return timed(lambda: send("1+1\r"), n)
+
+
 def throughput_row(name, nbytes, ours, floor_name, floor):
     print(f"| {name} | {nbytes / ours / 1e6:.0f} MB/s | {floor_name} | {nbytes / floor / 1e6:.0f} MB/s "
           f"| {ours / floor:.2f}x |")
@@ -138,7 +180,9 @@ def main():
             c.kill()
         for c in crowd:
             c.wait()
-    quiet = Server()
+    quiet = Server(env={"PM_TERM_NO_USER_RC": "1"})
+    row("REPL round trip: python `1+1` in a terminal, until its prompt is back", median(repl_round_trip(quiet, 300)),
+        "the same REPL on a bare pty", median(bare_repl_round_trip(300)))
     nbytes = seq_every_line(quiet)
     ours = median(timed(lambda: seq_every_line(quiet), 9))
     throughput_row(f"`seq 1 {SEQ_LINES}` headless, every line read by this client in 1 MiB pages", nbytes, ours,
