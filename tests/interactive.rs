@@ -206,6 +206,61 @@ async fn python_repl_round_trips() {
     s.stop().await;
 }
 
+/// `wait_for` patterns are kept between inputs. An agent sending ever-new patterns (more
+/// than are kept), one too big to keep, one too big to compile at all and an invalid one:
+/// each input waits for its own pattern — a matched wait answers before the output that
+/// follows it — and the bad ones get a clear error while the terminal goes on working.
+#[tokio::test]
+async fn ever_new_and_oversized_wait_for_patterns_each_wait_for_their_own() {
+    let s = server().envs(&env()).start().await;
+    let id = shell(&s).await;
+    s.call(input(&id, "python3 -q\r", Some(">>> $"))).await;
+    // Matched early, the answer comes before `late`; a wrong or stale pattern would wait
+    // for the whole 10 s and carry it. (Neither the pattern nor `late` is in the echoed
+    // input line.)
+    let early = |pattern: &'static str| {
+        let s = &s;
+        let id = &id;
+        async move {
+            let line = "import time; print('tag3', 'A' * 40); time.sleep(2); print('la' + 'te')\r";
+            let r = s.call(input(id, line, Some(pattern))).await;
+            let out = r["result"]["output"].as_str().unwrap().to_string();
+            assert!(out.contains(&"A".repeat(40)), "{pattern}: {out:?}");
+            assert!(!out.contains("late"), "{pattern} matched late: {out:?}");
+            s.call(input(id, "\r", Some(">>> $"))).await;
+        }
+    };
+    early("tag3 A").await;
+    for i in 0..40 {
+        let r = s
+            .call(input(
+                &id,
+                &format!("print('tag{i}')\r"),
+                Some(&format!("tag{i}\\r?\\n>>> $")),
+            ))
+            .await;
+        let out = r["result"]["output"].as_str().unwrap();
+        assert!(out.contains(&format!("tag{i}")), "{i}: {out:?}");
+    }
+    // The first pattern again after more than are kept; then one too big to keep.
+    early("tag3 A").await;
+    early(r"\w{40}").await;
+    for bad in ["(unclosed", r"\w{5000}"] {
+        let r = s.call(input(&id, "1+1\r", Some(bad))).await;
+        assert_eq!(code(&r), "PM_TERM_INVALID_PAYLOAD", "{bad}: {r:#}");
+        assert!(
+            r["error"]["message"].as_str().unwrap().contains("wait_for"),
+            "{r:#}"
+        );
+    }
+    let r = s.call(input(&id, "6*7\r", Some(">>> $"))).await;
+    assert!(
+        r["result"]["output"].as_str().unwrap().contains("42"),
+        "{r:#}"
+    );
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn ctrl_c_interrupts_sleep() {
     let s = server().envs(&env()).start().await;

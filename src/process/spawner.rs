@@ -134,19 +134,12 @@ fn refuse(pool: &Pool) -> bool {
     let mut buf = Vec::new();
     match requests::receive(pool.requests.as_fd(), &mut buf) {
         Ok(Inbox::Request(r)) => {
-            eprintln!(
-                "interactive-terminal spawner: no supervisor could be forked; a session was refused"
-            );
-            if let Some(control) = r.fds.into_iter().next() {
-                standby::answer(control, nix::libc::EAGAIN);
-            }
+            let why = "no supervisor could be forked; a session was refused";
+            standby::turn_away(r.fds.into_iter().next(), nix::libc::EAGAIN, why);
             false
         }
         Ok(Inbox::Malformed { control, why }) => {
-            eprintln!("interactive-terminal spawner: {why}");
-            if let Some(c) = control {
-                standby::answer(c, nix::libc::EINVAL);
-            }
+            standby::turn_away(control, nix::libc::EINVAL, &why);
             false
         }
         Ok(Inbox::Closed) => true,

@@ -23,6 +23,7 @@ use nix::unistd::getppid;
 
 use super::requests::{self, Inbox};
 use super::supervisor::{self, Over};
+use super::walk;
 use super::wire::Report;
 
 /// Supervisors kept idle after a session, ready for the next request. With the standby
@@ -39,6 +40,10 @@ pub const SOCKET_BROKEN: i32 = 3;
 /// Nice value a supervisor takes once its last session is over and reported: tearing the
 /// process down must not hold up the server's answer on a small machine.
 const NICE_WHEN_DONE: i32 = 19;
+
+/// Fields of `/proc/<pid>/stat` (proc(5)): the nice value and the scheduling policy.
+const NICE_FIELD: usize = 19;
+const POLICY_FIELD: usize = 41;
 
 /// An event on the pipe: one kind byte and the supervisor's pid (little-endian).
 pub const EVENT_BYTES: usize = 5;
@@ -191,8 +196,6 @@ impl Fingerprint {
     fn now() -> Option<Fingerprint> {
         let read = |p: &str| std::fs::read_to_string(p).ok();
         let stat = read("/proc/self/stat")?;
-        let (_, after_name) = stat.rsplit_once(')')?;
-        let fields: Vec<&str> = after_name.split_whitespace().collect();
         let status = read("/proc/self/status")?;
         let affinity = status
             .lines()
@@ -201,9 +204,8 @@ impl Fingerprint {
             read("/proc/self/limits")?,
             read("/proc/self/oom_score_adj")?,
             read("/proc/self/cgroup")?,
-            // Fields 19 (nice) and 41 (scheduling policy); the first after the name is 3.
-            fields.get(19 - 3)?.to_string(),
-            fields.get(41 - 3)?.to_string(),
+            walk::stat_field(&stat, NICE_FIELD)?.to_string(),
+            walk::stat_field(&stat, POLICY_FIELD)?.to_string(),
             affinity.to_string(),
         ]))
     }
@@ -216,12 +218,7 @@ fn next_request(pool: &Pool, buf: &mut Vec<u8>) -> Result<requests::Received, i3
         match requests::receive(pool.requests.as_fd(), buf) {
             Ok(Inbox::Request(r)) => return Ok(r),
             Ok(Inbox::Closed) => return Err(SERVER_GONE),
-            Ok(Inbox::Malformed { control, why }) => {
-                eprintln!("interactive-terminal spawner: {why}");
-                if let Some(c) = control {
-                    answer(c, nix::libc::EINVAL);
-                }
-            }
+            Ok(Inbox::Malformed { control, why }) => turn_away(control, nix::libc::EINVAL, &why),
             Err(e) => {
                 eprintln!("interactive-terminal spawner: {e}");
                 return Err(SOCKET_BROKEN);
@@ -230,10 +227,14 @@ fn next_request(pool: &Pool, buf: &mut Vec<u8>) -> Result<requests::Received, i3
     }
 }
 
-/// Answer a request that will not start with `errno`, on its control socket.
-pub fn answer(control: OwnedFd, errno: i32) {
-    let mut out = std::os::unix::net::UnixStream::from(control);
-    let _ = std::io::Write::write_all(&mut out, Report::Error(errno).line().as_bytes());
+/// Turn away a request that will not start: say why on stderr, and answer `errno` on its
+/// control socket when it came with one.
+pub fn turn_away(control: Option<OwnedFd>, errno: i32, why: &str) {
+    eprintln!("interactive-terminal spawner: {why}");
+    if let Some(c) = control {
+        let mut out = std::os::unix::net::UnixStream::from(c);
+        let _ = std::io::Write::write_all(&mut out, Report::Error(errno).line().as_bytes());
+    }
 }
 
 /// The last session is over: exit at low priority.

@@ -93,14 +93,16 @@ pub fn prepare() {
     let _ = nix::unistd::setsid();
     let _ = nix::sys::prctl::set_name(c"itmcp-supervise");
     let _ = nix::sys::prctl::set_child_subreaper(true);
-    let note = SigAction::new(
-        SigHandler::Handler(note_caught),
-        SaFlags::SA_RESTART,
-        SigSet::empty(),
-    );
-    for sig in handled_signals().iter() {
-        // SAFETY: the handler only does an atomic OR, which is async-signal-safe.
-        let _ = unsafe { sigaction(sig, &note) };
+    set_action(handled_signals().iter(), SigHandler::Handler(note_caught));
+}
+
+/// Give `signals` the action `how`: the note handler or the default.
+fn set_action(signals: impl IntoIterator<Item = Signal>, how: SigHandler) {
+    let action = SigAction::new(how, SaFlags::SA_RESTART, SigSet::empty());
+    for sig in signals {
+        // SAFETY: the default action, or the handler that only does an atomic OR, which is
+        // async-signal-safe.
+        let _ = unsafe { sigaction(sig, &action) };
     }
 }
 
@@ -121,11 +123,7 @@ pub fn idle_signals(idle: bool) {
         let _ = sigprocmask(SigmaskHow::SIG_BLOCK, Some(&set), None);
         SigHandler::Handler(note_caught)
     };
-    let action = SigAction::new(how, SaFlags::SA_RESTART, SigSet::empty());
-    for s in ENDING_WHEN_IDLE {
-        // SAFETY: the default action, or the handler that only does an atomic OR.
-        let _ = unsafe { sigaction(s, &action) };
-    }
+    set_action(ENDING_WHEN_IDLE, how);
     if idle {
         let _ = sigprocmask(SigmaskHow::SIG_UNBLOCK, Some(&set), None);
     }

@@ -29,24 +29,26 @@ fn has_children_files() -> bool {
     })
 }
 
-/// The parent pid in a `/proc/<pid>/stat` line (the command name may hold spaces and `)`).
-pub fn parse_ppid(stat: &str) -> Option<(i32, bool)> {
+/// Field `n` of a `/proc/<pid>/stat` line, numbered as in proc(5) from 3 (the state) on: the
+/// command name before them may hold spaces and `)`.
+pub fn stat_field(stat: &str, n: usize) -> Option<&str> {
     let close = stat.rfind(')')?;
-    let mut f = stat.get(close + 2..)?.split_ascii_whitespace();
-    let state = f.next()?;
-    let ppid = f.next()?.parse().ok()?;
+    stat.get(close + 2..)?
+        .split_ascii_whitespace()
+        .nth(n.checked_sub(3)?)
+}
+
+/// The parent pid in a `/proc/<pid>/stat` line, and whether the process is a zombie.
+pub fn parse_ppid(stat: &str) -> Option<(i32, bool)> {
+    let state = stat_field(stat, 3)?;
+    let ppid = stat_field(stat, 4)?.parse().ok()?;
     Some((ppid, state == "Z" || state == "X"))
 }
 
 /// The session id of `pid`.
 pub fn session_of(pid: i32) -> Option<i32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let close = stat.rfind(')')?;
-    stat.get(close + 2..)?
-        .split_ascii_whitespace()
-        .nth(3)?
-        .parse()
-        .ok()
+    stat_field(&stat, 6)?.parse().ok()
 }
 
 /// Whether `pid` is a zombie (or gone).
@@ -167,6 +169,9 @@ mod tests {
         assert_eq!(parse_ppid("42 (a) b (c)) S 7 42 40 0 -1"), Some((7, false)));
         assert_eq!(parse_ppid("5 (x) Z 1 5 5 0"), Some((1, true)));
         assert_eq!(parse_ppid("garbage"), None);
+        assert_eq!(stat_field("42 (a) b (c)) S 7 42 40 0 -1", 6), Some("40"));
+        assert_eq!(stat_field("42 (a) S 7", 2), None);
+        assert_eq!(stat_field("42 (a) S 7", 5), None);
     }
 
     #[test]
