@@ -222,6 +222,16 @@ fn is_continuation(b: u8) -> bool {
     b & 0xC0 == 0x80
 }
 
+/// Bytes as text, and whether any were not UTF-8 (those become U+FFFD). Valid bytes, the
+/// usual case, are moved into the string after one fast check: a page of output is neither
+/// copied nor walked character by character, as a lossy conversion of a borrowed slice does.
+pub fn into_text(bytes: Vec<u8>) -> (String, bool) {
+    match String::from_utf8(bytes) {
+        Ok(s) => (s, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    }
+}
+
 /// Bytes to drop from the end of `bytes` so it does not stop inside a UTF-8 character.
 /// Only an incomplete but so-far-valid sequence is dropped; invalid bytes stay as they are.
 pub fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
@@ -258,6 +268,19 @@ mod tests {
 
     fn dir() -> PathBuf {
         std::env::temp_dir().join(format!("itmcp-spool-test-{}", std::process::id()))
+    }
+
+    #[test]
+    fn text_is_moved_when_valid_and_replaced_when_not() {
+        let bytes = "a € b\n".as_bytes().to_vec();
+        let at = bytes.as_ptr();
+        let (text, lossy) = into_text(bytes);
+        assert_eq!((text.as_str(), lossy), ("a € b\n", false));
+        assert_eq!(text.as_ptr(), at, "valid bytes are moved, not copied");
+        assert_eq!(
+            into_text(b"a\xff\xfeb\xe2\x82".to_vec()),
+            ("a\u{FFFD}\u{FFFD}b\u{FFFD}".to_string(), true)
+        );
     }
 
     #[test]

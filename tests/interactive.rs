@@ -476,6 +476,52 @@ async fn read_output_views_and_cursors() {
     s.stop().await;
 }
 
+/// A program prints bytes that are not UTF-8, then a character split across two writes with
+/// a pause between. The raw view shows the invalid bytes as U+FFFD and the character whole;
+/// read back in pieces of at most four bytes, the pieces join to the same text, and the
+/// terminal goes on working.
+#[tokio::test]
+async fn raw_view_of_invalid_and_split_utf8() {
+    let s = server().envs(&env()).start().await;
+    let id = shell(&s).await;
+    let done = s
+        .call(send(
+            &id,
+            "printf 'a\\377\\376b\\n'; printf '\\342\\202'; sleep 0.3; printf '\\254 euro\\n'",
+        ))
+        .await;
+    assert_eq!(done["result"]["exit_code"], 0, "{done:#}");
+    let raw = s.call(read(&id, json!({"view": "raw", "cursor": 0}))).await;
+    let text = raw["result"]["output"].as_str().unwrap().to_string();
+    assert!(text.contains("a\u{FFFD}\u{FFFD}b\r\n"), "{text:?}");
+    assert!(text.contains("\u{20AC} euro"), "{text:?}");
+    let (mut cursor, mut joined) = (0u64, String::new());
+    loop {
+        let p = s
+            .call(read(
+                &id,
+                json!({"view": "raw", "cursor": cursor, "max_bytes": 4}),
+            ))
+            .await;
+        let next = p["result"]["cursor"]["output"].as_u64().unwrap();
+        if next == cursor {
+            break;
+        }
+        joined.push_str(p["result"]["output"].as_str().unwrap());
+        cursor = next;
+    }
+    assert!(joined.starts_with(&text), "{joined:?}\n{text:?}");
+    let after = s.call(send(&id, "echo still here")).await;
+    assert!(
+        after["result"]["output"]
+            .as_str()
+            .unwrap()
+            .contains("still here"),
+        "{after:#}"
+    );
+    s.stop().await;
+}
+
 #[tokio::test]
 #[allow(deprecated)] // resources/subscribe is the subscription of the negotiated 2025-11-25 protocol
 async fn terminals_are_resources_with_updates() {

@@ -19,10 +19,7 @@ pub struct StreamOut {
 /// or as exact bytes for base64.
 pub fn render(slice: Slice, encoding: Encoding, total: u64) -> StreamOut {
     let (text, lossy) = match encoding {
-        Encoding::Utf8 => match String::from_utf8(slice.bytes) {
-            Ok(s) => (s, false),
-            Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
-        },
+        Encoding::Utf8 => crate::spool::into_text(slice.bytes),
         Encoding::Base64 => (
             base64::engine::general_purpose::STANDARD.encode(&slice.bytes),
             false,

@@ -246,10 +246,7 @@ pub fn decode_utf8(carry: &mut Vec<u8>, bytes: &[u8]) -> String {
         carry.extend_from_slice(&buf[buf.len() - keep..]);
         buf.truncate(buf.len() - keep);
     }
-    match String::from_utf8(buf) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    }
+    crate::spool::into_text(buf).0
 }
 
 /// The stream as plain text, the way it reads on a terminal line by line: escape sequences

@@ -87,7 +87,7 @@ pub fn chunk(
     st.delivered = st.delivered.max(slice.end);
     drop(st);
     let text = match spec.view {
-        View::Raw => String::from_utf8_lossy(&slice.bytes).into_owned(),
+        View::Raw => crate::spool::into_text(slice.bytes).0,
         _ => strip_escapes(&slice.bytes),
     };
     Ok(Chunk {

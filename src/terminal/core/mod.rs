@@ -339,7 +339,7 @@ impl Core {
                 return;
             }
             if !st.utf8_carry.is_empty() {
-                let s = String::from_utf8_lossy(&std::mem::take(&mut st.utf8_carry)).into_owned();
+                let s = crate::spool::into_text(std::mem::take(&mut st.utf8_carry)).0;
                 let a = StateAction::TerminalData(TerminalDataAction { data: s });
                 self.apply(&mut inner, term, &mut st, a, None);
             }
