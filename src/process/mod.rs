@@ -5,8 +5,9 @@
 //! the server is killed. See docs/containment.md.
 //!
 //! `spawner`, `standby` and `supervisor` run in the helper processes; `supervised` is the
-//! server's side; `requests` carries a request from one to the other; `walk` kills subtrees in proportion to their size; `reaper` catches what a killed
-//! supervisor leaves; `wire` is what they say to each other.
+//! server's side; `requests` carries a request from one to the other; `walk` kills subtrees
+//! in proportion to their size; `reaper` catches what a killed supervisor leaves; `wire` is
+//! what they say to each other.
 
 pub mod reaper;
 pub mod requests;
@@ -21,6 +22,14 @@ pub use supervised::{
     SessionIo, SessionSpec, Supervised, kill_and_settle, spawn, use_spawner_program,
 };
 pub use wire::ChildExit;
+
+/// Make reads (and writes) of `fd` return `EAGAIN` instead of waiting.
+pub fn set_nonblocking(fd: std::os::fd::BorrowedFd<'_>) -> nix::Result<()> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    use std::os::fd::AsRawFd;
+    let flags = OFlag::from_bits_truncate(fcntl(fd.as_raw_fd(), FcntlArg::F_GETFL)?);
+    fcntl(fd.as_raw_fd(), FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).map(|_| ())
+}
 
 /// At the end of the server: stop the spawner (it kills whatever is still below it) and
 /// kill anything adopted, after every session was killed its own way.

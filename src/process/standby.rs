@@ -75,7 +75,7 @@ pub struct Pool {
 impl Pool {
     pub fn new(requests: OwnedFd) -> std::io::Result<Pool> {
         let (events_r, events_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
-        set_nonblocking(&events_r)?;
+        super::set_nonblocking(events_r.as_fd())?;
         let (slots_r, slots_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
         nix::unistd::write(&slots_w, &[0u8; MAX_IDLE])?;
         Ok(Pool {
@@ -122,12 +122,6 @@ impl Pool {
         e[1..].copy_from_slice(&pid.to_le_bytes());
         let _ = nix::unistd::write(&self.events_w, &e);
     }
-}
-
-fn set_nonblocking(fd: &OwnedFd) -> nix::Result<()> {
-    use nix::fcntl::{FcntlArg, fcntl};
-    let flags = OFlag::from_bits_truncate(fcntl(fd.as_raw_fd(), FcntlArg::F_GETFL)?);
-    fcntl(fd.as_raw_fd(), FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).map(|_| ())
 }
 
 /// A supervisor just forked by the spawner: take requests one after another for as long

@@ -9,14 +9,14 @@
 
 use std::collections::BTreeMap;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::Mutex;
 
 use futures_util::future::BoxFuture;
 
-use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::fcntl::{FcntlArg, fcntl};
 
 use portable_pty::{MasterPty, PtySize, native_pty_system};
 use tokio::io::unix::AsyncFd;
@@ -101,9 +101,7 @@ impl PtyIo {
         let dup = fcntl(master_fd, FcntlArg::F_DUPFD_CLOEXEC(0)).map_err(errno)?;
         // SAFETY: F_DUPFD_CLOEXEC just returned this descriptor; nothing else owns it.
         let owned = unsafe { OwnedFd::from_raw_fd(dup) };
-        let flags = fcntl(owned.as_raw_fd(), FcntlArg::F_GETFL).map_err(errno)?;
-        let flags = OFlag::from_bits_truncate(flags) | OFlag::O_NONBLOCK;
-        fcntl(owned.as_raw_fd(), FcntlArg::F_SETFL(flags)).map_err(errno)?;
+        crate::process::set_nonblocking(owned.as_fd()).map_err(errno)?;
         // SAFETY: the descriptor is an open OwnedFd that this AsyncFd owns for its whole
         // life, so it stays open and refers to the same file description.
         let fd =
