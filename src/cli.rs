@@ -26,8 +26,13 @@ const KEEP_FREE_UP_TO: i32 = 8 << 20;
 const CORES_PER_WORKER: usize = 2;
 /// More workers than this only wake each other.
 const MAX_WORKERS: usize = 4;
-/// The operator's override, read by the runtime itself when set.
+/// The operator's override of the worker count. Read here, not by the runtime: tokio panics
+/// on a value it cannot parse, and an empty value (as run-files leave them) counts as unset
+/// like every other variable of this server.
 const WORKERS_ENV: &str = "TOKIO_WORKER_THREADS";
+/// The most workers an operator may ask for: beyond it a typo (an extra zero or three)
+/// would start thousands of threads before the first request.
+const OPERATOR_MAX_WORKERS: usize = 1024;
 
 /// How a terminal service keeps its terminals: the same options in the MCP server (the local
 /// adapter) and in the host service.
@@ -198,20 +203,43 @@ pub fn or_exit<T>(name: &str, r: Result<T, impl std::fmt::Display>, code: i32) -
     })
 }
 
-/// A multi-threaded tokio runtime, or exit 1 with the reason; the allocator tuned first.
+/// A multi-threaded tokio runtime, or exit 1 with the reason (2 for a bad worker count);
+/// the allocator tuned first.
 pub fn runtime_or_exit(name: &str) -> tokio::runtime::Runtime {
     tune_allocator();
-    let mut builder = tokio::runtime::Builder::new_multi_thread();
-    if std::env::var_os(WORKERS_ENV).is_none() {
-        let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
-        builder.worker_threads((cores / CORES_PER_WORKER).clamp(1, MAX_WORKERS));
-    }
-    let rt = builder.enable_all().build();
-    or_exit(
+    let workers = or_exit(name, worker_threads(std::env::var_os(WORKERS_ENV)), 2);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build();
+    let rt = or_exit(
         name,
         rt.map_err(|e| format!("cannot start the runtime: {e}")),
         1,
-    )
+    );
+    tracing::info!(workers = rt.metrics().num_workers(), "runtime started");
+    rt
+}
+
+/// The worker count: the operator's (`TOKIO_WORKER_THREADS`, 1 to [`OPERATOR_MAX_WORKERS`])
+/// when set and not empty, else one per [`CORES_PER_WORKER`] cores, 1 to [`MAX_WORKERS`].
+fn worker_threads(set: Option<std::ffi::OsString>) -> Result<usize, String> {
+    let given = set.as_deref().map(|v| v.to_string_lossy());
+    match given.as_deref().map(str::trim) {
+        None | Some("") => {
+            let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+            Ok((cores / CORES_PER_WORKER).clamp(1, MAX_WORKERS))
+        }
+        Some(v) => v
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=OPERATOR_MAX_WORKERS).contains(n))
+            .ok_or_else(|| {
+                format!(
+                    "invalid value '{v}' for {WORKERS_ENV}: a number of threads from 1 to {OPERATOR_MAX_WORKERS}"
+                )
+            }),
+    }
 }
 
 /// Tune glibc's allocator for a server that builds megabyte answers again and again.

@@ -75,6 +75,21 @@ fn bad_values_stop_the_server_at_start_naming_the_option() {
             &["--adapter-overrides"],
         ),
         (&["--no-such-flag"], &[], &["--no-such-flag"]),
+        (
+            &[],
+            &[("TOKIO_WORKER_THREADS", "two")],
+            &["TOKIO_WORKER_THREADS", "'two'"],
+        ),
+        (
+            &[],
+            &[("TOKIO_WORKER_THREADS", "0")],
+            &["TOKIO_WORKER_THREADS"],
+        ),
+        (
+            &[],
+            &[("TOKIO_WORKER_THREADS", "100000")],
+            &["TOKIO_WORKER_THREADS", "1 to 1024"],
+        ),
     ];
     for (args, env, wanted) in cases {
         let o = run(SERVER_BIN, args, env);
@@ -93,6 +108,7 @@ fn bad_values_stop_the_server_at_start_naming_the_option() {
         (&["--port", "70000"][..], &[][..]),
         (&[], &[("PM_INTERACTIVE_TERMINAL_BIND", "localhost")]),
         (&["--max-terminals", "0"], &[]),
+        (&[], &[("TOKIO_WORKER_THREADS", "-1")]),
     ] {
         let o = run(HOST_BIN, args, env);
         assert_eq!(o.status.code(), Some(2), "{args:?} {env:?}: {}", stderr(&o));
@@ -113,11 +129,88 @@ fn empty_variables_count_as_unset_and_good_values_start() {
             ("PM_TERM_MAX_SESSIONS", "3"),
             ("PM_RUNNING_IN_CONTAINER", "yes"),
             ("PM_TERM_LOG", "info"),
+            ("TOKIO_WORKER_THREADS", ""),
         ],
     );
     let e = stderr(&o);
     assert_ne!(o.status.code(), Some(2), "{e}");
     assert!(!e.contains("invalid value"), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+/// The worker count the runtime reports at start, from the server's log.
+fn workers_started(bin: &str, env: &[(&str, &str)]) -> usize {
+    let mut env = env.to_vec();
+    env.push(("PM_TERM_LOG", "info"));
+    // The host service on a free port, ending when its stdin (closed) does.
+    let token = std::env::temp_dir().join(format!("itmcp-workers-{}.token", std::process::id()));
+    let host_args = [
+        "--port",
+        "0",
+        "--lifeline",
+        "--token-file",
+        token.to_str().unwrap(),
+    ];
+    let args: &[&str] = if bin == HOST_BIN { &host_args } else { &[] };
+    let o = run(bin, args, &env);
+    let e = stderr(&o);
+    let line = e
+        .lines()
+        .find(|l| l.contains("runtime started"))
+        .unwrap_or_else(|| panic!("no start line: {e}"));
+    let n = line
+        .split("workers=")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{line}"));
+    n.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn the_operators_worker_count_is_the_one_the_runtime_runs() {
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let default = (cores / 2).clamp(1, 4);
+    for bin in [SERVER_BIN, HOST_BIN] {
+        assert_eq!(workers_started(bin, &[]), default, "{bin}");
+        assert_eq!(
+            workers_started(bin, &[("TOKIO_WORKER_THREADS", " ")]),
+            default
+        );
+        assert_eq!(
+            workers_started(bin, &[("TOKIO_WORKER_THREADS", "3")]),
+            3,
+            "{bin}"
+        );
+    }
+    // And the threads are there: a server kept up by an open stdin, with 5 workers asked for
+    // (the blocking pool's threads bear the same name, so at least 5).
+    let mut c = Command::new(SERVER_BIN);
+    c.env("TOKIO_WORKER_THREADS", "5")
+        .env("PM_TERM_NO_USER_RC", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = c.spawn().unwrap();
+    let named = |pid: u32| {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .map(|d| {
+                d.flatten()
+                    .filter(|t| {
+                        std::fs::read_to_string(t.path().join("comm"))
+                            .is_ok_and(|c| c.starts_with("tokio-rt-worker"))
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut seen = named(child.id());
+    while seen < 5 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        seen = named(child.id());
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(seen >= 5, "{seen} runtime threads for 5 workers");
 }
 
 #[test]
