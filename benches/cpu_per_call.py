@@ -4,11 +4,15 @@ and after N calls: the server, its spawner, and the supervisors with their progr
 time of supervisors alive at either end, with their reaped programs, plus that of the ones
 that ended, charged to the spawner). Then the server's CPU per page of output: the same
 1 MiB page of `seq 1 2000000` read N/5 times by cursor (the answer is read whole but not
-parsed, so the figure is the server's alone). Usage:
+parsed, so the figure is the server's alone). Last, a REPL round trip (python `1+1` in a
+terminal, answered when its prompt is back) beside the same REPL on a bare pty: the CPU of
+the server, of the REPL and of this client per round trip, from the scheduler's own account
+(`/proc/<pid>/task/*/schedstat`, nanoseconds). Usage:
 python3 benches/cpu_per_call.py [path/to/release/interactive-terminal-mcp] [N]
 """
 import json
 import os
+import pty
 import subprocess
 import sys
 import time
@@ -97,8 +101,85 @@ def main():
           f"supervisors and their programs {us(v0, v1):.0f} µs")
     print(f"a 1 MiB page of `seq` ({size} bytes of JSON): {took_page * 1e3:.2f} ms per read, "
           f"server CPU {(sum(b[:2]) - sum(a[:2])) / hz / pages * 1e3:.2f} ms per page")
+    repl_split(rpc, p.pid)
     p.stdin.close()
     p.wait()
+
+
+def cpu_ns(pid):
+    """What the scheduler ran of `pid`, every thread, in nanoseconds."""
+    return sum(int(open(f"/proc/{pid}/task/{t}/schedstat").read().split()[0])
+               for t in os.listdir(f"/proc/{pid}/task"))
+
+
+def descendant(pid, comm):
+    """The first process below `pid` (any depth) whose name is `comm`."""
+    for t in os.listdir(f"/proc/{pid}/task"):
+        for c in open(f"/proc/{pid}/task/{t}/children").read().split():
+            if open(f"/proc/{c}/comm").read().strip() == comm:
+                return int(c)
+            found = descendant(int(c), comm)
+            if found:
+                return found
+    return None
+
+
+def repl_split(rpc, server):
+    """CPU per REPL round trip by process, through the server and on a bare pty."""
+    args = {"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}
+    tid = rpc("tools/call", {"name": "memory_terminal_interactive", "arguments": args})[
+        "result"]["structuredContent"]["identity"]["terminal_id"]
+
+    def send(data):
+        rpc("tools/call", {"name": "memory_terminal_interactive", "arguments": {
+            "action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "target": {"terminal_id": tid}, "execution": {"input": data, "wait_for": ">>> $"},
+            "runtime": {"wait_ms": 10000}}})
+
+    send("python3 -q\r")
+    repl = descendant(server, "python3")
+    ours = measure(lambda: send("1+1\r"), [server, repl])
+
+    master, slave = pty.openpty()
+    bare = subprocess.Popen(["python3", "-q"], stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
+    os.close(slave)
+
+    def prompt():
+        seen = b""
+        while not seen.endswith(b">>> "):
+            seen += os.read(master, 4096)
+
+    prompt()
+
+    def once():
+        os.write(master, b"1+1\r")
+        prompt()
+
+    floor = measure(once, [bare.pid])
+    bare.kill()
+    bare.wait()
+    os.close(master)
+    (wall, client, (srv, prog)), (fwall, fclient, (fprog,)) = ours, floor
+    print(f"REPL round trip median {wall:.0f} µs (bare pty {fwall:.0f} µs); CPU per round trip: "
+          f"server {srv:.0f} µs, the REPL {prog:.0f} µs (bare pty {fprog:.0f} µs), "
+          f"this client {client:.0f} µs (bare pty {fclient:.0f} µs)")
+
+
+def measure(once, pids):
+    """Median wall time, this client's CPU and each of `pids`' CPU per call, in µs."""
+    for _ in range(30):
+        once()
+    n = max(N, 100)
+    before = [cpu_ns(p) for p in pids]
+    mine = cpu_ns(os.getpid())
+    took = []
+    for _ in range(n):
+        t = time.perf_counter()
+        once()
+        took.append(time.perf_counter() - t)
+    client = (cpu_ns(os.getpid()) - mine) / n / 1e3
+    each = [(cpu_ns(p) - b) / n / 1e3 for p, b in zip(pids, before)]
+    return sorted(took)[n // 2] * 1e6, client, each
 
 
 if __name__ == "__main__":

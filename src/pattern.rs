@@ -5,11 +5,15 @@
 //! server's CPU per round trip — twice over, since the request's validation compiles it
 //! too. Only patterns that compile small are kept, and only a few of them, so a hostile
 //! agent sending ever-new or huge patterns makes the server keep at most
-//! [`KEPT`] × ([`KEPT_SIZE`] + [`KEPT_DFA_SIZE`]) of them; others compile as before, each
-//! time, within the engine's default limits.
+//! [`KEPT`] × ([`KEPT_SIZE`] + [`KEPT_DFA_SIZE`] per thread matching at once) of them;
+//! others compile as before, each time, within the engine's default limits.
+//!
+//! A kept pattern is handed out shared, not cloned: a clone of a `Regex` gets a pool of
+//! match caches of its own, so its first match built the engine's caches afresh on every
+//! round trip.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use regex::{Regex, RegexBuilder};
 
@@ -24,15 +28,15 @@ const KEPT_SIZE: usize = 256 * 1024;
 /// Cache of the lazy automaton a kept pattern may grow while matching.
 const KEPT_DFA_SIZE: usize = 256 * 1024;
 
-fn kept() -> &'static Mutex<HashMap<String, Regex>> {
-    static KEPT_PATTERNS: OnceLock<Mutex<HashMap<String, Regex>>> = OnceLock::new();
+fn kept() -> &'static Mutex<HashMap<String, Arc<Regex>>> {
+    static KEPT_PATTERNS: OnceLock<Mutex<HashMap<String, Arc<Regex>>>> = OnceLock::new();
     KEPT_PATTERNS.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// `pattern` compiled (a clone of the kept one when it was compiled before).
-pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
+/// `pattern` compiled (the kept one, with its match caches, when it was compiled before).
+pub fn compile(pattern: &str) -> Result<Arc<Regex>, regex::Error> {
     if pattern.len() > KEPT_PATTERN_BYTES {
-        return Regex::new(pattern);
+        return Regex::new(pattern).map(Arc::new);
     }
     if let Some(re) = lock(kept()).get(pattern) {
         return Ok(re.clone());
@@ -43,6 +47,7 @@ pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
         .build();
     match small {
         Ok(re) => {
+            let re = Arc::new(re);
             let mut map = lock(kept());
             if map.len() >= KEPT {
                 map.clear();
@@ -51,7 +56,7 @@ pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
             Ok(re)
         }
         // Too big to keep, or invalid: the engine's own limits and error decide.
-        Err(_) => Regex::new(pattern),
+        Err(_) => Regex::new(pattern).map(Arc::new),
     }
 }
 
@@ -66,6 +71,11 @@ mod tests {
             assert!(re.is_match("2\r\n>>> "));
             assert!(!re.is_match(">>> x"));
         }
+        // The kept one itself, not a clone with caches of its own.
+        assert!(Arc::ptr_eq(
+            &compile(r">>> $").unwrap(),
+            &compile(r">>> $").unwrap()
+        ));
         assert!(compile("(unclosed").is_err());
         // Too big to keep, still compiled within the engine's default limits.
         let big = r"\w{40}";
