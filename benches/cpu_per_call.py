@@ -12,10 +12,12 @@ python3 benches/cpu_per_call.py [path/to/release/interactive-terminal-mcp] [N]
 """
 import json
 import os
-import pty
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from outside import bare_repl  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/interactive-terminal-mcp"
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
@@ -140,25 +142,9 @@ def repl_split(rpc, server):
     repl = descendant(server, "python3")
     ours = measure(lambda: send("1+1\r"), [server, repl])
 
-    master, slave = pty.openpty()
-    bare = subprocess.Popen(["python3", "-q"], stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
-    os.close(slave)
-
-    def prompt():
-        seen = b""
-        while not seen.endswith(b">>> "):
-            seen += os.read(master, 4096)
-
-    prompt()
-
-    def once():
-        os.write(master, b"1+1\r")
-        prompt()
-
+    bare, once, close = bare_repl()
     floor = measure(once, [bare.pid])
-    bare.kill()
-    bare.wait()
-    os.close(master)
+    close()
     (wall, client, (srv, prog)), (fwall, fclient, (fprog,)) = ours, floor
     print(f"REPL round trip median {wall:.0f} µs (bare pty {fwall:.0f} µs); CPU per round trip: "
           f"server {srv:.0f} µs, the REPL {prog:.0f} µs (bare pty {fprog:.0f} µs), "

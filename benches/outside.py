@@ -110,8 +110,8 @@ def seq_every_line(s):
     return total
 
 
-def bare_repl_round_trip(n):
-    """The floor of a REPL round trip: python in a pty driven directly, no server."""
+def bare_repl():
+    """python in a pty driven directly, no server: its process, one round trip, and the close."""
     master, slave = pty.openpty()
     p = subprocess.Popen(["python3", "-q"], stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
     os.close(slave)
@@ -127,10 +127,19 @@ def bare_repl_round_trip(n):
         os.write(master, b"1+1\r")
         prompt()
 
+    def close():
+        p.kill()
+        p.wait()
+        os.close(master)
+
+    return p, once, close
+
+
+def bare_repl_round_trip(n):
+    """The floor of a REPL round trip."""
+    _, once, close = bare_repl()
     took = timed(once, n)
-    p.kill()
-    p.wait()
-    os.close(master)
+    close()
     return took
 
 
