@@ -203,11 +203,16 @@ pub fn or_exit<T>(name: &str, r: Result<T, impl std::fmt::Display>, code: i32) -
     })
 }
 
-/// A multi-threaded tokio runtime, or exit 1 with the reason (2 for a bad worker count);
-/// the allocator tuned first.
-pub fn runtime_or_exit(name: &str) -> tokio::runtime::Runtime {
+/// The runtime's worker count, or exit 2 naming the operator's bad value. Called before
+/// `--check-config` reports, so a check finds what a start would refuse.
+pub fn workers_or_exit(name: &str) -> usize {
+    or_exit(name, worker_threads(std::env::var_os(WORKERS_ENV)), 2)
+}
+
+/// A multi-threaded tokio runtime with `workers` workers, or exit 1 with the reason; the
+/// allocator tuned first.
+pub fn runtime_or_exit(name: &str, workers: usize) -> tokio::runtime::Runtime {
     tune_allocator();
-    let workers = or_exit(name, worker_threads(std::env::var_os(WORKERS_ENV)), 2);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .enable_all()

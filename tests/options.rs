@@ -90,6 +90,12 @@ fn bad_values_stop_the_server_at_start_naming_the_option() {
             &[("TOKIO_WORKER_THREADS", "100000")],
             &["TOKIO_WORKER_THREADS", "1 to 1024"],
         ),
+        // The check a container entrypoint runs finds what a start would refuse.
+        (
+            &["--check-config"],
+            &[("TOKIO_WORKER_THREADS", "two")],
+            &["TOKIO_WORKER_THREADS"],
+        ),
     ];
     for (args, env, wanted) in cases {
         let o = run(SERVER_BIN, args, env);

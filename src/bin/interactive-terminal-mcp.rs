@@ -18,13 +18,14 @@ fn main() {
     // is up (serve, serve_http).
     cli::or_exit(NAME, schema::load(), 1);
     let cfg = Config::from_process();
+    let workers = cli::workers_or_exit(NAME);
     itmcp::telemetry::init(cfg.log.as_deref());
     let policy = cli::or_exit(NAME, itmcp::policy::Policy::load(&cfg.policy), 2);
     cli::install_sandbox(NAME, &cfg.sandbox, &cfg.own_files());
     if cfg.check_config {
         std::process::exit(itmcp::preflight::report(NAME, &cfg));
     }
-    let rt = cli::runtime_or_exit(NAME);
+    let rt = cli::runtime_or_exit(NAME, workers);
     let code = match cfg.http.clone() {
         Some(http) => {
             let token = cli::or_exit(NAME, itmcp::mcp::http::token(&http), 2);

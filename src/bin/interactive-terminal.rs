@@ -25,13 +25,14 @@ fn main() {
     }
     const NAME: &str = "interactive-terminal";
     let start = HostStart::from_process();
+    let workers = cli::workers_or_exit(NAME);
     itmcp::telemetry::init(start.log.as_deref());
     cli::install_sandbox(
         NAME,
         &start.sandbox,
         std::slice::from_ref(&start.config.token_file),
     );
-    let rt = cli::runtime_or_exit(NAME);
+    let rt = cli::runtime_or_exit(NAME, workers);
     let code = rt.block_on(run(start.config, start.lifeline));
     rt.shutdown_timeout(std::time::Duration::from_secs(1));
     std::process::exit(code);
