@@ -702,3 +702,74 @@ async fn the_screen_read_right_after_a_flood_shows_its_end() {
         "{text}"
     );
 }
+
+/// A REPL driven the way agents drive one — the same prompt pattern for every input —
+/// in a home whose `~/.bashrc` is a user's: Debian's own, a hook framework taking over the
+/// DEBUG trap and `PROMPT_COMMAND`, a title written at every prompt and a slow start. The
+/// REPL is the first line of the terminal: it is reported as typed. Every
+/// answer carries its own input's result and ends at the prompt that follows it (the kept
+/// pattern matches each new output, not an earlier one), and the shell's own hooks print
+/// nothing into the transcript.
+#[tokio::test]
+async fn a_repl_in_a_users_own_bash_answers_each_input_with_its_own_result() {
+    let rc_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rc/bash");
+    let home = scratch_dir();
+    let mut rc = String::new();
+    // A slow start and a title at every prompt, then the hook framework, sourced last as
+    // its documentation asks.
+    let own =
+        "sleep 0.3\nPROMPT_COMMAND+=$'\\n''printf \"\\e]0;%s@%s\\a\" \"$USER\" \"${PWD##*/}\"'\n";
+    for part in ["debian-skel.bashrc", "", "bash-preexec.bashrc"] {
+        match part {
+            "" => rc.push_str(own),
+            name => rc.push_str(&std::fs::read_to_string(rc_dir.join(name)).unwrap()),
+        }
+        rc.push('\n');
+    }
+    std::fs::write(home.join(".bashrc"), rc).unwrap();
+    let home_s = home.display().to_string();
+    let s = server()
+        .envs(&[
+            ("HOME", home_s.as_str()),
+            ("PM_TERM_INTERACTIVE_SHELL", "bash"),
+        ])
+        .start()
+        .await;
+    let id = shell(&s).await;
+    let p = s.call(input(&id, "python3 -q\r", Some(">>> $"))).await;
+    assert!(
+        p["result"]["output"].as_str().unwrap().ends_with(">>> "),
+        "{p:#}"
+    );
+    for i in 0..60u64 {
+        let line = format!("print('sq{i}=' + str({i} * {i}))\r");
+        let r = s.call(input(&id, &line, Some(">>> $"))).await;
+        let out = r["result"]["output"].as_str().unwrap();
+        assert!(out.contains(&format!("sq{i}={}", i * i)), "{i}: {out:?}");
+        assert!(out.ends_with(">>> "), "{i}: {out:?}");
+        if i > 0 {
+            let prev = format!("sq{}={}", i - 1, (i - 1) * (i - 1));
+            assert!(!out.contains(&prev), "{i} carries the last answer: {out:?}");
+        }
+    }
+    let r = s.call(keys(&id, &["ctrl-d"])).await;
+    assert_eq!(r["success"], true, "{r:#}");
+    let last = last_command(&s, &id).await;
+    assert_eq!(last["command_line"], "python3 -q", "{last:#}");
+    assert_eq!(last["exit_code"], 0, "{last:#}");
+    // The shell is back and still reports its commands.
+    let r = s.call(send(&id, "echo back-in-bash")).await;
+    assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
+    let all = s.call(read(&id, json!({"cursor": 0}))).await;
+    let text = all["result"]["output"].as_str().unwrap();
+    for noise in [
+        "__bp",
+        "__timer",
+        "PROMPT_COMMAND",
+        "command not found",
+        "633;",
+    ] {
+        assert!(!text.contains(noise), "{noise} in the transcript: {text}");
+    }
+    s.stop().await;
+}

@@ -609,3 +609,62 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A hook framework that installs itself at the first prompt (bash-preexec, which atuin,
+/// starship and iTerm2 ship) arms the user's preexec hooks as the last thing the prompt
+/// runs. The very first line a person types in a new terminal must run those hooks (a
+/// history recorder or a timer would miss it otherwise) and be reported as typed, as every
+/// later line is.
+#[tokio::test]
+async fn the_first_typed_line_runs_the_users_preexec_hooks_and_is_reported() {
+    let setup = corpus("bash")
+        .into_iter()
+        .find(|s| s.name == "bash-preexec.bashrc")
+        .unwrap();
+    let home = make_home(&setup);
+    let home_s = home.display().to_string();
+    let s = server()
+        .envs(&[
+            ("HOME", home_s.as_str()),
+            ("PM_TERM_INTERACTIVE_SHELL", "bash"),
+        ])
+        .start()
+        .await;
+    let open = s
+        .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}))
+        .await;
+    let id = open["identity"]["terminal_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (n, line) in [
+        "echo \"first=${__timer-unset}\"",
+        "echo \"second=${__timer-unset}\"",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let _ = s.call(input(&id, &format!("{line}\r"))).await;
+        let mut seen = Vec::new();
+        for _ in 0..50 {
+            seen = commands(&s, &id).await;
+            if seen.len() > n && seen[n]["complete"] == true {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        assert_eq!(seen.len(), n + 1, "{seen:#?}");
+        assert_eq!(seen[n]["command_line"], line, "{seen:#?}");
+        assert_eq!(seen[n]["exit_code"], 0, "{seen:#?}");
+    }
+    let all = s.call(read(&id, json!({"cursor": 0}))).await;
+    let text = all["result"]["output"].as_str().unwrap();
+    for name in ["first", "second"] {
+        let ran = text
+            .split(&format!("{name}="))
+            .nth(2)
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+        assert!(ran, "the preexec hook did not run before {name}: {text}");
+    }
+    s.stop().await;
+}

@@ -184,6 +184,13 @@ if [ -n "${__pmt_nonce:-}" ]; then
     PROMPT_COMMAND=(__pmt_precmd_first "${PROMPT_COMMAND[@]}" __pmt_precmd_last)
   elif [[ -z ${PROMPT_COMMAND-} ]]; then
     PROMPT_COMMAND=$'__pmt_precmd_first\n__pmt_precmd_last'
+  elif [[ -n ${__bp_install_string-} && $PROMPT_COMMAND == *"$__bp_install_string"* ]]; then
+    # bash-preexec (atuin, starship, iTerm2 ship it) installs itself from the end of
+    # PROMPT_COMMAND at the first prompt and then arms its preexec hooks; any command after
+    # its installer runs the DEBUG trap and disarms them, so the first command line would
+    # run no preexec hook of the user's and report no `E`. Our last line goes before the
+    # installer; once installed, bash-preexec keeps it, in order, before its own last line.
+    PROMPT_COMMAND=$'__pmt_precmd_first\n'"${PROMPT_COMMAND//"$__bp_install_string"/$'__pmt_precmd_last\n'$__bp_install_string}"
   elif eval "__pmt_pc_check() {
 ${PROMPT_COMMAND}
 }" 2>/dev/null || ((BASH_VERSINFO[0] < 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] < 1))); then
