@@ -308,6 +308,30 @@ mod tests {
         assert!(s.read(s.len() + 10, 5).expect("read").bytes.is_empty());
     }
 
+    /// A disk that refuses the writes (here: a spool file opened read-only) loses nothing:
+    /// what could not be spilled stays in memory and every byte stays readable.
+    #[test]
+    fn refused_writes_keep_every_byte_in_memory() {
+        let mut s = Spool::new(&dir(), 100);
+        s.file = Some(File::open("/dev/null").expect("open"));
+        let mut all = Vec::new();
+        for i in 0..1000u32 {
+            let chunk = format!("{i},");
+            all.extend_from_slice(chunk.as_bytes());
+            s.append(chunk.as_bytes());
+        }
+        assert_eq!(s.spilled_bytes(), 0, "nothing counts as spilled");
+        assert!(s.memory_bytes() >= all.len());
+        let mut cursor = 0;
+        let mut back = Vec::new();
+        while cursor < s.len() {
+            let sl = s.read(cursor, 37).expect("read");
+            back.extend_from_slice(&sl.bytes);
+            cursor = sl.end;
+        }
+        assert_eq!(back, all);
+    }
+
     #[test]
     fn tail_reads_start_on_a_character() {
         let mut s = Spool::new(&dir(), 1 << 20);

@@ -238,9 +238,16 @@ pub fn dim(v: u16) -> std::num::NonZeroU16 {
 
 /// Decode `bytes` after `carry` as UTF-8. An incomplete character at the end waits in
 /// `carry` for the next read; invalid bytes become U+FFFD.
-pub fn decode_utf8(carry: &mut Vec<u8>, bytes: &[u8]) -> String {
-    let mut buf = std::mem::take(carry);
-    buf.extend_from_slice(bytes);
+/// Takes the bytes by value: on the pty's reading path they are a fresh buffer, which
+/// becomes the text itself without another copy when no character was left waiting.
+pub fn decode_utf8(carry: &mut Vec<u8>, bytes: Vec<u8>) -> String {
+    let mut buf = if carry.is_empty() {
+        bytes
+    } else {
+        let mut joined = std::mem::take(carry);
+        joined.extend_from_slice(&bytes);
+        joined
+    };
     let keep = incomplete_utf8_tail(&buf);
     if keep > 0 {
         carry.extend_from_slice(&buf[buf.len() - keep..]);
@@ -334,11 +341,11 @@ mod tests {
     fn utf8_carry_across_reads() {
         let mut carry = Vec::new();
         let euro = "€".as_bytes();
-        assert_eq!(decode_utf8(&mut carry, &[b'a', euro[0]]), "a");
+        assert_eq!(decode_utf8(&mut carry, vec![b'a', euro[0]]), "a");
         assert_eq!(carry.len(), 1);
-        assert_eq!(decode_utf8(&mut carry, &euro[1..]), "€");
+        assert_eq!(decode_utf8(&mut carry, euro[1..].to_vec()), "€");
         assert!(carry.is_empty());
-        assert_eq!(decode_utf8(&mut carry, &[0xff, b'b']), "\u{fffd}b");
+        assert_eq!(decode_utf8(&mut carry, vec![0xff, b'b']), "\u{fffd}b");
     }
 
     #[test]

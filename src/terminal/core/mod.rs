@@ -254,7 +254,7 @@ impl Core {
             let items = st.scanner.feed(bytes);
             for item in items {
                 match item {
-                    Item::Data(b) => {
+                    Item::Data(mut b) => {
                         if st.unannounced {
                             // Output of a command whose line never came: announce it as is.
                             self.announce(&mut inner, term, &mut st);
@@ -267,7 +267,8 @@ impl Core {
                             .and_then(|_| b.iter().position(|&c| c == b'\n'));
                         match echo_end {
                             Some(at) => {
-                                self.data(&mut inner, term, &mut st, &b[..=at]);
+                                let rest = b.split_off(at + 1);
+                                self.data(&mut inner, term, &mut st, b);
                                 if let Some(line) = st.echo_pending.take() {
                                     self.on_event(
                                         &mut inner,
@@ -277,9 +278,9 @@ impl Core {
                                     );
                                     self.on_event(&mut inner, term, &mut st, Event::Executed);
                                 }
-                                self.data(&mut inner, term, &mut st, &b[at + 1..]);
+                                self.data(&mut inner, term, &mut st, rest);
                             }
-                            None => self.data(&mut inner, term, &mut st, &b),
+                            None => self.data(&mut inner, term, &mut st, b),
                         }
                     }
                     Item::Event(e) => self.on_event(&mut inner, term, &mut st, e),
@@ -298,7 +299,7 @@ impl Core {
     }
 
     /// Text the pty printed (integration sequences already taken out).
-    fn data(&self, inner: &mut Registry, term: &Terminal, st: &mut TermState, bytes: &[u8]) {
+    fn data(&self, inner: &mut Registry, term: &Terminal, st: &mut TermState, bytes: Vec<u8>) {
         let s = decode_utf8(&mut st.utf8_carry, bytes);
         if !s.is_empty() {
             let a = StateAction::TerminalData(TerminalDataAction { data: s });
