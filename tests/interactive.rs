@@ -727,14 +727,7 @@ async fn a_repl_in_a_users_own_bash_answers_each_input_with_its_own_result() {
         rc.push('\n');
     }
     std::fs::write(home.join(".bashrc"), rc).unwrap();
-    let home_s = home.display().to_string();
-    let s = server()
-        .envs(&[
-            ("HOME", home_s.as_str()),
-            ("PM_TERM_INTERACTIVE_SHELL", "bash"),
-        ])
-        .start()
-        .await;
+    let s = bash_server_in(&home).await;
     let id = shell(&s).await;
     let p = s.call(input(&id, "python3 -q\r", Some(">>> $"))).await;
     assert!(

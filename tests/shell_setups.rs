@@ -556,14 +556,7 @@ async fn a_setup_that_takes_hooks_away_is_reported() {
         "readonly PROMPT_COMMAND='history -a'\n",
     )
     .unwrap();
-    let home_s = home.display().to_string();
-    let s = server()
-        .envs(&[
-            ("HOME", home_s.as_str()),
-            ("PM_TERM_INTERACTIVE_SHELL", "bash"),
-        ])
-        .start()
-        .await;
+    let s = bash_server_in(&home).await;
     let open = s
         .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}))
         .await;
@@ -622,14 +615,7 @@ async fn the_first_typed_line_runs_the_users_preexec_hooks_and_is_reported() {
         .find(|s| s.name == "bash-preexec.bashrc")
         .unwrap();
     let home = make_home(&setup);
-    let home_s = home.display().to_string();
-    let s = server()
-        .envs(&[
-            ("HOME", home_s.as_str()),
-            ("PM_TERM_INTERACTIVE_SHELL", "bash"),
-        ])
-        .start()
-        .await;
+    let s = bash_server_in(&home).await;
     let open = s
         .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}))
         .await;

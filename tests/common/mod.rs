@@ -128,6 +128,19 @@ impl Launch {
     }
 }
 
+/// A server whose terminals run bash in `home`, with whatever rc files the test put there
+/// (a user's own set-up, not a scratch one).
+pub async fn bash_server_in(home: &std::path::Path) -> Server {
+    let home = home.display().to_string();
+    server()
+        .envs(&[
+            ("HOME", home.as_str()),
+            ("PM_TERM_INTERACTIVE_SHELL", "bash"),
+        ])
+        .start()
+        .await
+}
+
 /// The command that starts a server binary in a scratch directory (also its `HOME`).
 pub fn server_command(bin: &str, args: &[&str], env: &[(&str, &str)]) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(bin);
