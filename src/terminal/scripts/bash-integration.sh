@@ -190,7 +190,11 @@ if [ -n "${__pmt_nonce:-}" ]; then
     # its installer runs the DEBUG trap and disarms them, so the first command line would
     # run no preexec hook of the user's and report no `E`. Our last line goes before the
     # installer; once installed, bash-preexec keeps it, in order, before its own last line.
-    PROMPT_COMMAND=$'__pmt_precmd_first\n'"${PROMPT_COMMAND//"$__bp_install_string"/$'__pmt_precmd_last\n'$__bp_install_string}"
+    # The replacement is a quoted variable: taken literally whatever the shell options
+    # (`patsub_replacement` would read a `&` in it as the match).
+    __pmt_t=$'__pmt_precmd_last\n'$__bp_install_string
+    PROMPT_COMMAND=$'__pmt_precmd_first\n'"${PROMPT_COMMAND//"$__bp_install_string"/"$__pmt_t"}"
+    unset __pmt_t
   elif eval "__pmt_pc_check() {
 ${PROMPT_COMMAND}
 }" 2>/dev/null || ((BASH_VERSINFO[0] < 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] < 1))); then
