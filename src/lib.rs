@@ -20,6 +20,7 @@ pub mod mcp;
 pub mod pattern;
 pub mod policy;
 pub mod preflight;
+pub mod private_dir;
 pub mod process;
 pub mod program;
 pub mod runtime;

@@ -6,7 +6,7 @@
 //! offset for the spool's lifetime: readers pass a cursor and get exactly what follows it.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -25,6 +25,12 @@ pub struct Spool {
     dir: PathBuf,
     limit: usize,
     spilled_bytes: u64,
+    /// Memory length past which the next spill is tried: `limit`, or after a refused spill
+    /// another `limit`'s worth beyond what was held then, so that a disk that refuses costs
+    /// one attempt per limit of output rather than one per read.
+    next_spill_at: usize,
+    /// The last spill was refused: only the first refusal in a row is worth a warning.
+    refused: bool,
 }
 
 /// A slice of the stream: `bytes` are the stream's bytes `start..end`.
@@ -41,13 +47,16 @@ pub struct Slice {
 
 impl Spool {
     pub fn new(dir: &Path, limit: usize) -> Spool {
+        let limit = limit.max(MIN_MEMORY_LIMIT);
         Spool {
             mem: Vec::new(),
             mem_start: 0,
             file: None,
             dir: dir.to_path_buf(),
-            limit: limit.max(MIN_MEMORY_LIMIT),
+            limit,
             spilled_bytes: 0,
+            next_spill_at: limit,
+            refused: false,
         }
     }
 
@@ -71,20 +80,35 @@ impl Spool {
 
     pub fn append(&mut self, data: &[u8]) {
         self.mem.extend_from_slice(data);
-        if self.mem.len() > self.limit {
+        if self.mem.len() > self.next_spill_at {
             self.spill();
         }
     }
 
     /// Move the older part of memory to disk. If the disk refuses, the bytes stay in
-    /// memory: losing output is worse than exceeding the memory bound.
+    /// memory: losing output is worse than exceeding the memory bound. The next attempt
+    /// waits for another limit's worth of output (a full disk or a missing directory
+    /// rarely mends within one read), and a run of refusals warns once.
     fn spill(&mut self) {
         let keep = self.limit / 2;
         let n = self.mem.len() - keep;
         if let Err(e) = self.write_to_file(n) {
-            tracing::warn!(error = %e, dir = %self.dir.display(), "spool spill failed; keeping output in memory");
+            let held = self.mem.len();
+            if self.refused {
+                tracing::debug!(error = %e, held, "spool spill refused again");
+            } else {
+                tracing::warn!(error = %e, dir = %self.dir.display(), held, retry_after = self.limit,
+                    "spool spill failed; keeping output in memory and trying again after more output");
+            }
+            self.refused = true;
+            self.next_spill_at = held.saturating_add(self.limit);
             return;
         }
+        if self.refused {
+            tracing::info!(dir = %self.dir.display(), spilled = n, "spool spills to disk again");
+            self.refused = false;
+        }
+        self.next_spill_at = self.limit;
         self.mem.drain(..n);
         self.mem_start += n as u64;
         self.spilled_bytes += n as u64;
@@ -93,12 +117,15 @@ impl Spool {
         }
     }
 
+    /// Write `mem[..n]` at its own offset in the file. Positioned, not at the handle's
+    /// cursor: a write the disk cut short (ENOSPC half way) leaves the cursor past what
+    /// counts as spilled, and the retry must land where those bytes belong.
     fn write_to_file(&mut self, n: usize) -> io::Result<()> {
         if self.file.is_none() {
             self.file = Some(open_unlinked(&self.dir)?);
         }
-        match &mut self.file {
-            Some(f) => f.write_all(&self.mem[..n]),
+        match &self.file {
+            Some(f) => f.write_all_at(&self.mem[..n], self.mem_start),
             None => Err(io::Error::other("spool file missing")),
         }
     }
@@ -250,7 +277,7 @@ pub fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
 /// Create a file in `dir` and unlink it at once: readable through the handle, invisible
 /// on disk, gone when the handle closes.
 fn open_unlinked(dir: &Path) -> io::Result<File> {
-    std::fs::create_dir_all(dir)?;
+    crate::private_dir::ensure(dir)?;
     let path = dir.join(format!("spool-{}", ulid::Ulid::generate()));
     let f = OpenOptions::new()
         .read(true)
@@ -330,6 +357,71 @@ mod tests {
             cursor = sl.end;
         }
         assert_eq!(back, all);
+    }
+
+    fn read_all(s: &Spool) -> Vec<u8> {
+        let mut cursor = 0;
+        let mut back = Vec::new();
+        while cursor < s.len() {
+            let sl = s.read(cursor, 37).expect("read");
+            back.extend_from_slice(&sl.bytes);
+            cursor = sl.end;
+        }
+        back
+    }
+
+    /// After a refused spill the next attempt waits for another limit's worth of output,
+    /// not the next read; once the disk takes writes again, memory falls back under bound.
+    #[test]
+    fn a_refusing_disk_is_tried_again_after_another_limit_of_output() {
+        let mut s = Spool::new(&dir(), 100);
+        s.file = Some(File::open("/dev/null").expect("open"));
+        let mut all = Vec::new();
+        let mut put = |s: &mut Spool, n: usize| {
+            let chunk = vec![b'a' + (all.len() % 26) as u8; n];
+            all.extend_from_slice(&chunk);
+            s.append(&chunk);
+        };
+        put(&mut s, 150); // refused at 150 bytes: next try past 250
+        assert_eq!(s.next_spill_at, 250);
+        s.file = Some(open_unlinked(&dir()).expect("a disk that takes writes"));
+        put(&mut s, 60);
+        put(&mut s, 40);
+        assert_eq!(
+            s.spilled_bytes(),
+            0,
+            "not tried again before another limit of output"
+        );
+        put(&mut s, 1);
+        assert_eq!(
+            s.spilled_bytes(),
+            251 - 50,
+            "tried again, and all but half a limit moved"
+        );
+        assert_eq!(s.next_spill_at, 100);
+        for _ in 0..20 {
+            put(&mut s, 7);
+        }
+        assert!(s.mem.len() <= 100, "back under bound: {}", s.mem.len());
+        assert_eq!(read_all(&s), all);
+    }
+
+    /// A write the disk cut short leaves the file's cursor past what counts as spilled (here:
+    /// bytes written through the handle first); the next spill lands at its own offset anyway.
+    #[test]
+    fn a_write_cut_short_is_retried_where_its_bytes_belong() {
+        let mut s = Spool::new(&dir(), 100);
+        let mut f = open_unlinked(&dir()).expect("file");
+        std::io::Write::write_all(&mut f, b"half a spill").expect("write");
+        s.file = Some(f);
+        let mut all = Vec::new();
+        for i in 0..300u32 {
+            let chunk = format!("{i},");
+            all.extend_from_slice(chunk.as_bytes());
+            s.append(chunk.as_bytes());
+        }
+        assert!(s.spilled_bytes() > 0);
+        assert_eq!(read_all(&s), all);
     }
 
     #[test]

@@ -301,14 +301,8 @@ fn find_landlock(settings: &Settings) -> Result<Mechanism, String> {
     }
     let uid = nix::unistd::getuid().as_raw();
     let tmp_parent = std::env::temp_dir().join(format!("interactive-terminal-sbx-{uid}"));
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::create_dir_all(&tmp_parent)
-            .and_then(|()| {
-                std::fs::set_permissions(&tmp_parent, std::fs::Permissions::from_mode(0o700))
-            })
-            .map_err(|e| format!("cannot prepare {}: {e}", tmp_parent.display()))?;
-    }
+    crate::private_dir::ensure(&tmp_parent)
+        .map_err(|e| format!("cannot prepare the sandbox's directory: {e}"))?;
     Ok(Mechanism::Landlock {
         description,
         tmp_parent,

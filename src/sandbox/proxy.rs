@@ -5,7 +5,6 @@
 //! and any TLS protocol) and plain `http://` requests in absolute form. Anything else is
 //! answered 403 with the reason, before any name is resolved.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,9 +43,8 @@ pub struct Proxy {
 pub fn start(allow: Vec<String>) -> Result<Proxy, String> {
     let uid = nix::unistd::getuid().as_raw();
     let dir = std::env::temp_dir().join(format!("interactive-terminal-net-{uid}"));
-    std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)))
-        .map_err(|e| format!("cannot prepare {}: {e}", dir.display()))?;
+    crate::private_dir::ensure(&dir)
+        .map_err(|e| format!("cannot prepare the proxy's directory: {e}"))?;
     remove_stale_sockets(&dir);
     let socket = dir.join(format!("{SOCKET_PREFIX}{}.sock", std::process::id()));
     let _ = std::fs::remove_file(&socket);

@@ -108,6 +108,12 @@ struct Scripts {
 
 /// Write the integration scripts under `dir` (once per content) and return their paths.
 fn install_scripts(dir: &Path) -> std::io::Result<Scripts> {
+    // Every shell sources these: the spool directory and this server's own directory in it
+    // must be ones no other user can change (see `private_dir`).
+    if let Some(spool) = dir.parent() {
+        crate::private_dir::ensure(spool)?;
+    }
+    crate::private_dir::ensure(dir)?;
     let base = dir.join(SCRIPTS_DIR);
     let zdotdir = base.join("zsh");
     std::fs::create_dir_all(&zdotdir)?;

@@ -133,7 +133,13 @@ fn trim_content(content: &mut Vec<TerminalContentPart>, limit: usize) -> usize {
 impl Core {
     pub fn new(cfg: CoreConfig) -> Arc<Core> {
         if let Some(spool) = cfg.runtime_dir.parent() {
-            shell::remove_stale_runtime_dirs(spool);
+            // Said once at start, to the operator: a spool directory the server cannot use
+            // fails every terminal's start later, with only a trace id for the agent.
+            match crate::private_dir::ensure(spool) {
+                Ok(()) => shell::remove_stale_runtime_dirs(spool),
+                Err(e) => tracing::error!(error = %e,
+                    "the spool directory is unusable: terminals cannot start, and output past the memory bound stays in memory; set PM_TERM_SPOOL_DIR"),
+            }
         }
         let (tx, _) = broadcast::channel(BROADCAST_CAPACITY);
         Arc::new(Core {
