@@ -4,7 +4,7 @@
 //! The nonce travels in a file the script reads and deletes, so no later process can find
 //! it in an environment.
 
-use std::io::Write;
+use std::io::{ErrorKind, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -229,7 +229,8 @@ const RUNTIME_DIR_PREFIX: &str = "run-";
 pub fn remove_runtime_dir(dir: &Path) {
     match std::fs::remove_dir_all(dir) {
         Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        // Never made (a spool directory refused at start, said then): nothing to remove.
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {}
         Err(e) => {
             tracing::warn!(dir = %dir.display(), error = %e, "cannot remove the runtime directory")
         }
