@@ -313,12 +313,7 @@ mod tests {
     #[test]
     fn every_byte_stays_readable_across_spills() {
         let mut s = Spool::new(&dir(), 100);
-        let mut all = Vec::new();
-        for i in 0..1000u32 {
-            let chunk = format!("{i},");
-            all.extend_from_slice(chunk.as_bytes());
-            s.append(chunk.as_bytes());
-        }
+        let all = fill(&mut s, 1000);
         assert!(s.spilled_bytes() > 0);
         assert!(s.memory_bytes() < 1000);
         assert_eq!(s.len() as usize, all.len());
@@ -341,22 +336,21 @@ mod tests {
     fn refused_writes_keep_every_byte_in_memory() {
         let mut s = Spool::new(&dir(), 100);
         s.file = Some(File::open("/dev/null").expect("open"));
+        let all = fill(&mut s, 1000);
+        assert_eq!(s.spilled_bytes(), 0, "nothing counts as spilled");
+        assert!(s.memory_bytes() >= all.len());
+        assert_eq!(read_all(&s), all);
+    }
+
+    /// Append `n` small chunks (`0,1,2,…`) one by one; what was appended.
+    fn fill(s: &mut Spool, n: u32) -> Vec<u8> {
         let mut all = Vec::new();
-        for i in 0..1000u32 {
+        for i in 0..n {
             let chunk = format!("{i},");
             all.extend_from_slice(chunk.as_bytes());
             s.append(chunk.as_bytes());
         }
-        assert_eq!(s.spilled_bytes(), 0, "nothing counts as spilled");
-        assert!(s.memory_bytes() >= all.len());
-        let mut cursor = 0;
-        let mut back = Vec::new();
-        while cursor < s.len() {
-            let sl = s.read(cursor, 37).expect("read");
-            back.extend_from_slice(&sl.bytes);
-            cursor = sl.end;
-        }
-        assert_eq!(back, all);
+        all
     }
 
     fn read_all(s: &Spool) -> Vec<u8> {
@@ -414,12 +408,7 @@ mod tests {
         let mut f = open_unlinked(&dir()).expect("file");
         std::io::Write::write_all(&mut f, b"half a spill").expect("write");
         s.file = Some(f);
-        let mut all = Vec::new();
-        for i in 0..300u32 {
-            let chunk = format!("{i},");
-            all.extend_from_slice(chunk.as_bytes());
-            s.append(chunk.as_bytes());
-        }
+        let all = fill(&mut s, 300);
         assert!(s.spilled_bytes() > 0);
         assert_eq!(read_all(&s), all);
     }

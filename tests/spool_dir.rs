@@ -57,17 +57,24 @@ async fn seq_reads_back_whole(s: &Server) {
     );
 }
 
-fn check_config(env: &[(&str, &str)]) -> (Option<i32>, String) {
+/// `--check-config` under `env` exits 1 saying each of `says`; then the server starts under
+/// it anyway (its stderr kept), as an operator who did not check would start it.
+async fn refused_then_started(env: &[(&str, &str)], says: &[&str]) -> Server {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_interactive-terminal-mcp"));
     cmd.arg("--check-config").current_dir(scratch_dir());
     for (k, v) in env {
         cmd.env(k, v);
     }
     let o = cmd.output().unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    for s in says {
+        assert!(
+            said.contains(s),
+            "--check-config does not say {s:?}: {said}"
+        );
+    }
+    server().envs(env).capture_stderr().start().await
 }
 
 #[tokio::test]
@@ -80,14 +87,7 @@ async fn a_spool_directory_that_cannot_be_made_loses_no_output_and_says_so_once(
         ("PM_TERM_OUTPUT_MEMORY_BYTES", MEMORY_BYTES),
         ("PM_TERM_INTERACTIVE_SHELL", "bash"),
     ];
-    let (status, said) = check_config(&env);
-    assert_eq!(status, Some(1), "{said}");
-    assert!(
-        said.contains(&dir) && said.contains("PM_TERM_SPOOL_DIR"),
-        "{said}"
-    );
-
-    let s = server().envs(&env).capture_stderr().start().await;
+    let s = refused_then_started(&env, &[&dir, "PM_TERM_SPOOL_DIR"]).await;
     seq_reads_back_whole(&s).await;
     // A terminal cannot start without its scripts: an answer, not a hang, and the server
     // goes on serving.
@@ -131,11 +131,7 @@ async fn a_spool_directory_another_user_made_first_is_not_written_to() {
         ("PM_TERM_OUTPUT_MEMORY_BYTES", MEMORY_BYTES),
         ("PM_TERM_INTERACTIVE_SHELL", "bash"),
     ];
-    let (status, said) = check_config(&env);
-    assert_eq!(status, Some(1), "{said}");
-    assert!(said.contains("owned by uid 65534"), "{said}");
-
-    let s = server().envs(&env).capture_stderr().start().await;
+    let s = refused_then_started(&env, &["owned by uid 65534"]).await;
     let p = s.call(open()).await;
     assert_eq!(
         p["success"], false,
