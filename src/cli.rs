@@ -34,13 +34,30 @@ const WORKERS_ENV: &str = "TOKIO_WORKER_THREADS";
 /// would start thousands of threads before the first request.
 const OPERATOR_MAX_WORKERS: usize = 1024;
 
+/// A directory given as an absolute path. A relative one would land wherever the client
+/// started the server (`/` for most), and `~` is not expanded in a client's configuration
+/// file: both are refused at start rather than made in a surprising place.
+fn absolute_dir(s: &str) -> Result<PathBuf, String> {
+    let p = PathBuf::from(s);
+    if p.is_absolute() {
+        return Ok(p);
+    }
+    let tilde = if s.starts_with('~') {
+        " (`~` is expanded by a shell, not in a client's configuration: write the home directory out)"
+    } else {
+        ""
+    };
+    Err(format!("must be an absolute path{tilde}"))
+}
+
 /// How a terminal service keeps its terminals: the same options in the MCP server (the local
 /// adapter) and in the host service.
 #[derive(Debug, Args)]
 pub struct TerminalArgs {
     /// Directory for output that no longer fits in memory (files are unlinked at once and
-    /// vanish with the process). Default: a per-user directory under $TMPDIR.
-    #[arg(long, env = "PM_TERM_SPOOL_DIR", value_name = "DIR")]
+    /// vanish with the process) and for the shell-integration scripts; an absolute path.
+    /// Default: a per-user directory under $TMPDIR.
+    #[arg(long, env = "PM_TERM_SPOOL_DIR", value_name = "DIR", value_parser = absolute_dir)]
     pub spool_dir: Option<PathBuf>,
 
     /// Most live interactive terminals; beyond it a new one is refused with the limit. Exited

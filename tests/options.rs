@@ -90,6 +90,16 @@ fn bad_values_stop_the_server_at_start_naming_the_option() {
             &[("TOKIO_WORKER_THREADS", "100000")],
             &["TOKIO_WORKER_THREADS", "1 to 1024"],
         ),
+        (
+            &[],
+            &[("PM_TERM_SPOOL_DIR", "~/.cache/terminal-spool")],
+            &[
+                "PM_TERM_SPOOL_DIR",
+                "absolute",
+                "write the home directory out",
+            ],
+        ),
+        (&["--spool-dir", "spool"], &[], &["--spool-dir", "absolute"]),
         // The check a container entrypoint runs finds what a start would refuse.
         (
             &["--check-config"],
@@ -132,6 +142,7 @@ fn empty_variables_count_as_unset_and_good_values_start() {
             ("PM_INTERACTIVE_TERMINAL_SPAWN_TIMEOUT_MS", ""),
             ("PM_TERM_ADAPTER_MODE", ""),
             ("PM_TERM_GUI", ""),
+            ("PM_TERM_SPOOL_DIR", ""),
             ("PM_TERM_MAX_SESSIONS", "3"),
             ("PM_RUNNING_IN_CONTAINER", "yes"),
             ("PM_TERM_LOG", "info"),
