@@ -73,10 +73,8 @@ pub fn report(name: &str, cfg: &Config) -> i32 {
         }
     }
     if let Err(e) = crate::private_dir::ensure(&cfg.spool_dir) {
-        eprintln!("{name}: ERROR: spool directory: {e}");
-        eprintln!(
-            "{name}: terminals of this process cannot start, and output past the memory bound stays in memory: set PM_TERM_SPOOL_DIR to a directory of this user's"
-        );
+        eprintln!("{name}: ERROR: {e}");
+        eprintln!("{name}: {}", crate::spool::UNUSABLE_DIR);
         return UNUSABLE;
     }
     eprintln!("{name}: spool directory {}", cfg.spool_dir.display());

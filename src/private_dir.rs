@@ -21,10 +21,7 @@ const OTHERS_WRITE: u32 = 0o022;
 /// Create `dir` (and missing parents) as private, or check that the existing one is safe to
 /// write into; an unsafe one is an error that names the directory and why.
 pub fn ensure(dir: &Path) -> io::Result<()> {
-    check(dir).map_err(|e| match e.kind() {
-        io::ErrorKind::PermissionDenied if e.get_ref().is_some() => e,
-        kind => io::Error::new(kind, format!("{}: {e}", dir.display())),
-    })
+    check(dir).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))
 }
 
 fn check(dir: &Path) -> io::Result<()> {
@@ -35,23 +32,20 @@ fn check(dir: &Path) -> io::Result<()> {
     let me = nix::unistd::geteuid().as_raw();
     let link = std::fs::symlink_metadata(dir)?;
     if link.file_type().is_symlink() && link.uid() != me {
-        return Err(unsafe_dir(
-            dir,
-            format!("is a symbolic link owned by uid {}", link.uid()),
-        ));
+        return Err(unsafe_dir(format!(
+            "is a symbolic link owned by uid {}",
+            link.uid()
+        )));
     }
     let meta = std::fs::metadata(dir)?;
     if !meta.is_dir() {
-        return Err(unsafe_dir(dir, "is not a directory".into()));
+        return Err(unsafe_dir("is not a directory".into()));
     }
     if meta.uid() != me {
-        return Err(unsafe_dir(
-            dir,
-            format!(
-                "is owned by uid {}, not by this user (uid {me})",
-                meta.uid()
-            ),
-        ));
+        return Err(unsafe_dir(format!(
+            "is owned by uid {}, not by this user (uid {me})",
+            meta.uid()
+        )));
     }
     if meta.mode() & OTHERS_WRITE != 0 {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(PRIVATE_MODE))?;
@@ -61,12 +55,12 @@ fn check(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-fn unsafe_dir(dir: &Path, why: String) -> io::Error {
+/// Why a directory is refused; [`ensure`] puts its name in front.
+fn unsafe_dir(why: String) -> io::Error {
     io::Error::new(
         io::ErrorKind::PermissionDenied,
         format!(
-            "{} {why}: another user could change what the server writes there; remove it or choose another directory",
-            dir.display()
+            "{why}: another user could change what the server writes there; remove it or choose another directory"
         ),
     )
 }

@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 /// Default bytes a spool keeps in memory before spilling to disk.
 pub const DEFAULT_MEMORY_LIMIT: usize = 1024 * 1024;
 
+/// What an operator is told, at start and by `--check-config`, when the spool directory
+/// cannot be used (see `private_dir`).
+pub const UNUSABLE_DIR: &str = "the spool directory is unusable: terminals cannot start, and output past the memory bound stays in memory; set PM_TERM_SPOOL_DIR to a directory of this user's";
+
 /// Smallest memory limit honoured (tests use small limits to exercise spilling).
 const MIN_MEMORY_LIMIT: usize = 64;
 

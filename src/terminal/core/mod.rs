@@ -137,8 +137,7 @@ impl Core {
             // fails every terminal's start later, with only a trace id for the agent.
             match crate::private_dir::ensure(spool) {
                 Ok(()) => shell::remove_stale_runtime_dirs(spool),
-                Err(e) => tracing::error!(error = %e,
-                    "the spool directory is unusable: terminals cannot start, and output past the memory bound stays in memory; set PM_TERM_SPOOL_DIR"),
+                Err(e) => tracing::error!(error = %e, "{}", crate::spool::UNUSABLE_DIR),
             }
         }
         let (tx, _) = broadcast::channel(BROADCAST_CAPACITY);
