@@ -9,30 +9,12 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use ahp::{Client, ClientConfig, ClientError, SubscriptionEvent};
+use ahp_types::PROTOCOL_VERSION;
 use ahp_types::actions::{StateAction, TerminalClaimedAction, TerminalInputAction};
 use ahp_types::commands::{CreateTerminalParams, DisposeTerminalParams, ReconnectResult};
 use ahp_types::state::{SnapshotState, TerminalClaim, TerminalClientClaim, TerminalState};
-use ahp_types::{PROTOCOL_VERSION, ROOT_RESOURCE_URI};
-use common::{HostProc, host, http_get, sign_in};
+use common::{ahp_client, create_terminal, host, http_get, sign_in};
 use serde_json::Value;
-
-async fn connect(h: &HostProc, client_id: &str) -> Client {
-    let url = format!("ws://{}/ahp?token={}", h.addr, h.token);
-    let transport = ahp_ws::WebSocketTransport::connect(&url).await.unwrap();
-    let client = Client::connect(transport, ClientConfig::default())
-        .await
-        .unwrap();
-    let init = client
-        .initialize(
-            client_id.into(),
-            vec![PROTOCOL_VERSION.into()],
-            vec![ROOT_RESOURCE_URI.into()],
-        )
-        .await
-        .unwrap();
-    assert_eq!(init.protocol_version, PROTOCOL_VERSION);
-    client
-}
 
 /// The next action on `sub` that `wanted` accepts (within 5 s).
 async fn next_action(
@@ -58,18 +40,7 @@ fn terminal_uri(name: &str) -> String {
 }
 
 async fn create(client: &Client, uri: &str, holder: &str) {
-    let params = CreateTerminalParams {
-        channel: uri.into(),
-        meta: None,
-        claim: TerminalClaim::Client(TerminalClientClaim {
-            client_id: holder.into(),
-        }),
-        name: Some("from-ahp".into()),
-        cwd: Some("file:///tmp".into()),
-        cols: Some(100),
-        rows: Some(30),
-    };
-    let r: Value = client.request("createTerminal", params).await.unwrap();
+    let r = create_terminal(client, uri, holder).await.unwrap();
     assert!(r.is_null());
 }
 
@@ -83,7 +54,7 @@ fn terminal_state(snap: Option<ahp_types::commands::SubscribeResult>) -> Termina
 #[tokio::test(flavor = "multi_thread")]
 async fn ahp_client_follows_a_terminal_with_its_reducers() {
     let h = host("tok-follow").start();
-    let client = connect(&h, "follower").await;
+    let client = ahp_client(&h, "follower").await;
     let uri = terminal_uri("follow");
     create(&client, &uri, "follower").await;
     let (snap, mut sub) = client.subscribe(uri.clone()).await.unwrap();
@@ -143,8 +114,8 @@ async fn ahp_client_follows_a_terminal_with_its_reducers() {
 #[tokio::test(flavor = "multi_thread")]
 async fn claims_are_held_and_rejections_carry_a_reason() {
     let h = host("tok-claims").start();
-    let a = connect(&h, "alice").await;
-    let b = connect(&h, "bob").await;
+    let a = ahp_client(&h, "alice").await;
+    let b = ahp_client(&h, "bob").await;
     let uri = terminal_uri("claims");
     create(&a, &uri, "alice").await;
     let (_, mut sub_a) = a.subscribe(uri.clone()).await.unwrap();
@@ -271,7 +242,7 @@ async fn version_negotiation_tokens_and_bind_rules() {
 async fn reconnect_replays_what_was_missed_and_dispose_removes() {
     // Another client types into the watcher's terminal while it is away: shared terminals.
     let h = host("tok-reconnect").args(&["--share-terminals"]).start();
-    let a = connect(&h, "watcher").await;
+    let a = ahp_client(&h, "watcher").await;
     let uri = terminal_uri("replay");
     create(&a, &uri, "watcher").await;
     let (snap, mut sub) = a.subscribe(uri.clone()).await.unwrap();
@@ -291,7 +262,7 @@ async fn reconnect_replays_what_was_missed_and_dispose_removes() {
     }
     a.shutdown().await;
     // Someone else makes things happen meanwhile.
-    let other = connect(&h, "other").await;
+    let other = ahp_client(&h, "other").await;
     other
         .dispatch(
             uri.clone(),
@@ -383,7 +354,7 @@ fn claim_for(client: &str) -> StateAction {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_hostile_cwd_is_answered_and_the_host_stays_up() {
     let h = host("tok-cwd").start();
-    let client = connect(&h, "hostile").await;
+    let client = ahp_client(&h, "hostile").await;
     for (i, cwd) in ["file:///%aé", "file:///tmp/%", "file:///tmp/%4"]
         .iter()
         .enumerate()
@@ -408,7 +379,7 @@ async fn a_hostile_cwd_is_answered_and_the_host_stays_up() {
         assert!(answer.is_ok(), "{cwd}: no answer");
     }
     // Still serving: a new client connects and creates a terminal in a real directory.
-    let other = connect(&h, "after").await;
+    let other = ahp_client(&h, "after").await;
     create(&other, &terminal_uri("after-hostile"), "after").await;
     let mut h = h;
     assert!(h.child.try_wait().unwrap().is_none(), "the host died");
@@ -421,7 +392,7 @@ async fn a_hostile_cwd_is_answered_and_the_host_stays_up() {
 #[tokio::test(flavor = "multi_thread")]
 async fn approvals_are_asked_apart_from_terminal_operations() {
     let h = host("tok-ask").start();
-    let client = connect(&h, "asker").await;
+    let client = ahp_client(&h, "asker").await;
     let question = serde_json::json!({
         "request_id": "req_ask1", "trace_id": "trace_ask1", "command": "git push --force",
         "cwd": null, "terminal_id": null, "warning": "force push", "rule": "git_force_push",

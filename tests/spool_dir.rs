@@ -1,6 +1,7 @@
 //! The spool directory as operators and other users leave it: one that cannot be made (a
 //! file in the way), one another user made first under a shared temporary directory, one of
-//! ours that others may write to. Through the real binary: output is never lost, the
+//! ours that others may write to. Through the real binaries (the MCP server, and the host
+//! service over its WebSocket): output is never lost, the
 //! operator is told once and clearly, and nothing is written where another user could
 //! change it (every terminal's shell sources scripts from there).
 #![allow(clippy::unwrap_used, clippy::panic)]
@@ -192,4 +193,89 @@ async fn a_spool_directory_of_ours_that_others_may_write_is_narrowed_and_used() 
     let log = s.stderr.lock().unwrap().clone();
     assert!(!log.contains(SPILL_REFUSED), "{log}");
     s.stop().await;
+}
+
+/// A host (`interactive-terminal`, the bundled and container-bridge path) under an unusable
+/// spool directory: every `createTerminal` over its WebSocket is answered with an error, not
+/// left hanging, the host goes on serving, and its log says why once at start.
+async fn host_refuses_terminals(h: &HostProc, log: &std::path::Path, says: &str) {
+    let client = ahp_client(h, "refused").await;
+    for n in 0..2 {
+        let uri = format!("ahp-terminal:/term_{}", unique(&format!("refused{n}")));
+        let r = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            create_terminal(&client, &uri, "refused"),
+        )
+        .await
+        .expect("createTerminal is answered");
+        match r {
+            Err(ahp::ClientError::Rpc(e)) => assert!(
+                e.message.contains(says),
+                "the person or program that asked is told why: {e:?}"
+            ),
+            other => panic!("a terminal started, or no error of its own: {other:?}"),
+        }
+    }
+    client.ping().await.unwrap();
+    let said = std::fs::read_to_string(log).unwrap();
+    assert_eq!(
+        said.matches("the spool directory is unusable").count(),
+        1,
+        "told once at start: {said}"
+    );
+    assert!(said.contains(says), "the log names {says:?}: {said}");
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_host_whose_spool_directory_cannot_be_made_opens_no_terminal_and_goes_on_serving() {
+    let base = scratch_dir();
+    std::fs::write(base.join("file"), "in the way").unwrap();
+    let dir = base.join("file/spool").display().to_string();
+    let log = base.join("host.log");
+    let h = host("tok-spool-file")
+        .args(&["--spool-dir", &dir])
+        .log_to(&log)
+        .start();
+    host_refuses_terminals(&h, &log, &dir).await;
+}
+
+/// The host's default spool directory, `$TMPDIR/interactive-terminal-<uid>`, made first by
+/// another user in a shared temporary directory: no terminal's shell sources scripts from
+/// there, and nothing is written into it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_host_whose_spool_directory_another_user_made_first_writes_nothing_there() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: only root can make a directory another user's");
+        return;
+    }
+    let tmp = scratch_dir();
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let theirs = tmp.join(format!(
+        "interactive-terminal-{}",
+        nix::unistd::geteuid().as_raw()
+    ));
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+    let log = scratch_dir().join("host.log");
+    let h = host("tok-spool-theirs")
+        .env("TMPDIR", &tmp.display().to_string())
+        .log_to(&log)
+        .start();
+    host_refuses_terminals(&h, &log, "owned by uid 65534").await;
+    let left: Vec<_> = std::fs::read_dir(&theirs)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the host wrote into another user's directory: {left:?}"
+    );
+    assert_eq!(
+        std::fs::metadata(&theirs).unwrap().mode() & 0o7777,
+        0o777,
+        "left as it was"
+    );
 }

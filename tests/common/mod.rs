@@ -271,6 +271,7 @@ pub struct HostLaunch {
     port: u16,
     log: Option<std::path::PathBuf>,
     args: Vec<String>,
+    env: Vec<(String, String)>,
 }
 
 /// A host launch with `token` and the defaults.
@@ -280,6 +281,7 @@ pub fn host(token: &str) -> HostLaunch {
         port: 0,
         log: None,
         args: Vec::new(),
+        env: Vec::new(),
     }
 }
 
@@ -300,54 +302,93 @@ impl HostLaunch {
         self
     }
 
+    /// This variable set in its environment.
+    pub fn env(mut self, key: &str, value: &str) -> HostLaunch {
+        self.env.push((key.to_string(), value.to_string()));
+        self
+    }
+
     /// Start it and wait for its ready line.
     pub fn start(self) -> HostProc {
-        let extra: Vec<&str> = self.args.iter().map(String::as_str).collect();
-        start_host_process(&self.token, self.port, self.log.as_deref(), &extra)
+        use std::io::BufRead;
+        let level = if self.log.is_some() { "debug" } else { "warn" };
+        let mut cmd = std::process::Command::new(HOST_BIN);
+        cmd.current_dir(scratch_dir())
+            .args([
+                "--port",
+                &self.port.to_string(),
+                "--token",
+                &self.token,
+                "--no-user-rc",
+                "--log",
+                level,
+            ])
+            .args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdout(Stdio::piped());
+        if let Some(path) = &self.log {
+            cmd.stderr(std::fs::File::create(path).unwrap());
+        }
+        let mut child = cmd.spawn().unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let ready: Value =
+            serde_json::from_str(&line).unwrap_or_else(|_| panic!("ready line: {line:?}"));
+        assert_eq!(ready["event"], "ready", "{ready}");
+        let addr = ready["address"].as_str().unwrap().to_string();
+        let port = addr.rsplit(':').next().unwrap().parse().unwrap();
+        HostProc {
+            child,
+            addr,
+            port,
+            token: self.token,
+            login: ready["login"].as_str().unwrap_or_default().to_string(),
+        }
     }
 }
 
-fn start_host_process(
-    token: &str,
-    port: u16,
-    log: Option<&std::path::Path>,
-    extra: &[&str],
-) -> HostProc {
-    use std::io::BufRead;
-    let level = if log.is_some() { "debug" } else { "warn" };
-    let mut cmd = std::process::Command::new(HOST_BIN);
-    cmd.current_dir(scratch_dir())
-        .args([
-            "--port",
-            &port.to_string(),
-            "--token",
-            token,
-            "--no-user-rc",
-            "--log",
-            level,
-        ])
-        .args(extra)
-        .stdout(Stdio::piped());
-    if let Some(path) = log {
-        cmd.stderr(std::fs::File::create(path).unwrap());
-    }
-    let mut child = cmd.spawn().unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
+/// An `ahp` client connected to `h` over its WebSocket and initialized as `client_id`.
+pub async fn ahp_client(h: &HostProc, client_id: &str) -> ahp::Client {
+    use ahp_types::{PROTOCOL_VERSION, ROOT_RESOURCE_URI};
+    let url = format!("ws://{}/ahp?token={}", h.addr, h.token);
+    let transport = ahp_ws::WebSocketTransport::connect(&url).await.unwrap();
+    let client = ahp::Client::connect(transport, ahp::ClientConfig::default())
+        .await
         .unwrap();
-    let ready: Value =
-        serde_json::from_str(&line).unwrap_or_else(|_| panic!("ready line: {line:?}"));
-    assert_eq!(ready["event"], "ready", "{ready}");
-    let addr = ready["address"].as_str().unwrap().to_string();
-    let port = addr.rsplit(':').next().unwrap().parse().unwrap();
-    HostProc {
-        child,
-        addr,
-        port,
-        token: token.to_string(),
-        login: ready["login"].as_str().unwrap_or_default().to_string(),
-    }
+    let init = client
+        .initialize(
+            client_id.into(),
+            vec![PROTOCOL_VERSION.into()],
+            vec![ROOT_RESOURCE_URI.into()],
+        )
+        .await
+        .unwrap();
+    assert_eq!(init.protocol_version, PROTOCOL_VERSION);
+    client
+}
+
+/// `createTerminal` of `uri` in `/tmp`, 100×30, claimed by the client `holder`; its answer.
+pub async fn create_terminal(
+    client: &ahp::Client,
+    uri: &str,
+    holder: &str,
+) -> Result<Value, ahp::ClientError> {
+    use ahp_types::commands::CreateTerminalParams;
+    use ahp_types::state::{TerminalClaim, TerminalClientClaim};
+    let params = CreateTerminalParams {
+        channel: uri.into(),
+        meta: None,
+        claim: TerminalClaim::Client(TerminalClientClaim {
+            client_id: holder.into(),
+        }),
+        name: Some("from-ahp".into()),
+        cwd: Some("file:///tmp".into()),
+        cols: Some(100),
+        rows: Some(30),
+    };
+    client.request("createTerminal", params).await
 }
 
 /// A raw HTTP/1.1 request to `addr` (with `Host: addr` unless `headers` gives one); the
