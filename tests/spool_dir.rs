@@ -1,9 +1,9 @@
 //! The spool directory as operators and other users leave it: one that cannot be made (a
 //! file in the way), one another user made first under a shared temporary directory, one of
 //! ours that others may write to. Through the real binaries (the MCP server, and the host
-//! service over its WebSocket): output is never lost, the
-//! operator is told once and clearly, and nothing is written where another user could
-//! change it (every terminal's shell sources scripts from there).
+//! service over its WebSocket): output is never lost, the operator is told once and
+//! clearly, and nothing is written where another user could change it (every terminal's
+//! shell sources scripts from there).
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
