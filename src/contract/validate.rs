@@ -4,6 +4,8 @@
 //! rejection carries them; an unknown action is `PM_TERM_INVALID_ACTION` before anything
 //! else is looked at; an unsupported mode is `PM_TERM_INVALID_MODE` before the schema runs.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value, json};
 
 use super::alias::{self, Legacy, Phase, Resolved};
@@ -160,7 +162,7 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
 
     // 4. Legacy flat keys move to their canonical places.
     let nested = move_flat_keys(obj).map_err(|e| reject(&env, e))?;
-    let group = |name: &str| nested.get(name).cloned().unwrap_or(Value::Null);
+    let group = |name: &str| nested.get(name);
     let de = |name: &str| TermError::payload(format!("{name} is malformed"));
     let mut runtime: Runtime =
         from_group(group("runtime")).map_err(|_| reject(&env, de("runtime")))?;
@@ -318,17 +320,24 @@ fn unknown_action(name: &str) -> TermError {
     )
 }
 
-fn from_group<T: serde::de::DeserializeOwned + Default>(v: Value) -> Result<T, serde_json::Error> {
-    if v.is_null() {
-        Ok(T::default())
-    } else {
-        serde_json::from_value(v)
+/// One group of the request as its typed value, read from the request in place (every
+/// request passes here: a copy of each group first was a share of its CPU).
+fn from_group<T: serde::de::DeserializeOwned + Default>(
+    v: Option<&Value>,
+) -> Result<T, serde_json::Error> {
+    match v {
+        None | Some(Value::Null) => Ok(T::default()),
+        Some(v) => T::deserialize(v),
     }
 }
 
-/// Copy the request, moving each legacy flat key into its nested group. A key given both
-/// ways with different values is ambiguous and rejected.
-fn move_flat_keys(obj: &Map<String, Value>) -> Result<Map<String, Value>, TermError> {
+/// The request with each legacy flat key moved into its nested group: the request itself
+/// when it has none (the canonical form every current client sends), else a copy. A key
+/// given both ways with different values is ambiguous and rejected.
+fn move_flat_keys(obj: &Map<String, Value>) -> Result<Cow<'_, Map<String, Value>>, TermError> {
+    if !FLAT_KEYS.iter().any(|(flat, _, _)| obj.contains_key(*flat)) {
+        return Ok(Cow::Borrowed(obj));
+    }
     let mut out = obj.clone();
     for (flat, group, field) in FLAT_KEYS {
         let Some(v) = out.remove(flat) else { continue };
@@ -350,7 +359,7 @@ fn move_flat_keys(obj: &Map<String, Value>) -> Result<Map<String, Value>, TermEr
             }
         }
     }
-    Ok(out)
+    Ok(Cow::Owned(out))
 }
 
 fn apply_alias(

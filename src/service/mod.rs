@@ -191,11 +191,9 @@ impl Service {
             .respond(Envelope::from_request(&req))
     }
 
-    /// Parse with the request-size limit in front.
+    /// Parse with the request-size limit in front (the request's size as JSON).
     pub(crate) fn parse(&self, raw: &Value) -> Result<Request, Box<contract::Rejected>> {
-        let size = serde_json::to_vec(raw)
-            .map(|v| v.len())
-            .unwrap_or(usize::MAX);
+        let size = serialized_len(raw);
         if size > MAX_REQUEST_BYTES {
             let envelope = Envelope {
                 correlation: contract::validate::fresh_correlation(raw.get("correlation")),
@@ -352,5 +350,39 @@ fn combine(headless: Option<Result<Outcome, TermError>>, interactive: Option<Han
         (None, None) => Handled::failed(TermError::payload(
             "name the session (target.session_id) or the terminal (target.terminal_id)",
         )),
+    }
+}
+
+/// How many bytes `v` takes as compact JSON, counted without building the text (every
+/// request is measured against [`MAX_REQUEST_BYTES`]).
+fn serialized_len(v: &Value) -> usize {
+    /// A writer that keeps nothing but the count.
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, v) {
+        Ok(()) => count.0,
+        Err(_) => usize::MAX,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_is_measured_as_its_json_text() {
+        let v = json!({"action": "execute", "execution": {"input": "é\"\n\u{1}𝄞", "env": {"A": "b"}},
+            "n": [1, -2.5, null, true]});
+        assert_eq!(serialized_len(&v), serde_json::to_vec(&v).unwrap().len());
+        assert_eq!(serialized_len(&json!(null)), 4);
     }
 }
