@@ -58,6 +58,41 @@ async fn seq_reads_back_whole(s: &Server) {
     );
 }
 
+/// A sticky temporary directory (as `/tmp` is) in which another user (`nobody`, uid 65534)
+/// made `<prefix><our uid>` first, open to all; `None` (the test skipped) unless root, as
+/// only root can make a directory another user's.
+fn made_first_by_another_user(prefix: &str) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: only root can make a directory another user's");
+        return None;
+    }
+    let tmp = scratch_dir();
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let theirs = tmp.join(format!("{prefix}{}", nix::unistd::geteuid().as_raw()));
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+    Some((tmp, theirs))
+}
+
+/// Another user's directory as they made it: nothing written into it, its mode unchanged.
+fn left_as_it_was(theirs: &std::path::Path) {
+    let left: Vec<_> = std::fs::read_dir(theirs)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "written into another user's directory: {left:?}"
+    );
+    assert_eq!(
+        std::fs::metadata(theirs).unwrap().mode() & 0o7777,
+        0o777,
+        "left as it was"
+    );
+}
+
 /// `--check-config` under `env` exits 1 saying each of `says`; then the server starts under
 /// it anyway (its stderr kept), as an operator who did not check would start it.
 async fn refused_then_started(env: &[(&str, &str)], says: &[&str]) -> Server {
@@ -113,19 +148,9 @@ async fn a_spool_directory_that_cannot_be_made_loses_no_output_and_says_so_once(
 /// it could swap the scripts a terminal's shell is about to source.
 #[tokio::test]
 async fn a_spool_directory_another_user_made_first_is_not_written_to() {
-    if !nix::unistd::geteuid().is_root() {
-        eprintln!("skipped: only root can make a directory another user's");
+    let Some((tmp, theirs)) = made_first_by_another_user("interactive-terminal-mcp-") else {
         return;
-    }
-    let tmp = scratch_dir();
-    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777)).unwrap();
-    let theirs = tmp.join(format!(
-        "interactive-terminal-mcp-{}",
-        nix::unistd::geteuid().as_raw()
-    ));
-    std::fs::create_dir(&theirs).unwrap();
-    std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o777)).unwrap();
-    std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+    };
     let tmp_s = tmp.display().to_string();
     let env = [
         ("TMPDIR", tmp_s.as_str()),
@@ -139,20 +164,7 @@ async fn a_spool_directory_another_user_made_first_is_not_written_to() {
         "no terminal sources scripts from there: {p:#}"
     );
     seq_reads_back_whole(&s).await;
-    let left: Vec<_> = std::fs::read_dir(&theirs)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    assert!(
-        left.is_empty(),
-        "the server wrote into another user's directory: {left:?}"
-    );
-    assert_eq!(
-        std::fs::metadata(&theirs).unwrap().mode() & 0o7777,
-        0o777,
-        "left as it was"
-    );
+    left_as_it_was(&theirs);
     let log = s.stderr.lock().unwrap().clone();
     assert!(log.contains("owned by uid 65534"), "{log}");
     s.stop().await;
@@ -245,37 +257,14 @@ async fn a_host_whose_spool_directory_cannot_be_made_opens_no_terminal_and_goes_
 /// there, and nothing is written into it.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_host_whose_spool_directory_another_user_made_first_writes_nothing_there() {
-    if !nix::unistd::geteuid().is_root() {
-        eprintln!("skipped: only root can make a directory another user's");
+    let Some((tmp, theirs)) = made_first_by_another_user("interactive-terminal-") else {
         return;
-    }
-    let tmp = scratch_dir();
-    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777)).unwrap();
-    let theirs = tmp.join(format!(
-        "interactive-terminal-{}",
-        nix::unistd::geteuid().as_raw()
-    ));
-    std::fs::create_dir(&theirs).unwrap();
-    std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o777)).unwrap();
-    std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+    };
     let log = scratch_dir().join("host.log");
     let h = host("tok-spool-theirs")
         .env("TMPDIR", &tmp.display().to_string())
         .log_to(&log)
         .start();
     host_refuses_terminals(&h, &log, "owned by uid 65534").await;
-    let left: Vec<_> = std::fs::read_dir(&theirs)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    assert!(
-        left.is_empty(),
-        "the host wrote into another user's directory: {left:?}"
-    );
-    assert_eq!(
-        std::fs::metadata(&theirs).unwrap().mode() & 0o7777,
-        0o777,
-        "left as it was"
-    );
+    left_as_it_was(&theirs);
 }
