@@ -410,6 +410,22 @@ async fn nul_bytes_are_refused_naming_the_field() {
     s.stop().await;
 }
 
+/// An agent's request of more than a mebibyte (the tool's own limit; the line itself is
+/// under the framing's limit) is refused whole, naming the limit, and the server serves on.
+#[tokio::test]
+async fn a_request_over_a_mebibyte_is_refused_naming_the_limit() {
+    let s = server().start().await;
+    let p = s
+        .call(headless(&format!("echo {}", "x".repeat(1_100_000))))
+        .await;
+    assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD", "{p:#}");
+    assert_eq!(p["error"]["details"]["limit"], "request_bytes", "{p:#}");
+    assert_eq!(p["error"]["details"]["max"], 1_048_576, "{p:#}");
+    let p = s.call(headless("echo after")).await;
+    assert_eq!(p["result"]["stdout"], "after\n", "{p:#}");
+    s.stop().await;
+}
+
 /// An `initialize` request with id 1, as one line without its newline.
 fn initialize_line(client: &str) -> String {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
