@@ -31,7 +31,7 @@ fn has_children_files() -> bool {
 
 /// Field `n` of a `/proc/<pid>/stat` line, numbered as in proc(5) from 3 (the state) on: the
 /// command name before them may hold spaces and `)`.
-pub fn stat_field(stat: &str, n: usize) -> Option<&str> {
+fn stat_field(stat: &str, n: usize) -> Option<&str> {
     let close = stat.rfind(')')?;
     stat.get(close + 2..)?
         .split_ascii_whitespace()
