@@ -40,11 +40,17 @@ pub fn open(url: &str) -> Result<(), String> {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .kill_on_drop(false);
-    // SAFETY: setsid in the child before exec is async-signal-safe; it makes the opener
-    // (and the browser it may start) a session of its own, which the server lets go.
+    // The browser gets the open-file limit the server was given, as programs do.
+    let open_files = crate::process::open_files::given();
+    // SAFETY: setsid, getrlimit and setrlimit in the child before exec are async-signal-safe
+    // system calls; setsid makes the opener (and the browser it may start) a session of its
+    // own, which the server lets go.
     unsafe {
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             nix::unistd::setsid()?;
+            if let Some(n) = open_files {
+                crate::process::open_files::restore(n)?;
+            }
             Ok(())
         });
     }

@@ -20,6 +20,7 @@ fn main() {
     let cfg = Config::from_process();
     let workers = cli::workers_or_exit(NAME);
     itmcp::telemetry::init(cfg.log.as_deref());
+    itmcp::process::open_files::raise();
     let policy = cli::or_exit(NAME, itmcp::policy::Policy::load(&cfg.policy), 2);
     cli::install_sandbox(NAME, &cfg.sandbox, &cfg.own_files());
     if cfg.check_config {

@@ -27,6 +27,7 @@ fn main() {
     let start = HostStart::from_process();
     let workers = cli::workers_or_exit(NAME);
     itmcp::telemetry::init(start.log.as_deref());
+    itmcp::process::open_files::raise();
     cli::install_sandbox(
         NAME,
         &start.sandbox,

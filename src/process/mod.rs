@@ -7,8 +7,10 @@
 //! `spawner`, `standby` and `supervisor` run in the helper processes; `supervised` is the
 //! server's side; `requests` carries a request from one to the other; `walk` kills subtrees
 //! in proportion to their size; `reaper` catches what a killed supervisor leaves; `wire` is
-//! what they say to each other.
+//! what they say to each other; `open_files` raises the server's open-file limit and gives
+//! programs back the one it was given.
 
+pub mod open_files;
 pub mod reaper;
 pub mod requests;
 pub mod spawner;
@@ -46,7 +48,16 @@ pub fn helper_main() -> Option<i32> {
     if first == crate::sandbox::netbridge::FLAG {
         return Some(crate::sandbox::netbridge::main(args.collect()));
     }
-    (first == spawner::SPAWNER_FLAG && args.next().is_none()).then(spawner::main)
+    if first != spawner::SPAWNER_FLAG {
+        return None;
+    }
+    // Its one optional argument: the open-file limit to give programs back.
+    let open_files = match (args.next(), args.next()) {
+        (None, _) => None,
+        (Some(n), None) => Some(n.to_str()?.parse().ok()?),
+        _ => return None,
+    };
+    Some(spawner::main(open_files))
 }
 
 /// Signal names for exit reports (`SIGKILL`, not `9`).

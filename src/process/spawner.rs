@@ -35,9 +35,15 @@ const SERVER_FD: RawFd = 0;
 /// Lowest descriptor the server's socket moves to: above stdio, which programs inherit.
 const ABOVE_STDIO: RawFd = 3;
 
-/// The spawner's main loop; returns its exit status.
-pub fn main() -> i32 {
+/// The spawner's main loop; returns its exit status. `open_files`: the soft open-file limit
+/// the server was given, set back here before any supervisor is forked.
+pub fn main(open_files: Option<u64>) -> i32 {
     let server = getppid();
+    if let Some(n) = open_files
+        && let Err(e) = super::open_files::restore(n)
+    {
+        eprintln!("interactive-terminal spawner: cannot set the open-file limit back to {n}: {e}");
+    }
     // Its own session: signals from the server's terminal (Ctrl-C) are not for it.
     let _ = nix::unistd::setsid();
     let _ = nix::sys::prctl::set_name(c"itmcp-spawner");

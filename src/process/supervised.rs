@@ -9,7 +9,7 @@
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
@@ -70,8 +70,11 @@ fn start_spawner() -> std::io::Result<Spawner> {
     let (ours, theirs) = socket_pair(SockType::SeqPacket)?;
     let path = lock(program()).clone();
     let mut cmd = tokio::process::Command::new(&path);
-    cmd.arg(SPAWNER_FLAG)
-        .stdin(Stdio::from(theirs))
+    cmd.arg(SPAWNER_FLAG);
+    if let Some(n) = super::open_files::given() {
+        cmd.arg(n.to_string());
+    }
+    cmd.stdin(Stdio::from(theirs))
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .kill_on_drop(false);
@@ -158,7 +161,8 @@ pub struct SessionSpec<'a> {
 pub struct Supervised {
     /// The program's pid (a terminal's shell, a headless command's shell or program).
     pub pid: i32,
-    control: tokio::sync::Mutex<Option<OwnedWriteHalf>>,
+    /// Where `kill` is written; `None` once the supervisor's end is closed.
+    control: Arc<tokio::sync::Mutex<Option<OwnedWriteHalf>>>,
     exit: watch::Receiver<Option<ChildExit>>,
     killed: watch::Receiver<Option<Vec<i32>>>,
     gone: watch::Receiver<bool>,
@@ -233,6 +237,8 @@ pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
     let (exit_tx, exit) = watch::channel(None);
     let (killed_tx, killed) = watch::channel(None);
     let (gone_tx, gone) = watch::channel(false);
+    let control = Arc::new(tokio::sync::Mutex::new(Some(wr)));
+    let ours = control.clone();
     tokio::spawn(async move {
         while let Ok(Some(line)) = lines.next_line().await {
             match Report::parse(&line) {
@@ -245,6 +251,10 @@ pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
                 _ => tracing::debug!(%line, "unexpected supervisor report"),
             }
         }
+        // Its end is closed: nothing more can be said to it. Close ours now rather than
+        // when the session is pruned: hundreds of ended sessions are kept readable, and each
+        // would hold a descriptor the server's terminals may need.
+        *ours.lock().await = None;
         // The supervisor is gone: if it never said how the program ended, nobody knows.
         exit_tx.send_if_modified(|e| {
             if e.is_none() {
@@ -258,7 +268,7 @@ pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
     });
     Ok(Supervised {
         pid,
-        control: tokio::sync::Mutex::new(Some(wr)),
+        control,
         exit,
         killed,
         gone,
@@ -270,7 +280,7 @@ impl Supervised {
     fn vanished() -> Supervised {
         Supervised {
             pid: 0,
-            control: tokio::sync::Mutex::new(None),
+            control: Arc::new(tokio::sync::Mutex::new(None)),
             exit: watch::channel(Some(ChildExit::Unknown)).1,
             killed: watch::channel(Some(Vec::new())).1,
             gone: watch::channel(true).1,

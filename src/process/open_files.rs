@@ -1,0 +1,48 @@
+//! The open-file limit. Each terminal holds descriptors in the server (its pty, its
+//! supervisor's socket, spool files), and so does each running command; the soft limit most
+//! systems give a user's processes (1024) is met long before an operator's limits are (500
+//! terminals, say). So each binary raises its soft limit to its hard limit at start, as
+//! servers commonly do. Its programs still start with the limit it was given: a program
+//! that uses `select(2)` fails on a descriptor above 1023, so a raised limit is not the
+//! server's to hand on. The spawner sets it back before it forks any supervisor.
+
+use std::sync::OnceLock;
+
+use nix::sys::resource::{Resource, getrlimit, setrlimit};
+
+/// The soft limit this process was given, when it raised it.
+static GIVEN: OnceLock<u64> = OnceLock::new();
+
+/// Raise this process's soft limit to its hard limit, remembering the one it was given.
+/// Called once by each binary, before it starts any session.
+pub fn raise() {
+    let (soft, hard) = match getrlimit(Resource::RLIMIT_NOFILE) {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot read the open-file limit");
+            return;
+        }
+    };
+    if soft >= hard {
+        return;
+    }
+    match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+        Ok(()) => {
+            let _ = GIVEN.set(soft);
+            tracing::debug!(given = soft, raised = hard, "open-file limit raised");
+        }
+        Err(e) => tracing::warn!(error = %e, given = soft, "cannot raise the open-file limit"),
+    }
+}
+
+/// The soft limit to give programs back, when this process raised its own.
+pub fn given() -> Option<u64> {
+    GIVEN.get().copied()
+}
+
+/// Set the soft limit back to `soft` (in the spawner, so that every supervisor and program
+/// it forks inherits it).
+pub fn restore(soft: u64) -> nix::Result<()> {
+    let (_, hard) = getrlimit(Resource::RLIMIT_NOFILE)?;
+    setrlimit(Resource::RLIMIT_NOFILE, soft.min(hard), hard)
+}
