@@ -40,20 +40,16 @@ pub fn open(url: &str) -> Result<(), String> {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .kill_on_drop(false);
-    // The browser gets the open-file limit the server was given, as programs do.
-    let open_files = crate::process::open_files::given();
-    // SAFETY: setsid, getrlimit and setrlimit in the child before exec are async-signal-safe
-    // system calls; setsid makes the opener (and the browser it may start) a session of its
-    // own, which the server lets go.
+    // SAFETY: setsid in the child before exec is async-signal-safe; it makes the opener
+    // (and the browser it may start) a session of its own, which the server lets go.
     unsafe {
-        cmd.pre_exec(move || {
+        cmd.pre_exec(|| {
             nix::unistd::setsid()?;
-            if let Some(n) = open_files {
-                crate::process::open_files::restore(n)?;
-            }
             Ok(())
         });
     }
+    // The browser gets the open-file limit the server was given, as programs do.
+    crate::process::open_files::give_back(&mut cmd);
     let mut child = {
         let mut guard = reaper::spawn_guard();
         let child = cmd

@@ -41,12 +41,12 @@ fn hard_limit() -> u64 {
     hard.parse().unwrap_or(u64::MAX)
 }
 
-#[tokio::test]
-async fn a_server_started_under_a_low_soft_limit_opens_every_terminal_it_allows() {
+/// The server, started from a shell with the soft limit [`SOFT`], on `adapter`.
+async fn started_under_a_low_soft_limit(adapter: &str) -> Option<Server> {
     let needed = (TERMINALS as u64) * 4;
     if hard_limit() < needed {
         eprintln!("skipped: the hard open-file limit is below {needed}; nothing to raise to");
-        return;
+        return None;
     }
     let start = format!("ulimit -Sn {SOFT} && exec \"$0\"");
     let s = server()
@@ -56,9 +56,18 @@ async fn a_server_started_under_a_low_soft_limit_opens_every_terminal_it_allows(
             ("PM_TERM_NO_USER_RC", "1"),
             ("PM_TERM_INTERACTIVE_SHELL", "bash"),
             ("PM_TERM_MAX_TERMINALS", &TERMINALS.to_string()),
+            ("PM_TERM_ADAPTER_MODE", adapter),
         ])
         .start()
         .await;
+    Some(s)
+}
+
+#[tokio::test]
+async fn a_server_started_under_a_low_soft_limit_opens_every_terminal_it_allows() {
+    let Some(s) = started_under_a_low_soft_limit("local").await else {
+        return;
+    };
     let mut ids = Vec::new();
     for n in 0..TERMINALS {
         let p = s.call(open()).await;
@@ -104,5 +113,21 @@ async fn ended_commands_hold_no_descriptors() {
         after <= before + 8,
         "{before} descriptors before {COMMANDS} commands, {after} after"
     );
+    s.stop().await;
+}
+
+/// The bundled adapter: the server launches its sibling host service, whose terminals get
+/// the user's limit too (the host raises its own, from the one it was given).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bundled_hosts_terminals_get_the_limit_the_server_was_given() {
+    let Some(s) = started_under_a_low_soft_limit("bundled").await else {
+        return;
+    };
+    let p = s.call(open()).await;
+    assert_eq!(p["success"], true, "{p:#}");
+    assert_eq!(p["resolved"]["adapter"], "bundled", "{p:#}");
+    let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+    let p = s.call(send(&id, "ulimit -Sn")).await;
+    assert_eq!(p["result"]["output"], format!("{SOFT}\n"), "{p:#}");
     s.stop().await;
 }

@@ -4,7 +4,9 @@
 //! terminals, say). So each binary raises its soft limit to its hard limit at start, as
 //! servers commonly do. Its programs still start with the limit it was given: a program
 //! that uses `select(2)` fails on a descriptor above 1023, so a raised limit is not the
-//! server's to hand on. The spawner sets it back before it forks any supervisor.
+//! server's to hand on. The spawner sets it back before it forks any supervisor, and what
+//! the server starts itself (the browser it opens, the host service it launches, which
+//! raises its own again) gets it back in the child before exec.
 
 use std::sync::OnceLock;
 
@@ -45,4 +47,14 @@ pub fn given() -> Option<u64> {
 pub fn restore(soft: u64) -> nix::Result<()> {
     let (_, hard) = getrlimit(Resource::RLIMIT_NOFILE)?;
     setrlimit(Resource::RLIMIT_NOFILE, soft.min(hard), hard)
+}
+
+/// Start `cmd`'s program with the limit this process was given, when it raised its own.
+pub fn give_back(cmd: &mut tokio::process::Command) {
+    let Some(n) = given() else { return };
+    // SAFETY: getrlimit and setrlimit, in the child before exec, are async-signal-safe system
+    // calls, and nothing here allocates.
+    unsafe {
+        cmd.pre_exec(move || restore(n).map_err(std::io::Error::from));
+    }
 }

@@ -120,6 +120,9 @@ async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, Launc
     .stdout(Stdio::piped())
     .stderr(Stdio::inherit())
     .kill_on_drop(true);
+    // The host raises its own open-file limit, and gives its terminals the one it was
+    // given: the user's, not this server's raised one.
+    crate::process::open_files::give_back(&mut cmd);
     let mut child = {
         let mut guard = reaper::spawn_guard();
         let child = cmd.spawn().map_err(|e| match e.kind() {
