@@ -5,9 +5,10 @@ pub mod session;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-pub use session::{Program, Session, StartSpec, Status, Stream};
+pub use session::{Program, RunningSlot, Session, StartSpec, Status, Stream};
 
 use crate::ids;
 
@@ -42,6 +43,8 @@ pub struct ExecManager {
     cfg: ExecConfig,
     /// Keyed by id: ULIDs sort by creation time, so iteration is oldest first.
     sessions: Mutex<BTreeMap<String, Arc<Session>>>,
+    /// Running sessions: places taken (see [`RunningSlot`]).
+    running: Arc<AtomicUsize>,
     /// Pruned sessions whose processes still run (killed at shutdown).
     lingering: Mutex<Vec<Arc<Session>>>,
 }
@@ -80,32 +83,44 @@ impl ExecManager {
         ExecManager {
             cfg,
             sessions: Mutex::new(BTreeMap::new()),
+            running: Arc::new(AtomicUsize::new(0)),
             lingering: Mutex::new(Vec::new()),
         }
     }
 
     pub async fn start(&self, spec: StartSpec) -> Result<Arc<Session>, ExecError> {
-        {
-            let sessions = lock(&self.sessions);
-            let running = sessions.values().filter(|s| s.is_running()).count();
-            if running >= self.cfg.max_running {
-                return Err(ExecError::Limit {
-                    max: self.cfg.max_running,
-                });
-            }
-        }
+        let slot =
+            RunningSlot::take(&self.running, self.cfg.max_running).ok_or(ExecError::Limit {
+                max: self.cfg.max_running,
+            })?;
         let id = ids::new_id(ids::SESSION);
         let program = match &spec.program {
             Program::Shell { shell, .. } => shell.display().to_string(),
             Program::Argv { program, .. } => program.clone(),
         };
-        let session = Session::spawn(id.clone(), spec, &self.cfg.spool_dir, self.cfg.memory_limit)
-            .await
-            .map_err(|source| ExecError::Spawn { program, source })?;
+        let session = Session::spawn(
+            id.clone(),
+            spec,
+            &self.cfg.spool_dir,
+            self.cfg.memory_limit,
+            slot,
+        )
+        .await
+        .map_err(|source| ExecError::Spawn { program, source })?;
         tracing::info!(session = %id, pid = session.pid, command = %session.command, "session started");
         let mut sessions = lock(&self.sessions);
-        let pruned = prune(&mut sessions, self.cfg.max_retained.saturating_sub(1));
         sessions.insert(id, session.clone());
+        // Every session kept is running or has exited; the running hold places. (A start
+        // under way elsewhere holds one too, so this count may fall short by it, for a
+        // moment: a later start prunes what this one left.)
+        let exited = sessions
+            .len()
+            .saturating_sub(self.running.load(Ordering::Acquire));
+        let pruned = prune(
+            &mut sessions,
+            exited,
+            self.cfg.max_retained.saturating_sub(1),
+        );
         drop(sessions);
         // A pruned session is forgotten, but what it left running (a server it started in
         // the background) stays until the server ends.
@@ -135,10 +150,14 @@ impl ExecManager {
     }
 }
 
-/// Drop the oldest exited sessions until at most `keep_exited` remain; returns them. Runs at
-/// every start: nothing is copied unless something is dropped.
-fn prune(sessions: &mut BTreeMap<String, Arc<Session>>, keep_exited: usize) -> Vec<Arc<Session>> {
-    let exited = sessions.values().filter(|s| !s.is_running()).count();
+/// Of the `exited` sessions among `sessions`, drop the oldest until at most `keep_exited`
+/// remain; returns them. Runs at every start: it walks only past what it drops (and the
+/// running sessions older than those, at most the running limit).
+fn prune(
+    sessions: &mut BTreeMap<String, Arc<Session>>,
+    exited: usize,
+    keep_exited: usize,
+) -> Vec<Arc<Session>> {
     let excess = exited.saturating_sub(keep_exited);
     if excess == 0 {
         return Vec::new();

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -110,13 +110,39 @@ pub struct Session {
 
 use crate::locks::lock;
 
+/// A place among the running sessions: taken before the program starts, given back when
+/// the session has exited (or did not start). The manager's count of running sessions is
+/// the number of places taken, so a start neither walks the hundreds of ended sessions kept
+/// nor lets two starts at once both pass the limit.
+pub struct RunningSlot(Arc<AtomicUsize>);
+
+impl RunningSlot {
+    /// A place, unless `count` places of at most `max` are taken.
+    pub fn take(count: &Arc<AtomicUsize>, max: usize) -> Option<RunningSlot> {
+        count
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| RunningSlot(count.clone()))
+    }
+}
+
+impl Drop for RunningSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 impl Session {
-    /// Start the process under its own supervisor. The caller has validated `spec.cwd`.
+    /// Start the process under its own supervisor, holding `slot` until it has exited. The
+    /// caller has validated `spec.cwd`.
     pub async fn spawn(
         id: String,
         spec: StartSpec,
         spool_dir: &std::path::Path,
         memory_limit: usize,
+        slot: RunningSlot,
     ) -> std::io::Result<Arc<Session>> {
         let (program, args) = match &spec.program {
             Program::Shell { shell, line } => (
@@ -195,6 +221,7 @@ impl Session {
                 st.ended = Some(Instant::now());
                 s.exited.store(true, Ordering::Release);
             }
+            drop(slot);
             s.bump();
             tracing::debug!(session = %s.id, ?code, ?signal, "session exited");
         });
