@@ -12,36 +12,21 @@ python3 benches/cpu_per_call.py [path/to/release/interactive-terminal-mcp] [N]
 """
 import json
 import os
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from outside import bare_repl  # noqa: E402
+from outside import Server, bare_repl  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/interactive-terminal-mcp"
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
-INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "cpu", "version": "1"}}
 ECHO = {"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
         "execution": {"command": "echo hi"}}
 
 
 def main():
-    p = subprocess.Popen([BIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         env=dict(os.environ, PM_TERM_LOG="error"))
-    n = 0
-
-    def rpc(method, params):
-        nonlocal n
-        n += 1
-        p.stdin.write((json.dumps({"jsonrpc": "2.0", "method": method, "params": params, "id": n}) + "\n").encode())
-        p.stdin.flush()
-        while True:
-            r = json.loads(p.stdout.readline())
-            if r.get("id") == n:
-                return r
-
-    rpc("initialize", INIT)
+    s = Server(argv=[BIN])
+    p, rpc = s.p, s.rpc
     call = {"name": "memory_terminal_interactive", "arguments": ECHO}
     for _ in range(30):
         rpc("tools/call", call)

@@ -6,57 +6,36 @@ Prints how many of each failed, the server's open descriptors after each step, a
 limit a program sees. Usage:
 python3 benches/open_files.py [path/to/release/interactive-terminal-mcp] [soft limit]
 """
-import json
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from outside import Server  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/interactive-terminal-mcp"
 SOFT = sys.argv[2] if len(sys.argv) > 2 else "1024"
 TERMINALS = 500
 COMMANDS = 300
-TOOL = "memory_terminal_interactive"
 
 
 def main():
-    env = dict(os.environ, PM_TERM_LOG="off", PM_TERM_NO_USER_RC="1",
-               PM_TERM_MAX_TERMINALS=str(TERMINALS))
-    p = subprocess.Popen(["sh", "-c", f'ulimit -Sn {SOFT} && exec "$0"', BIN],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-    n = 0
-
-    def rpc(method, params):
-        nonlocal n
-        n += 1
-        p.stdin.write((json.dumps({"jsonrpc": "2.0", "method": method, "params": params, "id": n}) + "\n").encode())
-        p.stdin.flush()
-        while True:
-            r = json.loads(p.stdout.readline())
-            if r.get("id") == n:
-                return r
-
-    def call(args):
-        return rpc("tools/call", {"name": TOOL, "arguments": args})["result"]["structuredContent"]
+    s = Server(env={"PM_TERM_NO_USER_RC": "1", "PM_TERM_MAX_TERMINALS": str(TERMINALS)},
+               argv=["sh", "-c", f'ulimit -Sn {SOFT} && exec "$0"', BIN])
 
     def fds():
-        return len(os.listdir(f"/proc/{p.pid}/fd"))
+        return len(os.listdir(f"/proc/{s.p.pid}/fd"))
 
-    rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "open-files", "version": "1"}})
-    p.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}\n')
-    p.stdin.flush()
     print(f"soft limit {SOFT}; the server's descriptors after initialize: {fds()}")
-    failed = sum(not call({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
+    failed = sum(not s.call({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
                  .get("success") for _ in range(TERMINALS))
     print(f"{TERMINALS} terminals: {failed} failed; descriptors: {fds()}")
     headless = {"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
                 "execution": {"command": "true"}}
-    failed = sum(not call(headless).get("success") for _ in range(COMMANDS))
+    failed = sum(not s.call(headless).get("success") for _ in range(COMMANDS))
     print(f"{COMMANDS} commands after them: {failed} failed; descriptors: {fds()}")
-    seen = call(dict(headless, execution={"command": "ulimit -Sn"}))
+    seen = s.call(dict(headless, execution={"command": "ulimit -Sn"}))
     print(f"a program sees: {seen.get('result', {}).get('stdout', '').strip() or seen.get('error')}")
-    p.stdin.close()
-    p.wait()
+    s.close()
 
 
 if __name__ == "__main__":

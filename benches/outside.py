@@ -25,9 +25,13 @@ INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"nam
 
 
 class Server:
-    def __init__(self, env=None):
-        e = dict(os.environ, PM_TERM_LOG="error", PM_TERM_MAX_TERMINALS="600", **(env or {}))
-        self.p = subprocess.Popen([BIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=e)
+    """The server on stdio, initialized: `argv` to start it another way (from a shell), `env`
+    over this process's environment. The other bench scripts drive it through this too."""
+
+    def __init__(self, env=None, argv=None):
+        e = dict(os.environ, PM_TERM_LOG="error", PM_TERM_MAX_TERMINALS="600")
+        e.update(env or {})
+        self.p = subprocess.Popen(argv or [BIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=e)
         self.n = 0
         self.rpc("initialize", INIT)
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized", "params": {}})
