@@ -11,18 +11,9 @@ use common::*;
 use rmcp::model::{ReadResourceRequestParams, SubscribeRequestParams};
 use serde_json::{Value, json};
 
-fn open() -> Value {
-    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
-}
-
 fn open_running(command: &str) -> Value {
     json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
         "execution": {"command": command}})
-}
-
-fn send(id: &str, command: &str) -> Value {
-    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
-        "target": {"terminal_id": id}, "execution": {"command": command}})
 }
 
 fn input(id: &str, data: &str, wait_for: Option<&str>) -> Value {
@@ -44,7 +35,7 @@ fn read(id: &str, output: Value) -> Value {
 }
 
 async fn shell(s: &Server) -> String {
-    let p = s.call(open()).await;
+    let p = s.call(open_terminal()).await;
     assert_eq!(p["success"], true, "{p:#}");
     p["identity"]["terminal_id"].as_str().unwrap().to_string()
 }
@@ -89,7 +80,7 @@ async fn open_run_and_detect_commands_in_bash_and_zsh() {
         assert_eq!(p["resolved"]["adapter"], "local");
         let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
         assert!(id.starts_with("term_"));
-        let r = s.call(send(&id, "echo $((6*7)); false")).await;
+        let r = s.call(terminal_command(&id, "echo $((6*7)); false")).await;
         assert_eq!(r["status"], "completed", "{r:#}");
         assert_eq!(r["result"]["output"], "42\n");
         assert_eq!(r["result"]["exit_code"], 1);
@@ -97,7 +88,7 @@ async fn open_run_and_detect_commands_in_bash_and_zsh() {
             r["result"]["command"]["command_line"],
             "echo $((6*7)); false"
         );
-        let r = s.call(send(&id, "cd / && pwd")).await;
+        let r = s.call(terminal_command(&id, "cd / && pwd")).await;
         assert_eq!(r["result"]["output"], "/\n");
         assert_eq!(r["result"]["exit_code"], 0);
         let c = s.call(read(&id, json!({"view": "commands"}))).await;
@@ -159,7 +150,7 @@ async fn execute_command_in_a_new_terminal_and_legacy_aliases() {
 async fn a_prompt_answered_with_raw_input() {
     let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
-    let mut q = send(&id, "read -p 'Name? ' n; echo \"hi $n\"");
+    let mut q = terminal_command(&id, "read -p 'Name? ' n; echo \"hi $n\"");
     q["runtime"] = json!({"wait_ms": 500});
     let p = s.call(q).await;
     assert_eq!(p["result"]["running"], true, "waiting at the prompt: {p:#}");
@@ -185,7 +176,7 @@ async fn python_repl_round_trips() {
         "{p:#}"
     );
     // A command line sent while python runs is refused: it would go to python's stdin.
-    let busy = s.call(send(&id, "ls")).await;
+    let busy = s.call(terminal_command(&id, "ls")).await;
     assert_eq!(code(&busy), "PM_TERM_INVALID_PAYLOAD");
     assert_eq!(busy["error"]["details"]["busy"], true);
     for (line, want) in [
@@ -265,7 +256,7 @@ async fn ever_new_and_oversized_wait_for_patterns_each_wait_for_their_own() {
 async fn ctrl_c_interrupts_sleep() {
     let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
-    let mut q = send(&id, "sleep 100");
+    let mut q = terminal_command(&id, "sleep 100");
     q["runtime"] = json!({"wait_ms": 300});
     let p = s.call(q).await;
     assert_eq!(p["result"]["running"], true);
@@ -275,7 +266,7 @@ async fn ctrl_c_interrupts_sleep() {
     // The answer speaks for the command the input ended.
     assert_eq!(r["result"]["running"], false, "{r:#}");
     // The shell is usable again.
-    let r = s.call(send(&id, "echo back")).await;
+    let r = s.call(terminal_command(&id, "echo back")).await;
     assert_eq!(r["result"]["output"], "back\n");
     s.stop().await;
 }
@@ -284,7 +275,7 @@ async fn ctrl_c_interrupts_sleep() {
 async fn interactive_timeout_interrupts_with_output_so_far() {
     let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
-    let mut q = send(&id, "echo first; sleep 30");
+    let mut q = terminal_command(&id, "echo first; sleep 30");
     q["runtime"] = json!({"timeout_ms": 800});
     let p = s.call(q).await;
     assert_eq!(code(&p), "PM_TERM_TIMEOUT", "{p:#}");
@@ -335,7 +326,7 @@ async fn vim_and_top_through_the_screen_view() {
     );
     s.call(keys(&id, &["escape"])).await;
     s.call(input(&id, ":wq\r", None)).await;
-    let done = s.call(send(&id, "true")).await;
+    let done = s.call(terminal_command(&id, "true")).await;
     assert_eq!(done["success"], true);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "hello from vim\n");
     let sc = s.call(read(&id, json!({"view": "screen"}))).await;
@@ -350,7 +341,7 @@ async fn vim_and_top_through_the_screen_view() {
         "{text}"
     );
     s.call(input(&id, "q", None)).await;
-    let r = s.call(send(&id, "echo after-top")).await;
+    let r = s.call(terminal_command(&id, "echo after-top")).await;
     assert_eq!(r["result"]["output"], "after-top\n");
     let _ = std::fs::remove_file(&file);
     s.stop().await;
@@ -362,7 +353,7 @@ async fn killing_a_shell_with_background_jobs_leaves_nothing() {
     let id = shell(&s).await;
     let tag = unique_sleep();
     let r = s
-        .call(send(
+        .call(terminal_command(
             &id,
             &format!("sleep {tag} & setsid sleep {tag} & (sh -c 'sleep {tag} &' &); nohup sleep {tag} >/dev/null 2>&1 &"),
         ))
@@ -421,8 +412,11 @@ async fn fifty_terminals_at_once() {
 async fn read_output_views_and_cursors() {
     let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
-    s.call(send(&id, "printf '\\033[31mred\\033[0m plain\\n'"))
-        .await;
+    s.call(terminal_command(
+        &id,
+        "printf '\\033[31mred\\033[0m plain\\n'",
+    ))
+    .await;
     let raw = s.call(read(&id, json!({"view": "raw", "cursor": 0}))).await;
     let raw_text = raw["result"]["output"].as_str().unwrap().to_string();
     assert!(raw_text.contains("\u{1b}[31mred"));
@@ -441,7 +435,7 @@ async fn read_output_views_and_cursors() {
     let again = s.call(read(&id, json!({}))).await;
     assert_eq!(again["result"]["output"], "");
     // Waiting for output that arrives later.
-    let mut q = send(&id, "sleep 0.5; echo late");
+    let mut q = terminal_command(&id, "sleep 0.5; echo late");
     q["runtime"] = json!({"wait_ms": 100});
     s.call(q).await;
     let late = s
@@ -485,7 +479,7 @@ async fn raw_view_of_invalid_and_split_utf8() {
     let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
     let done = s
-        .call(send(
+        .call(terminal_command(
             &id,
             "printf 'a\\377\\376b\\n'; printf '\\342\\202'; sleep 0.3; printf '\\254 euro\\n'",
         ))
@@ -511,7 +505,7 @@ async fn raw_view_of_invalid_and_split_utf8() {
         cursor = next;
     }
     assert!(joined.starts_with(&text), "{joined:?}\n{text:?}");
-    let after = s.call(send(&id, "echo still here")).await;
+    let after = s.call(terminal_command(&id, "echo still here")).await;
     assert!(
         after["result"]["output"]
             .as_str()
@@ -552,7 +546,7 @@ async fn terminals_are_resources_with_updates() {
         .subscribe(SubscribeRequestParams::new(uri.clone()))
         .await
         .unwrap();
-    s.call(send(&id, "echo resource-update")).await;
+    s.call(terminal_command(&id, "echo resource-update")).await;
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     while !s.recorder.updated.lock().unwrap().contains(&uri) {
         assert!(
@@ -582,7 +576,7 @@ async fn terminals_are_resources_with_updates() {
 async fn titles_set_by_programs_become_terminal_titles() {
     let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
-    s.call(send(&id, "printf '\\033]0;build: step 2\\007'"))
+    s.call(terminal_command(&id, "printf '\\033]0;build: step 2\\007'"))
         .await;
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     loop {
@@ -688,13 +682,13 @@ async fn the_screen_read_right_after_a_flood_shows_its_end() {
     // output's last lines, not what the screen held before.
     let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
-    let r = s.call(send(&id, "seq 1 300000")).await;
+    let r = s.call(terminal_command(&id, "seq 1 300000")).await;
     assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
     let sc = s.call(read(&id, json!({"view": "screen"}))).await;
     let text = sc["result"]["screen"]["text"].as_str().unwrap();
     assert!(text.contains("299999\n300000"), "{text}");
     // And again after more: the second render continues from where the first stopped.
-    s.call(send(&id, "echo the-end")).await;
+    s.call(terminal_command(&id, "echo the-end")).await;
     let sc = s.call(read(&id, json!({"view": "screen"}))).await;
     let text = sc["result"]["screen"]["text"].as_str().unwrap();
     assert!(
@@ -751,7 +745,7 @@ async fn a_repl_in_a_users_own_bash_answers_each_input_with_its_own_result() {
     assert_eq!(last["command_line"], "python3 -q", "{last:#}");
     assert_eq!(last["exit_code"], 0, "{last:#}");
     // The shell is back and still reports its commands.
-    let r = s.call(send(&id, "echo back-in-bash")).await;
+    let r = s.call(terminal_command(&id, "echo back-in-bash")).await;
     assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
     let all = s.call(read(&id, json!({"cursor": 0}))).await;
     let text = all["result"]["output"].as_str().unwrap();

@@ -8,7 +8,6 @@
 mod common;
 
 use common::*;
-use serde_json::{Value, json};
 
 /// The soft limit the server is started with.
 const SOFT: u64 = 256;
@@ -21,24 +20,11 @@ const TERMINALS: usize = 120;
 /// each of which held a descriptor until it was pruned.
 const COMMANDS: usize = 300;
 
-fn open() -> Value {
-    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
-}
-
-fn send(id: &str, command: &str) -> Value {
-    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
-        "target": {"terminal_id": id}, "execution": {"command": command}})
-}
-
 /// The hard open-file limit of this process (the server's, started from it).
 fn hard_limit() -> u64 {
-    let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
-    let line = limits
-        .lines()
-        .find(|l| l.starts_with("Max open files"))
-        .unwrap();
-    let hard = line.split_whitespace().nth(4).unwrap();
-    hard.parse().unwrap_or(u64::MAX)
+    nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+        .unwrap()
+        .1
 }
 
 /// The server, started from a shell with the soft limit [`SOFT`], on `adapter`.
@@ -70,7 +56,7 @@ async fn a_server_started_under_a_low_soft_limit_opens_every_terminal_it_allows(
     };
     let mut ids = Vec::new();
     for n in 0..TERMINALS {
-        let p = s.call(open()).await;
+        let p = s.call(open_terminal()).await;
         assert_eq!(p["success"], true, "terminal {n} of {TERMINALS}: {p:#}");
         ids.push(p["identity"]["terminal_id"].as_str().unwrap().to_string());
     }
@@ -81,7 +67,7 @@ async fn a_server_started_under_a_low_soft_limit_opens_every_terminal_it_allows(
     let p = s.call(headless("ulimit -Sn")).await;
     assert_eq!(p["result"]["stdout"], format!("{SOFT}\n"), "{p:#}");
     for id in [&ids[0], &ids[TERMINALS - 1]] {
-        let p = s.call(send(id, "ulimit -Sn")).await;
+        let p = s.call(terminal_command(id, "ulimit -Sn")).await;
         assert_eq!(p["result"]["output"], format!("{SOFT}\n"), "{p:#}");
     }
     s.stop().await;
@@ -123,11 +109,11 @@ async fn a_bundled_hosts_terminals_get_the_limit_the_server_was_given() {
     let Some(s) = started_under_a_low_soft_limit("bundled").await else {
         return;
     };
-    let p = s.call(open()).await;
+    let p = s.call(open_terminal()).await;
     assert_eq!(p["success"], true, "{p:#}");
     assert_eq!(p["resolved"]["adapter"], "bundled", "{p:#}");
     let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
-    let p = s.call(send(&id, "ulimit -Sn")).await;
+    let p = s.call(terminal_command(&id, "ulimit -Sn")).await;
     assert_eq!(p["result"]["output"], format!("{SOFT}\n"), "{p:#}");
     s.stop().await;
 }

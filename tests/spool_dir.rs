@@ -11,7 +11,7 @@ mod common;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
 use common::*;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// Lines of `seq` in a run: about 2.6 MB, forty times the memory bound below.
 const SEQ_LINES: u32 = 400_000;
@@ -21,10 +21,6 @@ const MEMORY_BYTES: &str = "65536";
 
 /// What the server says when a spill is refused (once per run of refusals).
 const SPILL_REFUSED: &str = "spool spill failed";
-
-fn open() -> Value {
-    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
-}
 
 /// Run `seq`, then read its output back by cursor in 1 MiB pieces: every byte, in order.
 async fn seq_reads_back_whole(s: &Server) {
@@ -127,7 +123,7 @@ async fn a_spool_directory_that_cannot_be_made_loses_no_output_and_says_so_once(
     seq_reads_back_whole(&s).await;
     // A terminal cannot start without its scripts: an answer, not a hang, and the server
     // goes on serving.
-    let p = s.call(open()).await;
+    let p = s.call(open_terminal()).await;
     assert_eq!(p["success"], false, "{p:#}");
     assert_eq!(code(&p), "PM_TERM_INTERNAL", "{p:#}");
     seq_reads_back_whole(&s).await;
@@ -158,7 +154,7 @@ async fn a_spool_directory_another_user_made_first_is_not_written_to() {
         ("PM_TERM_INTERACTIVE_SHELL", "bash"),
     ];
     let s = refused_then_started(&env, &["owned by uid 65534"]).await;
-    let p = s.call(open()).await;
+    let p = s.call(open_terminal()).await;
     assert_eq!(
         p["success"], false,
         "no terminal sources scripts from there: {p:#}"

@@ -599,6 +599,17 @@ pub fn headless(command: &str) -> Value {
     })
 }
 
+/// A request that opens a terminal running the user's shell.
+pub fn open_terminal() -> Value {
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
+}
+
+/// A request that runs `command` in the terminal `id`.
+pub fn terminal_command(id: &str, command: &str) -> Value {
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "target": {"terminal_id": id}, "execution": {"command": command}})
+}
+
 pub fn code(payload: &Value) -> &str {
     payload["error"]["code"].as_str().unwrap_or("")
 }
