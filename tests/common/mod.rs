@@ -243,6 +243,8 @@ pub fn scratch_dir() -> std::path::PathBuf {
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)
     ));
+    // Fresh: a test process of an earlier run may have had this pid, and left its files.
+    let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
 }
