@@ -4,8 +4,8 @@ nothing between the pipe and the clock. Each figure beside its floor, measured i
 run. Usage: python3 benches/outside.py [path/to/release/interactive-terminal-mcp]
 
 Prints a Markdown table: cold start, `echo hi` (quiet, and with 500 live terminals and 2000
-idle processes on the machine), a REPL round trip, `list` with 500 terminals (median and
-p99), and `seq 1 2000000`
+idle processes on the machine), a REPL round trip (alone, and with 500 live terminals),
+`list` with 500 terminals (median and p99), and `seq 1 2000000`
 with every line read by this client in 1 MiB pages (the JSON parsing of each page included,
 as any client pays it).
 """
@@ -195,6 +195,8 @@ def main():
             c.wait()
     quiet = Server(env={"PM_TERM_NO_USER_RC": "1"})
     row("REPL round trip: python `1+1` in a terminal, until its prompt is back", median(repl_round_trip(quiet, 300)),
+        "the same REPL on a bare pty", median(bare_repl_round_trip(300)))
+    row(f"REPL round trip with {TERMINALS} live terminals", median(repl_round_trip(s, 300)),
         "the same REPL on a bare pty", median(bare_repl_round_trip(300)))
     nbytes = seq_every_line(quiet)
     ours = median(timed(lambda: seq_every_line(quiet), 9))

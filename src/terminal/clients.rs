@@ -110,7 +110,7 @@ impl Core {
     /// still holds them, fresh snapshots otherwise, and the URIs that no longer exist.
     /// Taken under one lock with the current sequence, so nothing falls between.
     pub fn resume(&self, last_seen: u64, uris: &[String]) -> (Resume, Vec<String>, u64) {
-        let inner = self.inner();
+        let inner = self.settled();
         let mut missing = Vec::new();
         let mut present = BTreeSet::new();
         for u in uris {
@@ -136,7 +136,7 @@ impl Core {
 
     /// A snapshot and the current sequence, together.
     pub fn snapshot_with_seq(&self, uri: &str) -> Option<(Snapshot, u64)> {
-        let inner = self.inner();
+        let inner = self.settled();
         let s = self.snapshot_locked(&inner, uri)?;
         Some((s, inner.seq))
     }

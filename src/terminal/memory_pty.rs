@@ -150,6 +150,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
+    use crate::terminal::core::ROOT_SETTLE;
     use crate::terminal::lifecycle::{self, Device};
     use crate::terminal::ops::{
         self, OutputSpec, ReadArgs, RunArgs, Shown, TermRequest, TermResponse, View,
@@ -157,6 +158,7 @@ mod tests {
     use crate::terminal::protocol::AgentClaim;
     use crate::terminal::{Core, CoreConfig, CreateSpec};
     use ahp_types::actions::StateAction;
+    use ahp_types::state::{SnapshotState, TerminalClaim};
 
     const NONCE: &str = "n0nce";
     const WAIT: Duration = Duration::from_secs(10);
@@ -430,5 +432,90 @@ mod tests {
             screen.text
         );
         drop(sh);
+    }
+
+    /// The root lists a follower received so far: how many, and the newest.
+    fn root_lists(
+        feed: &mut tokio::sync::broadcast::Receiver<Arc<ahp_types::ActionEnvelope>>,
+    ) -> Vec<Vec<ahp_types::state::TerminalInfo>> {
+        let mut lists = Vec::new();
+        while let Ok(env) = feed.try_recv() {
+            if let StateAction::RootTerminalsChanged(r) = &env.action {
+                lists.push(r.terminals.clone());
+            }
+        }
+        lists
+    }
+
+    fn claim(core: &Arc<Core>, id: &str, claim: TerminalClaim) {
+        let t = core.get(id).unwrap();
+        core.dispatch(
+            &t,
+            StateAction::TerminalClaimed(ahp_types::actions::TerminalClaimedAction { claim }),
+            None,
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_claim_given_back_before_the_root_list_settles_publishes_no_list() {
+        let core = core();
+        let o = open_as(&core, "r1");
+        let agent = AgentClaim {
+            session: "s".into(),
+            chat: "c".into(),
+            tool_call_id: Some("call_1".into()),
+        };
+        // Asked at once, the root list already holds the new terminal.
+        let root = ahp_types::ROOT_RESOURCE_URI;
+        let Some(SnapshotState::Root(r)) = core.snapshot(root).map(|s| s.state) else {
+            panic!("no root snapshot")
+        };
+        assert_eq!(r.terminals.map(|t| t.len()), Some(1));
+        tokio::time::sleep(ROOT_SETTLE * 2).await;
+        let mut feed = core.follow();
+        // A short call: the claim taken and given back. The terminal's own channel says
+        // so; the root list, back where it was, is not published again.
+        claim(&core, "r1", agent.active());
+        claim(&core, "r1", agent.background());
+        tokio::time::sleep(ROOT_SETTLE * 2).await;
+        let seen: Vec<_> = std::iter::from_fn(|| feed.try_recv().ok()).collect();
+        let kinds = |f: fn(&StateAction) -> bool| seen.iter().filter(|e| f(&e.action)).count();
+        assert_eq!(kinds(|a| matches!(a, StateAction::TerminalClaimed(_))), 2);
+        assert_eq!(
+            kinds(|a| matches!(a, StateAction::RootTerminalsChanged(_))),
+            0
+        );
+        // A long call: held past the settle time, the claim shows in the root list, and
+        // so does its return.
+        claim(&core, "r1", agent.active());
+        tokio::time::sleep(ROOT_SETTLE * 2).await;
+        let lists = root_lists(&mut feed);
+        assert_eq!(lists.len(), 1, "{lists:?}");
+        assert_eq!(lists[0][0].claim, agent.active());
+        claim(&core, "r1", agent.background());
+        tokio::time::sleep(ROOT_SETTLE * 2).await;
+        let lists = root_lists(&mut feed);
+        assert_eq!(lists.len(), 1, "{lists:?}");
+        assert_eq!(lists[0][0].claim, agent.background());
+        o.shell.abort();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_replay_asked_before_the_root_list_settles_carries_the_list_as_it_is() {
+        let core = core();
+        let a = open_as(&core, "q1");
+        let b = open_as(&core, "q2");
+        let root: BTreeSet<String> = [ahp_types::ROOT_RESOURCE_URI.to_string()].into();
+        let replay = core.replay_after(0, &root).unwrap();
+        let StateAction::RootTerminalsChanged(list) = &replay[0].action else {
+            panic!("{replay:?}")
+        };
+        assert_eq!(list.terminals.len(), 2);
+        // Published once; the settle that follows finds nothing new.
+        let mut feed = core.follow();
+        tokio::time::sleep(ROOT_SETTLE * 2).await;
+        assert!(root_lists(&mut feed).is_empty());
+        a.shell.abort();
+        b.shell.abort();
     }
 }

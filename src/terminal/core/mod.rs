@@ -15,7 +15,12 @@
 //! the live feed for subscribers.
 
 mod integration;
+mod root;
 mod subscriptions;
+
+/// For tests that wait out the settle on a paused clock.
+#[cfg(test)]
+pub(crate) use root::SETTLE as ROOT_SETTLE;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::PathBuf;
@@ -65,6 +70,8 @@ pub(super) struct Registry {
     /// number of terminals.
     root_action: Option<Arc<ActionEnvelope>>,
     root: RootState,
+    /// A change of the root list waits to be published (see `root`).
+    root_pending: bool,
     pub terminals: BTreeMap<String, Arc<Terminal>>,
     infos: BTreeMap<String, TerminalInfo>,
     /// Ids of terminals whose shell is starting.
@@ -73,6 +80,8 @@ pub(super) struct Registry {
 
 pub struct Core {
     pub cfg: CoreConfig,
+    /// This core, for the task that publishes the root list once its changes settle.
+    me: std::sync::Weak<Core>,
     inner: Mutex<Registry>,
     tx: broadcast::Sender<Arc<ActionEnvelope>>,
 }
@@ -141,8 +150,9 @@ impl Core {
             }
         }
         let (tx, _) = broadcast::channel(BROADCAST_CAPACITY);
-        Arc::new(Core {
+        Arc::new_cyclic(|me| Core {
             cfg,
+            me: me.clone(),
             inner: Mutex::new(Registry {
                 seq: 0,
                 log: VecDeque::new(),
@@ -156,6 +166,7 @@ impl Core {
                     config: None,
                     meta: None,
                 },
+                root_pending: false,
                 terminals: BTreeMap::new(),
                 infos: BTreeMap::new(),
                 starting: BTreeSet::new(),
@@ -203,14 +214,6 @@ impl Core {
         env
     }
 
-    fn publish_root(&self, inner: &mut Registry) {
-        let action = StateAction::RootTerminalsChanged(RootTerminalsChangedAction {
-            terminals: inner.infos.values().cloned().collect(),
-        });
-        apply_action_to_root(&mut inner.root, &action);
-        self.record(inner, ROOT_RESOURCE_URI, action, None);
-    }
-
     /// Apply a terminal action: reducer first, then the side effects the core owns.
     pub(super) fn apply(
         &self,
@@ -245,7 +248,7 @@ impl Core {
             let info = info_of(&term.uri, &st.state);
             if inner.infos.get(&term.id) != Some(&info) {
                 inner.infos.insert(term.id.clone(), info);
-                self.publish_root(inner);
+                self.root_changed(inner);
             }
         }
         env
@@ -398,7 +401,7 @@ impl Core {
         let info = info_of(&term.uri, &term.state().state);
         inner.infos.insert(term.id.clone(), info);
         inner.terminals.insert(term.id.clone(), term);
-        self.publish_root(&mut inner);
+        self.root_changed(&mut inner);
         self.prune(&mut inner);
     }
 
@@ -407,7 +410,7 @@ impl Core {
         let mut inner = self.inner();
         inner.terminals.remove(id);
         inner.infos.remove(id);
-        self.publish_root(&mut inner);
+        self.root_changed(&mut inner);
     }
 
     /// Forget the oldest exited terminals beyond the retention limit.
@@ -425,7 +428,7 @@ impl Core {
             inner.terminals.remove(id);
             inner.infos.remove(id);
         }
-        self.publish_root(inner);
+        self.root_changed(inner);
     }
 
     pub fn get(&self, id: &str) -> Option<Arc<Terminal>> {

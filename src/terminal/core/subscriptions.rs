@@ -14,7 +14,7 @@ impl Core {
         Vec<String>,
         broadcast::Receiver<Arc<ActionEnvelope>>,
     ) {
-        let inner = self.inner();
+        let inner = self.settled();
         let mut snaps = Vec::new();
         let mut missing = Vec::new();
         for uri in uris {
@@ -46,12 +46,12 @@ impl Core {
     }
 
     pub fn snapshot(&self, uri: &str) -> Option<Snapshot> {
-        let inner = self.inner();
+        let inner = self.settled();
         self.snapshot_locked(&inner, uri)
     }
 
     pub fn current_seq(&self) -> u64 {
-        self.inner().seq
+        self.settled().seq
     }
 
     /// Actions on `channels` after `seq`, or `None` when the log no longer reaches back.
@@ -60,7 +60,7 @@ impl Core {
         seq: u64,
         channels: &BTreeSet<String>,
     ) -> Option<Vec<Arc<ActionEnvelope>>> {
-        let inner = self.inner();
+        let inner = self.settled();
         self.replay_locked(&inner, seq, channels)
     }
 
