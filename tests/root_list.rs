@@ -20,16 +20,6 @@ const TERMINALS: usize = 30;
 /// How long the watcher waits for the list it expects.
 const WATCH: Duration = Duration::from_secs(10);
 
-fn bridged(port: &str, token: &str) -> Vec<(&'static str, String)> {
-    vec![
-        ("PM_RUNNING_IN_CONTAINER", "true".into()),
-        ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", "127.0.0.1".into()),
-        ("PM_INTERACTIVE_TERMINAL_HOST_PORT", port.into()),
-        ("PM_INTERACTIVE_TERMINAL_TOKEN", token.into()),
-        ("PM_TERM_NO_USER_RC", "1".into()),
-    ]
-}
-
 fn terminal_id(r: &Value) -> String {
     assert_eq!(r["success"], true, "{r:#}");
     r["identity"]["terminal_id"].as_str().unwrap().to_string()
@@ -67,14 +57,8 @@ async fn next_list(
 #[tokio::test(flavor = "multi_thread")]
 async fn a_person_watching_the_root_list_sees_every_terminal_and_where_the_agent_left_it() {
     let h = host("tok-root-list").start();
-    let port = h.port.to_string();
-    let agent = common::server()
-        .envs(
-            &bridged(&port, &h.token)
-                .iter()
-                .map(|(k, v)| (*k, v.as_str()))
-                .collect::<Vec<_>>(),
-        )
+    let agent = bridged_server(h.port, &h.token)
+        .envs(&[("PM_TERM_NO_USER_RC", "1")])
         .start()
         .await;
     let work = terminal_id(&agent.call(open_terminal()).await);

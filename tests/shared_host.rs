@@ -13,21 +13,6 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-fn bridged(port: &str, token: &str) -> Vec<(&'static str, String)> {
-    vec![
-        ("PM_RUNNING_IN_CONTAINER", "true".into()),
-        ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", "127.0.0.1".into()),
-        ("PM_INTERACTIVE_TERMINAL_HOST_PORT", port.into()),
-        ("PM_INTERACTIVE_TERMINAL_TOKEN", token.into()),
-        ("PM_TERM_NO_USER_RC", "1".into()),
-    ]
-}
-
-async fn server(env: &[(&'static str, String)]) -> Server {
-    let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    common::server().envs(&pairs).start().await
-}
-
 /// One raw AHP request on a fresh token connection; the answer.
 async fn raw(addr: &str, token: &str, msgs: &[Value]) -> Vec<Value> {
     let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ahp?token={token}"))
@@ -61,9 +46,14 @@ fn init(id: u64, client: &str) -> Value {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_terminal_belongs_to_the_server_that_opened_it() {
     let host = host("tok-shared").start();
-    let port = host.port.to_string();
-    let a = server(&bridged(&port, "tok-shared")).await;
-    let b = server(&bridged(&port, "tok-shared")).await;
+    let a = bridged_server(host.port, &host.token)
+        .envs(&[("PM_TERM_NO_USER_RC", "1")])
+        .start()
+        .await;
+    let b = bridged_server(host.port, &host.token)
+        .envs(&[("PM_TERM_NO_USER_RC", "1")])
+        .start()
+        .await;
     let p = a
         .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
             "execution": {"command": "echo secret-of-a"}}))
@@ -181,9 +171,14 @@ async fn a_terminal_belongs_to_the_server_that_opened_it() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_operator_may_share_terminals() {
     let mut host = host("tok-share").args(&["--share-terminals"]).start();
-    let port = host.port.to_string();
-    let a = server(&bridged(&port, "tok-share")).await;
-    let b = server(&bridged(&port, "tok-share")).await;
+    let a = bridged_server(host.port, &host.token)
+        .envs(&[("PM_TERM_NO_USER_RC", "1")])
+        .start()
+        .await;
+    let b = bridged_server(host.port, &host.token)
+        .envs(&[("PM_TERM_NO_USER_RC", "1")])
+        .start()
+        .await;
     let p = a
         .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
             "execution": {"command": "echo shared-line"}}))
