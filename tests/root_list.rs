@@ -57,10 +57,7 @@ async fn next_list(
 #[tokio::test(flavor = "multi_thread")]
 async fn a_person_watching_the_root_list_sees_every_terminal_and_where_the_agent_left_it() {
     let h = host("tok-root-list").start();
-    let agent = bridged_server(h.port, &h.token)
-        .envs(&[("PM_TERM_NO_USER_RC", "1")])
-        .start()
-        .await;
+    let agent = start_bridged(&h).await;
     let work = terminal_id(&agent.call(open_terminal()).await);
     let mut others = Vec::new();
     for _ in 0..TERMINALS {

@@ -46,14 +46,8 @@ fn init(id: u64, client: &str) -> Value {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_terminal_belongs_to_the_server_that_opened_it() {
     let host = host("tok-shared").start();
-    let a = bridged_server(host.port, &host.token)
-        .envs(&[("PM_TERM_NO_USER_RC", "1")])
-        .start()
-        .await;
-    let b = bridged_server(host.port, &host.token)
-        .envs(&[("PM_TERM_NO_USER_RC", "1")])
-        .start()
-        .await;
+    let a = start_bridged(&host).await;
+    let b = start_bridged(&host).await;
     let p = a
         .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
             "execution": {"command": "echo secret-of-a"}}))
@@ -171,14 +165,8 @@ async fn a_terminal_belongs_to_the_server_that_opened_it() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_operator_may_share_terminals() {
     let mut host = host("tok-share").args(&["--share-terminals"]).start();
-    let a = bridged_server(host.port, &host.token)
-        .envs(&[("PM_TERM_NO_USER_RC", "1")])
-        .start()
-        .await;
-    let b = bridged_server(host.port, &host.token)
-        .envs(&[("PM_TERM_NO_USER_RC", "1")])
-        .start()
-        .await;
+    let a = start_bridged(&host).await;
+    let b = start_bridged(&host).await;
     let p = a
         .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
             "execution": {"command": "echo shared-line"}}))

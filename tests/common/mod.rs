@@ -72,6 +72,14 @@ pub fn bridged_server(port: u16, token: &str) -> Launch {
     ])
 }
 
+/// A server bridged to the host service `h`, started, with no user rc files.
+pub async fn start_bridged(h: &HostProc) -> Server {
+    bridged_server(h.port, &h.token)
+        .envs(&[("PM_TERM_NO_USER_RC", "1")])
+        .start()
+        .await
+}
+
 /// A server launch with the defaults.
 pub fn server() -> Launch {
     Launch {
