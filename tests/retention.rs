@@ -22,6 +22,14 @@ fn session_id(p: &Value) -> String {
 }
 
 /// A command that runs on while the call answers.
+/// A server with the operator's `limit` set to `n`, and no user rc files.
+async fn quiet_server(limit: &str, n: usize) -> Server {
+    server()
+        .envs(&[(limit, n.to_string().as_str()), ("PM_TERM_NO_USER_RC", "1")])
+        .start()
+        .await
+}
+
 fn long_running() -> Value {
     let mut long = headless("sleep 30");
     long["runtime"] = json!({"wait_ms": 50});
@@ -32,13 +40,7 @@ fn long_running() -> Value {
 async fn the_oldest_ended_commands_are_pruned_and_a_running_one_is_kept() {
     const KEEP: usize = 5;
     const RUN: usize = 9;
-    let s = server()
-        .envs(&[
-            ("PM_TERM_MAX_RETAINED", &KEEP.to_string()),
-            ("PM_TERM_NO_USER_RC", "1"),
-        ])
-        .start()
-        .await;
+    let s = quiet_server("PM_TERM_MAX_RETAINED", KEEP).await;
     let running = session_id(&s.call(long_running()).await);
     let mut ended = Vec::new();
     for i in 0..RUN {
@@ -68,13 +70,7 @@ async fn the_oldest_ended_commands_are_pruned_and_a_running_one_is_kept() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_running_limit_holds_under_calls_at_once_and_frees_as_commands_end() {
     const MAX: usize = 3;
-    let s = server()
-        .envs(&[
-            ("PM_TERM_MAX_SESSIONS", &MAX.to_string()),
-            ("PM_TERM_NO_USER_RC", "1"),
-        ])
-        .start()
-        .await;
+    let s = quiet_server("PM_TERM_MAX_SESSIONS", MAX).await;
     let answers = futures_util::future::join_all((0..8).map(|_| s.call(long_running()))).await;
     let started: Vec<&Value> = answers.iter().filter(|p| p["success"] == true).collect();
     assert_eq!(started.len(), MAX, "{answers:#?}");

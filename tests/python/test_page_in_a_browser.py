@@ -4,6 +4,7 @@ server's log alone, and the person approves or declines the agent's warned comma
 interactive and headless, whichever adapter the agent would like.
 """
 
+import contextlib
 import os
 import re
 import tempfile
@@ -75,6 +76,27 @@ def params(home, *extra):
     )
 
 
+@contextlib.asynccontextmanager
+async def agent_with_page_open(prefix):
+    """An MCP client's session with the `--gui` server, and a browser signed in to its page
+    from the address in the server's log alone; the server's home directory."""
+    home = tempfile.mkdtemp(prefix=prefix)
+    log_path = os.path.join(home, "server.log")
+    driver = browser()
+    try:
+        with open(log_path, "w") as log:
+            async with stdio_client(params(home), errlog=log) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    driver.get(link_in(log_path))
+                    WebDriverWait(driver, 20).until(
+                        EC.text_to_be_present_in_element((By.ID, "status"), "connected")
+                    )
+                    yield session, driver, home
+    finally:
+        driver.quit()
+
+
 def decide(driver, command, button, reason=None, context=()):
     card = WebDriverWait(driver, 20).until(
         EC.presence_of_element_located((By.XPATH, f"//div[@class='appr'][code[contains(., '{command}')]]"))
@@ -88,124 +110,110 @@ def decide(driver, command, button, reason=None, context=()):
 
 @pytest.mark.anyio
 async def test_the_person_at_the_page_decides():
-    home = tempfile.mkdtemp(prefix="itmcp-gui-")
-    log_path = os.path.join(home, "server.log")
-    driver = browser()
-    try:
-        with open(log_path, "w") as log:
-            async with stdio_client(params(home), errlog=log) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    # The page is up with the server: sign in from the logged address alone.
-                    link = link_in(log_path)
-                    driver.get(link)
-                    WebDriverWait(driver, 20).until(
-                        EC.text_to_be_present_in_element((By.ID, "status"), "connected")
-                    )
-                    assert "token" not in driver.current_url
+    # The page is up with the server: signed in from the logged address alone.
+    async with agent_with_page_open("itmcp-gui-") as (session, driver, home):
+        assert "token" not in driver.current_url
 
-                    async def ask(args):
-                        return await session.call_tool(TOOL, args)
+        async def ask(args):
+            return await session.call_tool(TOOL, args)
 
-                    results = {}
-                    async with anyio.create_task_group() as tg:
+        results = {}
+        async with anyio.create_task_group() as tg:
 
-                        async def interactive():
-                            results["interactive"] = await ask(
-                                {
-                                    "action": "execute",
-                                    "invocation": {"mode": "interactive", "intent": "execute_command"},
-                                    "execution": {"command": "echo careful in-a-terminal"},
-                                    "runtime": {"wait_ms": 10000},
-                                }
-                            )
+            async def interactive():
+                results["interactive"] = await ask(
+                    {
+                        "action": "execute",
+                        "invocation": {"mode": "interactive", "intent": "execute_command"},
+                        "execution": {"command": "echo careful in-a-terminal"},
+                        "runtime": {"wait_ms": 10000},
+                    }
+                )
 
-                        tg.start_soon(interactive)
-                        # The card says what, why, where, who asks and how long is left.
-                        await anyio.to_thread.run_sync(
-                            lambda: decide(
-                                driver,
-                                "careful in-a-terminal",
-                                "Approve",
-                                context=("echo careful", f"In: {home}", "Asked by: mcp-client", "expires in"),
-                            )
-                        )
+            tg.start_soon(interactive)
+            # The card says what, why, where, who asks and how long is left.
+            await anyio.to_thread.run_sync(
+                lambda: decide(
+                    driver,
+                    "careful in-a-terminal",
+                    "Approve",
+                    context=("echo careful", f"In: {home}", "Asked by: mcp-client", "expires in"),
+                )
+            )
 
-                    r = results["interactive"].structured_content
-                    assert r["success"], r
-                    assert r["result"]["approval"]["decided_by"] == "page", r
-                    assert "in-a-terminal" in r["result"]["output"]
-                    # The agent's terminal is listed and shown (the first is selected on
-                    # load), drawn from the same screen the agent reads.
-                    WebDriverWait(driver, 20).until(
-                        lambda d: "in-a-terminal" in d.find_element(By.CSS_SELECTOR, ".term-view").text
-                    )
-                    # Row for row, the page shows the screen the agent reads.
-                    terminal_id = r["identity"]["terminal_id"]
-                    seen = await ask(
-                        {"action": "read_output", "target": {"terminal_id": terminal_id}, "output": {"view": "screen"}}
-                    )
-                    agent_rows = [l.rstrip() for l in seen.structured_content["result"]["screen"]["text"].split("\n")]
-                    while agent_rows and not agent_rows[-1]:
-                        agent_rows.pop()
+        r = results["interactive"].structured_content
+        assert r["success"], r
+        assert r["result"]["approval"]["decided_by"] == "page", r
+        assert "in-a-terminal" in r["result"]["output"]
+        # The agent's terminal is listed and shown (the first is selected on
+        # load), drawn from the same screen the agent reads.
+        WebDriverWait(driver, 20).until(
+            lambda d: "in-a-terminal" in d.find_element(By.CSS_SELECTOR, ".term-view").text
+        )
+        # Row for row, the page shows the screen the agent reads.
+        terminal_id = r["identity"]["terminal_id"]
+        seen = await ask(
+            {"action": "read_output", "target": {"terminal_id": terminal_id}, "output": {"view": "screen"}}
+        )
+        agent_rows = [l.rstrip() for l in seen.structured_content["result"]["screen"]["text"].split("\n")]
+        while agent_rows and not agent_rows[-1]:
+            agent_rows.pop()
 
-                    def page_rows(d):
-                        rows = d.execute_script(
-                            "return [...document.querySelectorAll('.term-view .screen .row')].map(r => r.textContent.replace(/\\s+$/, ''))"
-                        )
-                        while rows and not rows[-1]:
-                            rows.pop()
-                        return rows
+        def page_rows(d):
+            rows = d.execute_script(
+                "return [...document.querySelectorAll('.term-view .screen .row')].map(r => r.textContent.replace(/\\s+$/, ''))"
+            )
+            while rows and not rows[-1]:
+                rows.pop()
+            return rows
 
-                    # The page draws what arrives as it arrives: give it the time to catch up
-                    # with what the agent already read.
-                    try:
-                        WebDriverWait(driver, 20).until(lambda d: page_rows(d) == agent_rows)
-                    except TimeoutException:
-                        pass
-                    assert page_rows(driver) == agent_rows, (page_rows(driver), agent_rows)
+        # The page draws what arrives as it arrives: give it the time to catch up
+        # with what the agent already read.
+        try:
+            WebDriverWait(driver, 20).until(lambda d: page_rows(d) == agent_rows)
+        except TimeoutException:
+            pass
+        assert page_rows(driver) == agent_rows, (page_rows(driver), agent_rows)
 
-                    # Headless is no way around the person.
-                    async with anyio.create_task_group() as tg:
+        # Headless is no way around the person.
+        async with anyio.create_task_group() as tg:
 
-                        async def headless():
-                            results["headless"] = await ask(
-                                {
-                                    "action": "execute",
-                                    "invocation": {"mode": "headless", "intent": "execute_command"},
-                                    "execution": {"command": "echo careful headless"},
-                                }
-                            )
+            async def headless():
+                results["headless"] = await ask(
+                    {
+                        "action": "execute",
+                        "invocation": {"mode": "headless", "intent": "execute_command"},
+                        "execution": {"command": "echo careful headless"},
+                    }
+                )
 
-                        tg.start_soon(headless)
-                        await anyio.to_thread.run_sync(
-                            lambda: decide(driver, "careful headless", "Decline", reason="not on a Friday")
-                        )
+            tg.start_soon(headless)
+            await anyio.to_thread.run_sync(
+                lambda: decide(driver, "careful headless", "Decline", reason="not on a Friday")
+            )
 
-                    r = results["headless"].structured_content
-                    assert r["error"]["code"] == "PM_TERM_DECLINED", r
-                    assert r["error"]["details"]["decided_by"] == "page", r
-                    assert r["error"]["details"]["reason"] == "not on a Friday", r
-                    # Both decisions stay in the page's history.
-                    driver.find_element(By.CSS_SELECTOR, "#past summary").click()
-                    history = driver.find_element(By.ID, "history").text
-                    assert "approved" in history and "careful in-a-terminal" in history, history
-                    assert "declined" in history and "not on a Friday" in history, history
+        r = results["headless"].structured_content
+        assert r["error"]["code"] == "PM_TERM_DECLINED", r
+        assert r["error"]["details"]["decided_by"] == "page", r
+        assert r["error"]["details"]["reason"] == "not on a Friday", r
+        # Both decisions stay in the page's history.
+        driver.find_element(By.CSS_SELECTOR, "#past summary").click()
+        history = driver.find_element(By.ID, "history").text
+        assert "approved" in history and "careful in-a-terminal" in history, history
+        assert "declined" in history and "not on a Friday" in history, history
 
-                    # Nor is asking for a local terminal the page never sees.
-                    r = await ask(
-                        {
-                            "action": "execute",
-                            "invocation": {"mode": "interactive", "intent": "execute_command"},
-                            "execution": {"command": "echo careful local"},
-                            "runtime": {"adapter_override": "local"},
-                        }
-                    )
-                    r = r.structured_content
-                    assert r["error"]["code"] == "PM_TERM_INVALID_PAYLOAD", r
-                    assert r["error"]["details"]["field"] == "runtime.adapter_override", r
-    finally:
-        driver.quit()
+        # Nor is asking for a local terminal the page never sees.
+        r = await ask(
+            {
+                "action": "execute",
+                "invocation": {"mode": "interactive", "intent": "execute_command"},
+                "execution": {"command": "echo careful local"},
+                "runtime": {"adapter_override": "local"},
+            }
+        )
+        r = r.structured_content
+        assert r["error"]["code"] == "PM_TERM_INVALID_PAYLOAD", r
+        assert r["error"]["details"]["field"] == "runtime.adapter_override", r
 
 
 WARNED = {
@@ -257,3 +265,90 @@ async def test_no_page_within_the_wait_falls_to_the_operator_default():
                 r = (await session.call_tool(TOOL, WARNED)).structured_content
                 assert r["error"]["code"] == "PM_TERM_DECLINED", r
                 assert r["error"]["details"]["decided_by"] == "operator_default", r
+
+
+def list_texts(driver):
+    # Read in one script: the list is rebuilt whenever the host's list changes.
+    return driver.execute_script("return [...document.querySelectorAll('#list .term')].map((e) => e.innerText)")
+
+
+def wait_list(driver, predicate, what, timeout=20):
+    end = time.monotonic() + timeout
+    texts = []
+    while time.monotonic() < end:
+        texts = list_texts(driver)
+        if predicate(texts):
+            return texts
+        time.sleep(0.1)
+    raise AssertionError(f"the page's list never showed {what}: {texts}")
+
+
+@pytest.mark.anyio
+async def test_the_open_page_follows_an_agent_among_many_terminals():
+    """A person keeps the page open while an agent opens a dozen terminals and drives a
+    REPL in one: every terminal appears without a reload, the agent's claim shows while a
+    long command runs and goes back to the background after, and an ended terminal shows
+    as ended. (The host publishes its list once changes settle, not at every keystroke.)"""
+    async with agent_with_page_open("itmcp-gui-many-") as (session, driver, _):
+
+        async def ask(args):
+            r = (await session.call_tool(TOOL, args)).structured_content
+            assert r["success"], r
+            return r
+
+        opened = [
+            (await ask({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}))[
+                "identity"
+            ]["terminal_id"]
+            for _ in range(12)
+        ]
+        texts = await anyio.to_thread.run_sync(
+            lambda: wait_list(driver, lambda t: len(t) == 12, "the agent's 12 terminals")
+        )
+        assert all("agent" in t for t in texts), texts
+        work = opened[0]
+
+        def typed(data):
+            return ask(
+                {
+                    "action": "execute",
+                    "invocation": {"mode": "interactive", "intent": "execute_command"},
+                    "target": {"terminal_id": work},
+                    "execution": {"input": data, "wait_for": ">>> $"},
+                    "runtime": {"wait_ms": 10000},
+                }
+            )
+
+        await typed("python3 -q\r")
+        for i in range(20):
+            r = await typed(f"{i}+1\r")
+            assert f"\n{i + 1}\n" in r["result"]["output"], r
+        async with anyio.create_task_group() as tg:
+
+            async def long():
+                await ask(
+                    {
+                        "action": "execute",
+                        "invocation": {"mode": "interactive", "intent": "execute_command"},
+                        "target": {"terminal_id": opened[1]},
+                        "execution": {"command": "sleep 3"},
+                        "runtime": {"wait_ms": 10000},
+                    }
+                )
+
+            tg.start_soon(long)
+            await anyio.to_thread.run_sync(
+                lambda: wait_list(
+                    driver, lambda t: any("in a tool call" in x for x in t), "the agent's claim in a call"
+                )
+            )
+        await anyio.to_thread.run_sync(
+            lambda: wait_list(
+                driver, lambda t: not any("in a tool call" in x for x in t), "every claim in the background"
+            )
+        )
+        await ask({"action": "terminate", "target": {"terminal_id": opened[2]}})
+        texts = await anyio.to_thread.run_sync(
+            lambda: wait_list(driver, lambda t: any("exited" in x for x in t), "the ended terminal")
+        )
+        assert len(texts) == 12, texts

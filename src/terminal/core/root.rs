@@ -13,7 +13,7 @@
 //! first (see `subscriptions`), so a client that asks gets the list as it is now, and the
 //! same list arrives in sequence for clients following the feed.
 
-use std::sync::{Arc, Weak};
+use std::sync::Weak;
 use std::time::Duration;
 
 use super::*;
@@ -36,11 +36,11 @@ impl Core {
             return;
         }
         inner.root_pending = true;
-        match (self.me.upgrade(), tokio::runtime::Handle::try_current()) {
-            (Some(core), Ok(runtime)) => {
-                runtime.spawn(settle_then_publish(Arc::downgrade(&core)));
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(settle_then_publish(self.me.clone()));
             }
-            _ => self.publish_pending_root(inner),
+            Err(_) => self.publish_pending_root(inner),
         }
     }
 
