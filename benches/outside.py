@@ -3,11 +3,13 @@
 nothing between the pipe and the clock. Each figure beside its floor, measured in the same
 run. Usage: python3 benches/outside.py [path/to/release/interactive-terminal-mcp]
 
-Prints a Markdown table: cold start, `echo hi` (quiet, and with 500 live terminals and 2000
-idle processes on the machine), a REPL round trip (alone, and with 500 live terminals),
-`list` with 500 terminals (median and p99), and `seq 1 2000000`
+Prints a Markdown table: cold start, `echo hi` (quiet, with 100 live terminals, and with 500
+live terminals and 2000 idle processes on the machine), a REPL round trip (alone, and with 100
+and 500 live terminals), `list` with 500 terminals (median and p99), and `seq 1 2000000`
 with every line read by this client in 1 MiB pages (the JSON parsing of each page included,
-as any client pays it).
+as any client pays it). The `echo` and REPL rows take their samples interleaved with the
+floor's, one of each in turn: on a shared machine whose speed drifts over a run, both sides
+of a ratio then see the same drift.
 """
 import json
 import os
@@ -18,7 +20,11 @@ import time
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/interactive-terminal-mcp"
 TERMINALS = 500
+SOME_TERMINALS = 100
 PROCESSES = 2000
+SAMPLES = 300
+# The pause before each interleaved sample, seconds.
+SETTLE = 0.003
 SEQ_LINES = 2_000_000
 PAGE_BYTES = 1 << 20
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "outside", "version": "1"}}
@@ -75,8 +81,24 @@ def timed(f, n):
     return out
 
 
+def interleaved(ours, floor, n):
+    """`n` samples of each, taken in turn, each after a pause (`SETTLE`) in which whatever
+    the one before left running is done: (ours, floor)."""
+    a, b = [], []
+    for _ in range(n):
+        time.sleep(SETTLE)
+        a += timed(ours, 1)
+        time.sleep(SETTLE)
+        b += timed(floor, 1)
+    return a, b
+
+
+def sh_once(script):
+    subprocess.run(["sh", "-c", script], stdout=subprocess.PIPE, check=True)
+
+
 def sh_floor(script, n):
-    return timed(lambda: subprocess.run(["sh", "-c", script], stdout=subprocess.PIPE, check=True), n)
+    return timed(lambda: sh_once(script), n)
 
 
 def cold_start():
@@ -139,16 +161,9 @@ def bare_repl():
     return p, once, close
 
 
-def bare_repl_round_trip(n):
-    """The floor of a REPL round trip."""
-    _, once, close = bare_repl()
-    took = timed(once, n)
-    close()
-    return took
-
-
-def repl_round_trip(s, n):
-    """`1+1` typed into python in a terminal, answered when its prompt is back."""
+def repl(s):
+    """python in a terminal of `s`, ready: one round trip (`1+1` typed, answered when its
+    prompt is back)."""
     tid = s.call({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})[
         "identity"]["terminal_id"]
 
@@ -160,7 +175,25 @@ def repl_round_trip(s, n):
     send("python3 -q\r")
     for _ in range(5):
         send("1+1\r")
-    return timed(lambda: send("1+1\r"), n)
+    return lambda: send("1+1\r")
+
+
+def repl_row(name, s, n):
+    """A REPL round trip in a terminal of `s` beside the same REPL on a bare pty."""
+    _, bare, close = bare_repl()
+    ours, floor = interleaved(repl(s), bare, n)
+    close()
+    row(name, median(ours), "the same REPL on a bare pty", median(floor))
+
+
+def echo_row(name, s, echo, floor_name):
+    ours, floor = interleaved(lambda: s.call(echo), lambda: sh_once("echo hi"), SAMPLES)
+    row(name, median(ours), floor_name, median(floor))
+
+
+def open_terminals(s, n):
+    for _ in range(n):
+        s.call({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
 
 
 def throughput_row(name, nbytes, ours, floor_name, floor):
@@ -178,26 +211,28 @@ def main():
             "execution": {"command": "echo hi"}}
     for _ in range(5):
         s.call(echo)
-    row("`echo hi` end to end", median(timed(lambda: s.call(echo), 300)),
-        "`sh -c 'echo hi'`, output piped", median(sh_floor("echo hi", 300)))
-    for _ in range(TERMINALS):
-        s.call({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
+    piped = "`sh -c 'echo hi'`, output piped"
+    echo_row("`echo hi` end to end", s, echo, piped)
+    open_terminals(s, SOME_TERMINALS)
+    echo_row(f"`echo hi` with {SOME_TERMINALS} live terminals", s, echo, piped)
+    open_terminals(s, TERMINALS - SOME_TERMINALS)
     crowd = [subprocess.Popen(["sleep", "3600"]) for _ in range(PROCESSES)]
     try:
         time.sleep(0.5)
-        row(f"`echo hi` with {TERMINALS} live terminals and {PROCESSES} idle processes",
-            median(timed(lambda: s.call(echo), 300)),
-            "`sh -c 'echo hi'`, output piped, same machine state", median(sh_floor("echo hi", 300)))
+        echo_row(f"`echo hi` with {TERMINALS} live terminals and {PROCESSES} idle processes", s, echo,
+                 f"{piped}, same machine state")
     finally:
         for c in crowd:
             c.kill()
         for c in crowd:
             c.wait()
     quiet = Server(env={"PM_TERM_NO_USER_RC": "1"})
-    row("REPL round trip: python `1+1` in a terminal, until its prompt is back", median(repl_round_trip(quiet, 300)),
-        "the same REPL on a bare pty", median(bare_repl_round_trip(300)))
-    row(f"REPL round trip with {TERMINALS} live terminals", median(repl_round_trip(s, 300)),
-        "the same REPL on a bare pty", median(bare_repl_round_trip(300)))
+    repl_row("REPL round trip: python `1+1` in a terminal, until its prompt is back", quiet, SAMPLES)
+    some = Server(env={"PM_TERM_NO_USER_RC": "1"})
+    open_terminals(some, SOME_TERMINALS)
+    repl_row(f"REPL round trip with {SOME_TERMINALS} live terminals", some, SAMPLES)
+    some.close()
+    repl_row(f"REPL round trip with {TERMINALS} live terminals", s, SAMPLES)
     nbytes = seq_every_line(quiet)
     ours = median(timed(lambda: seq_every_line(quiet), 9))
     throughput_row(f"`seq 1 {SEQ_LINES}` headless, every line read by this client in 1 MiB pages", nbytes, ours,

@@ -302,6 +302,10 @@ fn watch(mode: Mode, child: i32, control: &mut Control, sfd: &mut SignalFd) -> O
                 if mode == Mode::Terminal {
                     return end(control, child, true);
                 }
+                // The server answers the command on this report. It was woken on this
+                // core, where what is left here (reaping, closing, the kept supervisor's
+                // check) would otherwise run first: give it the core now.
+                let _ = nix::sched::sched_yield();
             }
             if stop {
                 return end(control, child, true);
