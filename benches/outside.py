@@ -3,9 +3,9 @@
 nothing between the pipe and the clock. Each figure beside its floor, measured in the same
 run. Usage: python3 benches/outside.py [path/to/release/interactive-terminal-mcp]
 
-Prints a Markdown table: cold start, `echo hi` (quiet, with 100 live terminals, and with 500
-live terminals and 2000 idle processes on the machine), a REPL round trip (alone, and with 100
-and 500 live terminals), `list` with 500 terminals (median and p99), and `seq 1 2000000`
+Prints a Markdown table: cold start, `echo hi` (quiet, with 100 live terminals, with 500
+live terminals and 2000 idle processes on the machine, and with every core kept busy), a REPL
+round trip (alone, with 100 and 500 live terminals, and with every core kept busy), `list` with 500 terminals (median and p99), and `seq 1 2000000`
 with every line read by this client in 1 MiB pages (the JSON parsing of each page included,
 as any client pays it). The `echo` and REPL rows take their samples interleaved with the
 floor's, one of each in turn: on a shared machine whose speed drifts over a run, both sides
@@ -23,6 +23,8 @@ TERMINALS = 500
 SOME_TERMINALS = 100
 PROCESSES = 2000
 SAMPLES = 300
+# Fewer under a busy machine, where each sample takes milliseconds.
+BUSY_SAMPLES = 100
 # The pause before each interleaved sample, seconds.
 SETTLE = 0.003
 SEQ_LINES = 2_000_000
@@ -191,6 +193,22 @@ def echo_row(name, s, echo, floor_name):
     row(name, median(ours), floor_name, median(floor))
 
 
+class BusyCores:
+    """Every core kept busy by a spinning process, as a build beside the agent would."""
+
+    def __enter__(self):
+        self.spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                         for _ in range(os.cpu_count() or 1)]
+        time.sleep(0.5)
+        return self
+
+    def __exit__(self, *_):
+        for p in self.spinners:
+            p.kill()
+        for p in self.spinners:
+            p.wait()
+
+
 def open_terminals(s, n):
     for _ in range(n):
         s.call({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
@@ -227,7 +245,11 @@ def main():
         for c in crowd:
             c.wait()
     quiet = Server(env={"PM_TERM_NO_USER_RC": "1"})
+    with BusyCores():
+        echo_row("`echo hi` with every core busy", quiet, echo, f"{piped}, every core busy")
     repl_row("REPL round trip: python `1+1` in a terminal, until its prompt is back", quiet, SAMPLES)
+    with BusyCores():
+        repl_row("REPL round trip with every core busy", quiet, BUSY_SAMPLES)
     some = Server(env={"PM_TERM_NO_USER_RC": "1"})
     open_terminals(some, SOME_TERMINALS)
     repl_row(f"REPL round trip with {SOME_TERMINALS} live terminals", some, SAMPLES)
