@@ -108,6 +108,20 @@ def decide(driver, command, button, reason=None, context=()):
     card.find_element(By.XPATH, f".//button[. = '{button}']").click()
 
 
+async def call_while(session, args, on_the_page):
+    """Call the tool with `args` while `on_the_page` (the browser's side, blocking) runs in a
+    thread; the call's result."""
+    result = {}
+    async with anyio.create_task_group() as tg:
+
+        async def call():
+            result["r"] = await session.call_tool(TOOL, args)
+
+        tg.start_soon(call)
+        await anyio.to_thread.run_sync(on_the_page)
+    return result["r"]
+
+
 @pytest.mark.anyio
 async def test_the_person_at_the_page_decides():
     # The page is up with the server: signed in from the logged address alone.
@@ -117,31 +131,23 @@ async def test_the_person_at_the_page_decides():
         async def ask(args):
             return await session.call_tool(TOOL, args)
 
-        results = {}
-        async with anyio.create_task_group() as tg:
-
-            async def interactive():
-                results["interactive"] = await ask(
-                    {
-                        "action": "execute",
-                        "invocation": {"mode": "interactive", "intent": "execute_command"},
-                        "execution": {"command": "echo careful in-a-terminal"},
-                        "runtime": {"wait_ms": 10000},
-                    }
-                )
-
-            tg.start_soon(interactive)
-            # The card says what, why, where, who asks and how long is left.
-            await anyio.to_thread.run_sync(
-                lambda: decide(
-                    driver,
-                    "careful in-a-terminal",
-                    "Approve",
-                    context=("echo careful", f"In: {home}", "Asked by: mcp-client", "expires in"),
-                )
-            )
-
-        r = results["interactive"].structured_content
+        # The card says what, why, where, who asks and how long is left.
+        r = await call_while(
+            session,
+            {
+                "action": "execute",
+                "invocation": {"mode": "interactive", "intent": "execute_command"},
+                "execution": {"command": "echo careful in-a-terminal"},
+                "runtime": {"wait_ms": 10000},
+            },
+            lambda: decide(
+                driver,
+                "careful in-a-terminal",
+                "Approve",
+                context=("echo careful", f"In: {home}", "Asked by: mcp-client", "expires in"),
+            ),
+        )
+        r = r.structured_content
         assert r["success"], r
         assert r["result"]["approval"]["decided_by"] == "page", r
         assert "in-a-terminal" in r["result"]["output"]
@@ -176,23 +182,16 @@ async def test_the_person_at_the_page_decides():
         assert page_rows(driver) == agent_rows, (page_rows(driver), agent_rows)
 
         # Headless is no way around the person.
-        async with anyio.create_task_group() as tg:
-
-            async def headless():
-                results["headless"] = await ask(
-                    {
-                        "action": "execute",
-                        "invocation": {"mode": "headless", "intent": "execute_command"},
-                        "execution": {"command": "echo careful headless"},
-                    }
-                )
-
-            tg.start_soon(headless)
-            await anyio.to_thread.run_sync(
-                lambda: decide(driver, "careful headless", "Decline", reason="not on a Friday")
-            )
-
-        r = results["headless"].structured_content
+        r = await call_while(
+            session,
+            {
+                "action": "execute",
+                "invocation": {"mode": "headless", "intent": "execute_command"},
+                "execution": {"command": "echo careful headless"},
+            },
+            lambda: decide(driver, "careful headless", "Decline", reason="not on a Friday"),
+        )
+        r = r.structured_content
         assert r["error"]["code"] == "PM_TERM_DECLINED", r
         assert r["error"]["details"]["decided_by"] == "page", r
         assert r["error"]["details"]["reason"] == "not on a Friday", r
@@ -323,25 +322,20 @@ async def test_the_open_page_follows_an_agent_among_many_terminals():
         for i in range(20):
             r = await typed(f"{i}+1\r")
             assert f"\n{i + 1}\n" in r["result"]["output"], r
-        async with anyio.create_task_group() as tg:
-
-            async def long():
-                await ask(
-                    {
-                        "action": "execute",
-                        "invocation": {"mode": "interactive", "intent": "execute_command"},
-                        "target": {"terminal_id": opened[1]},
-                        "execution": {"command": "sleep 3"},
-                        "runtime": {"wait_ms": 10000},
-                    }
-                )
-
-            tg.start_soon(long)
-            await anyio.to_thread.run_sync(
-                lambda: wait_list(
-                    driver, lambda t: any("in a tool call" in x for x in t), "the agent's claim in a call"
-                )
-            )
+        r = await call_while(
+            session,
+            {
+                "action": "execute",
+                "invocation": {"mode": "interactive", "intent": "execute_command"},
+                "target": {"terminal_id": opened[1]},
+                "execution": {"command": "sleep 3"},
+                "runtime": {"wait_ms": 10000},
+            },
+            lambda: wait_list(
+                driver, lambda t: any("in a tool call" in x for x in t), "the agent's claim in a call"
+            ),
+        )
+        assert r.structured_content["success"], r.structured_content
         await anyio.to_thread.run_sync(
             lambda: wait_list(
                 driver, lambda t: not any("in a tool call" in x for x in t), "every claim in the background"
