@@ -77,9 +77,9 @@ def params(home, *extra):
 
 
 @contextlib.asynccontextmanager
-async def agent_with_page_open(prefix):
-    """An MCP client's session with the `--gui` server, and a browser signed in to its page
-    from the address in the server's log alone; the server's home directory."""
+async def agent_with_gui(prefix):
+    """An MCP client's session with the `--gui` server and a browser not yet on its page; the
+    server's home directory and the page's sign-in address from the server's log alone."""
     home = tempfile.mkdtemp(prefix=prefix)
     log_path = os.path.join(home, "server.log")
     driver = browser()
@@ -88,13 +88,19 @@ async def agent_with_page_open(prefix):
             async with stdio_client(params(home), errlog=log) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
-                    driver.get(link_in(log_path))
-                    WebDriverWait(driver, 20).until(
-                        EC.text_to_be_present_in_element((By.ID, "status"), "connected")
-                    )
-                    yield session, driver, home
+                    yield session, driver, home, link_in(log_path)
     finally:
         driver.quit()
+
+
+@contextlib.asynccontextmanager
+async def agent_with_page_open(prefix):
+    """As `agent_with_gui`, with the browser signed in to the page: the session, the
+    browser and the server's home directory."""
+    async with agent_with_gui(prefix) as (session, driver, home, link):
+        driver.get(link)
+        WebDriverWait(driver, 20).until(EC.text_to_be_present_in_element((By.ID, "status"), "connected"))
+        yield session, driver, home
 
 
 def decide(driver, command, button, reason=None, context=()):
@@ -225,33 +231,23 @@ WARNED = {
 
 @pytest.mark.anyio
 async def test_a_warned_command_waits_for_the_page_to_open():
-    home = tempfile.mkdtemp(prefix="itmcp-gui-wait-")
-    log_path = os.path.join(home, "server.log")
-    driver = browser()
-    try:
-        with open(log_path, "w") as log:
-            async with stdio_client(params(home), errlog=log) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    link = link_in(log_path)
-                    results = {}
-                    async with anyio.create_task_group() as tg:
+    async with agent_with_gui("itmcp-gui-wait-") as (session, driver, _, link):
+        results = {}
+        async with anyio.create_task_group() as tg:
 
-                        async def warned():
-                            results["r"] = await session.call_tool(TOOL, WARNED)
+            async def warned():
+                results["r"] = await session.call_tool(TOOL, WARNED)
 
-                        tg.start_soon(warned)
-                        # Nobody has opened the page yet: the command waits instead of
-                        # falling to the operator's default (decline, here).
-                        await anyio.sleep(2)
-                        assert "r" not in results, results
-                        driver.get(link)
-                        await anyio.to_thread.run_sync(decide, driver, "before-the-page", "Approve")
-                    r = results["r"].structured_content
-                    assert r["success"], r
-                    assert r["result"]["approval"]["decided_by"] == "page", r
-    finally:
-        driver.quit()
+            tg.start_soon(warned)
+            # Nobody has opened the page yet: the command waits instead of falling to the
+            # operator's default (decline, here).
+            await anyio.sleep(2)
+            assert "r" not in results, results
+            driver.get(link)
+            await anyio.to_thread.run_sync(decide, driver, "before-the-page", "Approve")
+        r = results["r"].structured_content
+        assert r["success"], r
+        assert r["result"]["approval"]["decided_by"] == "page", r
 
 
 @pytest.mark.anyio
