@@ -166,6 +166,38 @@ async fn a_prompt_answered_with_raw_input() {
     s.stop().await;
 }
 
+/// Input larger than the terminal takes at once, sent while the program is not reading:
+/// the kernel refuses the rest until the program reads, and every byte must still arrive,
+/// in order.
+#[tokio::test]
+async fn input_larger_than_the_terminal_takes_at_once_arrives_whole() {
+    const BYTES: usize = 120_000;
+    let s = server().envs(&env()).start().await;
+    let id = shell(&s).await;
+    let mut q = terminal_command(
+        &id,
+        &format!("stty raw -echo; sleep 1; head -c {BYTES} | sha256sum; stty sane"),
+    );
+    q["runtime"] = json!({"wait_ms": 100});
+    let p = s.call(q).await;
+    assert_eq!(p["result"]["running"], true, "{p:#}");
+    let data: String = (0..BYTES)
+        .map(|i| (b'a' + (i % 26) as u8) as char)
+        .collect();
+    use sha2::Digest;
+    let want: String = sha2::Sha256::digest(data.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let a = s.call(input(&id, &data, Some(&want))).await;
+    assert!(
+        a["result"]["output"].as_str().unwrap().contains(&want),
+        "{:#}",
+        a["result"]
+    );
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn python_repl_round_trips() {
     let s = server().envs(&env()).start().await;

@@ -19,6 +19,7 @@ use futures_util::future::BoxFuture;
 use nix::fcntl::{FcntlArg, fcntl};
 
 use portable_pty::{MasterPty, PtySize, native_pty_system};
+use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 
 use super::shell::ShellLaunch;
@@ -87,6 +88,13 @@ impl Pty for KernelPty {
 }
 
 /// Non-blocking reads and writes on the pty master.
+///
+/// The master is registered with the reactor for reading only. Registered for writing too,
+/// the server was woken each time the program read a byte of its input: the kernel wakes a
+/// pty master's writers as the slave's input drains, and a REPL reads its line one byte at
+/// a time. Each of those wake-ups preempted the program for nothing. A write goes straight
+/// to the kernel; only when the terminal's input is full does it register a duplicate of the
+/// master for writing, for as long as that write lasts.
 struct PtyIo {
     fd: AsyncFd<OwnedFd>,
 }
@@ -95,30 +103,39 @@ fn errno(e: nix::errno::Errno) -> io::Error {
     io::Error::from_raw_os_error(e as i32)
 }
 
+/// A close-on-exec, non-blocking duplicate of `fd`, registered with the reactor for
+/// `interest`. Close-on-exec so no program started later inherits the master.
+fn register(fd: RawFd, interest: Interest) -> io::Result<AsyncFd<OwnedFd>> {
+    let dup = fcntl(fd, FcntlArg::F_DUPFD_CLOEXEC(0)).map_err(errno)?;
+    // SAFETY: F_DUPFD_CLOEXEC just returned this descriptor; nothing else owns it.
+    let owned = unsafe { OwnedFd::from_raw_fd(dup) };
+    crate::process::set_nonblocking(owned.as_fd()).map_err(errno)?;
+    // SAFETY: the descriptor is an open OwnedFd that this AsyncFd owns for its whole life,
+    // so it stays open and refers to the same file description.
+    unsafe { AsyncFd::register_with_interest(owned, interest) }
+        .map_err(|e| io::Error::other(e.to_string()))
+}
+
+/// A `nix` result as `io`, `EAGAIN` as the `WouldBlock` that `try_io` expects.
+fn would_block(r: nix::Result<usize>) -> io::Result<usize> {
+    r.map_err(|e| match e {
+        nix::errno::Errno::EAGAIN => io::ErrorKind::WouldBlock.into(),
+        other => errno(other),
+    })
+}
+
 impl PtyIo {
     fn new(master_fd: RawFd) -> io::Result<PtyIo> {
-        // A close-on-exec duplicate, so no program started later inherits the master.
-        let dup = fcntl(master_fd, FcntlArg::F_DUPFD_CLOEXEC(0)).map_err(errno)?;
-        // SAFETY: F_DUPFD_CLOEXEC just returned this descriptor; nothing else owns it.
-        let owned = unsafe { OwnedFd::from_raw_fd(dup) };
-        crate::process::set_nonblocking(owned.as_fd()).map_err(errno)?;
-        // SAFETY: the descriptor is an open OwnedFd that this AsyncFd owns for its whole
-        // life, so it stays open and refers to the same file description.
-        let fd =
-            unsafe { AsyncFd::register(owned) }.map_err(|e| io::Error::other(e.to_string()))?;
-        Ok(PtyIo { fd })
+        Ok(PtyIo {
+            fd: register(master_fd, Interest::READABLE)?,
+        })
     }
 
     /// Read what the terminal printed; `Ok(0)` once every slave side has closed.
     async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             let mut guard = self.fd.readable().await?;
-            match guard.try_io(|inner| {
-                nix::unistd::read(inner.as_raw_fd(), buf).map_err(|e| match e {
-                    nix::errno::Errno::EAGAIN => io::ErrorKind::WouldBlock.into(),
-                    other => errno(other),
-                })
-            }) {
+            match guard.try_io(|inner| would_block(nix::unistd::read(inner.as_raw_fd(), buf))) {
                 Ok(Ok(n)) => return Ok(n),
                 // The slave side is gone: the terminal has nothing more to say.
                 Ok(Err(e)) if e.raw_os_error() == Some(nix::libc::EIO) => return Ok(0),
@@ -128,16 +145,27 @@ impl PtyIo {
         }
     }
 
-    /// Write all of `data` to the terminal's input.
+    /// Write all of `data` to the terminal's input: straight to the kernel while it takes
+    /// the bytes, then through [`PtyIo::write_when_writable`].
     async fn write_all(&self, mut data: &[u8]) -> io::Result<()> {
         while !data.is_empty() {
-            let mut guard = self.fd.writable().await?;
-            match guard.try_io(|inner| {
-                nix::unistd::write(inner.get_ref(), data).map_err(|e| match e {
-                    nix::errno::Errno::EAGAIN => io::ErrorKind::WouldBlock.into(),
-                    other => errno(other),
-                })
-            }) {
+            match nix::unistd::write(self.fd.get_ref(), data) {
+                Ok(n) => data = &data[n..],
+                Err(nix::errno::Errno::EINTR) => {}
+                Err(nix::errno::Errno::EAGAIN) => return self.write_when_writable(data).await,
+                Err(e) => return Err(errno(e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// The rest of a write the terminal's full input refused: a duplicate of the master,
+    /// registered for writing until the last byte is in.
+    async fn write_when_writable(&self, mut data: &[u8]) -> io::Result<()> {
+        let writer = register(self.fd.as_raw_fd(), Interest::WRITABLE)?;
+        while !data.is_empty() {
+            let mut guard = writer.writable().await?;
+            match guard.try_io(|inner| would_block(nix::unistd::write(inner.get_ref(), data))) {
                 Ok(Ok(n)) => data = &data[n..],
                 Ok(Err(e)) => return Err(e),
                 Err(_would_block) => continue,
