@@ -350,6 +350,52 @@ async fn terminate_after_exit_kills_what_it_left_behind() {
 }
 
 #[tokio::test]
+async fn output_written_after_the_exit_by_a_child_holding_the_pipe_still_arrives() {
+    // The shell ends at once; the child it left holds stdout open and writes later. The
+    // answer must not wait for that child, and what it writes must not be lost: the pipe is
+    // first read when the exit is reported, then watched until its last writer closes it.
+    let s = server().start().await;
+    let p = s
+        .call(headless("echo first; (sleep 0.6; echo later) &"))
+        .await;
+    assert_eq!(p["result"]["running"], false, "{}", p["result"]);
+    assert_eq!(p["result"]["exit_code"], 0);
+    assert_eq!(p["result"]["stdout"], "first\n");
+    let id = p["identity"]["session_id"].as_str().unwrap().to_string();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let later = loop {
+        let r = s
+            .call(
+                json!({"action": "read_output", "target": {"session_id": id},
+                "output": {"stdout_cursor": 6}}),
+            )
+            .await;
+        let out = r["result"]["stdout"].as_str().unwrap().to_string();
+        if !out.is_empty() || Instant::now() >= deadline {
+            break out;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(later, "later\n");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn more_output_than_the_pipe_holds_before_the_first_read_is_all_kept() {
+    // 3 MB, written faster than the first read of the pipe (which holds 1 MiB) comes.
+    let s = server().start().await;
+    let p = s
+        .call(headless(
+            "head -c 3000000 /dev/zero | tr '\\0' a; echo end >&2",
+        ))
+        .await;
+    assert_eq!(p["result"]["running"], false, "{}", p["result"]);
+    assert_eq!(p["result"]["streams"]["stdout"]["total"], 3_000_000);
+    assert_eq!(p["result"]["stderr"], "end\n");
+    s.stop().await;
+}
+
+#[tokio::test]
 async fn huge_output_is_bounded_in_memory_and_every_byte_is_readable() {
     let s = server().start().await;
     const TOTAL: u64 = 100_000_000;

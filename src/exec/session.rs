@@ -3,12 +3,14 @@
 //! terminal; everything it starts stays in the supervisor's hands until it is killed).
 
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 
 use nix::fcntl::OFlag;
 use tokio::io::AsyncReadExt;
@@ -24,6 +26,13 @@ const PIPE_READ_SIZE: usize = 256 * 1024;
 /// Pipe capacity asked of the kernel: fewer, larger reads for chatty commands (the
 /// kernel caps it at /proc/sys/fs/pipe-max-size; failure just keeps the default).
 const PIPE_CAPACITY: i32 = 1024 * 1024;
+
+/// How long the output pipes are left alone after the start: a command that ends sooner has
+/// its output read once, when its exit is reported. Read as it came, `echo hi` woke the
+/// server three times (its output, then each pipe's end) on the core where the program was
+/// exiting, and each wake-up held that exit up. The pipes hold 1 MiB each (`PIPE_CAPACITY`),
+/// more than a command writes in this time, so nothing waits on a full pipe meanwhile.
+const READ_DELAY: Duration = Duration::from_millis(2);
 
 /// After the process exits, how long to wait for its pipes to close before reporting the
 /// exit (background children may hold them open; their output keeps arriving anyway).
@@ -193,15 +202,16 @@ impl Session {
             changed,
             supervised,
         });
-        let out = session
-            .clone()
-            .pump(pipe::Receiver::from_owned_fd(out_r)?, Stream::Stdout);
-        let err = session
-            .clone()
-            .pump(pipe::Receiver::from_owned_fd(err_r)?, Stream::Stderr);
+        for fd in [&out_r, &err_r] {
+            process::set_nonblocking(fd.as_fd())?;
+        }
+        let (exit_seen, exit_rx) = watch::channel(false);
+        let out = session.clone().pump(out_r, Stream::Stdout, exit_rx.clone());
+        let err = session.clone().pump(err_r, Stream::Stderr, exit_rx);
         let s = session.clone();
         tokio::spawn(async move {
             let exit = s.supervised.wait().await;
+            exit_seen.send_replace(true);
             let drain = async {
                 let _ = out.await;
                 let _ = err.await;
@@ -247,25 +257,59 @@ impl Session {
         Ok(session)
     }
 
-    fn pump<R>(self: Arc<Self>, mut r: R, which: Stream) -> tokio::task::JoinHandle<()>
-    where
-        R: tokio::io::AsyncRead + Unpin + Send + 'static,
-    {
+    /// Copy one output pipe into its spool until every writer has closed it. Left alone for
+    /// `READ_DELAY` or until the exit is reported, whichever comes first; what is there then
+    /// is read straight away, and the pipe goes to the reactor only if it is still open.
+    fn pump(
+        self: Arc<Self>,
+        fd: OwnedFd,
+        which: Stream,
+        mut exit_seen: watch::Receiver<bool>,
+    ) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
+            let _ = tokio::time::timeout(READ_DELAY, exit_seen.wait_for(|seen| *seen)).await;
             // Read into spare capacity: a zeroed buffer cost every command a 256 KiB memset
             // (and its page faults) even when it printed two bytes.
             let mut buf = Vec::with_capacity(PIPE_READ_SIZE);
+            let file = File::from(fd);
+            if !self.read_available(&file, which, &mut buf) {
+                return;
+            }
+            let Ok(mut r) = pipe::Receiver::from_owned_fd(OwnedFd::from(file)) else {
+                return;
+            };
             loop {
                 buf.clear();
                 match r.read_buf(&mut buf).await {
                     Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        lock(&self.streams[which.index()]).append(&buf);
-                        self.bump();
-                    }
+                    Ok(_) => self.append(which, &buf),
                 }
             }
         })
+    }
+
+    /// Read what the non-blocking pipe `file` holds now into the spool: `true` if it is still
+    /// open and empty, `false` once it has ended (or failed).
+    fn read_available(&self, file: &File, which: Stream, buf: &mut Vec<u8>) -> bool {
+        loop {
+            buf.clear();
+            let read = file.take(PIPE_READ_SIZE as u64).read_to_end(buf);
+            if !buf.is_empty() {
+                self.append(which, buf);
+            }
+            match read {
+                // Less than asked for: the pipe's end was reached.
+                Ok(n) if n < PIPE_READ_SIZE => return false,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return true,
+                Err(_) => return false,
+            }
+        }
+    }
+
+    fn append(&self, which: Stream, bytes: &[u8]) {
+        lock(&self.streams[which.index()]).append(bytes);
+        self.bump();
     }
 
     fn bump(&self) {
