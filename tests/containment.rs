@@ -538,3 +538,54 @@ fn walk(dir: &std::path::Path) -> Vec<String> {
     }
     out
 }
+
+/// The scheduling policy of `pid`, as `/proc/<pid>/sched` reports it (0 normal, 3 batch).
+fn policy_of(pid: u32) -> u32 {
+    let sched = std::fs::read_to_string(format!("/proc/{pid}/sched")).unwrap();
+    let line = sched.lines().find(|l| l.starts_with("policy")).unwrap();
+    line.rsplit(':').next().unwrap().trim().parse().unwrap()
+}
+
+/// The spawner runs as batch, so its bookkeeping never preempts the process on the core
+/// when a supervisor tells it something; the supervisors and the programs they start run
+/// under the policy the server was started with: the normal one, or the batch policy a user
+/// chose with `chrt`.
+#[tokio::test]
+async fn programs_run_under_the_servers_scheduling_policy_not_the_spawners() {
+    const NORMAL: u32 = 0;
+    const BATCH: u32 = 3;
+    let chrt = on_path("chrt");
+    for (launch, want, name) in [
+        (server(), NORMAL, "SCHED_OTHER"),
+        (
+            server().bin(&chrt).args(&["--batch", "0", SERVER_BIN]),
+            BATCH,
+            "SCHED_BATCH",
+        ),
+    ] {
+        let s = launch.start().await;
+        assert_eq!(policy_of(s.pid), want, "the server itself");
+        // A fresh standby first, then kept supervisors.
+        for _ in 0..3 {
+            let p = s.call(headless("chrt -p $$")).await;
+            let out = p["result"]["stdout"].as_str().unwrap();
+            assert!(out.contains(&format!("policy: {name}")), "{out}");
+        }
+        let t = s
+            .call(json!({"action": "execute",
+                "invocation": {"mode": "interactive", "intent": "execute_command"},
+                "execution": {"command": "chrt -p $$"}}))
+            .await;
+        let out = t["result"]["output"].as_str().unwrap();
+        assert!(out.contains(&format!("policy: {name}")), "{out}");
+        let spawner = children_of(s.pid)
+            .into_iter()
+            .find(|c| {
+                std::fs::read_to_string(format!("/proc/{c}/comm"))
+                    .is_ok_and(|n| n.trim() == "itmcp-spawner")
+            })
+            .expect("the spawner");
+        assert_eq!(policy_of(spawner), BATCH, "the spawner");
+        s.stop().await;
+    }
+}

@@ -47,6 +47,7 @@ pub fn main(open_files: Option<u64>) -> i32 {
     // Its own session: signals from the server's terminal (Ctrl-C) are not for it.
     let _ = nix::unistd::setsid();
     let _ = nix::sys::prctl::set_name(c"itmcp-spawner");
+    let batched = into_batch();
     let _ = nix::sys::prctl::set_child_subreaper(true);
     let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGUSR1);
     if getppid() != server {
@@ -69,7 +70,7 @@ pub fn main(open_files: Option<u64>) -> i32 {
     let mut idle: BTreeMap<i32, bool> = BTreeMap::new();
     loop {
         if idle.is_empty()
-            && let Some(pid) = fork_standby(&pool, &sfd, me)
+            && let Some(pid) = fork_standby(&pool, &sfd, me, batched)
         {
             supervisors.insert(pid);
             idle.insert(pid, false);
@@ -157,11 +158,37 @@ fn refuse(pool: &Pool) -> bool {
     }
 }
 
-/// Fork a standby supervisor. `None` when no process can be forked now.
-fn fork_standby(pool: &Pool, sfd: &SignalFd, spawner: i32) -> Option<i32> {
+/// Put the spawner under `SCHED_BATCH` if it runs under the normal policy; returns that
+/// policy to give back to each supervisor forked, or `None` when nothing changed. Why: each
+/// supervisor tells the spawner when it takes a request and when it is idle again, and the
+/// spawner, woken, preempted whoever had the core — the supervisor about to start the
+/// command, or the client reading its answer — to update two counters. A batch process is
+/// not run ahead of the process on the core when it wakes; it runs when a core is free.
+fn into_batch() -> Option<i32> {
+    // SAFETY: sched_getscheduler reads this process's own policy and takes no pointer.
+    let policy = unsafe { nix::libc::sched_getscheduler(0) };
+    (policy == nix::libc::SCHED_OTHER && set_policy(nix::libc::SCHED_BATCH)).then_some(policy)
+}
+
+/// Set this process's scheduling policy, at the static priority 0 these policies take.
+fn set_policy(policy: i32) -> bool {
+    let param = nix::libc::sched_param { sched_priority: 0 };
+    // SAFETY: sched_setscheduler on this process, with a parameter that lives through the
+    // call.
+    unsafe { nix::libc::sched_setscheduler(0, policy, &param) == 0 }
+}
+
+/// Fork a standby supervisor, under the policy the spawner had (`restore`), so neither it nor
+/// the programs it starts run as batch. `None` when no process can be forked now.
+fn fork_standby(pool: &Pool, sfd: &SignalFd, spawner: i32, restore: Option<i32>) -> Option<i32> {
     // SAFETY: this process is single-threaded, so the child may run any code after fork.
     match unsafe { fork() } {
         Ok(ForkResult::Child) => {
+            if let Some(policy) = restore
+                && !set_policy(policy)
+            {
+                eprintln!("interactive-terminal spawner: a supervisor stays under SCHED_BATCH");
+            }
             let _ = nix::unistd::close(sfd.as_raw_fd());
             std::process::exit(standby::main(pool, spawner));
         }
