@@ -168,6 +168,8 @@ impl Session {
                 fd.as_raw_fd(),
                 nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_CAPACITY),
             );
+            // Our ends only: the program's keep blocking writes.
+            process::set_nonblocking(fd.as_fd())?;
         }
         let supervised = process::spawn(SessionSpec {
             program: &program,
@@ -202,9 +204,6 @@ impl Session {
             changed,
             supervised,
         });
-        for fd in [&out_r, &err_r] {
-            process::set_nonblocking(fd.as_fd())?;
-        }
         let (exit_seen, exit_rx) = watch::channel(false);
         let out = session.clone().pump(out_r, Stream::Stdout, exit_rx.clone());
         let err = session.clone().pump(err_r, Stream::Stderr, exit_rx);
