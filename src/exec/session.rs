@@ -274,8 +274,13 @@ impl Session {
             if !self.read_available(&file, which, &mut buf) {
                 return;
             }
-            let Ok(mut r) = pipe::Receiver::from_owned_fd(OwnedFd::from(file)) else {
-                return;
+            let mut r = match pipe::Receiver::from_owned_fd(OwnedFd::from(file)) {
+                Ok(r) => r,
+                Err(e) => {
+                    tracing::warn!(session = %self.id, stream = ?which, error = %e,
+                        "the output pipe could not be watched: what the program writes from now on is lost");
+                    return;
+                }
             };
             loop {
                 buf.clear();
