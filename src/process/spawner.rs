@@ -165,8 +165,7 @@ fn refuse(pool: &Pool) -> bool {
 /// command, or the client reading its answer — to update two counters. A batch process is
 /// not run ahead of the process on the core when it wakes; it runs when a core is free.
 fn into_batch() -> Option<i32> {
-    // SAFETY: sched_getscheduler reads this process's own policy and takes no pointer.
-    let policy = unsafe { nix::libc::sched_getscheduler(0) };
+    let policy = super::own_policy()?;
     (policy == nix::libc::SCHED_OTHER && set_policy(nix::libc::SCHED_BATCH)).then_some(policy)
 }
 

@@ -223,21 +223,16 @@ impl Fingerprint {
             .map(|&r| getrlimit(r).ok())
             .collect::<Option<Vec<_>>>()?;
         Errno::clear();
-        // SAFETY: getpriority and sched_getscheduler read this process's own settings and
-        // take no pointer. -1 is a valid nice value, so errno tells an error apart.
+        // SAFETY: getpriority reads this process's own nice value and takes no pointer. -1
+        // is a valid nice value, so errno tells an error apart.
         let nice = unsafe { nix::libc::getpriority(nix::libc::PRIO_PROCESS, 0) };
         if nice == -1 && Errno::last_raw() != 0 {
-            return None;
-        }
-        // SAFETY: as above.
-        let policy = unsafe { nix::libc::sched_getscheduler(0) };
-        if policy < 0 {
             return None;
         }
         Some(Fingerprint {
             limits,
             nice,
-            policy,
+            policy: super::own_policy()?,
             affinity: sched_getaffinity(Pid::from_raw(0)).ok()?,
             oom_score_adj: read("/proc/self/oom_score_adj")?,
             cgroup: read("/proc/self/cgroup")?,
