@@ -410,6 +410,41 @@ async fn nul_bytes_are_refused_naming_the_field() {
     s.stop().await;
 }
 
+/// A request wrong in many places, built just under the size limit, is answered with its
+/// first violations (a bounded list, each naming its place, none quoting the whole value
+/// back) and the server serves on.
+#[tokio::test]
+async fn a_request_wrong_everywhere_is_answered_with_its_first_violations() {
+    let s = server().start().await;
+    let numbers: Vec<u32> = (0..150_000).collect();
+    let p = s
+        .call(json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+            "execution": {"command": "echo", "args": numbers}, "runtime": {"wait_ms": "soon"}}))
+        .await;
+    assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD", "{p:#}");
+    let violations = p["error"]["details"]["violations"]
+        .as_array()
+        .expect("violations listed");
+    assert!((2..=8).contains(&violations.len()), "{}", violations.len());
+    assert!(
+        violations
+            .iter()
+            .all(|v| v["path"].as_str().is_some_and(|p| !p.is_empty())),
+        "{violations:?}"
+    );
+    assert!(
+        violations.iter().any(|v| v["path"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("execution.args"))),
+        "{violations:?}"
+    );
+    let answer = p.to_string().len();
+    assert!(answer < 16 * 1024, "an answer of {answer} bytes");
+    let p = s.call(headless("echo after")).await;
+    assert_eq!(p["result"]["stdout"], "after\n", "{p:#}");
+    s.stop().await;
+}
+
 /// An agent's request of more than a mebibyte (the tool's own limit; the line itself is
 /// under the framing's limit) is refused whole, naming the limit, and the server serves on.
 #[tokio::test]

@@ -16,6 +16,11 @@ pub const ERROR_SCHEMA: &str = include_str!("../../schemas/error.schema.json");
 /// Most schema violations listed in one error payload.
 const MAX_REPORTED_VIOLATIONS: usize = 8;
 
+/// Longest violation message that quotes the offending value. A longer one says "the value"
+/// instead: a hostile request near the 1 MiB limit was otherwise quoted back whole, in the
+/// error's message and again in its list of violations.
+const MAX_QUOTING_MESSAGE_BYTES: usize = 240;
+
 /// The schemas as JSON: cheap to parse, and all the tool list needs.
 struct Documents {
     request: Value,
@@ -126,9 +131,19 @@ pub fn check_request(instance: &Value) -> Result<Vec<Violation>, String> {
         .take(MAX_REPORTED_VIOLATIONS)
         .map(|e| Violation {
             path: display_path(e.instance_path().as_str()),
-            message: e.to_string(),
+            message: message_of(&e),
         })
         .collect())
+}
+
+/// What is wrong, quoting the value only when that keeps the message short.
+fn message_of(e: &jsonschema::ValidationError<'_>) -> String {
+    let quoting = e.to_string();
+    if quoting.len() <= MAX_QUOTING_MESSAGE_BYTES {
+        quoting
+    } else {
+        e.masked_with("the value").to_string()
+    }
 }
 
 /// True when `payload` is a valid response or error payload (used by tests and debug checks).
@@ -219,5 +234,36 @@ mod tests {
         let paths: Vec<&str> = found.iter().map(|v| v.path.as_str()).collect();
         assert!(paths.contains(&"listing.limit"), "{found:?}");
         assert!(paths.contains(&"runtime.wait_ms"), "{found:?}");
+        assert!(
+            found.iter().any(|v| v.message.contains("\"ten\"")),
+            "a short value is quoted: {found:?}"
+        );
+    }
+
+    #[test]
+    fn a_long_value_is_named_not_quoted() {
+        init().expect("schemas compile");
+        let args: Vec<u32> = (0..100_000).collect();
+        let bad = json!({"action": "execute", "execution": {"command": "echo", "args": args}});
+        let found = check_request(&bad).expect("schemas compile");
+        let too_many = found
+            .iter()
+            .find(|v| v.path == "execution.args")
+            .expect("the array's length is a violation");
+        assert!(
+            too_many.message.starts_with("the value"),
+            "{}",
+            too_many.message
+        );
+        assert!(
+            too_many.message.contains("more than"),
+            "{}",
+            too_many.message
+        );
+        assert!(
+            found
+                .iter()
+                .all(|v| v.message.len() <= MAX_QUOTING_MESSAGE_BYTES)
+        );
     }
 }
