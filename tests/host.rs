@@ -339,6 +339,84 @@ async fn reconnect_replays_what_was_missed_and_dispose_removes() {
     }
 }
 
+/// Every action on `sub` until it has been quiet for `quiet`.
+async fn drain(
+    sub: &mut ahp::SessionSubscription,
+    quiet: Duration,
+) -> Vec<ahp_types::ActionEnvelope> {
+    let mut out = Vec::new();
+    while let Ok(Some(ev)) = tokio::time::timeout(quiet, sub.recv()).await {
+        if let SubscriptionEvent::Action(env) = ev {
+            out.push(env);
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_replay_is_what_the_live_feed_carried_envelope_for_envelope() {
+    // The log keeps small output and input compactly and builds their envelopes again for
+    // a replay: a client that was away must get exactly what one that stayed saw.
+    let h = host("tok-replay-same").args(&["--share-terminals"]).start();
+    let stayed = ahp_client(&h, "stayed").await;
+    let uri = terminal_uri("replaysame");
+    create(&stayed, &uri, "stayed").await;
+    let (_, mut live) = stayed.subscribe(uri.clone()).await.unwrap();
+    let away = ahp_client(&h, "away").await;
+    let (snap, _away_sub) = away.subscribe(uri.clone()).await.unwrap();
+    let left_at = snap.snapshot.map(|s| s.from_seq).unwrap() as u64;
+    away.shutdown().await;
+    // Small output in many pieces (prompts, echoes, a few lines), and one piece larger than
+    // the log keeps compactly.
+    for line in [
+        "head -c 20000 /dev/zero | tr '\\0' a; echo\r",
+        "for i in 1 2 3; do echo \"line $i é\"; done\r",
+        "echo done-typing\r",
+    ] {
+        stayed
+            .dispatch(
+                uri.clone(),
+                StateAction::TerminalInput(TerminalInputAction { data: line.into() }),
+            )
+            .await
+            .unwrap();
+    }
+    let mut seen = drain(&mut live, Duration::from_millis(1500)).await;
+    seen.retain(|e| e.server_seq > left_at);
+    let url = format!("ws://{}/ahp?token={}", h.addr, h.token);
+    let back = Client::connect(
+        ahp_ws::WebSocketTransport::connect(&url).await.unwrap(),
+        ClientConfig::default(),
+    )
+    .await
+    .unwrap();
+    let ReconnectResult::Replay(r) = back
+        .reconnect("away".into(), left_at as i64, vec![uri.clone()])
+        .await
+        .unwrap()
+    else {
+        panic!("the log still holds the gap: expected a replay")
+    };
+    let output = |es: &[ahp_types::ActionEnvelope]| -> String {
+        es.iter()
+            .filter_map(|e| match &e.action {
+                StateAction::TerminalData(d) => Some(d.data.as_str()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert!(output(&seen).contains("done-typing"), "{seen:?}");
+    assert!(output(&seen).contains("line 3 é"), "{seen:?}");
+    assert!(
+        seen.iter()
+            .any(|e| matches!(&e.action, StateAction::TerminalData(d) if d.data.len() > 1024)),
+        "one piece of output is larger than the log keeps compactly: {seen:?}"
+    );
+    assert_eq!(r.actions, seen);
+    back.shutdown().await;
+    stayed.shutdown().await;
+}
+
 /// `terminal/claimed` handing the terminal to `client`.
 fn claim_for(client: &str) -> StateAction {
     StateAction::TerminalClaimed(TerminalClaimedAction {

@@ -12,9 +12,10 @@
 //! Here: the log, the reducers, the terminal table and exit; nothing here starts I/O
 //! (`lifecycle` spawns shells and tasks and kills them, and calls in). `integration`: turning trusted
 //! shell-integration events into command actions. `subscriptions`: snapshots, replay and
-//! the live feed for subscribers.
+//! the live feed for subscribers. `log`: the bounded log itself, small actions kept compact.
 
 mod integration;
+mod log;
 mod root;
 mod subscriptions;
 
@@ -22,7 +23,7 @@ mod subscriptions;
 #[cfg(test)]
 pub(crate) use root::SETTLE as ROOT_SETTLE;
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -45,9 +46,6 @@ use crate::ids;
 /// Capacity of the live action broadcast; a subscriber further behind replays from the log.
 const BROADCAST_CAPACITY: usize = 4096;
 
-/// Fixed per-envelope size estimate added to its payload for the log's byte budget.
-const ENVELOPE_OVERHEAD: usize = 160;
-
 /// When the content outgrows the scrollback limit it is cut back to this share of it
 /// (numerator, denominator): cutting a quarter at a time moves the kept text once per
 /// quarter of the limit appended, where cutting to the limit itself moved the whole
@@ -61,10 +59,7 @@ const RENDER_STEP: usize = 256 * 1024;
 /// and its sequence.
 pub(super) struct Registry {
     pub seq: u64,
-    log: VecDeque<Arc<ActionEnvelope>>,
-    log_bytes: usize,
-    /// The newest action dropped from the log: a replay from before it has a gap.
-    log_floor: u64,
+    log: log::ActionLog,
     /// The newest root list. Each one replaces the whole list, so it alone stands for every
     /// earlier one in a replay: keeping them all in the log cost memory quadratic in the
     /// number of terminals.
@@ -84,16 +79,6 @@ pub struct Core {
     me: std::sync::Weak<Core>,
     inner: Mutex<Registry>,
     tx: broadcast::Sender<Arc<ActionEnvelope>>,
-}
-
-fn envelope_size(a: &StateAction) -> usize {
-    ENVELOPE_OVERHEAD
-        + match a {
-            StateAction::TerminalData(d) => d.data.len(),
-            StateAction::TerminalInput(d) => d.data.len(),
-            StateAction::RootTerminalsChanged(r) => r.terminals.len() * 200,
-            _ => 0,
-        }
 }
 
 fn info_of(uri: &str, st: &TerminalState) -> TerminalInfo {
@@ -150,14 +135,13 @@ impl Core {
             }
         }
         let (tx, _) = broadcast::channel(BROADCAST_CAPACITY);
+        let log = log::ActionLog::new(cfg.log_max_actions, cfg.log_max_bytes);
         Arc::new_cyclic(|me| Core {
             cfg,
             me: me.clone(),
             inner: Mutex::new(Registry {
                 seq: 0,
-                log: VecDeque::new(),
-                log_bytes: 0,
-                log_floor: 0,
+                log,
                 root_action: None,
                 root: RootState {
                     agents: vec![],
@@ -188,7 +172,6 @@ impl Core {
         origin: Option<ActionOrigin>,
     ) -> Arc<ActionEnvelope> {
         inner.seq += 1;
-        let size = envelope_size(&action);
         let env = Arc::new(ActionEnvelope {
             channel: channel.to_string(),
             action,
@@ -199,16 +182,7 @@ impl Core {
         if matches!(env.action, StateAction::RootTerminalsChanged(_)) {
             inner.root_action = Some(env.clone());
         } else {
-            inner.log.push_back(env.clone());
-            inner.log_bytes += size;
-        }
-        while inner.log.len() > self.cfg.log_max_actions
-            || (inner.log_bytes > self.cfg.log_max_bytes && inner.log.len() > 1)
-        {
-            if let Some(old) = inner.log.pop_front() {
-                inner.log_bytes = inner.log_bytes.saturating_sub(envelope_size(&old.action));
-                inner.log_floor = old.server_seq;
-            }
+            inner.log.push(&env);
         }
         let _ = self.tx.send(env.clone());
         env

@@ -74,15 +74,7 @@ impl Core {
             // A sequence this core never issued (a client of an earlier host life).
             return None;
         }
-        if seq < inner.log_floor {
-            return None;
-        }
-        let mut out: Vec<Arc<ActionEnvelope>> = inner
-            .log
-            .iter()
-            .filter(|e| e.server_seq > seq && channels.contains(&e.channel))
-            .cloned()
-            .collect();
+        let mut out = inner.log.after(seq, channels)?;
         if let Some(root) = inner
             .root_action
             .as_ref()
