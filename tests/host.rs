@@ -13,7 +13,7 @@ use ahp_types::PROTOCOL_VERSION;
 use ahp_types::actions::{StateAction, TerminalClaimedAction, TerminalInputAction};
 use ahp_types::commands::{CreateTerminalParams, DisposeTerminalParams, ReconnectResult};
 use ahp_types::state::{SnapshotState, TerminalClaim, TerminalClientClaim, TerminalState};
-use common::{ahp_client, create_terminal, host, http_get, sign_in};
+use common::{HostProc, ahp_client, create_terminal, host, http_get, sign_in};
 use serde_json::Value;
 
 /// The next action on `sub` that `wanted` accepts (within 5 s).
@@ -238,13 +238,30 @@ async fn version_negotiation_tokens_and_bind_rules() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("non-loopback"));
 }
 
+/// A host whose terminals are shared, and a terminal `name` created by client `holder`.
+async fn shared_terminal(token: &str, name: &str, holder: &str) -> (HostProc, Client, String) {
+    let h = host(token).args(&["--share-terminals"]).start();
+    let client = ahp_client(&h, holder).await;
+    let uri = terminal_uri(name);
+    create(&client, &uri, holder).await;
+    (h, client, uri)
+}
+
+/// A new connection to `h` that has not said who it is yet (it will `reconnect`).
+async fn connect_again(h: &HostProc) -> Client {
+    let url = format!("ws://{}/ahp?token={}", h.addr, h.token);
+    Client::connect(
+        ahp_ws::WebSocketTransport::connect(&url).await.unwrap(),
+        ClientConfig::default(),
+    )
+    .await
+    .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn reconnect_replays_what_was_missed_and_dispose_removes() {
     // Another client types into the watcher's terminal while it is away: shared terminals.
-    let h = host("tok-reconnect").args(&["--share-terminals"]).start();
-    let a = ahp_client(&h, "watcher").await;
-    let uri = terminal_uri("replay");
-    create(&a, &uri, "watcher").await;
+    let (h, a, uri) = shared_terminal("tok-reconnect", "replay", "watcher").await;
     let (snap, mut sub) = a.subscribe(uri.clone()).await.unwrap();
     let mut mirror = terminal_state(Some(snap));
     let mut last_seq = 0u64;
@@ -274,13 +291,7 @@ async fn reconnect_replays_what_was_missed_and_dispose_removes() {
         .unwrap();
     tokio::time::sleep(Duration::from_millis(800)).await;
     // The watcher comes back: replay from its last sequence.
-    let url = format!("ws://{}/ahp?token={}", h.addr, h.token);
-    let back = Client::connect(
-        ahp_ws::WebSocketTransport::connect(&url).await.unwrap(),
-        ClientConfig::default(),
-    )
-    .await
-    .unwrap();
+    let back = connect_again(&h).await;
     match back
         .reconnect("watcher".into(), last_seq as i64, vec![uri.clone()])
         .await
@@ -357,10 +368,7 @@ async fn drain(
 async fn a_replay_is_what_the_live_feed_carried_envelope_for_envelope() {
     // The log keeps small output and input compactly and builds their envelopes again for
     // a replay: a client that was away must get exactly what one that stayed saw.
-    let h = host("tok-replay-same").args(&["--share-terminals"]).start();
-    let stayed = ahp_client(&h, "stayed").await;
-    let uri = terminal_uri("replaysame");
-    create(&stayed, &uri, "stayed").await;
+    let (h, stayed, uri) = shared_terminal("tok-replay-same", "replaysame", "stayed").await;
     let (_, mut live) = stayed.subscribe(uri.clone()).await.unwrap();
     let away = ahp_client(&h, "away").await;
     let (snap, _away_sub) = away.subscribe(uri.clone()).await.unwrap();
@@ -383,13 +391,7 @@ async fn a_replay_is_what_the_live_feed_carried_envelope_for_envelope() {
     }
     let mut seen = drain(&mut live, Duration::from_millis(1500)).await;
     seen.retain(|e| e.server_seq > left_at);
-    let url = format!("ws://{}/ahp?token={}", h.addr, h.token);
-    let back = Client::connect(
-        ahp_ws::WebSocketTransport::connect(&url).await.unwrap(),
-        ClientConfig::default(),
-    )
-    .await
-    .unwrap();
+    let back = connect_again(&h).await;
     let ReconnectResult::Replay(r) = back
         .reconnect("away".into(), left_at as i64, vec![uri.clone()])
         .await
