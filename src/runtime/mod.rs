@@ -122,6 +122,18 @@ pub struct Runtime {
     bridge: tokio::sync::Mutex<Option<Arc<RemoteAdapter>>>,
     owners: Mutex<HashMap<String, Arc<dyn Adapter>>>,
     events: broadcast::Sender<Arc<ActionEnvelope>>,
+    merge: Mutex<Merge>,
+}
+
+/// The merged stream's sources. Nothing is passed on until somebody follows it (an MCP
+/// client's resource subscription): a task that passed every action into a stream nobody
+/// read woke with every keystroke an agent sent, and kept the core's broadcast holding its
+/// last few thousand actions for it.
+#[derive(Default)]
+struct Merge {
+    followed: bool,
+    /// Adapters waiting for the first follower.
+    waiting: Vec<Arc<dyn Adapter>>,
 }
 
 impl Runtime {
@@ -134,13 +146,24 @@ impl Runtime {
             bridge: tokio::sync::Mutex::new(None),
             owners: Mutex::new(HashMap::new()),
             events,
+            merge: Mutex::new(Merge::default()),
         };
-        rt.forward(local.as_ref());
+        rt.forward(local);
         rt
     }
 
-    /// Pass an adapter's actions into the merged stream.
-    fn forward(&self, adapter: &dyn Adapter) {
+    /// Pass an adapter's actions into the merged stream once somebody follows it.
+    fn forward(&self, adapter: Arc<dyn Adapter>) {
+        let mut merge = lock(&self.merge);
+        if merge.followed {
+            self.pass_on(adapter.as_ref());
+        } else {
+            merge.waiting.push(adapter);
+        }
+    }
+
+    /// A task passing `adapter`'s actions from now on into the merged stream.
+    fn pass_on(&self, adapter: &dyn Adapter) {
         let mut rx = adapter.follow();
         let tx = self.events.clone();
         tokio::spawn(async move {
@@ -158,7 +181,15 @@ impl Runtime {
 
     /// Every adapter's actions, merged (MCP resource updates).
     pub fn follow(&self) -> broadcast::Receiver<Arc<ActionEnvelope>> {
-        self.events.subscribe()
+        let mut merge = lock(&self.merge);
+        // Subscribed before anything is passed on, so the first follower misses nothing.
+        let rx = self.events.subscribe();
+        if !std::mem::replace(&mut merge.followed, true) {
+            for adapter in std::mem::take(&mut merge.waiting) {
+                self.pass_on(adapter.as_ref());
+            }
+        }
+        rx
     }
 
     pub fn inputs(&self) -> &RuntimeInputs {
@@ -191,7 +222,7 @@ impl Runtime {
                     },
                     self.inputs.trace_bridge,
                 );
-                self.forward(a.as_ref());
+                self.forward(a.clone());
                 set.insert(configured, a.clone());
                 Ok(a)
             }
@@ -206,7 +237,7 @@ impl Runtime {
                     Target::Bridge(spec),
                     self.inputs.trace_bridge,
                 );
-                self.forward(a.as_ref());
+                self.forward(a.clone());
                 *b = Some(a.clone());
                 Ok(a)
             }
@@ -324,6 +355,106 @@ impl Runtime {
     pub async fn shutdown(&self) {
         for a in self.adapters().await {
             a.close().await;
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use ahp_types::actions::{StateAction, TerminalTitleChangedAction};
+
+    /// An adapter whose actions the test sends itself; nothing else of it is used.
+    struct Fake(broadcast::Sender<Arc<ActionEnvelope>>);
+
+    impl Adapter for Fake {
+        fn adapter_type(&self) -> AdapterType {
+            AdapterType::ContainerBridge
+        }
+        fn connect(&self) -> BoxFut<'_, Result<(), RuntimeError>> {
+            unimplemented!()
+        }
+        fn call<'a>(
+            &'a self,
+            _: TermRequest,
+            _: &'a str,
+            _: Option<&'a str>,
+            _: Duration,
+        ) -> BoxFut<'a, Result<TermResponse, RuntimeError>> {
+            unimplemented!()
+        }
+        fn ask(
+            &self,
+            _: ApprovalArgs,
+            _: Duration,
+        ) -> BoxFut<'_, Result<ApprovalAnswer, RuntimeError>> {
+            unimplemented!()
+        }
+        fn close(&self) -> BoxFut<'_, ()> {
+            unimplemented!()
+        }
+        fn terminal_state(&self, _: &str) -> BoxFut<'_, Option<TerminalState>> {
+            unimplemented!()
+        }
+        fn follow(&self) -> broadcast::Receiver<Arc<ActionEnvelope>> {
+            self.0.subscribe()
+        }
+    }
+
+    fn action(title: &str) -> Arc<ActionEnvelope> {
+        Arc::new(ActionEnvelope {
+            channel: "ahp-terminal:/term_fake".into(),
+            action: StateAction::TerminalTitleChanged(TerminalTitleChangedAction {
+                title: title.into(),
+            }),
+            server_seq: 1,
+            origin: None,
+            rejection_reason: None,
+        })
+    }
+
+    async fn next_title(rx: &mut broadcast::Receiver<Arc<ActionEnvelope>>) -> String {
+        let e = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        match &e.action {
+            StateAction::TerminalTitleChanged(t) => t.title.clone(),
+            other => format!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_merged_stream_starts_with_its_first_follower_and_takes_later_adapters() {
+        let dir = std::env::temp_dir().join(format!(
+            "pm-term-merge-{}-{}",
+            std::process::id(),
+            crate::ids::new_id("t")
+        ));
+        let local = LocalAdapter::start(crate::terminal::CoreConfig::new(dir, 1 << 20));
+        let rt = Runtime::new(local, RuntimeInputs::default());
+        let (early, _) = broadcast::channel(16);
+        rt.forward(Arc::new(Fake(early.clone())));
+        // Nobody follows the merged stream: nobody listens to the adapters either.
+        assert_eq!(early.receiver_count(), 0);
+        let mut first = rt.follow();
+        assert_eq!(early.receiver_count(), 1);
+        early.send(action("early")).unwrap();
+        assert_eq!(next_title(&mut first).await, "early");
+        // An adapter that comes later is passed on at once; a second follower adds no
+        // second copy of anything.
+        let (late, _) = broadcast::channel(16);
+        rt.forward(Arc::new(Fake(late.clone())));
+        let mut second = rt.follow();
+        assert_eq!((early.receiver_count(), late.receiver_count()), (1, 1));
+        late.send(action("late")).unwrap();
+        early.send(action("again")).unwrap();
+        for rx in [&mut first, &mut second] {
+            let mut got = [next_title(rx).await, next_title(rx).await];
+            got.sort();
+            assert_eq!(got, ["again", "late"]);
+            assert!(rx.try_recv().is_err(), "each action once");
         }
     }
 }
