@@ -365,15 +365,18 @@ mod tests {
     use super::*;
     use ahp_types::actions::{StateAction, TerminalTitleChangedAction};
 
-    /// An adapter whose actions the test sends itself; nothing else of it is used.
+    /// A runtime with no terminals, whose actions the test sends itself: it connects,
+    /// answers every operation that it has no host, and nobody watches it.
     struct Fake(broadcast::Sender<Arc<ActionEnvelope>>);
+
+    const NO_HOST: &str = "a test adapter has no host";
 
     impl Adapter for Fake {
         fn adapter_type(&self) -> AdapterType {
             AdapterType::ContainerBridge
         }
         fn connect(&self) -> BoxFut<'_, Result<(), RuntimeError>> {
-            unimplemented!()
+            Box::pin(async { Ok(()) })
         }
         fn call<'a>(
             &'a self,
@@ -382,20 +385,20 @@ mod tests {
             _: Option<&'a str>,
             _: Duration,
         ) -> BoxFut<'a, Result<TermResponse, RuntimeError>> {
-            unimplemented!()
+            Box::pin(async { Err(RuntimeError::new(Failure::Unavailable, NO_HOST)) })
         }
         fn ask(
             &self,
             _: ApprovalArgs,
             _: Duration,
         ) -> BoxFut<'_, Result<ApprovalAnswer, RuntimeError>> {
-            unimplemented!()
+            Box::pin(async { Ok(ApprovalAnswer::unavailable()) })
         }
         fn close(&self) -> BoxFut<'_, ()> {
-            unimplemented!()
+            Box::pin(async {})
         }
         fn terminal_state(&self, _: &str) -> BoxFut<'_, Option<TerminalState>> {
-            unimplemented!()
+            Box::pin(async { None })
         }
         fn follow(&self) -> broadcast::Receiver<Arc<ActionEnvelope>> {
             self.0.subscribe()
