@@ -8,6 +8,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
+use rmcp::model::SubscribeRequestParams;
 use serde_json::{Value, json};
 
 fn bridge_env(port: &str, token: &str) -> Vec<(&'static str, String)> {
@@ -532,5 +533,53 @@ async fn working_directories_cross_the_bridge_through_the_operators_path_map() {
         m.contains("on the terminal host") && m.contains("PM_TERM_PATH_MAP"),
         "{m}"
     );
+    s.stop().await;
+}
+
+/// A client that subscribed before the container bridge was first used still hears about
+/// the bridged terminal it subscribes to, without reading it first: the bridge's adapter is
+/// created at the first request that needs it, after the runtime's actions started being
+/// followed, and the subscription itself must make the host's terminal followed (its
+/// actions reach the server only for channels it subscribed to on the host).
+#[tokio::test(flavor = "multi_thread")]
+#[allow(deprecated)] // resources/subscribe is the subscription of the negotiated 2025-11-25 protocol
+async fn a_subscription_made_before_the_bridge_connects_hears_the_bridged_terminal() {
+    let host = host("tok-subscribe").start();
+    let s = start_env(&bridge_env(&host.port.to_string(), "tok-subscribe")).await;
+    // A terminal of this server's own, watched: following starts here, with no bridge yet.
+    let mut local = open_terminal();
+    local["runtime"] = json!({"adapter_override": "local"});
+    let l = s.call(local).await;
+    assert_eq!(l["resolved"]["adapter"], "local", "{l:#}");
+    let local_uri = format!(
+        "ahp-terminal:/{}",
+        l["identity"]["terminal_id"].as_str().unwrap()
+    );
+    s.client
+        .subscribe(SubscribeRequestParams::new(local_uri))
+        .await
+        .unwrap();
+    // A URI that names no terminal is refused, as a read of it is.
+    let e = s
+        .client
+        .subscribe(SubscribeRequestParams::new("ahp-terminal:/term_none"))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("no terminal at"), "{e}");
+    let p = s.call(open_terminal()).await;
+    assert_eq!(p["resolved"]["adapter"], "container_bridge", "{p:#}");
+    let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+    let uri = format!("ahp-terminal:/{id}");
+    s.client
+        .subscribe(SubscribeRequestParams::new(uri.clone()))
+        .await
+        .unwrap();
+    let r = s.call(terminal_command(&id, "echo bridged-update")).await;
+    assert_eq!(r["result"]["output"], "bridged-update\n", "{r:#}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !s.recorder.updated.lock().unwrap().contains(&uri) {
+        assert!(Instant::now() < deadline, "no resources/updated for {uri}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     s.stop().await;
 }

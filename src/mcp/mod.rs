@@ -312,8 +312,8 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         self.subs
-            .subscribe(&self.app, request.uri, context.peer.clone());
-        Ok(())
+            .subscribe(&self.app, request.uri, context.peer.clone())
+            .await
     }
 
     #[allow(deprecated)]

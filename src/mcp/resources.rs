@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ahp_types::ROOT_RESOURCE_URI;
+use ahp_types::state::TerminalState;
 use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,
     ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam,
@@ -66,14 +67,21 @@ pub fn templates() -> ListResourceTemplatesResult {
     ])
 }
 
-pub async fn read(app: &Service, uri: &str) -> Result<ReadResourceResult, McpError> {
+/// The state of the terminal at `uri`; "not found" when there is none, as both
+/// `resources/read` and `resources/subscribe` answer it. Asking is also what makes a
+/// bridged or bundled host's terminal followed: the remote adapter subscribes to the
+/// terminal's channel on the host and mirrors it from then on.
+async fn state(app: &Service, uri: &str) -> Result<TerminalState, McpError> {
     let not_found = || McpError::resource_not_found(format!("no terminal at {uri}"), None);
     let id = ids::terminal_id_from_uri(uri).ok_or_else(not_found)?;
-    let state = app
-        .terminal_state(id)
+    app.terminal_state(id)
         .await
         .map_err(|e| McpError::internal_error(e.to_string(), None))?
-        .ok_or_else(not_found)?;
+        .ok_or_else(not_found)
+}
+
+pub async fn read(app: &Service, uri: &str) -> Result<ReadResourceResult, McpError> {
+    let state = state(app, uri).await?;
     let text =
         serde_json::to_string(&state).map_err(|e| McpError::internal_error(e.to_string(), None))?;
     Ok(ReadResourceResult::new(vec![
@@ -82,12 +90,23 @@ pub async fn read(app: &Service, uri: &str) -> Result<ReadResourceResult, McpErr
 }
 
 impl Subscriptions {
-    pub fn subscribe(self: &Arc<Self>, app: &Arc<Service>, uri: String, peer: Peer<RoleServer>) {
-        lock(&self.uris).insert(uri);
+    /// Subscribe the client to the terminal at `uri`. The runtime is followed first, then
+    /// the terminal is looked up (which makes a remote host's terminal followed), so no
+    /// change after the answer goes unreported. A URI that names no terminal is refused
+    /// as `resources/read` refuses it, instead of a subscription that never fires.
+    pub async fn subscribe(
+        self: &Arc<Self>,
+        app: &Arc<Service>,
+        uri: String,
+        peer: Peer<RoleServer>,
+    ) -> Result<(), McpError> {
         *lock(&self.peer) = Some(peer);
         if !self.started.swap(true, Ordering::SeqCst) {
             self.clone().notify_loop(app.clone());
         }
+        state(app, &uri).await?;
+        lock(&self.uris).insert(uri);
+        Ok(())
     }
 
     pub fn unsubscribe(&self, uri: &str) {
