@@ -583,3 +583,45 @@ async fn a_subscription_made_before_the_bridge_connects_hears_the_bridged_termin
     }
     s.stop().await;
 }
+
+/// The same through a 2026-07-28 client's `subscriptions/listen`: listening to a bridged
+/// terminal makes the host's terminal followed, as `resources/subscribe` does.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_listen_to_a_bridged_terminal_hears_its_updates() {
+    let host = host("tok-listen").start();
+    let env = bridge_env(&host.port.to_string(), "tok-listen");
+    let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let s = server().envs(&pairs).protocol_2026().start().await;
+    let p = s.call(open_terminal()).await;
+    assert_eq!(p["resolved"]["adapter"], "container_bridge", "{p:#}");
+    let uri = format!(
+        "ahp-terminal:/{}",
+        p["identity"]["terminal_id"].as_str().unwrap()
+    );
+    let mut sub = s
+        .client
+        .listen(
+            rmcp::model::SubscriptionFilter::builder()
+                .resource_subscription(uri.clone())
+                .build(),
+        )
+        .await
+        .unwrap();
+    let id = p["identity"]["terminal_id"].as_str().unwrap();
+    let r = s.call(terminal_command(id, "echo bridged-listen")).await;
+    assert_eq!(r["result"]["output"], "bridged-listen\n", "{r:#}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let n = tokio::time::timeout(left, sub.next())
+            .await
+            .unwrap_or_else(|_| panic!("no update of {uri} within 10 s"))
+            .unwrap()
+            .expect("the subscription is open");
+        if matches!(&n, rmcp::model::ServerNotification::ResourceUpdatedNotification(u) if u.params.uri == uri)
+        {
+            break;
+        }
+    }
+    s.stop().await;
+}

@@ -84,7 +84,9 @@ async fn serve(cfg: Config, policy: itmcp::policy::Policy) -> i32 {
             return 1;
         }
     };
-    let running = match server.serve(itmcp::mcp::framing::stdio()).await {
+    let transport = itmcp::mcp::framing::stdio();
+    let server = server.ending_with_input(transport.input_end());
+    let running = match server.serve(transport).await {
         Ok(r) => r,
         Err(e) => {
             tracing::error!(error = %e, "MCP initialization failed");

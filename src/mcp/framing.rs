@@ -32,7 +32,7 @@ use rmcp::model::ClientJsonRpcMessage;
 use rmcp::service::TxJsonRpcMessage;
 use rmcp::transport::Transport;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{Mutex, mpsc};
+use tokio::sync::{Mutex, mpsc, watch};
 
 use super::verdict::{ID_SEARCH_BYTES, MAX_LINE_BYTES, Verdict, classify, oversized};
 
@@ -61,13 +61,40 @@ where
     }));
     let (tx, inbox) = mpsc::channel(INBOX);
     tokio::spawn(read_lines(input, tx, writer.clone()));
-    Framed { inbox, writer }
+    let (ended, _) = watch::channel(false);
+    Framed {
+        inbox,
+        writer,
+        ended,
+    }
+}
+
+/// Resolves once the client's input has ended and rmcp has taken its last message. What
+/// lives as long as the client wants it (a `subscriptions/listen` request) ends with it:
+/// rmcp waits for every request in flight before it closes, and would wait its drain
+/// timeout for one that never ends.
+#[derive(Clone)]
+pub struct InputEnd(watch::Receiver<bool>);
+
+impl InputEnd {
+    pub async fn wait(mut self) {
+        // An error: the transport is gone, which is an end too.
+        let _ = self.0.wait_for(|ended| *ended).await;
+    }
 }
 
 /// The transport rmcp serves: messages from the reader task, answers written in place.
 pub struct Framed {
     inbox: mpsc::Receiver<ClientJsonRpcMessage>,
     writer: Arc<Mutex<Writer>>,
+    ended: watch::Sender<bool>,
+}
+
+impl Framed {
+    /// The end of the client's input, for what must not outlive it.
+    pub fn input_end(&self) -> InputEnd {
+        InputEnd(self.ended.subscribe())
+    }
 }
 
 /// The one writer to the client: rmcp's messages and this layer's answers, each a whole
@@ -115,7 +142,11 @@ impl Transport<RoleServer> for Framed {
     /// Cancel-safe, as rmcp needs (it polls this in a `select!`): a message is either still
     /// in the channel or returned.
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
-        self.inbox.recv().await
+        let m = self.inbox.recv().await;
+        if m.is_none() {
+            self.ended.send_replace(true);
+        }
+        m
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {

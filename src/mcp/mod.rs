@@ -9,6 +9,7 @@ pub mod http;
 pub mod logging;
 pub mod resources;
 pub mod stdio;
+pub mod subscriptions;
 pub mod text;
 pub mod verdict;
 
@@ -20,10 +21,10 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, ProgressToken, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool,
-    ToolAnnotations, UnsubscribeRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, Tool, ToolAnnotations, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
@@ -66,10 +67,12 @@ code and a fallback.";
 pub struct McpServer {
     app: Arc<Service>,
     tools: Arc<Vec<Tool>>,
-    subs: Arc<resources::Subscriptions>,
+    subs: Arc<subscriptions::Subscriptions>,
     /// Over HTTP, a session's server: when its last copy goes (the session ended), what the
     /// session started is stopped.
     session_end: Option<Arc<SessionEnd>>,
+    /// Over stdio, the end of the client's input: `subscriptions/listen` requests end with it.
+    input_end: Option<framing::InputEnd>,
 }
 
 /// Stops a session's commands and terminals when dropped.
@@ -120,9 +123,16 @@ impl McpServer {
         Ok(McpServer {
             app,
             tools: Arc::new(vec![interactive, strict]),
-            subs: Arc::new(resources::Subscriptions::default()),
+            subs: Arc::new(subscriptions::Subscriptions::default()),
             session_end: None,
+            input_end: None,
         })
+    }
+
+    /// This server's client is the one whose input `end` follows (stdio).
+    pub fn ending_with_input(mut self, end: framing::InputEnd) -> McpServer {
+        self.input_end = Some(end);
+        self
     }
 
     /// This server is one HTTP session's: ending the session stops what it started.
@@ -314,6 +324,18 @@ impl ServerHandler for McpServer {
         self.subs
             .subscribe(&self.app, request.uri, context.peer.clone())
             .await
+    }
+
+    /// 2026-07-28's subscriptions (stdio; HTTP offers versions up to 2025-11-25 only).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(subscriptions::accepted(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        subscriptions::listen(&self.app, context, self.input_end.clone()).await
     }
 
     #[allow(deprecated)]

@@ -8,12 +8,14 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest,
-    ProgressNotificationParam, ProgressToken, RequestMetaObject, ResourceUpdatedNotificationParam,
-    ServerResult,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestMetaObject,
+    ResourceUpdatedNotificationParam, ServerResult,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, NotificationContext, PeerRequestOptions, RunningService,
+};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Value, json};
 
 pub const SERVER_BIN: &str = env!("CARGO_BIN_EXE_interactive-terminal-mcp");
@@ -60,6 +62,7 @@ pub struct Launch {
     args: Vec<String>,
     env: Vec<(String, String)>,
     capture: bool,
+    discover: bool,
 }
 
 /// A server in a container reaching the host service on loopback `port` with `token`.
@@ -87,6 +90,7 @@ pub fn server() -> Launch {
         args: Vec::new(),
         env: Vec::new(),
         capture: false,
+        discover: false,
     }
 }
 
@@ -130,9 +134,23 @@ impl Launch {
         server_command(&self.bin, &args, &env)
     }
 
+    /// Talk to it as a client of the 2026-07-28 protocol: `server/discover` instead of
+    /// `initialize`, the protocol version on every request, `subscriptions/listen`.
+    pub fn protocol_2026(mut self) -> Launch {
+        self.discover = true;
+        self
+    }
+
     /// Start it and initialize an MCP session over its stdio.
     pub async fn start(self) -> Server {
-        connect(self.command(), self.capture).await
+        let lifecycle = if self.discover {
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            }
+        } else {
+            ClientLifecycleMode::Initialize
+        };
+        connect_with(self.command(), self.capture, lifecycle).await
     }
 }
 
@@ -170,6 +188,15 @@ pub fn server_command(bin: &str, args: &[&str], env: &[(&str, &str)]) -> tokio::
 
 /// Start `cmd` and initialize an MCP session with it over its stdio.
 pub async fn connect(cmd: tokio::process::Command, capture: bool) -> Server {
+    connect_with(cmd, capture, ClientLifecycleMode::Initialize).await
+}
+
+/// Start `cmd` and open an MCP session with it over its stdio, as `lifecycle` says.
+pub async fn connect_with(
+    cmd: tokio::process::Command,
+    capture: bool,
+    lifecycle: ClientLifecycleMode,
+) -> Server {
     let (transport, stderr) = TokioChildProcess::builder(cmd)
         .stderr(if capture {
             Stdio::piped()
@@ -195,7 +222,7 @@ pub async fn connect(cmd: tokio::process::Command, capture: bool) -> Server {
         });
     }
     let pid = transport.id().expect("server pid");
-    client_over(transport, pid, captured).await
+    client_with(transport, pid, captured, lifecycle).await
 }
 
 /// Initialize an MCP session over `transport` (stdio, HTTP) with a server whose pid is `pid`.
@@ -204,8 +231,26 @@ where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
+    client_with(transport, pid, stderr, ClientLifecycleMode::Initialize).await
+}
+
+/// Open an MCP session over `transport` as `lifecycle` says.
+pub async fn client_with<T, E, A>(
+    transport: T,
+    pid: u32,
+    stderr: Arc<Mutex<String>>,
+    lifecycle: ClientLifecycleMode,
+) -> Server
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     let recorder = Recorder::default();
-    let client = recorder.clone().serve(transport).await.expect("initialize");
+    let client = recorder
+        .clone()
+        .serve_with_lifecycle(transport, lifecycle)
+        .await
+        .expect("initialize");
     Server {
         client,
         recorder,
