@@ -593,7 +593,7 @@ fn validate_everything(input: &Value) -> Result<(), TestCaseError> {
                     next_cursor: None,
                     sandbox: None,
                 });
-                let ok = response::success(&env, &empty);
+                let ok = response::success(&env, empty);
                 let violations = contract::schema::payload_violations(&ok);
                 prop_assert!(violations.is_empty(), "{violations:?}\n{ok:#}");
                 // The caller's trace id survives unchanged.

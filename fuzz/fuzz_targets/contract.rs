@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
                     next_cursor: None,
                     sandbox: None,
                 });
-                let _ = response::success(&env, &empty);
+                let _ = response::success(&env, empty);
             }
             Err(rej) => {
                 let payload = response::failure(&rej.envelope, &rej.error);

@@ -111,7 +111,7 @@ impl Envelope {
 }
 
 /// A successful answer. Still running is `accepted`.
-pub fn success(env: &Envelope, result: &Outcome) -> Value {
+pub fn success(env: &Envelope, result: Outcome) -> Value {
     json!({
         "success": true,
         "action": env.action.map(Action::as_str),
@@ -119,7 +119,7 @@ pub fn success(env: &Envelope, result: &Outcome) -> Value {
         "correlation": env.correlation_json(),
         "resolved": env.resolved_json(),
         "identity": env.identity.to_json(),
-        "result": Value::Object(result.to_map()),
+        "result": Value::Object(result.into_map()),
         "error": Value::Null,
     })
 }
@@ -360,7 +360,9 @@ mod tests {
     #[test]
     fn every_kind_of_result_matches_the_schema() {
         for outcome in every_kind() {
-            let p = success(&ctx(), &outcome);
+            // Moved in, the output taken out first: the same map as serialising it whole.
+            assert_eq!(outcome.clone().into_map(), outcome.to_map(), "{outcome:?}");
+            let p = success(&ctx(), outcome.clone());
             assert!(
                 schema::is_valid_payload(&p),
                 "{outcome:?}: {:?}",
@@ -370,8 +372,15 @@ mod tests {
     }
 
     #[test]
+    fn a_terminal_without_output_has_no_output_key_when_moved_in() {
+        let t = Outcome::Terminal(Box::default());
+        assert!(!t.clone().into_map().contains_key("output"));
+        assert_eq!(t.clone().into_map(), t.to_map());
+    }
+
+    #[test]
     fn the_schema_refuses_a_result_it_does_not_describe() {
-        let mut p = success(&ctx(), &session());
+        let mut p = success(&ctx(), session());
         p["result"]["stdout_text"] = json!("x");
         assert!(!schema::is_valid_payload(&p));
     }
@@ -379,7 +388,7 @@ mod tests {
     #[test]
     fn a_pair_runs_while_either_runs_and_carries_both_cursors() {
         let pair = Outcome::Pair(Box::new(session()), Box::new(terminal()));
-        let p = success(&ctx(), &pair);
+        let p = success(&ctx(), pair);
         assert_eq!(p["status"], "accepted");
         assert_eq!(p["result"]["running"], true);
         assert_eq!(p["result"]["cursor"]["stdout"], 3);
@@ -391,7 +400,7 @@ mod tests {
 
     #[test]
     fn running_means_accepted() {
-        assert_eq!(success(&ctx(), &terminal())["status"], "accepted");
-        assert_eq!(success(&ctx(), &session())["status"], "completed");
+        assert_eq!(success(&ctx(), terminal())["status"], "accepted");
+        assert_eq!(success(&ctx(), session())["status"], "completed");
     }
 }

@@ -266,6 +266,31 @@ impl Outcome {
             _ => Map::new(),
         }
     }
+
+    /// The `result` object as JSON, the output moved into it instead of copied: a page of
+    /// output (up to a megabyte) is most of an answer, and serialising the result into a
+    /// map copied it once more than its way to the client needs.
+    pub fn into_map(self) -> Map<String, Value> {
+        match self {
+            Outcome::Session(mut s) => {
+                let stdout = std::mem::take(&mut s.stdout);
+                let stderr = std::mem::take(&mut s.stderr);
+                let mut m = Outcome::Session(s).to_map();
+                m.insert("stdout".into(), Value::String(stdout));
+                m.insert("stderr".into(), Value::String(stderr));
+                m
+            }
+            Outcome::Terminal(mut t) => {
+                let output = t.output.take();
+                let mut m = Outcome::Terminal(t).to_map();
+                if let Some(o) = output {
+                    m.insert("output".into(), Value::String(o));
+                }
+                m
+            }
+            other => other.to_map(),
+        }
+    }
 }
 
 /// One result for a session and a terminal together: running if either runs, the cursors

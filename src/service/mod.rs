@@ -87,7 +87,7 @@ impl Handled {
             env.adapter = Some(a.as_str());
         }
         match self.result {
-            Ok(result) => response::success(&env, &result),
+            Ok(result) => response::success(&env, result),
             Err(err) => {
                 if err.code != ErrorCode::Internal {
                     tracing::info!(trace_id = %env.correlation.trace_id, code = err.code.as_str(), message = %err.message, "request failed");
