@@ -13,10 +13,10 @@ use std::time::Duration;
 use common::*;
 use futures_util::{SinkExt, StreamExt};
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-    ElicitationAction, Implementation,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams,
+    ElicitResult, ElicitationAction, Implementation, InputResponses, ProtocolVersion,
 };
-use rmcp::service::{RequestContext, RunningService};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde_json::{Value, json};
@@ -71,6 +71,26 @@ async fn start_person(
     answer: Answer,
     env: &[(&str, &str)],
 ) -> (RunningService<RoleClient, Person>, Arc<Mutex<Vec<String>>>) {
+    start_person_with(answer, env, ClientLifecycleMode::Initialize).await
+}
+
+/// A person behind a client of the 2026-07-28 protocol: its questions come as
+/// `input_required` answers, which rmcp's client fulfils and calls again with.
+async fn start_person_2026(
+    answer: Answer,
+    env: &[(&str, &str)],
+) -> (RunningService<RoleClient, Person>, Arc<Mutex<Vec<String>>>) {
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    start_person_with(answer, env, lifecycle).await
+}
+
+async fn start_person_with(
+    answer: Answer,
+    env: &[(&str, &str)],
+    lifecycle: ClientLifecycleMode,
+) -> (RunningService<RoleClient, Person>, Arc<Mutex<Vec<String>>>) {
     let mut cmd = tokio::process::Command::new(SERVER_BIN);
     let scratch = scratch_dir();
     cmd.current_dir(&scratch);
@@ -89,7 +109,10 @@ async fn start_person(
         answer,
         asked: asked.clone(),
     };
-    (person.serve(t).await.unwrap(), asked)
+    (
+        person.serve_with_lifecycle(t, lifecycle).await.unwrap(),
+        asked,
+    )
 }
 
 async fn call(c: &RunningService<RoleClient, Person>, tool: &'static str, args: Value) -> Value {
@@ -847,4 +870,98 @@ async fn inside_a_sandbox_the_operator_may_let_warned_commands_run_without_askin
     assert_eq!(code(&p), "PM_TERM_BLOCKED_DESTRUCTIVE", "{p:#}");
     s.stop().await;
     let _ = std::fs::remove_dir_all(base);
+}
+
+/// A 2026-07-28 client has no `elicitation/create` from the server: the question comes as
+/// an `input_required` answer and the call comes back with the user's answer. Approve and
+/// decline work as before; the first round starts nothing; and an answer is only good for
+/// the call it was asked about, once: an agent that swaps the command under an approval,
+/// or a state the server never gave out, gets the question again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_2026_client_is_asked_in_rounds_and_its_answer_binds_to_the_call() {
+    let (c, asked) = start_person_2026(Answer::Approve, &[WARN]).await;
+    let p = call(
+        &c,
+        "memory_terminal_interactive",
+        interactive("echo careful now"),
+    )
+    .await;
+    assert_eq!(p["success"], true, "{p:#}");
+    assert_eq!(p["result"]["output"], "careful now\n");
+    assert_eq!(p["result"]["approval"]["decided_by"], "elicitation");
+    assert_eq!(asked.lock().unwrap().len(), 1);
+    assert!(asked.lock().unwrap()[0].contains("echo careful now"));
+
+    // Driven by hand: the first round answers with the question and starts nothing.
+    let dir = scratch_dir();
+    let mark = dir.join("ran");
+    let line = format!("echo careful > {}", mark.display());
+    let Value::Object(args) = interactive(&line) else {
+        panic!()
+    };
+    let first = c
+        .call_tool_once(
+            CallToolRequestParams::new("memory_terminal_interactive").with_arguments(args.clone()),
+        )
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(q) = first else {
+        panic!("a question first: {first:?}")
+    };
+    let state = q.request_state.clone().expect("a state to come back with");
+    assert!(q.input_requests.as_ref().unwrap().contains_key("approval"));
+    assert!(!mark.exists(), "nothing ran before the answer");
+    let approve: InputResponses = [(
+        "approval".to_string(),
+        json!({"action": "accept", "content": {"approve": true}}),
+    )]
+    .into();
+    // The agent swaps the command under the approval: asked again, the swap not run.
+    let other = dir.join("swapped");
+    let Value::Object(swapped) = interactive(&format!("echo careful > {}", other.display())) else {
+        panic!()
+    };
+    let mut again =
+        CallToolRequestParams::new("memory_terminal_interactive").with_arguments(swapped);
+    again.request_state = Some(state.clone());
+    again.input_responses = Some(approve.clone());
+    let r = c.call_tool_once(again).await.unwrap();
+    assert!(matches!(r, CallToolResponse::InputRequired(_)), "{r:?}");
+    assert!(
+        !other.exists(),
+        "an approval of one command let another run"
+    );
+    // The state was used up by that attempt: the right arguments with it are asked again.
+    let mut stale =
+        CallToolRequestParams::new("memory_terminal_interactive").with_arguments(args.clone());
+    stale.request_state = Some(state);
+    stale.input_responses = Some(approve.clone());
+    let r = c.call_tool_once(stale).await.unwrap();
+    let CallToolResponse::InputRequired(q) = r else {
+        panic!("asked again: {r:?}")
+    };
+    assert!(!mark.exists());
+    // A fresh state and the same arguments: the command runs, once.
+    let mut answered =
+        CallToolRequestParams::new("memory_terminal_interactive").with_arguments(args);
+    answered.request_state = q.request_state.clone();
+    answered.input_responses = Some(approve);
+    let CallToolResponse::Complete(done) = c.call_tool_once(answered).await.unwrap() else {
+        panic!("the answered call completes")
+    };
+    let p = check_result(&done);
+    assert_eq!(p["success"], true, "{p:#}");
+    assert_eq!(std::fs::read_to_string(&mark).unwrap(), "careful\n");
+    let _ = c.cancel().await;
+
+    let (c, _) = start_person_2026(Answer::Decline("not on a Friday"), &[WARN]).await;
+    let p = call(
+        &c,
+        "memory_terminal_interactive",
+        interactive("echo careful"),
+    )
+    .await;
+    assert_eq!(p["error"]["code"], "PM_TERM_DECLINED", "{p:#}");
+    assert_eq!(p["error"]["details"]["reason"], "not on a Friday");
+    let _ = c.cancel().await;
 }

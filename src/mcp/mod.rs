@@ -4,6 +4,7 @@
 //! Protocol errors (an unknown tool) stay JSON-RPC errors; everything the contract rejects or
 //! the runtime fails at is a tool result with `isError: true` and its `PM_TERM_*` payload.
 
+pub mod elicit;
 pub mod framing;
 pub mod http;
 pub mod logging;
@@ -30,7 +31,7 @@ use serde_json::Value;
 
 use crate::contract::advertise::Face;
 use crate::contract::schema;
-use crate::service::{BoxFuture, ElicitOutcome, Elicitor, NoProgress, Progress, Service};
+use crate::service::{NoProgress, Progress, Service};
 
 /// The canonical tool of seed 003.
 pub const INTERACTIVE_TOOL: &str = "memory_terminal_interactive";
@@ -68,6 +69,8 @@ pub struct McpServer {
     app: Arc<Service>,
     tools: Arc<Vec<Tool>>,
     subs: Arc<subscriptions::Subscriptions>,
+    /// 2026-07-28's approval questions waiting for their second call.
+    rounds: Arc<elicit::Rounds>,
     /// Over HTTP, a session's server: when its last copy goes (the session ended), what the
     /// session started is stopped.
     session_end: Option<Arc<SessionEnd>>,
@@ -124,6 +127,7 @@ impl McpServer {
             app,
             tools: Arc::new(vec![interactive, strict]),
             subs: Arc::new(subscriptions::Subscriptions::default()),
+            rounds: Arc::new(elicit::Rounds::default()),
             session_end: None,
             input_end: None,
         })
@@ -173,69 +177,6 @@ impl Progress for McpProgress {
         tokio::spawn(async move {
             let _ = peer.notify_progress(param).await;
         });
-    }
-}
-
-/// Approvals asked of the MCP client's user (elicitation), when the client declared it.
-struct McpElicitor {
-    peer: Peer<RoleServer>,
-}
-
-impl Elicitor for McpElicitor {
-    fn supported(&self) -> bool {
-        !self.peer.supported_elicitation_modes().is_empty()
-    }
-
-    fn ask(&self, message: String, timeout: Duration) -> BoxFuture<'_, ElicitOutcome> {
-        Box::pin(async move {
-            let schema = match rmcp::model::ElicitationSchema::builder()
-                .required_bool("approve")
-                .optional_string("reason")
-                .build()
-            {
-                Ok(s) => s,
-                Err(e) => {
-                    tracing::warn!(error = %e, "cannot build the approval form");
-                    return ElicitOutcome::NoAnswer;
-                }
-            };
-            let params = rmcp::model::ElicitRequestParams::FormElicitationParams {
-                meta: None,
-                message,
-                requested_schema: schema,
-            };
-            match self
-                .peer
-                .create_elicitation_with_timeout(params, Some(timeout))
-                .await
-            {
-                Ok(r) => {
-                    let content = r.content.unwrap_or_default();
-                    let reason = content
-                        .get("reason")
-                        .and_then(Value::as_str)
-                        .map(String::from);
-                    match r.action {
-                        rmcp::model::ElicitationAction::Accept
-                            if content.get("approve").and_then(Value::as_bool) == Some(true) =>
-                        {
-                            ElicitOutcome::Approved
-                        }
-                        rmcp::model::ElicitationAction::Accept => ElicitOutcome::Declined(reason),
-                        rmcp::model::ElicitationAction::Decline => ElicitOutcome::Declined(
-                            reason.or(Some("declined in the client".into())),
-                        ),
-                        _ => ElicitOutcome::Declined(
-                            reason.or(Some("cancelled in the client".into())),
-                        ),
-                    }
-                }
-                Err(e) => {
-                    tracing::info!(error = %e, "no answer to the approval request");
-                    ElicitOutcome::NoAnswer
-                }
-            }
-        })
     }
 }
 
@@ -367,7 +308,7 @@ impl ServerHandler for McpServer {
                 ));
             }
         };
-        let args = Value::Object(request.arguments.unwrap_or_default());
+        let arguments = request.arguments.unwrap_or_default();
         let progress: Box<dyn Progress> = match context.meta.get_progress_token() {
             Some(token) => Box::new(McpProgress {
                 peer: context.peer.clone(),
@@ -376,14 +317,46 @@ impl ServerHandler for McpServer {
             }),
             None => Box::new(NoProgress),
         };
-        let elicitor = McpElicitor {
-            peer: context.peer.clone(),
-        };
-        let payload = if strict {
-            self.app.handle_strict(&args, progress.as_ref()).await
-        } else {
-            self.app.handle(&args, progress.as_ref(), &elicitor).await
-        };
+        if strict {
+            let args = Value::Object(arguments);
+            let payload = self.app.handle_strict(&args, progress.as_ref()).await;
+            return Ok(McpServer::tool_result(payload).into());
+        }
+        // 2026-07-28 and later: no request from server to client; a question is an
+        // `input_required` answer, and the call comes back with the user's answer.
+        let in_rounds = context
+            .meta
+            .protocol_version()
+            .is_some_and(|v| !v.has_initialize());
+        if !in_rounds {
+            let elicitor = elicit::PeerElicitor {
+                peer: context.peer.clone(),
+            };
+            let args = Value::Object(arguments);
+            let payload = self.app.handle(&args, progress.as_ref(), &elicitor).await;
+            return Ok(McpServer::tool_result(payload).into());
+        }
+        let supported = context
+            .meta
+            .client_capabilities()
+            .and_then(|c| c.elicitation)
+            .is_some_and(|e| e.form.is_some() || e.url.is_none());
+        let answer = self.rounds.answer(
+            request.request_state.as_deref(),
+            &arguments,
+            request.input_responses.as_ref(),
+        );
+        let elicitor = elicit::RoundElicitor::new(supported, answer);
+        let args = Value::Object(arguments);
+        let payload = self.app.handle(&args, progress.as_ref(), &elicitor).await;
+        if let Some((message, timeout)) = elicitor.asked()
+            && let Value::Object(arguments) = &args
+            && let Some(asked) = self.rounds.ask(arguments, message, timeout)
+        {
+            // The call stopped at the question and started nothing: its answer so far
+            // (no decision in time) is dropped for the question.
+            return Ok(asked.into());
+        }
         Ok(McpServer::tool_result(payload).into())
     }
 }
