@@ -131,11 +131,13 @@ fn interactive(command: &str) -> Value {
 
 const WARN: (&str, &str) = ("PM_TERM_POLICY_WARN", "echo careful");
 
-#[tokio::test(flavor = "multi_thread")]
-async fn elicitation_approves_declines_or_never_answers() {
-    let (c, asked) = start_person(Answer::Approve, &[WARN]).await;
+/// A warned command, approved by the client's user, runs, and the user saw it.
+async fn approved_through_elicitation(
+    c: &RunningService<RoleClient, Person>,
+    asked: &Mutex<Vec<String>>,
+) {
     let p = call(
-        &c,
+        c,
         "memory_terminal_interactive",
         interactive("echo careful now"),
     )
@@ -145,15 +147,12 @@ async fn elicitation_approves_declines_or_never_answers() {
     assert_eq!(p["result"]["authorization"], "allowed_with_warning");
     assert_eq!(p["result"]["approval"]["decided_by"], "elicitation");
     assert!(asked.lock().unwrap()[0].contains("echo careful now"));
-    // Commands without a warning are not asked about.
-    let p = call(&c, "memory_terminal_interactive", interactive("echo fine")).await;
-    assert!(p["result"].get("approval").is_none());
-    assert_eq!(asked.lock().unwrap().len(), 1);
-    let _ = c.cancel().await;
+}
 
-    let (c, _) = start_person(Answer::Decline("not on a Friday"), &[WARN]).await;
+/// A warned command, declined by the client's user with a reason: the answer.
+async fn declined_through_elicitation(c: &RunningService<RoleClient, Person>) -> Value {
     let p = call(
-        &c,
+        c,
         "memory_terminal_interactive",
         interactive("echo careful"),
     )
@@ -163,6 +162,21 @@ async fn elicitation_approves_declines_or_never_answers() {
     assert_eq!(p["error"]["retriable"], false);
     assert_eq!(p["error"]["details"]["reason"], "not on a Friday");
     assert_eq!(p["error"]["details"]["decided_by"], "elicitation");
+    p
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn elicitation_approves_declines_or_never_answers() {
+    let (c, asked) = start_person(Answer::Approve, &[WARN]).await;
+    approved_through_elicitation(&c, &asked).await;
+    // Commands without a warning are not asked about.
+    let p = call(&c, "memory_terminal_interactive", interactive("echo fine")).await;
+    assert!(p["result"].get("approval").is_none());
+    assert_eq!(asked.lock().unwrap().len(), 1);
+    let _ = c.cancel().await;
+
+    let (c, _) = start_person(Answer::Decline("not on a Friday"), &[WARN]).await;
+    let p = declined_through_elicitation(&c).await;
     assert_eq!(p["fallback"]["strategy"], "report_decline");
     assert_eq!(p["fallback"]["can_auto_retry"], false);
     // Nothing ran: no terminal was opened for it.
@@ -880,17 +894,8 @@ async fn inside_a_sandbox_the_operator_may_let_warned_commands_run_without_askin
 #[tokio::test(flavor = "multi_thread")]
 async fn a_2026_client_is_asked_in_rounds_and_its_answer_binds_to_the_call() {
     let (c, asked) = start_person_2026(Answer::Approve, &[WARN]).await;
-    let p = call(
-        &c,
-        "memory_terminal_interactive",
-        interactive("echo careful now"),
-    )
-    .await;
-    assert_eq!(p["success"], true, "{p:#}");
-    assert_eq!(p["result"]["output"], "careful now\n");
-    assert_eq!(p["result"]["approval"]["decided_by"], "elicitation");
+    approved_through_elicitation(&c, &asked).await;
     assert_eq!(asked.lock().unwrap().len(), 1);
-    assert!(asked.lock().unwrap()[0].contains("echo careful now"));
 
     // Driven by hand: the first round answers with the question and starts nothing.
     let dir = scratch_dir();
@@ -955,13 +960,6 @@ async fn a_2026_client_is_asked_in_rounds_and_its_answer_binds_to_the_call() {
     let _ = c.cancel().await;
 
     let (c, _) = start_person_2026(Answer::Decline("not on a Friday"), &[WARN]).await;
-    let p = call(
-        &c,
-        "memory_terminal_interactive",
-        interactive("echo careful"),
-    )
-    .await;
-    assert_eq!(p["error"]["code"], "PM_TERM_DECLINED", "{p:#}");
-    assert_eq!(p["error"]["details"]["reason"], "not on a Friday");
+    declined_through_elicitation(&c).await;
     let _ = c.cancel().await;
 }

@@ -610,18 +610,9 @@ async fn a_listen_to_a_bridged_terminal_hears_its_updates() {
     let id = p["identity"]["terminal_id"].as_str().unwrap();
     let r = s.call(terminal_command(id, "echo bridged-listen")).await;
     assert_eq!(r["result"]["output"], "bridged-listen\n", "{r:#}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let n = tokio::time::timeout(left, sub.next())
-            .await
-            .unwrap_or_else(|_| panic!("no update of {uri} within 10 s"))
-            .unwrap()
-            .expect("the subscription is open");
-        if matches!(&n, rmcp::model::ServerNotification::ResourceUpdatedNotification(u) if u.params.uri == uri)
-        {
-            break;
-        }
-    }
+    next_matching(&mut sub, "an update of the bridged terminal", |n| {
+        matches!(n, rmcp::model::ServerNotification::ResourceUpdatedNotification(u) if u.params.uri == uri)
+    })
+    .await;
     s.stop().await;
 }

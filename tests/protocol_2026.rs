@@ -9,30 +9,9 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use rmcp::model::{ServerNotification, SubscriptionFilter};
-use rmcp::service::Subscription;
 
 /// What the server logs once it has stopped on its own (and killed what it started).
 const STOPPED: &str = "stopped; every process this server started was killed";
-
-/// The next notification of `sub` that `want` accepts, within 10 s.
-async fn next_matching(
-    sub: &mut Subscription,
-    what: &str,
-    want: impl Fn(&ServerNotification) -> bool,
-) -> ServerNotification {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let n = tokio::time::timeout(left, sub.next())
-            .await
-            .unwrap_or_else(|_| panic!("no {what} within 10 s"))
-            .unwrap()
-            .unwrap_or_else(|| panic!("the subscription ended before {what}"));
-        if want(&n) {
-            return n;
-        }
-    }
-}
 
 fn updated(n: &ServerNotification, uri: &str) -> bool {
     matches!(n, ServerNotification::ResourceUpdatedNotification(u) if u.params.uri == uri)

@@ -243,6 +243,13 @@ mod tests {
         .into()
     }
 
+    /// Whether a second call with `state`, `arguments` and an approval brings an answer.
+    fn answered(rounds: &Rounds, state: &str, arguments: &Map<String, Value>) -> bool {
+        rounds
+            .answer(Some(state), arguments, Some(&responses(true)))
+            .is_some()
+    }
+
     fn state_of(r: &InputRequiredResult) -> String {
         r.request_state.clone().expect("a state")
     }
@@ -262,11 +269,7 @@ mod tests {
         let got = rounds.answer(Some(&s), &a, Some(&responses(true)));
         assert!(matches!(got.map(outcome_of), Some(ElicitOutcome::Approved)));
         // Used up: the same state again brings nothing.
-        assert!(
-            rounds
-                .answer(Some(&s), &a, Some(&responses(true)))
-                .is_none()
-        );
+        assert!(!answered(&rounds, &s, &a));
     }
 
     #[test]
@@ -278,29 +281,13 @@ mod tests {
                 .ask(&a, "ok?".into(), Duration::from_secs(60))
                 .unwrap(),
         );
-        assert!(
-            rounds
-                .answer(Some(&s), &args("make install"), Some(&responses(true)))
-                .is_none()
-        );
+        assert!(!answered(&rounds, &s, &args("make install")));
         // The mismatch used the state up too: no second try with other arguments.
-        assert!(
-            rounds
-                .answer(Some(&s), &a, Some(&responses(true)))
-                .is_none()
-        );
-        assert!(
-            rounds
-                .answer(Some("round_forged"), &a, Some(&responses(true)))
-                .is_none()
-        );
+        assert!(!answered(&rounds, &s, &a));
+        assert!(!answered(&rounds, "round_forged", &a));
         assert!(rounds.answer(None, &a, Some(&responses(true))).is_none());
         let late = state_of(&rounds.ask(&a, "ok?".into(), Duration::ZERO).unwrap());
-        assert!(
-            rounds
-                .answer(Some(&late), &a, Some(&responses(true)))
-                .is_none()
-        );
+        assert!(!answered(&rounds, &late, &a));
         let s = state_of(
             &rounds
                 .ask(&a, "ok?".into(), Duration::from_secs(60))
@@ -322,11 +309,7 @@ mod tests {
             rounds.ask(&a, "q".into(), Duration::from_secs(60));
         }
         assert_eq!(lock(&rounds.pending).len(), MAX_PENDING);
-        assert!(
-            rounds
-                .answer(Some(&first), &a, Some(&responses(true)))
-                .is_none()
-        );
+        assert!(!answered(&rounds, &first, &a));
     }
 
     #[test]

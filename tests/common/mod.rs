@@ -774,3 +774,24 @@ pub fn rss_kib(pid: u32) -> u64 {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
 }
+
+/// The next notification of a `subscriptions/listen` subscription that `want` accepts,
+/// within 10 s (`what` names it in the failure).
+pub async fn next_matching(
+    sub: &mut rmcp::service::Subscription,
+    what: &str,
+    want: impl Fn(&rmcp::model::ServerNotification) -> bool,
+) -> rmcp::model::ServerNotification {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let n = tokio::time::timeout(left, sub.next())
+            .await
+            .unwrap_or_else(|_| panic!("no {what} within 10 s"))
+            .unwrap()
+            .unwrap_or_else(|| panic!("the subscription ended before {what}"));
+        if want(&n) {
+            return n;
+        }
+    }
+}
