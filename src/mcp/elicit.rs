@@ -25,7 +25,7 @@ use rmcp::model::{
     InputRequest, InputRequests, InputRequiredResult, InputResponses,
 };
 use rmcp::{Peer, RoleServer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::ids;
@@ -166,7 +166,7 @@ impl Rounds {
     /// state is good until `timeout` from now.
     pub fn ask(
         &self,
-        arguments: &Map<String, Value>,
+        arguments: &Value,
         message: String,
         timeout: Duration,
     ) -> Option<InputRequiredResult> {
@@ -196,7 +196,7 @@ impl Rounds {
     pub fn answer(
         &self,
         state: Option<&str>,
-        arguments: &Map<String, Value>,
+        arguments: &Value,
         responses: Option<&InputResponses>,
     ) -> Option<ElicitResult> {
         let state = state?;
@@ -217,7 +217,7 @@ impl Rounds {
 }
 
 /// The arguments as they would be sent again: keys in order (serde_json's map is sorted).
-fn digest(arguments: &Map<String, Value>) -> [u8; 32] {
+fn digest(arguments: &Value) -> [u8; 32] {
     let text = serde_json::to_vec(arguments).unwrap_or_default();
     Sha256::digest(text).into()
 }
@@ -227,12 +227,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn args(command: &str) -> Map<String, Value> {
-        let Value::Object(m) = json!({"action": "execute", "execution": {"command": command}})
-        else {
-            unreachable!()
-        };
-        m
+    fn args(command: &str) -> Value {
+        json!({"action": "execute", "execution": {"command": command}})
     }
 
     fn responses(approve: bool) -> InputResponses {
@@ -244,7 +240,7 @@ mod tests {
     }
 
     /// Whether a second call with `state`, `arguments` and an approval brings an answer.
-    fn answered(rounds: &Rounds, state: &str, arguments: &Map<String, Value>) -> bool {
+    fn answered(rounds: &Rounds, state: &str, arguments: &Value) -> bool {
         rounds
             .answer(Some(state), arguments, Some(&responses(true)))
             .is_some()

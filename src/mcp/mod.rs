@@ -308,7 +308,7 @@ impl ServerHandler for McpServer {
                 ));
             }
         };
-        let arguments = request.arguments.unwrap_or_default();
+        let args = Value::Object(request.arguments.unwrap_or_default());
         let progress: Box<dyn Progress> = match context.meta.get_progress_token() {
             Some(token) => Box::new(McpProgress {
                 peer: context.peer.clone(),
@@ -318,7 +318,6 @@ impl ServerHandler for McpServer {
             None => Box::new(NoProgress),
         };
         if strict {
-            let args = Value::Object(arguments);
             let payload = self.app.handle_strict(&args, progress.as_ref()).await;
             return Ok(McpServer::tool_result(payload).into());
         }
@@ -332,7 +331,6 @@ impl ServerHandler for McpServer {
             let elicitor = elicit::PeerElicitor {
                 peer: context.peer.clone(),
             };
-            let args = Value::Object(arguments);
             let payload = self.app.handle(&args, progress.as_ref(), &elicitor).await;
             return Ok(McpServer::tool_result(payload).into());
         }
@@ -343,15 +341,13 @@ impl ServerHandler for McpServer {
             .is_some_and(|e| e.form.is_some() || e.url.is_none());
         let answer = self.rounds.answer(
             request.request_state.as_deref(),
-            &arguments,
+            &args,
             request.input_responses.as_ref(),
         );
         let elicitor = elicit::RoundElicitor::new(supported, answer);
-        let args = Value::Object(arguments);
         let payload = self.app.handle(&args, progress.as_ref(), &elicitor).await;
         if let Some((message, timeout)) = elicitor.asked()
-            && let Value::Object(arguments) = &args
-            && let Some(asked) = self.rounds.ask(arguments, message, timeout)
+            && let Some(asked) = self.rounds.ask(&args, message, timeout)
         {
             // The call stopped at the question and started nothing: its answer so far
             // (no decision in time) is dropped for the question.
