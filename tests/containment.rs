@@ -226,6 +226,50 @@ async fn a_session_that_kills_its_supervisor_leaves_nothing() {
     s.stop().await;
 }
 
+/// Kills its supervisor, then spends `{n}` loop turns before its shell exits: across a
+/// range of `{n}`, the shell's exit falls before, during and after the moment the killed
+/// supervisor is noticed, which is when its orphans are looked for.
+const KILLS_ITS_SUPERVISOR_THEN_EXITS: &str = "sleep {t} & until grep -qF {t} /proc/$!/cmdline 2>/dev/null; do :; done; \
+     kill -9 $PPID; i=0; while [ $i -lt {n} ]; do i=$((i+1)); done";
+
+/// Loop turns tried after the kill, from an exit at once to one well after.
+const TURNS_AFTER_THE_KILL: &[u32] = &[0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+/// However soon the orphaned shell ends after killing its supervisor, what it left in the
+/// background is killed: an orphan that ends on its own hands its children on as well.
+#[tokio::test]
+async fn a_session_that_kills_its_supervisor_and_exits_leaves_nothing_whatever_the_timing() {
+    let s = server().envs(&env()).start().await;
+    let mut left_over = Vec::new();
+    for round in 0..10 {
+        for turns in TURNS_AFTER_THE_KILL {
+            let tag = unique_sleep();
+            let command = KILLS_ITS_SUPERVISOR_THEN_EXITS
+                .replace("{t}", &tag)
+                .replace("{n}", &turns.to_string());
+            let p = s.call(headless_req(&command, None)).await;
+            assert_eq!(p["success"], true, "{p:#}");
+            let left = wait_gone(&tag, GONE_WITHIN).await;
+            if !left.is_empty() {
+                left_over.push(format!("round {round}, {turns} turns: {left:?}"));
+                for pid in left {
+                    let _ = nix::sys::signal::kill(
+                        nix::unistd::Pid::from_raw(pid),
+                        nix::sys::signal::Signal::SIGKILL,
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        left_over.is_empty(),
+        "what they left lives on: {left_over:#?}"
+    );
+    let p = s.call(headless("echo still here")).await;
+    assert_eq!(p["result"]["stdout"], "still here\n");
+    s.stop().await;
+}
+
 /// A hostile command kills the supervisor waiting for the next request (the standby: the
 /// only `itmcp-supervise` of this server that is not its own), several times over; every
 /// later command still starts at once, and nothing is refused.

@@ -201,8 +201,10 @@ fn fork_standby(pool: &Pool, sfd: &SignalFd, spawner: i32, restore: Option<i32>)
 
 /// Reap ended supervisors; kill what a killed supervisor left behind (its session's
 /// processes, re-parented here). A supervisor that exited on its own killed its session
-/// first, so the spawner's children are looked at only after one was killed. `true` when
-/// a supervisor found the server gone or the socket broken: the spawner ends.
+/// first, so the spawner's children are looked at only after one was killed, or after an
+/// adopted process ended (what it left came here too: the walk repeats until nothing
+/// adopted ends). `true` when a supervisor found the server gone or the socket broken: the
+/// spawner ends.
 fn reap(supervisors: &mut BTreeSet<i32>, idle: &mut BTreeMap<i32, bool>, pool: &Pool) -> bool {
     let mut killed = false;
     let mut broken = false;
@@ -211,11 +213,15 @@ fn reap(supervisors: &mut BTreeSet<i32>, idle: &mut BTreeMap<i32, bool>, pool: &
             Ok(WaitStatus::StillAlive) => break,
             Ok(s) => {
                 let Some(pid) = s.pid() else { continue };
-                supervisors.remove(&pid.as_raw());
+                let adopted = !supervisors.remove(&pid.as_raw());
                 if idle.remove(&pid.as_raw()) == Some(true) {
                     pool.return_slot();
                 }
                 match s {
+                    // An adopted process handed its own children on as it ended, however
+                    // it ended: one that was exiting while the last walk read its
+                    // children left them to this process unseen.
+                    _ if adopted => killed = true,
                     WaitStatus::Exited(_, standby::SERVER_GONE | standby::SOCKET_BROKEN) => {
                         broken = true
                     }
