@@ -616,3 +616,88 @@ async fn a_listen_to_a_bridged_terminal_hears_its_updates() {
     .await;
     s.stop().await;
 }
+
+/// How many `resources/updated` for `uri` the client has had.
+fn updates_of(s: &Server, uri: &str) -> usize {
+    s.recorder
+        .updated
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|u| *u == uri)
+        .count()
+}
+
+/// Wait until `done` holds, or fail saying `what` did not happen.
+async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        assert!(Instant::now() < deadline, "{what} did not happen");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A client subscribed to a bridged terminal hears when the host is killed: the terminal
+/// changed (a read now says it is cut off) and so did the list, with no command or read to
+/// wake the bridge. When the host is back, a new terminal's updates reach the client as
+/// before, and the old terminal reads as gone with the host that held it.
+#[tokio::test(flavor = "multi_thread")]
+#[allow(deprecated)] // resources/subscribe is the subscription of the negotiated 2025-11-25 protocol
+async fn a_subscriber_hears_the_host_killed_and_follows_the_restarted_one() {
+    let mut host = host("tok-sub-kill").start();
+    let port = host.port;
+    let s = start_env(&bridge_env(&port.to_string(), "tok-sub-kill")).await;
+    let p = s.call(open_terminal()).await;
+    assert_eq!(p["resolved"]["adapter"], "container_bridge", "{p:#}");
+    let old = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+    let old_uri = format!("ahp-terminal:/{old}");
+    s.client
+        .subscribe(SubscribeRequestParams::new(old_uri.clone()))
+        .await
+        .unwrap();
+    let r = s.call(terminal_command(&old, "echo before-kill")).await;
+    assert_eq!(r["result"]["output"], "before-kill\n", "{r:#}");
+    wait_until("an update for the command", || updates_of(&s, &old_uri) > 0).await;
+    // Past the coalescing window: what arrives from now on is about the kill.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (updates, lists) = (
+        updates_of(&s, &old_uri),
+        *s.recorder.list_changed.lock().unwrap(),
+    );
+    host.child.kill().unwrap();
+    host.child.wait().unwrap();
+    wait_until("an update for the cut-off terminal", || {
+        updates_of(&s, &old_uri) > updates
+    })
+    .await;
+    wait_until("a list change", || {
+        *s.recorder.list_changed.lock().unwrap() > lists
+    })
+    .await;
+    let r = s
+        .call(json!({"action": "read_output", "target": {"terminal_id": old}}))
+        .await;
+    assert_eq!(code(&r), "PM_TERM_DISCONNECTED", "{r:#}");
+    // The host back on its port: a new terminal is followed on the new connection.
+    let _host = common::host("tok-sub-kill").port(port).start();
+    let p = s.call(open_terminal()).await;
+    assert_eq!(p["resolved"]["adapter"], "container_bridge", "{p:#}");
+    let new = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+    let new_uri = format!("ahp-terminal:/{new}");
+    s.client
+        .subscribe(SubscribeRequestParams::new(new_uri.clone()))
+        .await
+        .unwrap();
+    let r = s.call(terminal_command(&new, "echo after-restart")).await;
+    assert_eq!(r["result"]["output"], "after-restart\n", "{r:#}");
+    wait_until("an update for the new terminal", || {
+        updates_of(&s, &new_uri) > 0
+    })
+    .await;
+    let r = s
+        .call(json!({"action": "read_output", "target": {"terminal_id": old}}))
+        .await;
+    assert_eq!(code(&r), "PM_TERM_NOT_FOUND", "{r:#}");
+    assert_eq!(r["error"]["details"]["host_restarted"], true, "{r:#}");
+    s.stop().await;
+}

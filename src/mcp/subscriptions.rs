@@ -7,7 +7,7 @@
 //!   wants `list_changed`) and lives until the client cancels it; its notifications carry
 //!   its id.
 //!
-//! Both are served by one relay: it follows the runtime's actions and reports each changed
+//! Both are served by one relay: it follows the runtime's changes and reports each changed
 //! terminal at most once per `UPDATE_COALESCE`, so a chatty terminal cannot flood the client.
 
 use std::collections::HashSet;
@@ -15,7 +15,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ahp_types::{ActionEnvelope, ROOT_RESOURCE_URI};
 use rmcp::model::{ResourceUpdatedNotificationParam, SubscriptionFilter};
 use rmcp::service::{SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData as McpError, Peer, RoleServer};
@@ -25,6 +24,7 @@ use crate::ids;
 use crate::locks::lock;
 use crate::mcp::framing::InputEnd;
 use crate::mcp::resources;
+use crate::runtime::Change;
 use crate::service::Service;
 
 /// Updates to one resource are coalesced over this window.
@@ -181,9 +181,9 @@ impl Audience {
     }
 }
 
-/// Follow the runtime's actions and tell `audience` which of its terminals changed, and
+/// Follow the runtime's changes and tell `audience` which of its terminals changed, and
 /// whether the list did. Returns when the stream closes or nobody hears any more.
-async fn relay(mut rx: broadcast::Receiver<Arc<ActionEnvelope>>, audience: Audience) {
+async fn relay(mut rx: broadcast::Receiver<Change>, audience: Audience) {
     let mut dirty: HashSet<String> = HashSet::new();
     let mut list_changed = false;
     let mut flush_at: Option<tokio::time::Instant> = None;
@@ -193,14 +193,13 @@ async fn relay(mut rx: broadcast::Receiver<Arc<ActionEnvelope>>, audience: Audie
             Some(at) => tokio::time::timeout_at(at, rx.recv()).await.ok(),
         };
         match event {
-            Some(Ok(env)) => {
-                if env.channel == ROOT_RESOURCE_URI {
-                    list_changed |= audience.wants_list();
-                } else if audience.watches(&env.channel) {
-                    dirty.insert(env.channel.clone());
+            Some(Ok(Change::List)) => list_changed |= audience.wants_list(),
+            Some(Ok(Change::Terminal(uri))) => {
+                if audience.watches(&uri) {
+                    dirty.insert(uri);
                 }
             }
-            Some(Err(RecvError::Lagged(_))) => {
+            Some(Ok(Change::Missed) | Err(RecvError::Lagged(_))) => {
                 // Missed some: every subscription may have changed.
                 dirty.extend(audience.everything());
                 list_changed = audience.wants_list();

@@ -2,6 +2,7 @@
 //! reach them. Every adapter has the §5.1 shape and serves the same terminal operations, so
 //! the interactive contract behaves the same whichever adapter serves it.
 
+pub mod changes;
 pub mod discovery;
 pub mod error;
 pub mod local;
@@ -23,6 +24,8 @@ use tokio::sync::broadcast;
 use crate::terminal::ops::{ApprovalAnswer, ApprovalArgs, TermRequest, TermResponse, TermSummary};
 
 use crate::locks::lock;
+pub use changes::Change;
+use changes::Changes;
 pub use error::{Failure, RuntimeError};
 
 /// What the runtime speaks: the terminal operations and their answers, as every adapter
@@ -105,14 +108,17 @@ pub trait Adapter: Send + Sync {
     fn terminal_state(&self, terminal_id: &str) -> BoxFut<'_, Option<TerminalState>>;
     /// Every action the runtime's core dispatches from now on.
     fn follow(&self) -> broadcast::Receiver<Arc<ActionEnvelope>>;
+    /// The terminals that became unreachable together from now on: a host's, when the
+    /// connection to it ended. An adapter whose terminals are its own has none.
+    fn cut_off(&self) -> Option<broadcast::Receiver<Vec<String>>> {
+        None
+    }
 }
 
 /// Extra time beyond a request's own wait before an adapter call is abandoned.
 const CALL_MARGIN: Duration = Duration::from_secs(15);
 /// Longest `list` waits on one adapter (an unreachable host lists nothing).
 const LIST_TIMEOUT: Duration = Duration::from_secs(3);
-/// Buffer of the merged action stream.
-const EVENTS_BUFFER: usize = 4096;
 
 /// Routes interactive requests to adapters and remembers which adapter owns each terminal.
 pub struct Runtime {
@@ -121,75 +127,31 @@ pub struct Runtime {
     bundled: tokio::sync::Mutex<BTreeMap<Option<String>, Arc<RemoteAdapter>>>,
     bridge: tokio::sync::Mutex<Option<Arc<RemoteAdapter>>>,
     owners: Mutex<HashMap<String, Arc<dyn Adapter>>>,
-    events: broadcast::Sender<Arc<ActionEnvelope>>,
-    merge: Mutex<Merge>,
-}
-
-/// The merged stream's sources. Nothing is passed on until somebody follows it (an MCP
-/// client's resource subscription): a task that passed every action into a stream nobody
-/// read woke with every keystroke an agent sent, and kept the core's broadcast holding its
-/// last few thousand actions for it.
-#[derive(Default)]
-struct Merge {
-    followed: bool,
-    /// Adapters waiting for the first follower.
-    waiting: Vec<Arc<dyn Adapter>>,
+    changes: Changes,
 }
 
 impl Runtime {
     pub fn new(local: Arc<LocalAdapter>, inputs: RuntimeInputs) -> Runtime {
-        let (events, _) = broadcast::channel(EVENTS_BUFFER);
         let rt = Runtime {
             local: local.clone(),
             inputs,
             bundled: tokio::sync::Mutex::new(BTreeMap::new()),
             bridge: tokio::sync::Mutex::new(None),
             owners: Mutex::new(HashMap::new()),
-            events,
-            merge: Mutex::new(Merge::default()),
+            changes: Changes::default(),
         };
         rt.forward(local);
         rt
     }
 
-    /// Pass an adapter's actions into the merged stream once somebody follows it.
+    /// Pass an adapter's changes into the merged stream once somebody follows it.
     fn forward(&self, adapter: Arc<dyn Adapter>) {
-        let mut merge = lock(&self.merge);
-        if merge.followed {
-            self.pass_on(adapter.as_ref());
-        } else {
-            merge.waiting.push(adapter);
-        }
+        self.changes.forward(adapter);
     }
 
-    /// A task passing `adapter`'s actions from now on into the merged stream.
-    fn pass_on(&self, adapter: &dyn Adapter) {
-        let mut rx = adapter.follow();
-        let tx = self.events.clone();
-        tokio::spawn(async move {
-            loop {
-                match rx.recv().await {
-                    Ok(e) => {
-                        let _ = tx.send(e);
-                    }
-                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                    Err(broadcast::error::RecvError::Closed) => return,
-                }
-            }
-        });
-    }
-
-    /// Every adapter's actions, merged (MCP resource updates).
-    pub fn follow(&self) -> broadcast::Receiver<Arc<ActionEnvelope>> {
-        let mut merge = lock(&self.merge);
-        // Subscribed before anything is passed on, so the first follower misses nothing.
-        let rx = self.events.subscribe();
-        if !std::mem::replace(&mut merge.followed, true) {
-            for adapter in std::mem::take(&mut merge.waiting) {
-                self.pass_on(adapter.as_ref());
-            }
-        }
-        rx
+    /// Every adapter's changes, merged (MCP resource updates).
+    pub fn follow(&self) -> broadcast::Receiver<Change> {
+        self.changes.follow()
     }
 
     pub fn inputs(&self) -> &RuntimeInputs {
@@ -355,109 +317,6 @@ impl Runtime {
     pub async fn shutdown(&self) {
         for a in self.adapters().await {
             a.close().await;
-        }
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-    use ahp_types::actions::{StateAction, TerminalTitleChangedAction};
-
-    /// A runtime with no terminals, whose actions the test sends itself: it connects,
-    /// answers every operation that it has no host, and nobody watches it.
-    struct Fake(broadcast::Sender<Arc<ActionEnvelope>>);
-
-    const NO_HOST: &str = "a test adapter has no host";
-
-    impl Adapter for Fake {
-        fn adapter_type(&self) -> AdapterType {
-            AdapterType::ContainerBridge
-        }
-        fn connect(&self) -> BoxFut<'_, Result<(), RuntimeError>> {
-            Box::pin(async { Ok(()) })
-        }
-        fn call<'a>(
-            &'a self,
-            _: TermRequest,
-            _: &'a str,
-            _: Option<&'a str>,
-            _: Duration,
-        ) -> BoxFut<'a, Result<TermResponse, RuntimeError>> {
-            Box::pin(async { Err(RuntimeError::new(Failure::Unavailable, NO_HOST)) })
-        }
-        fn ask(
-            &self,
-            _: ApprovalArgs,
-            _: Duration,
-        ) -> BoxFut<'_, Result<ApprovalAnswer, RuntimeError>> {
-            Box::pin(async { Ok(ApprovalAnswer::unavailable()) })
-        }
-        fn close(&self) -> BoxFut<'_, ()> {
-            Box::pin(async {})
-        }
-        fn terminal_state(&self, _: &str) -> BoxFut<'_, Option<TerminalState>> {
-            Box::pin(async { None })
-        }
-        fn follow(&self) -> broadcast::Receiver<Arc<ActionEnvelope>> {
-            self.0.subscribe()
-        }
-    }
-
-    fn action(title: &str) -> Arc<ActionEnvelope> {
-        Arc::new(ActionEnvelope {
-            channel: "ahp-terminal:/term_fake".into(),
-            action: StateAction::TerminalTitleChanged(TerminalTitleChangedAction {
-                title: title.into(),
-            }),
-            server_seq: 1,
-            origin: None,
-            rejection_reason: None,
-        })
-    }
-
-    async fn next_title(rx: &mut broadcast::Receiver<Arc<ActionEnvelope>>) -> String {
-        let e = tokio::time::timeout(Duration::from_secs(5), rx.recv())
-            .await
-            .unwrap()
-            .unwrap();
-        match &e.action {
-            StateAction::TerminalTitleChanged(t) => t.title.clone(),
-            other => format!("{other:?}"),
-        }
-    }
-
-    #[tokio::test]
-    async fn the_merged_stream_starts_with_its_first_follower_and_takes_later_adapters() {
-        let dir = std::env::temp_dir().join(format!(
-            "pm-term-merge-{}-{}",
-            std::process::id(),
-            crate::ids::new_id("t")
-        ));
-        let local = LocalAdapter::start(crate::terminal::CoreConfig::new(dir, 1 << 20));
-        let rt = Runtime::new(local, RuntimeInputs::default());
-        let (early, _) = broadcast::channel(16);
-        rt.forward(Arc::new(Fake(early.clone())));
-        // Nobody follows the merged stream: nobody listens to the adapters either.
-        assert_eq!(early.receiver_count(), 0);
-        let mut first = rt.follow();
-        assert_eq!(early.receiver_count(), 1);
-        early.send(action("early")).unwrap();
-        assert_eq!(next_title(&mut first).await, "early");
-        // An adapter that comes later is passed on at once; a second follower adds no
-        // second copy of anything.
-        let (late, _) = broadcast::channel(16);
-        rt.forward(Arc::new(Fake(late.clone())));
-        let mut second = rt.follow();
-        assert_eq!((early.receiver_count(), late.receiver_count()), (1, 1));
-        late.send(action("late")).unwrap();
-        early.send(action("again")).unwrap();
-        for rx in [&mut first, &mut second] {
-            let mut got = [next_title(rx).await, next_title(rx).await];
-            got.sort();
-            assert_eq!(got, ["again", "late"]);
-            assert!(rx.try_recv().is_err(), "each action once");
         }
     }
 }

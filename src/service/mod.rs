@@ -287,7 +287,7 @@ impl Service {
     }
 
     /// Every action any adapter's terminals dispatch from now on (resource updates).
-    pub fn follow(&self) -> tokio::sync::broadcast::Receiver<Arc<ahp_types::ActionEnvelope>> {
+    pub fn follow(&self) -> tokio::sync::broadcast::Receiver<crate::runtime::Change> {
         self.runtime.follow()
     }
 

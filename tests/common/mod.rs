@@ -26,6 +26,8 @@ pub const HOST_BIN: &str = env!("CARGO_BIN_EXE_interactive-terminal");
 pub struct Recorder {
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
     pub updated: Arc<Mutex<Vec<String>>>,
+    /// How many `notifications/resources/list_changed` arrived.
+    pub list_changed: Arc<Mutex<usize>>,
 }
 
 impl ClientHandler for Recorder {
@@ -43,6 +45,10 @@ impl ClientHandler for Recorder {
         _context: NotificationContext<RoleClient>,
     ) {
         self.updated.lock().unwrap().push(params.uri);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        *self.list_changed.lock().unwrap() += 1;
     }
 }
 

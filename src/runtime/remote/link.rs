@@ -324,10 +324,11 @@ impl RemoteAdapter {
         self.handshake(&client, &endpoint).await?;
         let alive = Arc::new(AtomicBool::new(true));
         let mut events = client.events();
-        let (mirror, last, tx, flag, endpoint) = (
+        let (mirror, last, tx, cut_offs, flag, endpoint) = (
             self.mirror.clone(),
             self.last_seq.clone(),
             self.events.clone(),
+            self.cut_offs.clone(),
             alive.clone(),
             endpoint.clone(),
         );
@@ -338,6 +339,10 @@ impl RemoteAdapter {
                 }
             }
             flag.store(false, Ordering::SeqCst);
+            // Whoever follows these terminals hears that they changed: their next read
+            // says whether they are cut off or gone, where an update would never come.
+            let followed: Vec<String> = lock(&mirror).keys().cloned().collect();
+            let _ = cut_offs.send(followed);
             tracing::info!(
                 %endpoint,
                 "the connection to the terminal host ended; the next request reconnects"

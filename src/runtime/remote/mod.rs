@@ -36,6 +36,8 @@ const BACKOFF_START: Duration = Duration::from_millis(100);
 const BACKOFF_CAP: Duration = Duration::from_millis(1_000);
 /// Buffered host actions for followers (MCP resource updates).
 const EVENT_BUFFER: usize = 4096;
+/// Buffered cut-offs (ended connections) for followers.
+const CUT_OFF_BUFFER: usize = 16;
 /// JSON-RPC code the `ahp` client gives pending requests when its transport goes away.
 const TRANSPORT_CLOSED: i32 = -32000;
 /// Connection attempts that find nothing listening before a request says the host is down.
@@ -74,6 +76,8 @@ pub struct RemoteAdapter {
     conn: tokio::sync::Mutex<Option<Connection>>,
     launched: tokio::sync::Mutex<Option<Launched>>,
     events: broadcast::Sender<Arc<ActionEnvelope>>,
+    /// The followed terminals' URIs each time the connection to the host ends.
+    cut_offs: broadcast::Sender<Vec<String>>,
     mirror: Arc<Mutex<HashMap<String, TerminalState>>>,
     last_seq: Arc<AtomicU64>,
     /// A connection was up once: failing to reach the host now means the bridge dropped.
@@ -122,6 +126,7 @@ impl RemoteAdapter {
             conn: tokio::sync::Mutex::new(None),
             launched: tokio::sync::Mutex::new(None),
             events,
+            cut_offs: broadcast::channel(CUT_OFF_BUFFER).0,
             mirror: Arc::new(Mutex::new(HashMap::new())),
             last_seq: Arc::new(AtomicU64::new(0)),
             ever_connected: AtomicBool::new(false),
@@ -541,5 +546,9 @@ impl Adapter for RemoteAdapter {
 
     fn follow(&self) -> broadcast::Receiver<Arc<ActionEnvelope>> {
         self.events.subscribe()
+    }
+
+    fn cut_off(&self) -> Option<broadcast::Receiver<Vec<String>>> {
+        Some(self.cut_offs.subscribe())
     }
 }
