@@ -14,7 +14,8 @@ use common::*;
 use futures_util::{SinkExt, StreamExt};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams,
-    ElicitResult, ElicitationAction, Implementation, InputResponses, ProtocolVersion,
+    ElicitResult, ElicitationAction, ElicitationCapability, Implementation, InputResponses,
+    ProtocolVersion, UrlElicitationCapability,
 };
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
@@ -34,14 +35,18 @@ enum Answer {
 struct Person {
     answer: Answer,
     asked: Arc<Mutex<Vec<String>>>,
+    /// The client declares URL elicitation only: it cannot show a form.
+    urls_only: bool,
 }
 
 impl ClientHandler for Person {
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::builder().enable_elicitation().build(),
-            Implementation::new("approver-test", "1"),
-        )
+        let mut capabilities = ClientCapabilities::builder().enable_elicitation().build();
+        if self.urls_only {
+            capabilities.elicitation =
+                Some(ElicitationCapability::new().with_url(UrlElicitationCapability::new()));
+        }
+        ClientConfig::new(capabilities, Implementation::new("approver-test", "1"))
     }
 
     async fn create_elicitation(
@@ -71,7 +76,7 @@ async fn start_person(
     answer: Answer,
     env: &[(&str, &str)],
 ) -> (RunningService<RoleClient, Person>, Arc<Mutex<Vec<String>>>) {
-    start_person_with(answer, env, ClientLifecycleMode::Initialize).await
+    start_person_with(answer, env, ClientLifecycleMode::Initialize, false).await
 }
 
 /// A person behind a client of the 2026-07-28 protocol: its questions come as
@@ -83,13 +88,14 @@ async fn start_person_2026(
     let lifecycle = ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
     };
-    start_person_with(answer, env, lifecycle).await
+    start_person_with(answer, env, lifecycle, false).await
 }
 
 async fn start_person_with(
     answer: Answer,
     env: &[(&str, &str)],
     lifecycle: ClientLifecycleMode,
+    urls_only: bool,
 ) -> (RunningService<RoleClient, Person>, Arc<Mutex<Vec<String>>>) {
     let mut cmd = tokio::process::Command::new(SERVER_BIN);
     let scratch = scratch_dir();
@@ -108,6 +114,7 @@ async fn start_person_with(
     let person = Person {
         answer,
         asked: asked.clone(),
+        urls_only,
     };
     (
         person.serve_with_lifecycle(t, lifecycle).await.unwrap(),
@@ -193,6 +200,35 @@ async fn elicitation_approves_declines_or_never_answers() {
     assert_eq!(p["error"]["details"]["target"], "approval");
     assert!(started.elapsed() < Duration::from_secs(10));
     let _ = c.cancel().await;
+}
+
+/// A client that declares URL elicitation only cannot show the approval's form: it is not
+/// asked (in either protocol), and the next approver — here the operator's default —
+/// decides at once, instead of a question it cannot show running into its timeout.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_that_shows_only_urls_is_not_asked_for_a_form() {
+    let lifecycles = [
+        ClientLifecycleMode::Initialize,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    ];
+    for lifecycle in lifecycles {
+        let (c, asked) = start_person_with(Answer::Approve, &[WARN], lifecycle, true).await;
+        let p = call(
+            &c,
+            "memory_terminal_interactive",
+            interactive("echo careful"),
+        )
+        .await;
+        assert_eq!(
+            p["result"]["approval"]["decided_by"], "operator_default",
+            "{p:#}"
+        );
+        assert_eq!(p["result"]["output"], "careful\n", "{p:#}");
+        assert!(asked.lock().unwrap().is_empty(), "{:?}", asked.lock());
+        let _ = c.cancel().await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -702,6 +738,7 @@ async fn a_page_host_killed_while_asking_hands_the_question_on() {
     let person = Person {
         answer: Answer::Approve,
         asked: asked.clone(),
+        urls_only: false,
     };
     let c = Arc::new(person.serve(t).await.unwrap());
     let link = tokio::time::timeout(Duration::from_secs(20), link_rx)

@@ -21,8 +21,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
-    InputRequest, InputRequests, InputRequiredResult, InputResponses,
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+    ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, InputResponses,
 };
 use rmcp::{Peer, RoleServer};
 use serde_json::Value;
@@ -77,6 +77,14 @@ fn outcome_of(r: ElicitResult) -> ElicitOutcome {
     }
 }
 
+/// Whether a client that declared `elicitation` shows forms, which an approval is: it
+/// said `form`, or said neither mode (the form-only declaration of earlier versions). A
+/// client that shows only URLs is not asked, and the next approver decides instead of a
+/// question it cannot show running into its timeout.
+pub fn asks_forms(declared: &ElicitationCapability) -> bool {
+    declared.form.is_some() || declared.url.is_none()
+}
+
 /// Up to 2025-11-25: `elicitation/create` to the client, answered within the call.
 pub struct PeerElicitor {
     pub peer: Peer<RoleServer>,
@@ -84,7 +92,12 @@ pub struct PeerElicitor {
 
 impl Elicitor for PeerElicitor {
     fn supported(&self) -> bool {
-        !self.peer.supported_elicitation_modes().is_empty()
+        self.peer.peer_info().is_some_and(|info| {
+            info.capabilities
+                .elicitation
+                .as_ref()
+                .is_some_and(asks_forms)
+        })
     }
 
     fn ask(&self, message: String, timeout: Duration) -> BoxFuture<'_, ElicitOutcome> {

@@ -338,7 +338,7 @@ impl ServerHandler for McpServer {
             .meta
             .client_capabilities()
             .and_then(|c| c.elicitation)
-            .is_some_and(|e| e.form.is_some() || e.url.is_none());
+            .is_some_and(|e| elicit::asks_forms(&e));
         let answer = self.rounds.answer(
             request.request_state.as_deref(),
             &args,
