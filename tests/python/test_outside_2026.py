@@ -1,0 +1,123 @@
+"""An outside client of the 2026-07-28 protocol (the Python `mcp` SDK's `Client`, which
+probes `server/discover` first) against the real binary: the version it settles on, a
+terminal's updates through `subscriptions/listen`, and approvals asked in rounds
+(`input_required`, then the call again with the person's answer), which must run the
+command only on an approval of that same call.
+"""
+
+import os
+import tempfile
+
+import anyio
+import mcp.types as types
+import pytest
+from mcp import StdioServerParameters
+from mcp.client.client import Client
+from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
+
+SERVER = os.environ.get(
+    "PM_TEST_SERVER_BIN",
+    os.path.join(os.path.dirname(__file__), "..", "..", "target", "debug", "interactive-terminal-mcp"),
+)
+TOOL = "memory_terminal_interactive"
+MODERN = "2026-07-28"
+
+
+@pytest.fixture
+def workdir():
+    with tempfile.TemporaryDirectory(prefix="itmcp-2026-") as d:
+        yield d
+
+
+def params(cwd, **env):
+    base = {
+        "PM_TERM_LOG": "warn",
+        "PM_TERM_INTERACTIVE_SHELL": "bash",
+        "PM_TERM_NO_USER_RC": "1",
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": cwd,
+    }
+    base.update(env)
+    return StdioServerParameters(command=os.path.abspath(SERVER), env=base, cwd=cwd)
+
+
+def interactive(command, **extra):
+    req = {
+        "action": "execute",
+        "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "execution": {"command": command},
+        "runtime": {"wait_ms": 10000},
+    }
+    req.update(extra)
+    return req
+
+
+class Person:
+    """Answers each approval form as told, and records the questions."""
+
+    def __init__(self, approve, reason=None):
+        self.approve = approve
+        self.reason = reason
+        self.asked = []
+
+    async def __call__(self, context, params):
+        self.asked.append(params.message)
+        content = {"approve": self.approve}
+        if self.reason:
+            content["reason"] = self.reason
+        return types.ElicitResult(action="accept", content=content)
+
+
+@pytest.mark.anyio
+async def test_a_2026_client_discovers_the_server_and_listens_to_a_terminal(workdir):
+    async with Client(params(workdir)) as client:
+        assert client.session.protocol_version == MODERN
+        opened = await client.call_tool(
+            TOOL, {"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}
+        )
+        assert not opened.is_error, opened.structured_content
+        tid = opened.structured_content["identity"]["terminal_id"]
+        uri = f"ahp-terminal:/{tid}"
+        async with client.listen(resource_subscriptions=[uri], resources_list_changed=True) as sub:
+            assert list(sub.honored.resource_subscriptions or []) == [uri]
+            ran = await client.call_tool(TOOL, interactive("echo listened", target={"terminal_id": tid}))
+            assert ran.structured_content["result"]["output"] == "listened\n", ran.structured_content
+            seen = []
+            with anyio.fail_after(10):
+                async for event in sub:
+                    seen.append(event)
+                    if event == ResourceUpdated(uri=uri):
+                        break
+            # A second terminal changes the list.
+            await client.call_tool(
+                TOOL, {"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}
+            )
+            with anyio.fail_after(10):
+                async for event in sub:
+                    if isinstance(event, ResourcesListChanged):
+                        break
+        state = await client.read_resource(uri)
+        assert '"lifecycle"' in state.contents[0].text
+
+
+@pytest.mark.anyio
+async def test_a_2026_client_approves_in_rounds_and_a_decline_runs_nothing(workdir):
+    warn = {"PM_TERM_POLICY_WARN": "touch"}
+    person = Person(approve=True)
+    async with Client(params(workdir, **warn), elicitation_callback=person) as client:
+        assert client.session.protocol_version == MODERN
+        done = await client.call_tool(TOOL, interactive("touch approved.txt && echo made"))
+        r = done.structured_content
+        assert not done.is_error, r
+        assert r["result"]["approval"]["decided_by"] == "elicitation", r
+        assert len(person.asked) == 1 and "touch approved.txt" in person.asked[0]
+        assert os.path.exists(os.path.join(workdir, "approved.txt"))
+
+    person = Person(approve=False, reason="not today")
+    async with Client(params(workdir, **warn), elicitation_callback=person) as client:
+        done = await client.call_tool(TOOL, interactive("touch declined.txt"))
+        r = done.structured_content
+        assert r["error"]["code"] == "PM_TERM_DECLINED", r
+        assert "not today" in r["error"]["message"], r
+        assert len(person.asked) == 1
+        assert not os.path.exists(os.path.join(workdir, "declined.txt"))
