@@ -566,21 +566,13 @@ async fn a_subscription_made_before_the_bridge_connects_hears_the_bridged_termin
         .await
         .unwrap_err();
     assert!(e.to_string().contains("no terminal at"), "{e}");
-    let p = s.call(open_terminal()).await;
-    assert_eq!(p["resolved"]["adapter"], "container_bridge", "{p:#}");
-    let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
-    let uri = format!("ahp-terminal:/{id}");
-    s.client
-        .subscribe(SubscribeRequestParams::new(uri.clone()))
-        .await
-        .unwrap();
+    let (id, uri) = open_bridged_and_subscribe(&s).await;
     let r = s.call(terminal_command(&id, "echo bridged-update")).await;
     assert_eq!(r["result"]["output"], "bridged-update\n", "{r:#}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !s.recorder.updated.lock().unwrap().contains(&uri) {
-        assert!(Instant::now() < deadline, "no resources/updated for {uri}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until("an update for the bridged terminal", || {
+        updates_of(&s, &uri) > 0
+    })
+    .await;
     s.stop().await;
 }
 
@@ -647,14 +639,7 @@ async fn a_subscriber_hears_the_host_killed_and_follows_the_restarted_one() {
     let mut host = host("tok-sub-kill").start();
     let port = host.port;
     let s = start_env(&bridge_env(&port.to_string(), "tok-sub-kill")).await;
-    let p = s.call(open_terminal()).await;
-    assert_eq!(p["resolved"]["adapter"], "container_bridge", "{p:#}");
-    let old = p["identity"]["terminal_id"].as_str().unwrap().to_string();
-    let old_uri = format!("ahp-terminal:/{old}");
-    s.client
-        .subscribe(SubscribeRequestParams::new(old_uri.clone()))
-        .await
-        .unwrap();
+    let (old, old_uri) = open_bridged_and_subscribe(&s).await;
     let r = s.call(terminal_command(&old, "echo before-kill")).await;
     assert_eq!(r["result"]["output"], "before-kill\n", "{r:#}");
     wait_until("an update for the command", || updates_of(&s, &old_uri) > 0).await;
@@ -680,14 +665,7 @@ async fn a_subscriber_hears_the_host_killed_and_follows_the_restarted_one() {
     assert_eq!(code(&r), "PM_TERM_DISCONNECTED", "{r:#}");
     // The host back on its port: a new terminal is followed on the new connection.
     let _host = common::host("tok-sub-kill").port(port).start();
-    let p = s.call(open_terminal()).await;
-    assert_eq!(p["resolved"]["adapter"], "container_bridge", "{p:#}");
-    let new = p["identity"]["terminal_id"].as_str().unwrap().to_string();
-    let new_uri = format!("ahp-terminal:/{new}");
-    s.client
-        .subscribe(SubscribeRequestParams::new(new_uri.clone()))
-        .await
-        .unwrap();
+    let (new, new_uri) = open_bridged_and_subscribe(&s).await;
     let r = s.call(terminal_command(&new, "echo after-restart")).await;
     assert_eq!(r["result"]["output"], "after-restart\n", "{r:#}");
     wait_until("an update for the new terminal", || {
@@ -700,4 +678,19 @@ async fn a_subscriber_hears_the_host_killed_and_follows_the_restarted_one() {
     assert_eq!(code(&r), "PM_TERM_NOT_FOUND", "{r:#}");
     assert_eq!(r["error"]["details"]["host_restarted"], true, "{r:#}");
     s.stop().await;
+}
+
+/// Open a terminal on the bridged host and subscribe to it (`resources/subscribe`) without
+/// reading it first; its id and URI.
+#[allow(deprecated)] // resources/subscribe is the subscription of the negotiated 2025-11-25 protocol
+async fn open_bridged_and_subscribe(s: &Server) -> (String, String) {
+    let p = s.call(open_terminal()).await;
+    assert_eq!(p["resolved"]["adapter"], "container_bridge", "{p:#}");
+    let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+    let uri = format!("ahp-terminal:/{id}");
+    s.client
+        .subscribe(SubscribeRequestParams::new(uri.clone()))
+        .await
+        .unwrap();
+    (id, uri)
 }

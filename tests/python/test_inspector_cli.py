@@ -4,11 +4,8 @@ server binary over stdio: the tool list and one call, as a person trying the ser
 import json
 import os
 import subprocess
+from outside import SERVER
 
-SERVER = os.environ.get(
-    "PM_TEST_SERVER_BIN",
-    os.path.join(os.path.dirname(__file__), "..", "..", "target", "debug", "interactive-terminal-mcp"),
-)
 INSPECTOR = os.environ.get(
     "PM_TEST_INSPECTOR",
     os.path.join(os.path.dirname(__file__), "..", "..", ".inspector", "node_modules", ".bin", "mcp-inspector"),

@@ -11,45 +11,19 @@ import tempfile
 import anyio
 import mcp.types as types
 import pytest
-from mcp import StdioServerParameters
 from mcp.client.client import Client
 from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
+from outside import TOOL, interactive, params
 
-SERVER = os.environ.get(
-    "PM_TEST_SERVER_BIN",
-    os.path.join(os.path.dirname(__file__), "..", "..", "target", "debug", "interactive-terminal-mcp"),
-)
-TOOL = "memory_terminal_interactive"
 MODERN = "2026-07-28"
+# Long enough for a command in a fresh terminal on a busy machine.
+WAIT = {"wait_ms": 10000}
 
 
 @pytest.fixture
 def workdir():
     with tempfile.TemporaryDirectory(prefix="itmcp-2026-") as d:
         yield d
-
-
-def params(cwd, **env):
-    base = {
-        "PM_TERM_LOG": "warn",
-        "PM_TERM_INTERACTIVE_SHELL": "bash",
-        "PM_TERM_NO_USER_RC": "1",
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": cwd,
-    }
-    base.update(env)
-    return StdioServerParameters(command=os.path.abspath(SERVER), env=base, cwd=cwd)
-
-
-def interactive(command, **extra):
-    req = {
-        "action": "execute",
-        "invocation": {"mode": "interactive", "intent": "execute_command"},
-        "execution": {"command": command},
-        "runtime": {"wait_ms": 10000},
-    }
-    req.update(extra)
-    return req
 
 
 class Person:
@@ -80,7 +54,7 @@ async def test_a_2026_client_discovers_the_server_and_listens_to_a_terminal(work
         uri = f"ahp-terminal:/{tid}"
         async with client.listen(resource_subscriptions=[uri], resources_list_changed=True) as sub:
             assert list(sub.honored.resource_subscriptions or []) == [uri]
-            ran = await client.call_tool(TOOL, interactive("echo listened", target={"terminal_id": tid}))
+            ran = await client.call_tool(TOOL, interactive("echo listened", target={"terminal_id": tid}, runtime=WAIT))
             assert ran.structured_content["result"]["output"] == "listened\n", ran.structured_content
             seen = []
             with anyio.fail_after(10):
@@ -106,7 +80,7 @@ async def test_a_2026_client_approves_in_rounds_and_a_decline_runs_nothing(workd
     person = Person(approve=True)
     async with Client(params(workdir, **warn), elicitation_callback=person) as client:
         assert client.session.protocol_version == MODERN
-        done = await client.call_tool(TOOL, interactive("touch approved.txt && echo made"))
+        done = await client.call_tool(TOOL, interactive("touch approved.txt && echo made", runtime=WAIT))
         r = done.structured_content
         assert not done.is_error, r
         assert r["result"]["approval"]["decided_by"] == "elicitation", r
@@ -115,7 +89,7 @@ async def test_a_2026_client_approves_in_rounds_and_a_decline_runs_nothing(workd
 
     person = Person(approve=False, reason="not today")
     async with Client(params(workdir, **warn), elicitation_callback=person) as client:
-        done = await client.call_tool(TOOL, interactive("touch declined.txt"))
+        done = await client.call_tool(TOOL, interactive("touch declined.txt", runtime=WAIT))
         r = done.structured_content
         assert r["error"]["code"] == "PM_TERM_DECLINED", r
         assert "not today" in r["error"]["message"], r

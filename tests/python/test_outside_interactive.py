@@ -12,13 +12,8 @@ import tempfile
 import anyio
 import mcp.types as types
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
-
-SERVER = os.environ.get(
-    "PM_TEST_SERVER_BIN",
-    os.path.join(os.path.dirname(__file__), "..", "..", "target", "debug", "interactive-terminal-mcp"),
-)
-TOOL = "memory_terminal_interactive"
+from mcp import ClientSession, stdio_client
+from outside import TOOL, interactive, params
 
 
 @pytest.fixture
@@ -26,28 +21,6 @@ def workdir():
     with tempfile.TemporaryDirectory(prefix="itmcp-outside-") as d:
         os.makedirs(os.path.join(d, "victim", "sub"))
         yield d
-
-
-def params(cwd, **env):
-    base = {
-        "PM_TERM_LOG": "warn",
-        "PM_TERM_INTERACTIVE_SHELL": "bash",
-        "PM_TERM_NO_USER_RC": "1",
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": cwd,
-    }
-    base.update(env)
-    return StdioServerParameters(command=os.path.abspath(SERVER), env=base, cwd=cwd)
-
-
-def interactive(command, **extra):
-    req = {
-        "action": "execute",
-        "invocation": {"mode": "interactive", "intent": "execute_command"},
-        "execution": {"command": command},
-    }
-    req.update(extra)
-    return req
 
 
 class Person:

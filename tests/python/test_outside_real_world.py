@@ -12,12 +12,8 @@ import time
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from outside import SERVER, TOOL
 
-SERVER = os.environ.get(
-    "PM_TEST_SERVER_BIN",
-    os.path.join(os.path.dirname(__file__), "..", "..", "target", "debug", "interactive-terminal-mcp"),
-)
-TOOL = "memory_terminal_interactive"
 RC = os.path.join(os.path.dirname(__file__), "..", "rc", "bash")
 
 

@@ -19,12 +19,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import WebDriverWait
+from outside import SERVER, TOOL
 
-SERVER = os.environ.get(
-    "PM_TEST_SERVER_BIN",
-    os.path.join(os.path.dirname(__file__), "..", "..", "target", "debug", "interactive-terminal-mcp"),
-)
-TOOL = "memory_terminal_interactive"
 CHROMIUM = os.environ.get("PM_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("PM_TEST_CHROMEDRIVER", "/usr/bin/chromedriver")
 

@@ -12,12 +12,7 @@ import tempfile
 
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
-
-SERVER = os.environ.get(
-    "PM_TEST_SERVER_BIN",
-    os.path.join(os.path.dirname(__file__), "..", "..", "target", "debug", "interactive-terminal-mcp"),
-)
-TOOL = "memory_terminal_interactive"
+from outside import SERVER, TOOL
 
 
 def run(command, cwd):

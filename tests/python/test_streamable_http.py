@@ -16,12 +16,8 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from outside import SERVER, TOOL
 
-SERVER = os.environ.get(
-    "PM_TEST_SERVER_BIN",
-    os.path.join(os.path.dirname(__file__), "..", "..", "target", "debug", "interactive-terminal-mcp"),
-)
-TOOL = "memory_terminal_interactive"
 TOKEN = "http-test-token-0123456789abcdef"
 
 

@@ -1,0 +1,36 @@
+"""What the outside-client tests share: the server binary under test, its tool, how a test
+starts it over stdio, and an interactive request."""
+
+import os
+
+from mcp import StdioServerParameters
+
+SERVER = os.environ.get(
+    "PM_TEST_SERVER_BIN",
+    os.path.join(os.path.dirname(__file__), "..", "..", "target", "debug", "interactive-terminal-mcp"),
+)
+TOOL = "memory_terminal_interactive"
+
+
+def params(cwd, **env):
+    """The server over stdio in `cwd` (also its HOME), bash without the user's rc files."""
+    base = {
+        "PM_TERM_LOG": "warn",
+        "PM_TERM_INTERACTIVE_SHELL": "bash",
+        "PM_TERM_NO_USER_RC": "1",
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": cwd,
+    }
+    base.update(env)
+    return StdioServerParameters(command=os.path.abspath(SERVER), env=base, cwd=cwd)
+
+
+def interactive(command, **extra):
+    """A command run in a terminal; `extra` adds or replaces top-level fields."""
+    req = {
+        "action": "execute",
+        "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "execution": {"command": command},
+    }
+    req.update(extra)
+    return req
