@@ -567,12 +567,7 @@ async fn a_subscription_made_before_the_bridge_connects_hears_the_bridged_termin
         .unwrap_err();
     assert!(e.to_string().contains("no terminal at"), "{e}");
     let (id, uri) = open_bridged_and_subscribe(&s).await;
-    let r = s.call(terminal_command(&id, "echo bridged-update")).await;
-    assert_eq!(r["result"]["output"], "bridged-update\n", "{r:#}");
-    wait_until("an update for the bridged terminal", || {
-        updates_of(&s, &uri) > 0
-    })
-    .await;
+    run_and_hear(&s, &id, &uri, "bridged-update").await;
     s.stop().await;
 }
 
@@ -640,9 +635,7 @@ async fn a_subscriber_hears_the_host_killed_and_follows_the_restarted_one() {
     let port = host.port;
     let s = start_env(&bridge_env(&port.to_string(), "tok-sub-kill")).await;
     let (old, old_uri) = open_bridged_and_subscribe(&s).await;
-    let r = s.call(terminal_command(&old, "echo before-kill")).await;
-    assert_eq!(r["result"]["output"], "before-kill\n", "{r:#}");
-    wait_until("an update for the command", || updates_of(&s, &old_uri) > 0).await;
+    run_and_hear(&s, &old, &old_uri, "before-kill").await;
     // Past the coalescing window: what arrives from now on is about the kill.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (updates, lists) = (
@@ -666,12 +659,7 @@ async fn a_subscriber_hears_the_host_killed_and_follows_the_restarted_one() {
     // The host back on its port: a new terminal is followed on the new connection.
     let _host = common::host("tok-sub-kill").port(port).start();
     let (new, new_uri) = open_bridged_and_subscribe(&s).await;
-    let r = s.call(terminal_command(&new, "echo after-restart")).await;
-    assert_eq!(r["result"]["output"], "after-restart\n", "{r:#}");
-    wait_until("an update for the new terminal", || {
-        updates_of(&s, &new_uri) > 0
-    })
-    .await;
+    run_and_hear(&s, &new, &new_uri, "after-restart").await;
     let r = s
         .call(json!({"action": "read_output", "target": {"terminal_id": old}}))
         .await;
@@ -693,4 +681,14 @@ async fn open_bridged_and_subscribe(s: &Server) -> (String, String) {
         .await
         .unwrap();
     (id, uri)
+}
+
+/// Echo `word` in terminal `id` and wait for the client to hear that `uri` changed.
+async fn run_and_hear(s: &Server, id: &str, uri: &str, word: &str) {
+    let r = s.call(terminal_command(id, &format!("echo {word}"))).await;
+    assert_eq!(r["result"]["output"], format!("{word}\n"), "{r:#}");
+    wait_until(&format!("an update for {uri} after `echo {word}`"), || {
+        updates_of(s, uri) > 0
+    })
+    .await;
 }

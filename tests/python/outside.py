@@ -25,12 +25,17 @@ def params(cwd, **env):
     return StdioServerParameters(command=os.path.abspath(SERVER), env=base, cwd=cwd)
 
 
-def interactive(command, **extra):
-    """A command run in a terminal; `extra` adds or replaces top-level fields."""
+def execute(mode, command, **extra):
+    """A command run `headless` or `interactive`; `extra` adds or replaces top-level fields."""
     req = {
         "action": "execute",
-        "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "invocation": {"mode": mode, "intent": "execute_command"},
         "execution": {"command": command},
     }
     req.update(extra)
     return req
+
+
+def interactive(command, **extra):
+    """A command run in a terminal."""
+    return execute("interactive", command, **extra)

@@ -10,7 +10,7 @@ import time
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from outside import SERVER, TOOL
+from outside import SERVER, TOOL, execute
 
 
 def params(**env):
@@ -18,13 +18,7 @@ def params(**env):
 
 
 def headless(command, **extra):
-    req = {
-        "action": "execute",
-        "invocation": {"mode": "headless", "intent": "execute_command"},
-        "execution": {"command": command},
-    }
-    req.update(extra)
-    return req
+    return execute("headless", command, **extra)
 
 
 @pytest.mark.anyio
