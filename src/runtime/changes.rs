@@ -135,9 +135,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::runtime::{
-        AdapterType, BoxFut, Failure, LocalAdapter, Runtime, RuntimeError, RuntimeInputs,
-    };
+    use crate::runtime::{AdapterType, BoxFut, Failure, RuntimeError};
     use crate::terminal::ops::{ApprovalAnswer, ApprovalArgs, TermRequest, TermResponse};
     use ahp_types::actions::{StateAction, TerminalTitleChangedAction};
     use ahp_types::state::TerminalState;
@@ -218,19 +216,9 @@ mod tests {
             .unwrap()
     }
 
-    fn runtime() -> Runtime {
-        let dir = std::env::temp_dir().join(format!(
-            "pm-term-merge-{}-{}",
-            std::process::id(),
-            crate::ids::new_id("t")
-        ));
-        let local = LocalAdapter::start(crate::terminal::CoreConfig::new(dir, 1 << 20));
-        Runtime::new(local, RuntimeInputs::default())
-    }
-
     #[tokio::test]
     async fn the_merged_stream_starts_with_its_first_follower_and_takes_later_adapters() {
-        let rt = runtime();
+        let rt = Changes::default();
         let early = fake();
         rt.forward(early.clone());
         // Nobody follows the merged stream: nobody listens to the adapters either.
@@ -263,7 +251,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_cut_off_reports_each_of_its_terminals_and_the_list() {
-        let rt = runtime();
+        let rt = Changes::default();
         let remote = fake();
         rt.forward(remote.clone());
         let mut rx = rt.follow();
