@@ -773,11 +773,7 @@ async fn a_page_host_killed_while_asking_hands_the_question_on() {
         })
         .collect();
     assert_eq!(hosts.len(), 1, "one host under the server: {hosts:?}");
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(hosts[0] as i32),
-        nix::sys::signal::Signal::SIGKILL,
-    )
-    .unwrap();
+    sigkill(hosts[0]);
 
     // Far sooner than the approval's deadline: the question goes on to elicitation.
     let p = tokio::time::timeout(Duration::from_secs(60), pending)

@@ -1,6 +1,7 @@
 //! Faults across the container bridge and in bundled discovery: connections cut mid-stream
 //! (no byte lost or duplicated), the host killed and restarted, bad or missing tokens and
-//! inputs, an unreachable host, bridge telemetry, launches from PATH, bad configured paths.
+//! inputs, an unreachable host, bridge telemetry, launches from PATH, bad configured paths,
+//! and what a subscriber or listener hears when a bridged or bundled host is killed.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
@@ -672,8 +673,15 @@ async fn a_subscriber_hears_the_host_killed_and_follows_the_restarted_one() {
 /// reading it first; its id and URI.
 #[allow(deprecated)] // resources/subscribe is the subscription of the negotiated 2025-11-25 protocol
 async fn open_bridged_and_subscribe(s: &Server) -> (String, String) {
+    open_and_subscribe(s, "container_bridge").await
+}
+
+/// Open a terminal, which must be on `adapter`, and subscribe to it without reading it
+/// first; its id and URI.
+#[allow(deprecated)] // resources/subscribe is the subscription of the negotiated 2025-11-25 protocol
+async fn open_and_subscribe(s: &Server, adapter: &str) -> (String, String) {
     let p = s.call(open_terminal()).await;
-    assert_eq!(p["resolved"]["adapter"], "container_bridge", "{p:#}");
+    assert_eq!(p["resolved"]["adapter"], adapter, "{p:#}");
     let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
     let uri = format!("ahp-terminal:/{id}");
     s.client
@@ -691,4 +699,108 @@ async fn run_and_hear(s: &Server, id: &str, uri: &str, word: &str) {
         updates_of(s, uri) > 0
     })
     .await;
+}
+
+/// The same for a bundled host, the one the server launched itself: killed with SIGKILL
+/// while a client is subscribed to one of its terminals, the client hears the terminal and
+/// the list change at once. The next request launches a new host; the old terminal reads as
+/// gone with the host that held it, and a new terminal's updates reach the client.
+#[tokio::test(flavor = "multi_thread")]
+#[allow(deprecated)] // resources/subscribe is the subscription of the negotiated 2025-11-25 protocol
+async fn a_subscriber_hears_the_bundled_host_killed_and_follows_the_relaunched_one() {
+    let s = server()
+        .envs(&[
+            ("PM_TERM_ADAPTER_MODE", "bundled"),
+            ("PM_INTERACTIVE_TERMINAL_BINARY", HOST_BIN),
+            ("PM_TERM_NO_USER_RC", "1"),
+        ])
+        .start()
+        .await;
+    let (old, old_uri) = open_and_subscribe(&s, "bundled").await;
+    run_and_hear(&s, &old, &old_uri, "before-kill").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (updates, lists) = (
+        updates_of(&s, &old_uri),
+        *s.recorder.list_changed.lock().unwrap(),
+    );
+    let hosts = children_running(s.pid, HOST_BIN);
+    assert_eq!(hosts.len(), 1, "one launched host: {hosts:?}");
+    sigkill(hosts[0]);
+    wait_until("an update for the cut-off terminal", || {
+        updates_of(&s, &old_uri) > updates
+    })
+    .await;
+    wait_until("a list change", || {
+        *s.recorder.list_changed.lock().unwrap() > lists
+    })
+    .await;
+    // The next request launches a new host, which never held the old terminal.
+    let r = s
+        .call(json!({"action": "read_output", "target": {"terminal_id": old}}))
+        .await;
+    assert_eq!(code(&r), "PM_TERM_NOT_FOUND", "{r:#}");
+    assert_eq!(r["error"]["details"]["host_restarted"], true, "{r:#}");
+    let relaunched = children_running(s.pid, HOST_BIN);
+    assert!(
+        relaunched.len() == 1 && relaunched != hosts,
+        "a new host: {hosts:?} then {relaunched:?}"
+    );
+    let (new, new_uri) = open_and_subscribe(&s, "bundled").await;
+    run_and_hear(&s, &new, &new_uri, "after-relaunch").await;
+    s.stop().await;
+}
+
+/// A 2026-07-28 client listening to a bridged terminal and to the list hears the host
+/// killed, as a `resources/subscribe` client does: the terminal's update and a list change
+/// arrive on its listen stream, and a read then says the host is down.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_listener_hears_the_host_killed() {
+    let mut host = host("tok-listen-kill").start();
+    let env = bridge_env(&host.port.to_string(), "tok-listen-kill");
+    let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let s = server().envs(&pairs).protocol_2026().start().await;
+    let p = s.call(open_terminal()).await;
+    assert_eq!(p["resolved"]["adapter"], "container_bridge", "{p:#}");
+    let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+    let uri = format!("ahp-terminal:/{id}");
+    let mut sub = s
+        .client
+        .listen(
+            rmcp::model::SubscriptionFilter::builder()
+                .resource_subscription(uri.clone())
+                .resources_list_changed()
+                .build(),
+        )
+        .await
+        .unwrap();
+    let r = s.call(terminal_command(&id, "echo before-kill")).await;
+    assert_eq!(r["result"]["output"], "before-kill\n", "{r:#}");
+    next_matching(&mut sub, "an update after the command", |n| {
+        matches!(n, rmcp::model::ServerNotification::ResourceUpdatedNotification(u) if u.params.uri == uri)
+    })
+    .await;
+    // Drain what the command itself caused, past the coalescing window.
+    while let Ok(Ok(Some(_))) = tokio::time::timeout(Duration::from_millis(500), sub.next()).await {
+    }
+    host.child.kill().unwrap();
+    host.child.wait().unwrap();
+    let mut heard_update = false;
+    let mut heard_list = false;
+    while !(heard_update && heard_list) {
+        let n = next_matching(&mut sub, "the host's kill", |_| true).await;
+        match n {
+            rmcp::model::ServerNotification::ResourceUpdatedNotification(u) => {
+                heard_update |= u.params.uri == uri;
+            }
+            rmcp::model::ServerNotification::ResourceListChangedNotification(_) => {
+                heard_list = true;
+            }
+            _ => {}
+        }
+    }
+    let r = s
+        .call(json!({"action": "read_output", "target": {"terminal_id": id}}))
+        .await;
+    assert_eq!(code(&r), "PM_TERM_DISCONNECTED", "{r:#}");
+    s.stop().await;
 }

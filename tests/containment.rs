@@ -137,14 +137,6 @@ async fn leftovers(planted: &[Planted]) -> Vec<String> {
     out
 }
 
-fn sigkill(pid: u32) {
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid as i32),
-        nix::sys::signal::Signal::SIGKILL,
-    )
-    .unwrap();
-}
-
 fn env() -> Vec<(&'static str, &'static str)> {
     vec![
         ("PM_TERM_NO_USER_RC", "1"),
@@ -396,27 +388,6 @@ async fn terminals_die_with_the_server_even_killed() {
             "escaped the server's end ({how}): {left:#?}"
         );
     }
-}
-
-/// The pids of `pid`'s children whose program is `exe`.
-fn children_running(pid: u32, exe: &str) -> Vec<u32> {
-    let mut out = Vec::new();
-    for t in std::fs::read_dir(format!("/proc/{pid}/task"))
-        .unwrap()
-        .flatten()
-    {
-        let text = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
-        for c in text
-            .split_whitespace()
-            .filter_map(|c| c.parse::<u32>().ok())
-        {
-            let target = std::fs::read_link(format!("/proc/{c}/exe")).unwrap_or_default();
-            if target == std::path::Path::new(exe) {
-                out.push(c);
-            }
-        }
-    }
-    out
 }
 
 #[tokio::test]

@@ -103,11 +103,7 @@ async fn an_http_server_killed_with_sigkill_leaves_no_process_behind() {
     let p = a.call(req).await;
     assert_eq!(p["result"]["running"], true, "{p:#}");
     assert_eq!(wait_present(&tag, 1, Duration::from_secs(5)).await, 1);
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(server.0.id() as i32),
-        nix::sys::signal::Signal::SIGKILL,
-    )
-    .unwrap();
+    sigkill(server.0.id());
     server.0.wait().unwrap();
     let left = wait_gone(&tag, Duration::from_secs(10)).await;
     assert!(left.is_empty(), "still running after SIGKILL: {left:?}");

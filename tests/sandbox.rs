@@ -696,11 +696,7 @@ async fn containment_holds_inside_the_sandbox_even_when_the_server_is_killed() {
     ))
     .await;
     assert!(wait_present(&mark, 2, Duration::from_secs(5)).await >= 2);
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(s.pid as i32),
-        nix::sys::signal::Signal::SIGKILL,
-    )
-    .unwrap();
+    sigkill(s.pid);
     let left = wait_gone(&mark, Duration::from_secs(10)).await;
     assert!(left.is_empty(), "left behind: {left:?}");
 }

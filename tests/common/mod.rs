@@ -751,6 +751,26 @@ pub fn children_of(pid: u32) -> Vec<u32> {
     out
 }
 
+/// Direct children of `pid` running the binary `exe`: a launched host, found by its file.
+pub fn children_running(pid: u32, exe: &str) -> Vec<u32> {
+    children_of(pid)
+        .into_iter()
+        .filter(|c| {
+            std::fs::read_link(format!("/proc/{c}/exe")).unwrap_or_default()
+                == std::path::Path::new(exe)
+        })
+        .collect()
+}
+
+/// Kill `pid` with SIGKILL, as the OOM killer or a crash would.
+pub fn sigkill(pid: u32) {
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+}
+
 /// Whether `pid` is a live process (not gone, not a zombie waiting to be reaped).
 pub fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
