@@ -22,17 +22,23 @@ struct Raw {
 }
 
 impl Raw {
-    async fn start() -> Raw {
+    /// The server, spoken to raw, with nothing said yet.
+    fn spawn() -> Raw {
         let mut cmd = server().command();
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped());
         let mut child = cmd.spawn().unwrap();
         let stdin = child.stdin.take().unwrap();
         let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut raw = Raw {
+        Raw {
             child,
             stdin,
             lines,
-        };
+        }
+    }
+
+    /// The server after a 2025-06-18 `initialize`.
+    async fn start() -> Raw {
+        let mut raw = Raw::spawn();
         raw.send(br#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#)
             .await;
         let a = raw.answer().await.expect("initialize answered");
@@ -459,6 +465,59 @@ async fn a_request_over_a_mebibyte_is_refused_naming_the_limit() {
     let p = s.call(headless("echo after")).await;
     assert_eq!(p["result"]["stdout"], "after\n", "{p:#}");
     s.stop().await;
+}
+
+/// A 2026-07-28 client (no `initialize`: every request carries its protocol version) whose
+/// per-request log level is not a level gets the error an invalid parameter deserves, naming
+/// the key; a valid one gets its own log before its answer, and none is sent unasked.
+#[tokio::test]
+async fn a_2026_request_with_a_log_level_that_is_not_one_is_refused() {
+    let mut raw = Raw::spawn();
+    let call = |id: u32, level: Option<Value>| {
+        let mut meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}});
+        if let Some(l) = level {
+            meta["io.modelcontextprotocol/logLevel"] = l;
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "memory_terminal", "arguments": {"command": "lsof"}, "_meta": meta}})
+        .to_string()
+    };
+    for (id, bad) in [
+        (1, json!("loud")),
+        (2, json!(7)),
+        (3, json!(null)),
+        (4, json!({})),
+    ] {
+        raw.send(call(id, Some(bad.clone())).as_bytes()).await;
+        let a = raw.answer().await.expect("answered");
+        assert_eq!(a["id"], id, "{bad}: {a}");
+        assert_eq!(a["error"]["code"], -32602, "{bad}: {a}");
+        let message = a["error"]["message"].as_str().unwrap();
+        assert!(message.contains("logLevel"), "{bad}: {a}");
+    }
+    // Unasked: the answer and nothing before it.
+    raw.send(call(5, None).as_bytes()).await;
+    let a = raw.answer().await.expect("answered");
+    assert_eq!(a["id"], 5, "{a}");
+    assert!(a["result"].is_object(), "{a}");
+    // Asked: the refusal's log entry, then the answer.
+    raw.send(call(6, Some(json!("info"))).as_bytes()).await;
+    let m = raw.answer().await.expect("a log entry");
+    assert_eq!(m["method"], "notifications/message", "{m}");
+    assert_eq!(m["params"]["level"], "info", "{m}");
+    assert!(
+        m["params"]["data"]
+            .as_str()
+            .unwrap()
+            .contains("strict allowlist refused"),
+        "{m}"
+    );
+    let a = raw.answer().await.expect("answered");
+    assert_eq!(a["id"], 6, "{a}");
+    assert!(a["result"].is_object(), "{a}");
+    drop(raw.stdin);
+    raw.child.wait().await.unwrap();
 }
 
 /// An `initialize` request with id 1, as one line without its newline.

@@ -308,6 +308,37 @@ impl ServerHandler for McpServer {
                 ));
             }
         };
+        // 2026-07-28 and later: no request from server to client; a question is an
+        // `input_required` answer, and the call comes back with the user's answer. The
+        // request says how much of its own log it wants.
+        let in_rounds = context
+            .meta
+            .protocol_version()
+            .is_some_and(|v| !v.has_initialize());
+        let level = match in_rounds {
+            true => logging::requested_level(&context.meta)?,
+            false => None,
+        };
+        let peer = context.peer.clone();
+        logging::in_request(
+            level,
+            &peer,
+            self.answer_call(strict, in_rounds, request, context),
+        )
+        .await
+    }
+}
+
+impl McpServer {
+    /// A call of one of the tools (`strict`: the allowlisted one), on the 2026-07-28
+    /// protocol when `in_rounds`.
+    async fn answer_call(
+        &self,
+        strict: bool,
+        in_rounds: bool,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let progress: Box<dyn Progress> = match context.meta.get_progress_token() {
             Some(token) => Box::new(McpProgress {
@@ -321,12 +352,6 @@ impl ServerHandler for McpServer {
             let payload = self.app.handle_strict(&args, progress.as_ref()).await;
             return Ok(McpServer::tool_result(payload).into());
         }
-        // 2026-07-28 and later: no request from server to client; a question is an
-        // `input_required` answer, and the call comes back with the user's answer.
-        let in_rounds = context
-            .meta
-            .protocol_version()
-            .is_some_and(|v| !v.has_initialize());
         if !in_rounds {
             let elicitor = elicit::PeerElicitor {
                 peer: context.peer.clone(),

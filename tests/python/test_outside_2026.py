@@ -95,3 +95,46 @@ async def test_a_2026_client_approves_in_rounds_and_a_decline_runs_nothing(workd
         assert "not today" in r["error"]["message"], r
         assert len(person.asked) == 1
         assert not os.path.exists(os.path.join(workdir, "declined.txt"))
+
+
+@pytest.mark.anyio
+async def test_a_2026_request_gets_its_own_log_at_the_level_it_asked(workdir):
+    """2026-07-28 has no `logging/setLevel`: a request that carries
+    `io.modelcontextprotocol/logLevel` gets the events of its own work at that level and
+    above, before its answer; one that does not gets nothing, nor does another request
+    running at the same time."""
+    messages = []
+
+    async def on_log(params):
+        messages.append(params)
+
+    def heard(word):
+        return [m for m in messages if word in str(m.data)]
+
+    refused = {"command": "lsof"}  # off the strict allowlist: logged at info
+    async with Client(params(workdir), logging_callback=on_log) as client:
+        assert client.session.protocol_version == MODERN
+        # No level asked: nothing is sent.
+        await client.call_tool("memory_terminal", refused)
+        # Asked for warnings: the refusal (info) is below that.
+        await client.call_tool("memory_terminal", refused, meta={"io.modelcontextprotocol/logLevel": "warning"})
+        await anyio.sleep(0.3)
+        assert not messages, messages
+        # Asked for info: the refusal arrives, before the answer.
+        await client.call_tool("memory_terminal", refused, meta={"io.modelcontextprotocol/logLevel": "info"})
+        hits = heard("strict allowlist refused")
+        assert len(hits) == 1, messages
+        assert hits[0].level == "info" and hits[0].logger == "interactive-terminal-mcp"
+        assert "lsof" in str(hits[0].data)
+        # Two calls at once, one asking: only the asking one's events are sent.
+        messages.clear()
+
+        async def run(word, meta):
+            r = await client.call_tool(TOOL, interactive(f"echo {word}", runtime=WAIT), meta=meta)
+            assert r.structured_content["result"]["output"] == f"{word}\n", r.structured_content
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run, "asking-call", {"io.modelcontextprotocol/logLevel": "debug"})
+            tg.start_soon(run, "quiet-call", None)
+        assert heard("asking-call"), messages
+        assert not heard("quiet-call"), messages
