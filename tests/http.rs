@@ -1,6 +1,7 @@
 //! MCP over streamable HTTP through the real binary and rmcp's streamable HTTP client: two
-//! clients with sessions of their own, progress over SSE, and — as users meet it — a server
-//! killed with SIGKILL leaving none of its sessions' processes behind.
+//! clients with sessions of their own (their commands, and their share of the log), progress
+//! over SSE, and — as users meet it — a server killed with SIGKILL leaving none of its
+//! sessions' processes behind.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
@@ -91,6 +92,77 @@ async fn rmcp_clients_over_http_have_sessions_of_their_own() {
     assert!(!a.recorder.progress.lock().unwrap().is_empty());
     a.stop().await;
     b.stop().await;
+}
+
+/// Each HTTP session has its own log level and receives the events of its own commands,
+/// never another session's: two sessions at `info` each hear their own refused command
+/// only, and a third that set nothing (warnings and errors) hears neither.
+#[tokio::test(flavor = "multi_thread")]
+#[allow(deprecated)] // logging/setLevel is the negotiated 2025-11-25 protocol's
+async fn each_http_session_hears_its_own_log_at_its_own_level() {
+    let (server, url) = http_server();
+    let a = http_client(&url, server.0.id()).await;
+    let b = http_client(&url, server.0.id()).await;
+    let quiet = http_client(&url, server.0.id()).await;
+    for s in [&a, &b] {
+        s.client
+            .set_level(rmcp::model::SetLevelRequestParams::new(
+                rmcp::model::LoggingLevel::Info,
+            ))
+            .await
+            .unwrap();
+    }
+    // Off the strict allowlist: refused, and the refusal logged at info with the command.
+    let (word_a, word_b) = (unique("alpha-"), unique("beta-"));
+    for (s, word) in [(&a, &word_a), (&b, &word_b)] {
+        let r = s
+            .call_result_of(
+                "memory_terminal",
+                json!({"command": format!("lsof /{word}")}),
+            )
+            .await;
+        assert_eq!(r.is_error, Some(true), "{r:?}");
+    }
+    let heard = |s: &Server, word: &str| {
+        s.recorder
+            .logged
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|m| m.contains(word))
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !(heard(&a, &word_a) && heard(&b, &word_b)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "each session's own refusal: {:?} / {:?}",
+            a.recorder.logged.lock().unwrap(),
+            b.recorder.logged.lock().unwrap()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // A call after them all, answered: anything sent for them has arrived.
+    for s in [&a, &b, &quiet] {
+        s.call(json!({"action": "list"})).await;
+    }
+    assert!(
+        !heard(&a, &word_b),
+        "{:?}",
+        a.recorder.logged.lock().unwrap()
+    );
+    assert!(
+        !heard(&b, &word_a),
+        "{:?}",
+        b.recorder.logged.lock().unwrap()
+    );
+    assert!(
+        !heard(&quiet, &word_a) && !heard(&quiet, &word_b),
+        "{:?}",
+        quiet.recorder.logged.lock().unwrap()
+    );
+    a.stop().await;
+    b.stop().await;
+    quiet.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -1,26 +1,28 @@
 //! MCP logging. Up to 2025-11-25, `logging/setLevel` chooses how much of this server's own
-//! log a client receives as `notifications/message`; until it asks, it receives warnings and
-//! errors. From 2026-07-28 there is no such setting: a request carries the level it wants in
-//! its `_meta` (`io.modelcontextprotocol/logLevel`), and receives the events of its own work
-//! at that level and above, before its answer — and nothing when it does not ask. Deprecated
-//! by the later revisions, hence the `allow(deprecated)` on what touches its types.
+//! log a connection receives as `notifications/message`; until it asks, it receives
+//! warnings and errors. Over HTTP each session has its own level and receives its own
+//! commands' events and the server's, never another session's. From 2026-07-28 there is no
+//! such setting: a request carries the level it wants in its `_meta`
+//! (`io.modelcontextprotocol/logLevel`), and receives the events of its own work at that
+//! level and above, before its answer — and nothing when it does not ask. Deprecated by the
+//! later revisions, hence the `allow(deprecated)` on what touches its types.
 #![allow(deprecated)]
 
 use std::future::Future;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, RequestMetaObject};
 use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use serde_json::json;
 use tracing::{Instrument, Level};
 
-use crate::telemetry::{self, ClientRecord};
-
-/// Records waiting for the client; beyond this, new ones are dropped (a client that reads
-/// slowly must not slow the server down).
-const QUEUE: usize = 256;
+use crate::telemetry::{ClientLog, ClientRecord, SINK_SPAN, Scope};
 
 /// The `logger` of every message.
 const LOGGER: &str = "interactive-terminal-mcp";
+
+/// A connection's level until it sets one: warnings and errors.
+const DEFAULT_LEVEL: Level = Level::WARN;
 
 /// The `_meta` key of a 2026-07-28 request's log level.
 const LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
@@ -28,22 +30,51 @@ const LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 /// The levels a request may ask for, as the error for any other value lists them.
 const LEVELS: &str = "debug, info, notice, warning, error, critical, alert, emergency";
 
-/// Start forwarding this server's log records to `peer`.
-pub fn attach(peer: Peer<RoleServer>) {
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<ClientRecord>(QUEUE);
-    telemetry::forward_to(tx);
-    tokio::spawn(async move {
-        while let Some(r) = rx.recv().await {
-            if send(&peer, r).await.is_err() {
-                break;
-            }
-        }
-    });
+/// One connection's log (a stdio client's, an HTTP session's), made when it is first needed.
+#[derive(Clone, Default)]
+pub struct ConnectionLog(Arc<OnceLock<ClientLog>>);
+
+impl ConnectionLog {
+    /// The log, forwarding to `peer` from its first use.
+    fn get(&self, peer: &Peer<RoleServer>) -> &ClientLog {
+        self.0.get_or_init(|| {
+            let (log, mut records) = ClientLog::start(Scope::Connection, Some(DEFAULT_LEVEL));
+            let peer = peer.clone();
+            tokio::spawn(async move {
+                while let Some(r) = records.recv().await {
+                    if send(&peer, r).await.is_err() {
+                        break;
+                    }
+                }
+            });
+            log
+        })
+    }
+
+    /// Start forwarding this server's log records to `peer` (the connection is initialized).
+    pub fn attach(&self, peer: &Peer<RoleServer>) {
+        self.get(peer);
+    }
+
+    /// `logging/setLevel`: the least severe level the connection receives from now on.
+    pub fn set_level(&self, peer: &Peer<RoleServer>, level: LoggingLevel) {
+        self.get(peer).set_level(least_severe(level));
+    }
+
+    /// The id of this connection's log once it has one.
+    fn id(&self) -> Option<u64> {
+        self.0.get().map(ClientLog::id)
+    }
 }
 
-/// `logging/setLevel`: the least severe level the client receives from now on.
-pub fn set_level(level: LoggingLevel) {
-    telemetry::set_client_level(least_severe(level));
+/// Whose log a request's events go to.
+pub enum Whose<'a> {
+    /// Wherever events outside any request go: the one connection of a stdio server.
+    Unscoped,
+    /// This connection's only (an HTTP session's, beside the other sessions).
+    Connection(&'a ConnectionLog),
+    /// The request's own, at the level it asked (2026-07-28).
+    Request(LoggingLevel),
 }
 
 /// The level a 2026-07-28 request asks for in its `_meta`, if any. A value that is not a
@@ -60,22 +91,30 @@ pub fn requested_level(meta: &RequestMetaObject) -> Result<Option<LoggingLevel>,
     }
 }
 
-/// Run one request's `work`; when its client asked for a level (2026-07-28's per-request
-/// log level), the events of that work at that level and above are sent to it as they
-/// happen, all of them before the answer.
+/// Run one request's `work` with its events going to `whose` log. A request's own log
+/// receives them as they happen, all of them before the answer.
 pub async fn in_request<F: Future>(
-    level: Option<LoggingLevel>,
+    whose: Whose<'_>,
     peer: &Peer<RoleServer>,
     work: F,
 ) -> F::Output {
-    let Some(level) = level else {
-        return work.await;
+    let level = match whose {
+        Whose::Unscoped => return work.await,
+        Whose::Connection(log) => {
+            let Some(id) = log.id() else {
+                return work.await;
+            };
+            return work
+                .instrument(tracing::info_span!(SINK_SPAN, log_sink = id))
+                .await;
+        }
+        Whose::Request(level) => level,
     };
-    let (log, mut records) = telemetry::request_log(least_severe(level));
-    let span = tracing::info_span!(telemetry::REQUEST_SPAN, log_sink = log.id());
+    let (log, mut records) = ClientLog::start(Scope::Request, least_severe(level));
+    let span = tracing::info_span!(SINK_SPAN, log_sink = log.id());
     let work = async move {
         let out = work.instrument(span).await;
-        // The sink closes: the forwarding below ends once it has sent what is left.
+        // The log closes: the forwarding below ends once it has sent what is left.
         drop(log);
         out
     };

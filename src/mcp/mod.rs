@@ -76,6 +76,8 @@ pub struct McpServer {
     session_end: Option<Arc<SessionEnd>>,
     /// Over stdio, the end of the client's input: `subscriptions/listen` requests end with it.
     input_end: Option<framing::InputEnd>,
+    /// This connection's share of the log (up to 2025-11-25).
+    log: logging::ConnectionLog,
 }
 
 /// Stops a session's commands and terminals when dropped.
@@ -130,6 +132,7 @@ impl McpServer {
             rounds: Arc::new(elicit::Rounds::default()),
             session_end: None,
             input_end: None,
+            log: logging::ConnectionLog::default(),
         })
     }
 
@@ -225,16 +228,16 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
-        logging::attach(context.peer);
+        self.log.attach(&context.peer);
     }
 
     #[allow(deprecated)]
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        logging::set_level(request.level);
+        self.log.set_level(&context.peer, request.level);
         Ok(())
     }
 
@@ -315,13 +318,18 @@ impl ServerHandler for McpServer {
             .meta
             .protocol_version()
             .is_some_and(|v| !v.has_initialize());
-        let level = match in_rounds {
-            true => logging::requested_level(&context.meta)?,
-            false => None,
+        let whose = match (in_rounds, &self.session_end) {
+            (true, _) => match logging::requested_level(&context.meta)? {
+                Some(level) => logging::Whose::Request(level),
+                None => logging::Whose::Unscoped,
+            },
+            // An HTTP session's events are its own, beside the other sessions'.
+            (false, Some(_)) => logging::Whose::Connection(&self.log),
+            (false, None) => logging::Whose::Unscoped,
         };
         let peer = context.peer.clone();
         logging::in_request(
-            level,
+            whose,
             &peer,
             self.answer_call(strict, in_rounds, request, context),
         )

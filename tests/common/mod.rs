@@ -28,6 +28,8 @@ pub struct Recorder {
     pub updated: Arc<Mutex<Vec<String>>>,
     /// How many `notifications/resources/list_changed` arrived.
     pub list_changed: Arc<Mutex<usize>>,
+    /// The `data` of every `notifications/message`, as text.
+    pub logged: Arc<Mutex<Vec<String>>>,
 }
 
 impl ClientHandler for Recorder {
@@ -49,6 +51,15 @@ impl ClientHandler for Recorder {
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
         *self.list_changed.lock().unwrap() += 1;
+    }
+
+    #[allow(deprecated)] // MCP logging, deprecated by the protocol's later revisions
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.logged.lock().unwrap().push(params.data.to_string());
     }
 }
 
@@ -573,13 +584,17 @@ impl Proxy {
 
 impl Server {
     pub async fn call_result(&self, args: Value) -> CallToolResult {
+        self.call_result_of("memory_terminal_interactive", args)
+            .await
+    }
+
+    /// Call `tool` with `args`; its result as it came.
+    pub async fn call_result_of(&self, tool: &str, args: Value) -> CallToolResult {
         let Value::Object(map) = args else {
             panic!("arguments must be an object")
         };
         self.client
-            .call_tool(
-                CallToolRequestParams::new("memory_terminal_interactive").with_arguments(map),
-            )
+            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map))
             .await
             .expect("tools/call")
     }
