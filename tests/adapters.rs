@@ -99,6 +99,18 @@ async fn suite(s: &Server, adapter: &str) {
             .unwrap_or_else(|| panic!("{tid} listed: {l:#}"));
         assert_eq!(it["adapter"], adapter);
     }
+    // A call cancelled while its command runs, whatever serves the terminal: the command
+    // typed into an existing terminal is interrupted, a terminal opened for it is killed.
+    for target in [Some(n_id.as_str()), None] {
+        let n = unique_sleep();
+        let mut q = exec(target, json!({"command": format!("sleep {n}")}));
+        q["runtime"]["wait_ms"] = json!(60000);
+        let call = send_call(s.client.peer(), "memory_terminal_interactive", q, None).await;
+        assert_eq!(wait_present(&n, 1, Duration::from_secs(10)).await, 1);
+        call.cancel(None).await.unwrap();
+        let left = wait_gone(&n, Duration::from_secs(10)).await;
+        assert!(left.is_empty(), "{adapter}, {target:?}: ran on: {left:?}");
+    }
     // Terminate: killed, still readable.
     let t = s
         .call(json!({"action": "terminate", "target": {"terminal_id": id}}))

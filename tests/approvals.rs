@@ -29,6 +29,8 @@ enum Answer {
     Approve,
     Decline(&'static str),
     Never,
+    /// Approves, after this long.
+    ApproveAfter(Duration),
 }
 
 #[derive(Clone)]
@@ -67,6 +69,11 @@ impl ClientHandler for Person {
             Answer::Never => {
                 tokio::time::sleep(Duration::from_secs(3600)).await;
                 Ok(ElicitResult::new(ElicitationAction::Cancel))
+            }
+            Answer::ApproveAfter(delay) => {
+                tokio::time::sleep(*delay).await;
+                Ok(ElicitResult::new(ElicitationAction::Accept)
+                    .with_content(json!({"approve": true})))
             }
         }
     }
@@ -199,6 +206,42 @@ async fn elicitation_approves_declines_or_never_answers() {
     assert_eq!(code(&p), "PM_TERM_TIMEOUT", "{p:#}");
     assert_eq!(p["error"]["details"]["target"], "approval");
     assert!(started.elapsed() < Duration::from_secs(10));
+    let _ = c.cancel().await;
+}
+
+/// The client cancels the call while its user is still being asked: the command is
+/// declined at once and never runs, even when the user's yes arrives afterwards.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_cancelled_while_its_user_decides_never_runs() {
+    let dir = scratch_dir();
+    let marker = dir.join("ran");
+    let (c, asked) = start_person(
+        Answer::ApproveAfter(Duration::from_millis(1500)),
+        &[("PM_TERM_POLICY_WARN", "touch")],
+    )
+    .await;
+    let req = interactive(&format!("touch {}", marker.display()));
+    let pending = send_call(c.peer(), "memory_terminal_interactive", req, None).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while asked.lock().unwrap().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the user was never asked"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    pending
+        .cancel(Some("the user pressed stop".into()))
+        .await
+        .unwrap();
+    // Past the user's late yes, and time for a terminal to run the command.
+    tokio::time::sleep(Duration::from_millis(3000)).await;
+    assert!(!marker.exists(), "a cancelled call's command ran");
+    let l = call(&c, "memory_terminal_interactive", json!({"action": "list"})).await;
+    assert!(
+        l["result"]["items"].as_array().unwrap().is_empty(),
+        "no terminal opened for it: {l:#}"
+    );
     let _ = c.cancel().await;
 }
 

@@ -1,6 +1,6 @@
 //! Headless execution through the real binary and rmcp's client: every action, the legacy
 //! run/kill aliases, timeouts, process-tree kills, stdin, huge and non-UTF-8 output,
-//! concurrency, cursors, progress, and cleanup at server exit.
+//! concurrency, cursors, progress, a call its client cancels, and cleanup at server exit.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
@@ -567,6 +567,54 @@ async fn long_waits_send_progress_notifications() {
     let first = progress[0].message.clone().unwrap_or_default();
     assert_eq!(first, "running (1 s)", "{progress:?}");
     s.stop().await;
+}
+
+/// A client's stop button: the call is cancelled (`notifications/cancelled`) while its
+/// command runs. The command's whole tree is stopped at once, not left running where the
+/// agent never learns its session; a `read_output` whose wait is cancelled stops waiting
+/// and stops nothing, since reading started nothing.
+#[tokio::test]
+async fn a_call_its_client_cancels_stops_its_command() {
+    let s = server().start().await;
+    // Both `sleep`s carry the unique number: the whole tree is looked for, not the shell.
+    let tag = unique_sleep();
+    let mut req = headless(&format!("sleep {tag} & sleep {tag}"));
+    req["runtime"] = json!({"wait_ms": 60000});
+    let started = Instant::now();
+    let call = send_call(s.client.peer(), "memory_terminal_interactive", req, None).await;
+    assert!(wait_present(&tag, 2, Duration::from_secs(10)).await >= 2);
+    call.cancel(Some("the user pressed stop".into()))
+        .await
+        .unwrap();
+    let left = wait_gone(&tag, Duration::from_secs(10)).await;
+    assert!(left.is_empty(), "left running after the cancel: {left:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "stopped long before its wait"
+    );
+    // The session is there, ended; the server answers as before.
+    let l = s.call(json!({"action": "list"})).await;
+    let items = l["result"]["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{l:#}");
+    assert_eq!(items[0]["state"], "exited", "{l:#}");
+    // A read's wait, cancelled: the command it reads goes on.
+    let tag = unique_sleep();
+    let mut req = headless(&format!("exec sleep {tag}"));
+    req["runtime"] = json!({"wait_ms": 100});
+    let p = s.call(req).await;
+    assert_eq!(p["result"]["running"], true, "{p:#}");
+    let id = p["identity"]["session_id"].as_str().unwrap();
+    let read = json!({"action": "read_output", "target": {"session_id": id}, "runtime": {"wait_ms": 60000}});
+    let call = send_call(s.client.peer(), "memory_terminal_interactive", read, None).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    call.cancel(None).await.unwrap();
+    let p = s
+        .call(json!({"action": "read_output", "target": {"session_id": id}}))
+        .await;
+    assert_eq!(p["result"]["running"], true, "{p:#}");
+    assert_eq!(pids_with_arg(&tag).len(), 1);
+    s.stop().await;
+    assert!(wait_gone(&tag, Duration::from_secs(10)).await.is_empty());
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! Interactive terminals through the real binary and rmcp's client: shells, command
 //! detection, raw input, REPLs, prompts, Ctrl-C, full-screen programs through the screen
-//! view, kills that leave nothing behind, 50 terminals at once, and MCP resources.
+//! view, kills that leave nothing behind, 50 terminals at once, MCP resources, and calls
+//! their client cancels.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
@@ -300,6 +301,50 @@ async fn ctrl_c_interrupts_sleep() {
     // The shell is usable again.
     let r = s.call(terminal_command(&id, "echo back")).await;
     assert_eq!(r["result"]["output"], "back\n");
+    s.stop().await;
+}
+
+/// A client's stop button on a command in a terminal: cancelled (`notifications/cancelled`)
+/// while it runs, a command typed into an existing terminal is interrupted at once and the
+/// shell stays usable; a terminal opened for the cancelled call is killed, with everything
+/// in it.
+#[tokio::test]
+async fn a_cancelled_call_stops_its_command_in_a_terminal() {
+    let s = server().envs(&env()).start().await;
+    let id = shell(&s).await;
+    let n = unique_sleep();
+    let mut q = terminal_command(&id, &format!("sleep {n}"));
+    q["runtime"] = json!({"wait_ms": 60000});
+    let started = std::time::Instant::now();
+    let call = send_call(s.client.peer(), "memory_terminal_interactive", q, None).await;
+    assert_eq!(wait_present(&n, 1, Duration::from_secs(10)).await, 1);
+    call.cancel(Some("the user pressed stop".into()))
+        .await
+        .unwrap();
+    let left = wait_gone(&n, Duration::from_secs(10)).await;
+    assert!(left.is_empty(), "the command ran on: {left:?}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let last = last_command(&s, &id).await;
+    assert_eq!(last["exit_code"], 130, "interrupted: {last:#}");
+    let r = s.call(terminal_command(&id, "echo still-here")).await;
+    assert_eq!(r["result"]["output"], "still-here\n", "{r:#}");
+    // A terminal opened for the call: killed, and everything in it.
+    let n = unique_sleep();
+    let mut q = open_running(&format!("sleep {n} & sleep {n}"));
+    q["runtime"] = json!({"wait_ms": 60000});
+    let call = send_call(s.client.peer(), "memory_terminal_interactive", q, None).await;
+    assert_eq!(wait_present(&n, 2, Duration::from_secs(10)).await, 2);
+    call.cancel(None).await.unwrap();
+    let left = wait_gone(&n, Duration::from_secs(10)).await;
+    assert!(left.is_empty(), "left in the opened terminal: {left:?}");
+    let l = s.call(json!({"action": "list"})).await;
+    let items = l["result"]["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "{l:#}");
+    assert_eq!(
+        items.iter().filter(|i| i["state"] == "running").count(),
+        1,
+        "the first terminal runs on, the opened one is gone: {l:#}"
+    );
     s.stop().await;
 }
 

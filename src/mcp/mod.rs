@@ -28,10 +28,11 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use crate::contract::advertise::Face;
 use crate::contract::schema;
-use crate::service::{NoProgress, Progress, Service};
+use crate::service::{Progress, Service};
 
 /// The canonical tool of seed 003.
 pub const INTERACTIVE_TOOL: &str = "memory_terminal_interactive";
@@ -164,22 +165,31 @@ impl McpServer {
     }
 }
 
-/// MCP progress notifications for one tool call.
+/// The client of one tool call as the service's waits see it: `notifications/progress` when
+/// the client gave a progress token, and its `notifications/cancelled`.
 struct McpProgress {
     peer: Peer<RoleServer>,
-    token: ProgressToken,
+    token: Option<ProgressToken>,
     sent: AtomicU64,
+    cancelled: CancellationToken,
 }
 
 impl Progress for McpProgress {
     fn report(&self, elapsed: Duration, what: &str) {
+        let Some(token) = &self.token else {
+            return;
+        };
         let n = self.sent.fetch_add(1, Ordering::Relaxed) + 1;
         let peer = self.peer.clone();
-        let param = ProgressNotificationParam::new(self.token.clone(), n as f64)
+        let param = ProgressNotificationParam::new(token.clone(), n as f64)
             .with_message(format!("{what} ({} s)", elapsed.as_secs()));
         tokio::spawn(async move {
             let _ = peer.notify_progress(param).await;
         });
+    }
+
+    fn abandoned(&self) -> Option<&CancellationToken> {
+        Some(&self.cancelled)
     }
 }
 
@@ -348,23 +358,21 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let progress: Box<dyn Progress> = match context.meta.get_progress_token() {
-            Some(token) => Box::new(McpProgress {
-                peer: context.peer.clone(),
-                token,
-                sent: AtomicU64::new(0),
-            }),
-            None => Box::new(NoProgress),
+        let progress = McpProgress {
+            peer: context.peer.clone(),
+            token: context.meta.get_progress_token(),
+            sent: AtomicU64::new(0),
+            cancelled: context.ct.clone(),
         };
         if strict {
-            let payload = self.app.handle_strict(&args, progress.as_ref()).await;
+            let payload = self.app.handle_strict(&args, &progress).await;
             return Ok(McpServer::tool_result(payload).into());
         }
         if !in_rounds {
             let elicitor = elicit::PeerElicitor {
                 peer: context.peer.clone(),
             };
-            let payload = self.app.handle(&args, progress.as_ref(), &elicitor).await;
+            let payload = self.app.handle(&args, &progress, &elicitor).await;
             return Ok(McpServer::tool_result(payload).into());
         }
         let supported = context
@@ -378,7 +386,7 @@ impl McpServer {
             request.input_responses.as_ref(),
         );
         let elicitor = elicit::RoundElicitor::new(supported, answer);
-        let payload = self.app.handle(&args, progress.as_ref(), &elicitor).await;
+        let payload = self.app.handle(&args, &progress, &elicitor).await;
         if let Some((message, timeout)) = elicitor.asked()
             && let Some(asked) = self.rounds.ask(&args, message, timeout)
         {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::wait::{Progress, with_progress};
+use super::wait::{Progress, unless_abandoned, with_progress};
 use super::{BoxFuture, Service};
 use crate::contract::result::{Approval, DecidedBy};
 use crate::contract::{ErrorCode, Request, TermError};
@@ -51,6 +51,15 @@ fn declined(by: &str, reason: Option<String>, command: &str) -> TermError {
     .with("decided_by", json!(by))
     .with("reason", json!(reason))
     .with("command", json!(command))
+}
+
+/// The caller cancelled the call while a person was being asked: nothing runs.
+fn withdrawn(command: &str) -> TermError {
+    declined(
+        "client_cancelled",
+        Some("the client cancelled the call before anyone decided".into()),
+        command,
+    )
 }
 
 fn timed_out(by: &str, timeout: Duration, command: &str) -> TermError {
@@ -167,15 +176,19 @@ impl Service {
     }
 }
 
-/// The first decision along `chain`: each approver in turn, until one can decide.
+/// The first decision along `chain`: each approver in turn, until one can decide. A call
+/// its client cancelled is decided at once: declined, and nobody asked any more (a yes
+/// arriving later has no call left to run for).
 async fn first_decision(
     chain: &[&dyn Approver],
     question: &Question<'_>,
     progress: &dyn Progress,
 ) -> Option<Result<Approval, TermError>> {
     for approver in chain {
-        if let Some(decided) = approver.decide(question, progress).await {
-            return Some(decided);
+        match unless_abandoned(approver.decide(question, progress), progress).await {
+            None => return Some(Err(withdrawn(question.command))),
+            Some(Some(decided)) => return Some(decided),
+            Some(None) => {}
         }
     }
     None

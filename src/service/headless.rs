@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::failures::exec_error;
 use super::output;
-use super::wait::{Progress, wait_until};
+use super::wait::{Progress, is_abandoned, wait_until};
 use super::{Handled, Service};
 use crate::contract::result::{
     Cursors, ItemKind, ListItem, SessionEnded, SessionOutput, Streams, Verdict,
@@ -48,6 +48,12 @@ impl Service {
             !s.is_running()
         })
         .await;
+        // The client cancelled the call: what it started is stopped, not left running
+        // where nobody knows its session.
+        if is_abandoned(progress) && session.is_running() {
+            let killed = session.kill().await;
+            tracing::info!(session = %session.id, killed = killed.len(), "the client cancelled the call: its command was stopped");
+        }
         let result = self.session_output(req, &session, true).map(|mut out| {
             out.verdict = Some(verdict);
             Outcome::Session(Box::new(out))

@@ -165,7 +165,7 @@ pub(crate) fn terminal_item(adapter: AdapterType, t: TermSummary) -> ListItem {
 }
 
 impl Service {
-    fn agent_claim(&self, req: &Request) -> AgentClaim {
+    pub(super) fn agent_claim(&self, req: &Request) -> AgentClaim {
         AgentClaim {
             session: self.session_uri.clone(),
             chat: self.chat_uri.clone(),
@@ -175,7 +175,7 @@ impl Service {
 
     /// Send one operation through `adapter`, reporting progress while it runs. The answer
     /// names the adapter and the terminal it is about.
-    async fn op(
+    pub(super) async fn op(
         &self,
         adapter: &Arc<dyn Adapter>,
         req: &Request,
@@ -345,7 +345,9 @@ impl Service {
             verdict = super::verdict(&d, approval);
         }
         let wait = Duration::from_millis(req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms));
-        let mut handled = self.op(&adapter, req, op, wait, progress).await;
+        let mut handled = self
+            .op_stopped_on_cancel(&adapter, req, op, wait, progress)
+            .await;
         if let Ok(Outcome::Terminal(out)) = &mut handled.result {
             out.verdict = Some(verdict);
             if confined_here(&adapter) {

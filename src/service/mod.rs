@@ -3,6 +3,7 @@
 //! every outcome, good or bad, into a §2.2 response or a §3.2 error payload.
 
 pub mod approval;
+mod cancel;
 mod failures;
 mod headless;
 mod interactive;

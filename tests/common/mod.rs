@@ -617,24 +617,17 @@ impl Server {
 
     /// Call with a progress token; returns the payload.
     pub async fn call_with_progress(&self, args: Value, token: &str) -> Value {
-        let Value::Object(map) = args else {
-            panic!("arguments must be an object")
-        };
         let mut meta = RequestMetaObject::new();
         meta.set_progress_token(ProgressToken(rmcp::model::NumberOrString::String(
             token.into(),
         )));
-        let mut params =
-            CallToolRequestParams::new("memory_terminal_interactive").with_arguments(map);
-        params.meta = Some(meta);
-        let handle = self
-            .client
-            .send_request_with_option(
-                ClientRequest::CallToolRequest(CallToolRequest::new(params)),
-                PeerRequestOptions::no_options(),
-            )
-            .await
-            .expect("send");
+        let handle = send_call(
+            self.client.peer(),
+            "memory_terminal_interactive",
+            args,
+            Some(meta),
+        )
+        .await;
         match handle.await_response().await.expect("response") {
             ServerResult::CallToolResult(r) => check_result(&r),
             other => panic!("unexpected {other:?}"),
@@ -745,6 +738,27 @@ pub fn unique(tag: &str) -> String {
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+/// Send a call of `tool` without waiting for its answer: the handle awaits it, or cancels
+/// the call (`notifications/cancelled`), as a client's stop button does.
+pub async fn send_call(
+    peer: &rmcp::Peer<RoleClient>,
+    tool: &'static str,
+    args: Value,
+    meta: Option<RequestMetaObject>,
+) -> rmcp::service::RequestHandle<RoleClient> {
+    let Value::Object(map) = args else {
+        panic!("arguments must be an object")
+    };
+    let mut params = CallToolRequestParams::new(tool).with_arguments(map);
+    params.meta = meta;
+    peer.send_request_with_option(
+        ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+        PeerRequestOptions::no_options(),
+    )
+    .await
+    .expect("send")
 }
 
 /// Direct children of `pid` (every thread's list), as the kernel reports them.

@@ -1,0 +1,125 @@
+//! A call its client cancels (`notifications/cancelled`: a stop button, a client giving up)
+//! stops what it started, rather than leaving it running where the agent never learns of
+//! it. A headless command's tree is killed (in `headless`); in a terminal, a command typed
+//! into an existing terminal is interrupted (Ctrl-C: the shell and what the terminal held
+//! stay), and a terminal opened for the call is killed. A question to a person is withdrawn
+//! (in `approval`), and a read stops waiting and stops nothing, since it started nothing.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::wait::{Progress, abandoned, is_abandoned};
+use super::{Handled, Service};
+use crate::contract::{Outcome, Request};
+use crate::runtime::Adapter;
+use crate::terminal::ops::{InputArgs, OutputSpec, TermRequest};
+
+/// What a terminal is sent to interrupt its foreground command: Ctrl-C.
+const INTERRUPT: &str = "\u{3}";
+
+/// How a cancelled call's command is stopped.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// The call opened the terminal: the terminal is killed.
+    Kill,
+    /// The call typed into an existing terminal: its command is interrupted.
+    Interrupt,
+}
+
+impl Service {
+    /// Run an interactive execute's operation; if the client cancels the call meanwhile,
+    /// stop what it started, and let the operation answer (its wait ends with the command).
+    pub(super) async fn op_stopped_on_cancel(
+        &self,
+        adapter: &Arc<dyn Adapter>,
+        req: &Request,
+        op: TermRequest,
+        wait: Duration,
+        progress: &dyn Progress,
+    ) -> Handled {
+        let target = op.terminal_id().map(str::to_string);
+        let how = match target {
+            Some(_) => Stop::Interrupt,
+            None => Stop::Kill,
+        };
+        let run = self.op(adapter, req, op, wait, progress);
+        tokio::pin!(run);
+        let mut stopped = false;
+        let handled = tokio::select! {
+            handled = &mut run => handled,
+            () = abandoned(progress) => {
+                let stop = async {
+                    let id = match &target {
+                        Some(id) => Some(id.clone()),
+                        None => self.opened_by(req).await,
+                    };
+                    match id {
+                        Some(id) => {
+                            self.stop(adapter, req, &id, how).await;
+                            true
+                        }
+                        // Not opened yet: stopped from its answer below.
+                        None => false,
+                    }
+                };
+                let (handled, done) = tokio::join!(&mut run, stop);
+                stopped = done;
+                handled
+            }
+        };
+        if !stopped
+            && is_abandoned(progress)
+            && let Ok(Outcome::Terminal(out)) = &handled.result
+            && out.command.as_ref().is_none_or(|c| !c.complete)
+            && let Some(id) = handled.about.terminal_id.as_deref()
+        {
+            self.stop(adapter, req, id, how).await;
+        }
+        handled
+    }
+
+    /// The terminal this request opened, found by the claim it gave the terminal.
+    async fn opened_by(&self, req: &Request) -> Option<String> {
+        let claim = self.agent_claim(req).active();
+        let claim = serde_json::to_value(claim).ok()?;
+        self.runtime
+            .list()
+            .await
+            .into_iter()
+            .find(|(_, t)| t.claim == claim)
+            .map(|(_, t)| t.terminal_id)
+    }
+
+    async fn stop(&self, adapter: &Arc<dyn Adapter>, req: &Request, id: &str, how: Stop) {
+        let op = match how {
+            Stop::Kill => TermRequest::Kill {
+                terminal_id: id.to_string(),
+            },
+            Stop::Interrupt => TermRequest::Input(InputArgs {
+                terminal_id: id.to_string(),
+                data: INTERRUPT.to_string(),
+                wait_for: None,
+                wait_ms: 0,
+                claim: None,
+                output: OutputSpec::default(),
+            }),
+        };
+        let trace = &req.correlation.trace_id;
+        let done = self
+            .runtime
+            .call(adapter, op, trace, None, Duration::ZERO)
+            .await;
+        let what = match how {
+            Stop::Kill => "killed the terminal it opened",
+            Stop::Interrupt => "interrupted its command",
+        };
+        match done {
+            Ok(_) => {
+                tracing::info!(terminal = %id, trace_id = %trace, "the client cancelled the call: {what}")
+            }
+            Err(e) => {
+                tracing::warn!(terminal = %id, trace_id = %trace, error = %e, "the client cancelled the call, and stopping its command failed")
+            }
+        }
+    }
+}
