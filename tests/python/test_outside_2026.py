@@ -138,3 +138,53 @@ async def test_a_2026_request_gets_its_own_log_at_the_level_it_asked(workdir):
             tg.start_soon(run, "quiet-call", None)
         assert heard("asking-call"), messages
         assert not heard("quiet-call"), messages
+
+
+def _running_with(word):
+    """Pids of processes whose command line has `word`."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if word.encode() in f.read():
+                    pids.append(int(entry))
+        except OSError:
+            pass
+    return pids
+
+
+async def _until(what, check, within=10):
+    with anyio.fail_after(within):
+        while not check():
+            await anyio.sleep(0.05)
+
+
+@pytest.mark.anyio
+async def test_a_call_the_client_abandons_stops_its_command(workdir):
+    """The SDK abandons a call whose task is cancelled (`notifications/cancelled`, as a stop
+    button does): the headless command it started is stopped, not left running."""
+    n = f"{900 + os.getpid() % 97}.{os.getpid()}"
+    async with Client(params(workdir)) as client:
+        assert client.session.protocol_version == MODERN
+
+        async def run():
+            await client.call_tool(
+                TOOL,
+                {
+                    "action": "execute",
+                    "invocation": {"mode": "headless", "intent": "execute_command"},
+                    "execution": {"command": f"sleep {n}"},
+                    "runtime": {"wait_ms": 60000},
+                },
+            )
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            await _until("the command started", lambda: _running_with(f"sleep {n}"))
+            tg.cancel_scope.cancel()
+        await _until("the command stopped", lambda: not _running_with(f"sleep {n}"))
+        listed = await client.call_tool(TOOL, {"action": "list"})
+        items = listed.structured_content["result"]["items"]
+        assert [i["state"] for i in items] == ["exited"], items
