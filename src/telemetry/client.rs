@@ -168,7 +168,11 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for ClientLayer {
         let Some(map) = sinks.as_mut() else {
             return;
         };
+        let before = map.len();
         map.retain(|_, s| !s.tx.is_closed());
+        if map.len() != before {
+            settle(map);
+        }
         let to = |id: &u64, s: &Sink| match owner {
             Some(owner) => *id == owner,
             None => s.scope == Scope::Connection,
