@@ -399,6 +399,76 @@ async fn next_pending(
     }
 }
 
+/// The next message from the page's socket with this `method`.
+async fn next_of(
+    rx: &mut (impl StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin),
+    method: &str,
+) -> Value {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(10), rx.next())
+            .await
+            .unwrap_or_else(|_| panic!("no {method} within 10 s"))
+            .unwrap()
+            .unwrap();
+        if let Message::Text(t) = m {
+            let v: Value = serde_json::from_str(&t).unwrap();
+            if v["method"] == method || (method.is_empty() && v.get("id").is_some()) {
+                return v;
+            }
+        }
+    }
+}
+
+/// A call cancelled while a person on the host's page is asked: the question is taken off
+/// the page at once (resolved as withdrawn), a late yes finds nothing to decide, and the
+/// command never runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_question_on_the_page_is_withdrawn_when_its_call_is_cancelled() {
+    let host = host("tok-withdraw").start();
+    let port = host.port.to_string();
+    let marker = scratch_dir().join("ran");
+    let env = [
+        ("PM_RUNNING_IN_CONTAINER", "true"),
+        ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", "127.0.0.1"),
+        ("PM_INTERACTIVE_TERMINAL_HOST_PORT", port.as_str()),
+        ("PM_INTERACTIVE_TERMINAL_TOKEN", "tok-withdraw"),
+        ("PM_TERM_POLICY_WARN", "touch"),
+    ];
+    let (c, asked) = start_person(Answer::Approve, &env).await;
+    let (mut tx, mut rx) = page(&host.addr, &host.login).await;
+    let req = interactive(&format!("touch {}", marker.display()));
+    let call = send_call(c.peer(), "memory_terminal_interactive", req, None).await;
+    let a = next_pending(&mut rx).await;
+    call.cancel(Some("the user pressed stop".into()))
+        .await
+        .unwrap();
+    let resolved = next_of(&mut rx, "pm/approval/resolved").await;
+    assert_eq!(
+        resolved["params"]["approval_id"], a["approval_id"],
+        "{resolved}"
+    );
+    assert_eq!(resolved["params"]["decision"], "withdrawn", "{resolved}");
+    tx.send(Message::text(
+        json!({"jsonrpc": "2.0", "id": 7, "method": "pm/approval/decide",
+        "params": {"approval_id": a["approval_id"], "decision": "approve"}})
+        .to_string(),
+    ))
+    .await
+    .unwrap();
+    let late = next_of(&mut rx, "").await;
+    assert!(
+        late["error"].is_object(),
+        "a withdrawn question is not decided: {late}"
+    );
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(!marker.exists(), "a cancelled call's command ran");
+    assert!(
+        asked.lock().unwrap().is_empty(),
+        "not handed on to the client"
+    );
+    let _ = c.cancel().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_person_on_the_host_page_decides() {
     let host = host("tok-page").start();

@@ -639,18 +639,9 @@ async fn a_subscriber_hears_the_host_killed_and_follows_the_restarted_one() {
     run_and_hear(&s, &old, &old_uri, "before-kill").await;
     // Past the coalescing window: what arrives from now on is about the kill.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let (updates, lists) = (
-        updates_of(&s, &old_uri),
-        *s.recorder.list_changed.lock().unwrap(),
-    );
-    host.child.kill().unwrap();
-    host.child.wait().unwrap();
-    wait_until("an update for the cut-off terminal", || {
-        updates_of(&s, &old_uri) > updates
-    })
-    .await;
-    wait_until("a list change", || {
-        *s.recorder.list_changed.lock().unwrap() > lists
+    hear_the_cut_off(&s, &old_uri, || {
+        host.child.kill().unwrap();
+        host.child.wait().unwrap();
     })
     .await;
     let r = s
@@ -667,6 +658,21 @@ async fn a_subscriber_hears_the_host_killed_and_follows_the_restarted_one() {
     assert_eq!(code(&r), "PM_TERM_NOT_FOUND", "{r:#}");
     assert_eq!(r["error"]["details"]["host_restarted"], true, "{r:#}");
     s.stop().await;
+}
+
+/// Kill a host with `kill`, and wait until the subscribed client hears that the terminal at
+/// `uri` changed and so did the list.
+async fn hear_the_cut_off(s: &Server, uri: &str, kill: impl FnOnce()) {
+    let (updates, lists) = (updates_of(s, uri), *s.recorder.list_changed.lock().unwrap());
+    kill();
+    wait_until("an update for the cut-off terminal", || {
+        updates_of(s, uri) > updates
+    })
+    .await;
+    wait_until("a list change", || {
+        *s.recorder.list_changed.lock().unwrap() > lists
+    })
+    .await;
 }
 
 /// Open a terminal on the bridged host and subscribe to it (`resources/subscribe`) without
@@ -719,21 +725,9 @@ async fn a_subscriber_hears_the_bundled_host_killed_and_follows_the_relaunched_o
     let (old, old_uri) = open_and_subscribe(&s, "bundled").await;
     run_and_hear(&s, &old, &old_uri, "before-kill").await;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let (updates, lists) = (
-        updates_of(&s, &old_uri),
-        *s.recorder.list_changed.lock().unwrap(),
-    );
     let hosts = children_running(s.pid, HOST_BIN);
     assert_eq!(hosts.len(), 1, "one launched host: {hosts:?}");
-    sigkill(hosts[0]);
-    wait_until("an update for the cut-off terminal", || {
-        updates_of(&s, &old_uri) > updates
-    })
-    .await;
-    wait_until("a list change", || {
-        *s.recorder.list_changed.lock().unwrap() > lists
-    })
-    .await;
+    hear_the_cut_off(&s, &old_uri, || sigkill(hosts[0])).await;
     // The next request launches a new host, which never held the old terminal.
     let r = s
         .call(json!({"action": "read_output", "target": {"terminal_id": old}}))

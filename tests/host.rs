@@ -496,3 +496,90 @@ async fn approvals_are_asked_apart_from_terminal_operations() {
     let refused = client.request::<_, Value>("pm/terminal", old).await;
     assert!(matches!(refused, Err(ClientError::Rpc(_))), "{refused:?}");
 }
+
+/// A question is taken back only by the program that asked it (`pm/approval/withdraw`):
+/// another program with the token withdraws nothing, a person's page may not withdraw, and
+/// the asker's withdrawal answers its own pending question `withdrawn` and takes it off the
+/// page.
+#[tokio::test(flavor = "multi_thread")]
+async fn only_the_asker_withdraws_its_question() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let h = host("tok-withdraw-host").start();
+    // A person's page, an approver: it is told when the question is pending.
+    let cookie = common::sign_in(&h.addr, &h.login).await;
+    let (mut page_tx, mut page_rx) = common::page_socket(&h.addr, &cookie).await.split();
+    let mut page_next = async |method: &str| loop {
+        let Ok(Some(Ok(Message::Text(t)))) =
+            tokio::time::timeout(Duration::from_secs(10), page_rx.next()).await
+        else {
+            panic!("no {method} on the page");
+        };
+        let v: Value = serde_json::from_str(&t).unwrap();
+        if v["method"] == method || (v["id"] == 2 && method == "answer") {
+            return v;
+        }
+    };
+    page_tx
+        .send(Message::text(
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "channel": "ahp-root://", "protocolVersions": ["1.0.0"], "clientId": "page",
+                "_meta": {"interactiveTerminal": {"approver": true}}}})
+            .to_string(),
+        ))
+        .await
+        .unwrap();
+    let asker = std::sync::Arc::new(ahp_client(&h, "asker").await);
+    let other = ahp_client(&h, "other").await;
+    let question = serde_json::json!({
+        "request_id": "req_wd1", "trace_id": "trace_wd1", "command": "git push --force",
+        "cwd": null, "terminal_id": null, "warning": "force push", "rule": "git_force_push",
+        "timeout_ms": 30000, "page_wait_ms": 0,
+    });
+    let params = serde_json::json!({"request_id": "req_wd1/approval", "approval": question});
+    let asked = {
+        let asker = asker.clone();
+        tokio::spawn(async move { asker.request::<_, Value>("pm/approval/ask", params).await })
+    };
+    let pending = page_next("pm/approval/pending").await;
+    assert_eq!(pending["params"]["request_id"], "req_wd1", "{pending}");
+    let withdraw = serde_json::json!({"request_id": "req_wd1"});
+    // Another program: another client's request ids are not its own.
+    let r: Value = other
+        .request("pm/approval/withdraw", withdraw.clone())
+        .await
+        .unwrap();
+    assert_eq!(r["withdrawn"], 0, "{r}");
+    // The page: it decides, it does not withdraw.
+    page_tx
+        .send(Message::text(
+            serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "pm/approval/withdraw",
+                "params": withdraw.clone()})
+            .to_string(),
+        ))
+        .await
+        .unwrap();
+    let refused = page_next("answer").await;
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("person"),
+        "{refused}"
+    );
+    assert!(!asked.is_finished(), "still waiting for a person");
+    // The asker: withdrawn, answered so, and resolved on the page.
+    let r: Value = asker
+        .request("pm/approval/withdraw", withdraw)
+        .await
+        .unwrap();
+    assert_eq!(r["withdrawn"], 1, "{r}");
+    let answer = tokio::time::timeout(Duration::from_secs(10), asked)
+        .await
+        .expect("the ask answered")
+        .unwrap()
+        .unwrap();
+    assert_eq!(answer["ok"]["decision"], "withdrawn", "{answer}");
+    let resolved = page_next("pm/approval/resolved").await;
+    assert_eq!(resolved["params"]["decision"], "withdrawn", "{resolved}");
+}

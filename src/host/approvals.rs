@@ -2,7 +2,8 @@
 //! connected approver (a page that said so at initialize) is told
 //! (`pm/approval/pending`), the first decision (`pm/approval/decide`) answers, and all
 //! approvers hear the outcome (`pm/approval/resolved`). Nobody connected: `unavailable`,
-//! at once, so the MCP server can ask elsewhere.
+//! at once, so the MCP server can ask elsewhere. A program whose call was cancelled takes
+//! its question back (`pm/approval/withdraw`), and the page stops showing it.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -19,7 +20,12 @@ use crate::terminal::ops::{ApprovalAnswer, ApprovalArgs};
 struct Pending {
     tx: oneshot::Sender<ApprovalAnswer>,
     notice: Value,
+    /// The client that asked: only it may take the question back.
+    asker: Option<String>,
 }
+
+/// The decision of a question its asker took back.
+const WITHDRAWN: &str = "withdrawn";
 
 /// Decided, expired and unanswered approvals a page is shown when it connects.
 const HISTORY_KEPT: usize = 100;
@@ -115,22 +121,55 @@ impl Approvals {
                 "expires_at_ms": crate::clock::now_ms() + args.timeout_ms,
             });
             Approvals::broadcast(&inner, "pm/approval/pending", &notice);
-            inner.pending.insert(id.clone(), Pending { tx, notice });
+            inner.pending.insert(
+                id.clone(),
+                Pending {
+                    tx,
+                    notice,
+                    asker: agent.map(String::from),
+                },
+            );
             rx
         };
         tracing::info!(approval = %id, command = %args.command, "waiting for a person");
         let started = tokio::time::Instant::now();
         // Nobody there yet: give a page the time to connect, then look again.
-        if let Ok(Ok(answer)) = tokio::time::timeout(page_wait, &mut rx).await {
-            return answer;
+        match tokio::time::timeout(page_wait, &mut rx).await {
+            Ok(Ok(answer)) => return answer,
+            Ok(Err(_)) => return ApprovalAnswer::decided(WITHDRAWN),
+            Err(_) => {}
         }
         if self.inner().approvers.is_empty() {
             return self.settle(&id, "unavailable");
         }
         match tokio::time::timeout_at(started + timeout, rx).await {
             Ok(Ok(answer)) => answer,
-            _ => self.settle(&id, "timeout"),
+            Ok(Err(_)) => ApprovalAnswer::decided(WITHDRAWN),
+            Err(_) => self.settle(&id, "timeout"),
         }
+    }
+
+    /// Take back the questions `asker` asked for its request `request_id` (its call was
+    /// cancelled): the approvers hear they were withdrawn. How many there were.
+    pub fn withdraw(&self, request_id: &str, asker: Option<&str>) -> usize {
+        let mut inner = self.inner();
+        let ids: Vec<String> = inner
+            .pending
+            .iter()
+            .filter(|(_, p)| {
+                p.asker.as_deref() == asker && p.notice["request_id"].as_str() == Some(request_id)
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &ids {
+            if let Some(p) = inner.pending.remove(id) {
+                inner.resolve(
+                    &p.notice,
+                    json!({"decision": WITHDRAWN, "decided_by": "the agent's client"}),
+                );
+            }
+        }
+        ids.len()
     }
 
     /// End a pending approval nobody decided, telling the approvers.
@@ -142,11 +181,7 @@ impl Approvals {
                 json!({"decision": decision, "decided_by": "nobody"}),
             );
         }
-        ApprovalAnswer {
-            decision: decision.into(),
-            reason: None,
-            decided_by: None,
-        }
+        ApprovalAnswer::decided(decision)
     }
 
     /// A person's decision. `Err` when the approval is unknown or already settled.

@@ -92,6 +92,7 @@ pub(super) async fn handle_message(conn: &Arc<Conn>, v: Value) {
         }
         "dispatchAction" => dispatch(conn, params).await,
         "pm/approval/decide" => decide(conn, params),
+        "pm/approval/withdraw" => withdraw(conn, params),
         "pm/screen/watch" => super::screens::watch(conn, params),
         "pm/screen/unwatch" => super::screens::unwatch(conn, params),
         "pm/screen/history" => super::screens::history(conn, params),
@@ -235,6 +236,27 @@ fn decide(conn: &Conn, params: Value) -> RpcResult {
         .decide(approval, approve, reason, &by)
         .map(|()| json!({"ok": true}))
         .map_err(|e| (ahp_error_codes::NOT_FOUND, e, None))
+}
+
+/// `pm/approval/withdraw` (`docs/bridge-protocol.md`): `{request_id}` → `{withdrawn: n}`.
+/// A program takes back the question it asked for that request (its call was cancelled);
+/// another client's questions are not its to take back, and a page decides, never withdraws.
+fn withdraw(conn: &Conn, params: Value) -> RpcResult {
+    if conn.role == Role::Page {
+        return Err((
+            json_rpc_error_codes::INVALID_REQUEST,
+            "a person on the page decides approvals; only the program that asked withdraws one"
+                .into(),
+            None,
+        ));
+    }
+    let request_id = request_id_of(&params)?;
+    let caller = conn.state().client_id.clone();
+    let n = conn
+        .shared
+        .approvals
+        .withdraw(&request_id, caller.as_deref());
+    Ok(json!({"withdrawn": n}))
 }
 
 fn reconnect(conn: &Conn, params: Value, id: Option<&Value>) -> RpcResult {

@@ -103,6 +103,11 @@ pub trait Adapter: Send + Sync {
         question: ApprovalArgs,
         timeout: Duration,
     ) -> BoxFut<'_, Result<ApprovalAnswer, RuntimeError>>;
+    /// Take back the question asked for contract request `request_id` (its call was
+    /// cancelled), so the people watching no longer see it; best effort.
+    fn withdraw(&self, _request_id: &str) -> BoxFut<'_, ()> {
+        Box::pin(async {})
+    }
     fn close(&self) -> BoxFut<'_, ()>;
     /// A terminal's AHP state (MCP resources).
     fn terminal_state(&self, terminal_id: &str) -> BoxFut<'_, Option<TerminalState>>;

@@ -186,7 +186,10 @@ async fn first_decision(
 ) -> Option<Result<Approval, TermError>> {
     for approver in chain {
         match unless_abandoned(approver.decide(question, progress), progress).await {
-            None => return Some(Err(withdrawn(question.command))),
+            None => {
+                approver.withdraw(question).await;
+                return Some(Err(withdrawn(question.command)));
+            }
             Some(Some(decided)) => return Some(decided),
             Some(None) => {}
         }
@@ -211,6 +214,11 @@ pub(crate) trait Approver: Send + Sync {
         question: &'a Question<'a>,
         progress: &'a dyn Progress,
     ) -> BoxFuture<'a, Option<Result<Approval, TermError>>>;
+
+    /// Take the question back: the call was cancelled while it was asked.
+    fn withdraw<'a>(&'a self, _question: &'a Question<'a>) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
 }
 
 /// A person on the host service's page: the host the operator set up for people (the GUI,
@@ -273,6 +281,14 @@ impl Approver for Page<'_> {
                 "declined" => Some(Err(declined("page", answer.reason, q.command))),
                 "timeout" => Some(Err(timed_out("page", q.timeout, q.command))),
                 _ => None,
+            }
+        })
+    }
+
+    fn withdraw<'a>(&'a self, q: &'a Question<'a>) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if let Some(host) = self.app.runtime.page_host().await {
+                host.withdraw(&q.req.correlation.request_id).await;
             }
         })
     }

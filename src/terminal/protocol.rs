@@ -123,8 +123,13 @@ pub struct ApprovalAnswer {
 
 impl ApprovalAnswer {
     pub fn unavailable() -> ApprovalAnswer {
+        ApprovalAnswer::decided("unavailable")
+    }
+
+    /// An answer no person gave (`unavailable`, `timeout`, `withdrawn`).
+    pub fn decided(decision: &str) -> ApprovalAnswer {
         ApprovalAnswer {
-            decision: "unavailable".into(),
+            decision: decision.into(),
             reason: None,
             decided_by: None,
         }

@@ -1,5 +1,5 @@
 """What the outside-client tests share: the server binary under test, its tool, how a test
-starts it over stdio, and an interactive request."""
+starts it over stdio, an interactive request, and finding processes by a tag."""
 
 import os
 
@@ -39,3 +39,18 @@ def execute(mode, command, **extra):
 def interactive(command, **extra):
     """A command run in a terminal."""
     return execute("interactive", command, **extra)
+
+
+def tagged(tag):
+    """Pids of the processes whose command line contains `tag`."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if tag.encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found

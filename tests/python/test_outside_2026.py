@@ -13,7 +13,7 @@ import mcp.types as types
 import pytest
 from mcp.client.client import Client
 from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
-from outside import TOOL, interactive, params
+from outside import TOOL, interactive, params, tagged
 
 MODERN = "2026-07-28"
 # Long enough for a command in a fresh terminal on a busy machine.
@@ -140,21 +140,6 @@ async def test_a_2026_request_gets_its_own_log_at_the_level_it_asked(workdir):
         assert not heard("quiet-call"), messages
 
 
-def _running_with(word):
-    """Pids of processes whose command line has `word`."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if word.encode() in f.read():
-                    pids.append(int(entry))
-        except OSError:
-            pass
-    return pids
-
-
 async def _until(what, check, within=10):
     with anyio.fail_after(within):
         while not check():
@@ -182,9 +167,9 @@ async def test_a_call_the_client_abandons_stops_its_command(workdir):
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(run)
-            await _until("the command started", lambda: _running_with(f"sleep {n}"))
+            await _until("the command started", lambda: tagged(f"sleep {n}"))
             tg.cancel_scope.cancel()
-        await _until("the command stopped", lambda: not _running_with(f"sleep {n}"))
+        await _until("the command stopped", lambda: not tagged(f"sleep {n}"))
         listed = await client.call_tool(TOOL, {"action": "list"})
         items = listed.structured_content["result"]["items"]
         assert [i["state"] for i in items] == ["exited"], items

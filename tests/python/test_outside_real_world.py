@@ -12,7 +12,7 @@ import time
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from outside import SERVER, TOOL
+from outside import SERVER, TOOL, tagged
 
 RC = os.path.join(os.path.dirname(__file__), "..", "rc", "bash")
 
@@ -93,20 +93,6 @@ def server_pids():
         if ppid == me and os.path.samefile(exe, SERVER):
             out.append(int(pid))
     return out
-
-
-def tagged(tag):
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if tag.encode() in f.read():
-                    found.append(int(pid))
-        except OSError:
-            pass
-    return found
 
 
 @pytest.mark.anyio

@@ -218,7 +218,7 @@ function addHistory(a) {
   const li = document.createElement("li");
   const by = a.decided_by === "nobody" ? "" : a.decided_by ? ` by ${a.decided_by}` : "";
   const when = a.resolved_at_ms ? new Date(a.resolved_at_ms).toLocaleTimeString() : "";
-  const what = { timeout: "expired", unavailable: "handed on (nobody on the page; the agent's client or the operator's default decided)" }[a.decision] || a.decision;
+  const what = { timeout: "expired", unavailable: "handed on (nobody on the page; the agent's client or the operator's default decided)", withdrawn: "withdrawn (the agent's client cancelled the call; nothing ran)" }[a.decision] || a.decision;
   li.textContent = `${when} ${what}${by}: ${a.command}${a.reason ? ` (${a.reason})` : ""}`;
   li.className = "hist-" + a.decision;
   $("history").prepend(li);

@@ -44,6 +44,8 @@ const TRANSPORT_CLOSED: i32 = -32000;
 const HOST_DOWN_ATTEMPTS: u32 = 2;
 /// How long a launched host gets to stop on its own before it is killed.
 const HOST_STOP_GRACE: Duration = Duration::from_secs(3);
+/// Longest a question's withdrawal waits for the host: nobody waits for its answer.
+const WITHDRAW_BUDGET: Duration = Duration::from_secs(2);
 
 /// Where the host is.
 pub enum Target {
@@ -285,6 +287,21 @@ impl RemoteAdapter {
         }
     }
 
+    /// `pm/approval/withdraw`: the question asked for `request_id` is taken off the page.
+    async fn withdraw_question(self: Arc<Self>, request_id: String) -> Result<(), RuntimeError> {
+        let exchange = Exchange {
+            method: "pm/approval/withdraw",
+            may_run: false,
+            budget: WITHDRAW_BUDGET,
+            opens: false,
+            same_host: true,
+        };
+        let params = json!({"request_id": request_id});
+        self.exchange(&exchange, params, &request_id)
+            .await
+            .map(drop)
+    }
+
     /// Send `params` (carrying `request_id`) until the host answers, reconnecting after a
     /// drop and re-sending the same id, which the host answers once.
     async fn exchange(
@@ -501,6 +518,18 @@ impl Adapter for RemoteAdapter {
         timeout: Duration,
     ) -> BoxFut<'_, Result<ApprovalAnswer, RuntimeError>> {
         Box::pin(self.on_task(timeout, |this| this.ask_page(question)))
+    }
+
+    fn withdraw(&self, request_id: &str) -> BoxFut<'_, ()> {
+        let request_id = request_id.to_string();
+        Box::pin(async move {
+            let withdrawn = self
+                .on_task(WITHDRAW_BUDGET, |this| this.withdraw_question(request_id))
+                .await;
+            if let Err(e) = withdrawn {
+                tracing::debug!(error = %e, "a cancelled call's question stays on the page until it expires");
+            }
+        })
     }
 
     fn close(&self) -> BoxFut<'_, ()> {
