@@ -38,9 +38,11 @@ impl Service {
         progress: &dyn Progress,
     ) -> Handled {
         let target = op.terminal_id().map(str::to_string);
-        let how = match target {
-            Some(_) => Stop::Interrupt,
-            None => Stop::Kill,
+        let how = match &op {
+            TermRequest::Open(_) => Stop::Kill,
+            TermRequest::Run(_) | TermRequest::Input(_) => Stop::Interrupt,
+            // Attaching to a terminal starts nothing.
+            _ => return self.op(adapter, req, op, wait, progress).await,
         };
         let run = self.op(adapter, req, op, wait, progress);
         tokio::pin!(run);
