@@ -106,7 +106,7 @@ async fn suite(s: &Server, adapter: &str) {
         let mut q = exec(target, json!({"command": format!("sleep {n}")}));
         q["runtime"]["wait_ms"] = json!(60000);
         let call = send_call(s.client.peer(), "memory_terminal_interactive", q, None).await;
-        assert_eq!(wait_present(&n, 1, Duration::from_secs(10)).await, 1);
+        assert!(wait_present(&n, 1, Duration::from_secs(10)).await >= 1);
         call.cancel(None).await.unwrap();
         let left = wait_gone(&n, Duration::from_secs(10)).await;
         assert!(left.is_empty(), "{adapter}, {target:?}: ran on: {left:?}");

@@ -1,7 +1,7 @@
 //! MCP over streamable HTTP through the real binary and rmcp's streamable HTTP client: two
 //! clients with sessions of their own (their commands, and their share of the log), progress
-//! over SSE, and — as users meet it — a server killed with SIGKILL leaving none of its
-//! sessions' processes behind.
+//! over SSE, a call cancelled by its client, and — as users meet it — a server killed with
+//! SIGKILL leaving none of its sessions' processes behind.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
@@ -90,6 +90,20 @@ async fn rmcp_clients_over_http_have_sessions_of_their_own() {
     let p = a.call_with_progress(slow, "tok-http").await;
     assert_eq!(p["result"]["stdout"], "slow\n");
     assert!(!a.recorder.progress.lock().unwrap().is_empty());
+    // A call its client cancels (over its own POST): the command it started is stopped,
+    // and the session goes on.
+    let n = unique_sleep();
+    let mut long = headless(&format!("sleep {n}"));
+    long["runtime"] = json!({"wait_ms": 60000});
+    let call = send_call(a.client.peer(), "memory_terminal_interactive", long, None).await;
+    assert!(wait_present(&n, 1, Duration::from_secs(10)).await >= 1);
+    call.cancel(Some("the user pressed stop".into()))
+        .await
+        .unwrap();
+    let left = wait_gone(&n, Duration::from_secs(10)).await;
+    assert!(left.is_empty(), "ran on after the cancel: {left:?}");
+    let p = a.call(headless("echo after")).await;
+    assert_eq!(p["result"]["stdout"], "after\n", "{p:#}");
     a.stop().await;
     b.stop().await;
 }

@@ -317,7 +317,7 @@ async fn a_cancelled_call_stops_its_command_in_a_terminal() {
     q["runtime"] = json!({"wait_ms": 60000});
     let started = std::time::Instant::now();
     let call = send_call(s.client.peer(), "memory_terminal_interactive", q, None).await;
-    assert_eq!(wait_present(&n, 1, Duration::from_secs(10)).await, 1);
+    assert!(wait_present(&n, 1, Duration::from_secs(10)).await >= 1);
     call.cancel(Some("the user pressed stop".into()))
         .await
         .unwrap();
@@ -337,14 +337,22 @@ async fn a_cancelled_call_stops_its_command_in_a_terminal() {
     call.cancel(None).await.unwrap();
     let left = wait_gone(&n, Duration::from_secs(10)).await;
     assert!(left.is_empty(), "left in the opened terminal: {left:?}");
-    let l = s.call(json!({"action": "list"})).await;
-    let items = l["result"]["items"].as_array().unwrap();
-    assert_eq!(items.len(), 2, "{l:#}");
-    assert_eq!(
-        items.iter().filter(|i| i["state"] == "running").count(),
-        1,
-        "the first terminal runs on, the opened one is gone: {l:#}"
-    );
+    // The terminal's end is reported a moment after its processes are gone.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let l = s.call(json!({"action": "list"})).await;
+        let items = l["result"]["items"].as_array().unwrap();
+        assert_eq!(items.len(), 2, "{l:#}");
+        let running = items.iter().filter(|i| i["state"] == "running").count();
+        if running == 1 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first terminal runs on, the opened one ends: {l:#}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     s.stop().await;
 }
 

@@ -357,9 +357,11 @@ impl Session {
         lock(&self.delivered)[which.index()]
     }
 
-    /// Read from `cursor` (or the last delivered offset); remembers what was delivered.
-    /// With `text`, the read never ends inside a UTF-8 character (see [`Spool::read_text`]),
-    /// so what is remembered as delivered is exactly what the caller can show.
+    /// Read from `cursor` (or the last delivered offset); with `remember`, what was read
+    /// counts as delivered (a read for a caller that went away does not: its next read
+    /// starts where it was). With `text`, the read never ends inside a UTF-8 character (see
+    /// [`Spool::read_text`]), so what is remembered as delivered is exactly what the caller
+    /// can show.
     pub fn read(
         &self,
         which: Stream,
@@ -367,6 +369,7 @@ impl Session {
         max: usize,
         tail: bool,
         text: bool,
+        remember: bool,
     ) -> std::io::Result<Slice> {
         let from = cursor.unwrap_or_else(|| self.delivered(which));
         let finished = !self.is_running();
@@ -377,8 +380,10 @@ impl Session {
             (false, false) => spool.read(from, max)?,
         };
         drop(spool);
-        let mut d = lock(&self.delivered);
-        d[which.index()] = d[which.index()].max(slice.end);
+        if remember {
+            let mut d = lock(&self.delivered);
+            d[which.index()] = d[which.index()].max(slice.end);
+        }
         Ok(slice)
     }
 

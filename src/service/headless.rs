@@ -54,10 +54,14 @@ impl Service {
             let killed = session.kill().await;
             tracing::info!(session = %session.id, killed = killed.len(), "the client cancelled the call: its command was stopped");
         }
-        let result = self.session_output(req, &session, true).map(|mut out| {
-            out.verdict = Some(verdict);
-            Outcome::Session(Box::new(out))
-        });
+        // An answer nobody waits for delivers nothing: a later read starts at the beginning.
+        let remember = !is_abandoned(progress);
+        let result = self
+            .session_output(req, &session, true, remember)
+            .map(|mut out| {
+                out.verdict = Some(verdict);
+                Outcome::Session(Box::new(out))
+            });
         Handled::about(about, result)
     }
 
@@ -169,7 +173,7 @@ impl Service {
             )
             .await;
         }
-        self.session_output(req, &session, false)
+        self.session_output(req, &session, false, !is_abandoned(progress))
             .map(|out| Outcome::Session(Box::new(out)))
     }
 
@@ -204,12 +208,14 @@ impl Service {
             .ok_or_else(|| TermError::not_found("session", id).with("target", json!("session_id")))
     }
 
-    /// A session's state plus each stream after its cursor.
+    /// A session's state plus each stream after its cursor; with `remember`, what it shows
+    /// counts as delivered.
     fn session_output(
         &self,
         req: &Request,
         session: &Arc<Session>,
         from_start: bool,
+        remember: bool,
     ) -> Result<SessionOutput, TermError> {
         let st = session.status();
         let max = req.output.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
@@ -218,7 +224,14 @@ impl Service {
         let cursor = |c: Option<u64>| if from_start { Some(c.unwrap_or(0)) } else { c };
         let read = |which: Stream, c: Option<u64>| {
             session
-                .read(which, cursor(c), max, tail, encoding == Encoding::Utf8)
+                .read(
+                    which,
+                    cursor(c),
+                    max,
+                    tail,
+                    encoding == Encoding::Utf8,
+                    remember,
+                )
                 .map_err(TermError::internal)
         };
         let out = output::render(
