@@ -105,10 +105,7 @@ async fn suite(s: &Server, adapter: &str) {
         let n = unique_sleep();
         let mut q = exec(target, json!({"command": format!("sleep {n}")}));
         q["runtime"]["wait_ms"] = json!(60000);
-        let call = send_call(s.client.peer(), "memory_terminal_interactive", q, None).await;
-        assert!(wait_present(&n, 1, Duration::from_secs(10)).await >= 1);
-        call.cancel(None).await.unwrap();
-        let left = wait_gone(&n, Duration::from_secs(10)).await;
+        let left = cancel_once_running(s.client.peer(), q, &n, 1).await;
         assert!(left.is_empty(), "{adapter}, {target:?}: ran on: {left:?}");
     }
     // Terminate: killed, still readable.

@@ -582,12 +582,7 @@ async fn a_call_its_client_cancels_stops_its_command() {
     let mut req = headless(&format!("echo first-words; sleep {tag} & sleep {tag}"));
     req["runtime"] = json!({"wait_ms": 60000});
     let started = Instant::now();
-    let call = send_call(s.client.peer(), "memory_terminal_interactive", req, None).await;
-    assert!(wait_present(&tag, 2, Duration::from_secs(10)).await >= 2);
-    call.cancel(Some("the user pressed stop".into()))
-        .await
-        .unwrap();
-    let left = wait_gone(&tag, Duration::from_secs(10)).await;
+    let left = cancel_once_running(s.client.peer(), req, &tag, 2).await;
     assert!(left.is_empty(), "left running after the cancel: {left:?}");
     assert!(
         started.elapsed() < Duration::from_secs(30),

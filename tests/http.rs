@@ -95,12 +95,7 @@ async fn rmcp_clients_over_http_have_sessions_of_their_own() {
     let n = unique_sleep();
     let mut long = headless(&format!("sleep {n}"));
     long["runtime"] = json!({"wait_ms": 60000});
-    let call = send_call(a.client.peer(), "memory_terminal_interactive", long, None).await;
-    assert!(wait_present(&n, 1, Duration::from_secs(10)).await >= 1);
-    call.cancel(Some("the user pressed stop".into()))
-        .await
-        .unwrap();
-    let left = wait_gone(&n, Duration::from_secs(10)).await;
+    let left = cancel_once_running(a.client.peer(), long, &n, 1).await;
     assert!(left.is_empty(), "ran on after the cancel: {left:?}");
     let p = a.call(headless("echo after")).await;
     assert_eq!(p["result"]["stdout"], "after\n", "{p:#}");

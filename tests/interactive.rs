@@ -316,12 +316,7 @@ async fn a_cancelled_call_stops_its_command_in_a_terminal() {
     let mut q = terminal_command(&id, &format!("sleep {n}"));
     q["runtime"] = json!({"wait_ms": 60000});
     let started = std::time::Instant::now();
-    let call = send_call(s.client.peer(), "memory_terminal_interactive", q, None).await;
-    assert!(wait_present(&n, 1, Duration::from_secs(10)).await >= 1);
-    call.cancel(Some("the user pressed stop".into()))
-        .await
-        .unwrap();
-    let left = wait_gone(&n, Duration::from_secs(10)).await;
+    let left = cancel_once_running(s.client.peer(), q, &n, 1).await;
     assert!(left.is_empty(), "the command ran on: {left:?}");
     assert!(started.elapsed() < Duration::from_secs(30));
     let last = last_command(&s, &id).await;
@@ -332,10 +327,7 @@ async fn a_cancelled_call_stops_its_command_in_a_terminal() {
     let n = unique_sleep();
     let mut q = open_running(&format!("sleep {n} & sleep {n}"));
     q["runtime"] = json!({"wait_ms": 60000});
-    let call = send_call(s.client.peer(), "memory_terminal_interactive", q, None).await;
-    assert_eq!(wait_present(&n, 2, Duration::from_secs(10)).await, 2);
-    call.cancel(None).await.unwrap();
-    let left = wait_gone(&n, Duration::from_secs(10)).await;
+    let left = cancel_once_running(s.client.peer(), q, &n, 2).await;
     assert!(left.is_empty(), "left in the opened terminal: {left:?}");
     // The terminal's end is reported a moment after its processes are gone.
     let deadline = std::time::Instant::now() + Duration::from_secs(10);

@@ -761,6 +761,24 @@ pub async fn send_call(
     .expect("send")
 }
 
+/// Call the interactive tool with `args`, wait until `n` processes carry `tag`, cancel the
+/// call (`notifications/cancelled`, a stop button) and return what still carries `tag` after
+/// the time it may take to stop.
+pub async fn cancel_once_running(
+    peer: &rmcp::Peer<RoleClient>,
+    args: Value,
+    tag: &str,
+    n: usize,
+) -> Vec<i32> {
+    let call = send_call(peer, "memory_terminal_interactive", args, None).await;
+    let found = wait_present(tag, n, Duration::from_secs(10)).await;
+    assert!(found >= n, "{found} of {n} processes with {tag} started");
+    call.cancel(Some("the user pressed stop".into()))
+        .await
+        .unwrap();
+    wait_gone(tag, Duration::from_secs(10)).await
+}
+
 /// Direct children of `pid` (every thread's list), as the kernel reports them.
 pub fn children_of(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();

@@ -13,7 +13,7 @@ import mcp.types as types
 import pytest
 from mcp.client.client import Client
 from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
-from outside import TOOL, interactive, params, tagged
+from outside import TOOL, execute, interactive, params, tagged
 
 MODERN = "2026-07-28"
 # Long enough for a command in a fresh terminal on a busy machine.
@@ -155,15 +155,7 @@ async def test_a_call_the_client_abandons_stops_its_command(workdir):
         assert client.session.protocol_version == MODERN
 
         async def run():
-            await client.call_tool(
-                TOOL,
-                {
-                    "action": "execute",
-                    "invocation": {"mode": "headless", "intent": "execute_command"},
-                    "execution": {"command": f"sleep {n}"},
-                    "runtime": {"wait_ms": 60000},
-                },
-            )
+            await client.call_tool(TOOL, execute("headless", f"sleep {n}", runtime={"wait_ms": 60000}))
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(run)
