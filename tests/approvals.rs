@@ -420,8 +420,8 @@ async fn next_of(
 }
 
 /// A call cancelled while a person on the host's page is asked: the question is taken off
-/// the page at once (resolved as withdrawn), a late yes finds nothing to decide, and the
-/// command never runs.
+/// the page at once (resolved as withdrawn), a late yes finds nothing to decide, the same
+/// request asked again is a new question on the page, and the command never runs.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_question_on_the_page_is_withdrawn_when_its_call_is_cancelled() {
     let host = host("tok-withdraw").start();
@@ -436,10 +436,12 @@ async fn a_question_on_the_page_is_withdrawn_when_its_call_is_cancelled() {
     ];
     let (c, asked) = start_person(Answer::Approve, &env).await;
     let (mut tx, mut rx) = page(&host.addr, &host.login).await;
-    let req = interactive(&format!("touch {}", marker.display()));
-    let call = send_call(c.peer(), "memory_terminal_interactive", req, None).await;
+    let mut req = interactive(&format!("touch {}", marker.display()));
+    req["correlation"] = json!({"request_id": "req_withdrawn_1"});
+    let pending = send_call(c.peer(), "memory_terminal_interactive", req.clone(), None).await;
     let a = next_pending(&mut rx).await;
-    call.cancel(Some("the user pressed stop".into()))
+    pending
+        .cancel(Some("the user pressed stop".into()))
         .await
         .unwrap();
     let resolved = next_of(&mut rx, "pm/approval/resolved").await;
@@ -460,6 +462,24 @@ async fn a_question_on_the_page_is_withdrawn_when_its_call_is_cancelled() {
         late["error"].is_object(),
         "a withdrawn question is not decided: {late}"
     );
+    // The same request asked again (same request id): a new question on the page, which
+    // the person decides; the client's user, who would say yes, is not asked.
+    let again = send_call(c.peer(), "memory_terminal_interactive", req, None).await;
+    let q = next_pending(&mut rx).await;
+    assert_ne!(q["approval_id"], a["approval_id"], "{q}");
+    tx.send(Message::text(
+        json!({"jsonrpc": "2.0", "id": 8, "method": "pm/approval/decide",
+        "params": {"approval_id": q["approval_id"], "decision": "decline", "reason": "not now"}})
+        .to_string(),
+    ))
+    .await
+    .unwrap();
+    let rmcp::model::ServerResult::CallToolResult(r) = again.await_response().await.unwrap() else {
+        panic!("not a tool result")
+    };
+    let p = check_result(&r);
+    assert_eq!(code(&p), "PM_TERM_DECLINED", "{p:#}");
+    assert_eq!(p["error"]["details"]["decided_by"], "page", "{p:#}");
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert!(!marker.exists(), "a cancelled call's command ran");
     assert!(

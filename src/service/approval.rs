@@ -57,7 +57,7 @@ fn declined(by: &str, reason: Option<String>, command: &str) -> TermError {
 fn withdrawn(command: &str) -> TermError {
     declined(
         "client_cancelled",
-        Some("the client cancelled the call before anyone decided".into()),
+        Some("the client cancelled the call before anyone decided (a new call needs a new correlation.request_id)".into()),
         command,
     )
 }
@@ -280,6 +280,10 @@ impl Approver for Page<'_> {
                 })),
                 "declined" => Some(Err(declined("page", answer.reason, q.command))),
                 "timeout" => Some(Err(timed_out("page", q.timeout, q.command))),
+                // This request id's question was taken back when its call was cancelled: a
+                // request asked again under the same id gets that outcome, not another
+                // approver (a retry is the same request, as for every other decision).
+                "withdrawn" => Some(Err(withdrawn(q.command))),
                 _ => None,
             }
         })
