@@ -384,19 +384,28 @@ async fn page(
 async fn next_pending(
     rx: &mut (impl StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin),
 ) -> Value {
-    loop {
-        let m = tokio::time::timeout(Duration::from_secs(10), rx.next())
-            .await
-            .unwrap()
-            .unwrap()
-            .unwrap();
-        if let Message::Text(t) = m {
-            let v: Value = serde_json::from_str(&t).unwrap();
-            if v["method"] == "pm/approval/pending" {
-                return v["params"].clone();
-            }
-        }
+    next_of(rx, "pm/approval/pending").await["params"].clone()
+}
+
+/// The person on the page decides approval `approval_id` (`decision`: approve or decline),
+/// as request `id`.
+async fn decide(
+    tx: &mut (impl SinkExt<Message, Error = tokio_tungstenite::tungstenite::Error> + Unpin),
+    id: u64,
+    approval_id: &Value,
+    decision: &str,
+    reason: Option<&str>,
+) {
+    let mut params = json!({"approval_id": approval_id, "decision": decision});
+    if let Some(r) = reason {
+        params["reason"] = json!(r);
     }
+    tx.send(Message::text(
+        json!({"jsonrpc": "2.0", "id": id, "method": "pm/approval/decide", "params": params})
+            .to_string(),
+    ))
+    .await
+    .unwrap();
 }
 
 /// The next message from the page's socket with this `method`.
@@ -450,13 +459,7 @@ async fn a_question_on_the_page_is_withdrawn_when_its_call_is_cancelled() {
         "{resolved}"
     );
     assert_eq!(resolved["params"]["decision"], "withdrawn", "{resolved}");
-    tx.send(Message::text(
-        json!({"jsonrpc": "2.0", "id": 7, "method": "pm/approval/decide",
-        "params": {"approval_id": a["approval_id"], "decision": "approve"}})
-        .to_string(),
-    ))
-    .await
-    .unwrap();
+    decide(&mut tx, 7, &a["approval_id"], "approve", None).await;
     let late = next_of(&mut rx, "").await;
     assert!(
         late["error"].is_object(),
@@ -467,13 +470,7 @@ async fn a_question_on_the_page_is_withdrawn_when_its_call_is_cancelled() {
     let again = send_call(c.peer(), "memory_terminal_interactive", req, None).await;
     let q = next_pending(&mut rx).await;
     assert_ne!(q["approval_id"], a["approval_id"], "{q}");
-    tx.send(Message::text(
-        json!({"jsonrpc": "2.0", "id": 8, "method": "pm/approval/decide",
-        "params": {"approval_id": q["approval_id"], "decision": "decline", "reason": "not now"}})
-        .to_string(),
-    ))
-    .await
-    .unwrap();
+    decide(&mut tx, 8, &q["approval_id"], "decline", Some("not now")).await;
     let rmcp::model::ServerResult::CallToolResult(r) = again.await_response().await.unwrap() else {
         panic!("not a tool result")
     };
@@ -519,13 +516,7 @@ async fn a_person_on_the_host_page_decides() {
     let a = next_pending(&mut rx).await;
     assert_eq!(a["command"], "echo careful declined");
     assert!(a["warning"].as_str().unwrap().contains("operator"));
-    tx.send(Message::text(
-        json!({"jsonrpc": "2.0", "id": 2, "method": "pm/approval/decide",
-        "params": {"approval_id": a["approval_id"], "decision": "decline", "reason": "not now"}})
-        .to_string(),
-    ))
-    .await
-    .unwrap();
+    decide(&mut tx, 2, &a["approval_id"], "decline", Some("not now")).await;
     let p = pending.await.unwrap();
     assert_eq!(code(&p), "PM_TERM_DECLINED", "{p:#}");
     assert_eq!(p["error"]["details"]["decided_by"], "page");
@@ -543,13 +534,7 @@ async fn a_person_on_the_host_page_decides() {
         })
     };
     let a = next_pending(&mut rx).await;
-    tx.send(Message::text(
-        json!({"jsonrpc": "2.0", "id": 3, "method": "pm/approval/decide",
-        "params": {"approval_id": a["approval_id"], "decision": "approve"}})
-        .to_string(),
-    ))
-    .await
-    .unwrap();
+    decide(&mut tx, 3, &a["approval_id"], "approve", None).await;
     let p = approved.await.unwrap();
     assert_eq!(p["result"]["output"], "careful approved\n", "{p:#}");
     assert_eq!(p["result"]["approval"]["decided_by"], "page");
@@ -798,13 +783,7 @@ async fn no_field_an_agent_sends_routes_around_the_page() {
         };
         let a = next_pending(&mut rx).await;
         assert_eq!(a["command"], command);
-        tx.send(Message::text(
-            json!({"jsonrpc": "2.0", "id": 9, "method": "pm/approval/decide",
-            "params": {"approval_id": a["approval_id"], "decision": "decline", "reason": "no"}})
-            .to_string(),
-        ))
-        .await
-        .unwrap();
+        decide(&mut tx, 9, &a["approval_id"], "decline", Some("no")).await;
         let p = pending.await.unwrap();
         assert_eq!(code(&p), "PM_TERM_DECLINED", "{command}: {p:#}");
         assert_eq!(p["error"]["details"]["decided_by"], "page");
