@@ -338,3 +338,44 @@ async def test_the_open_page_follows_an_agent_among_many_terminals():
             lambda: wait_list(driver, lambda t: any("exited" in x for x in t), "the ended terminal")
         )
         assert len(texts) == 12, texts
+
+
+@pytest.mark.anyio
+async def test_a_question_the_client_cancels_leaves_the_page():
+    """The agent's client gives up on a warned call (its stop button, or its own timeout)
+    while the person still has the question on the page: the card leaves the page, the
+    history says it was withdrawn, and a late click cannot run the command."""
+    async with agent_with_page_open("itmcp-gui-withdraw-") as (session, driver, home):
+        marker = os.path.join(home, "ran")
+        call = {
+            "action": "execute",
+            "invocation": {"mode": "headless", "intent": "execute_command"},
+            "execution": {"command": f"echo careful withdrawn && touch {marker}"},
+        }
+        card_xpath = "//div[@class='appr'][code[contains(., 'careful withdrawn')]]"
+        async with anyio.create_task_group() as tg:
+
+            async def asked():
+                await session.call_tool(TOOL, call)
+
+            tg.start_soon(asked)
+            card = await anyio.to_thread.run_sync(
+                lambda: WebDriverWait(driver, 20).until(EC.presence_of_element_located((By.XPATH, card_xpath)))
+            )
+            tg.cancel_scope.cancel()
+        # The card goes without a reload: its buttons are gone with it.
+        await anyio.to_thread.run_sync(lambda: WebDriverWait(driver, 20).until(EC.staleness_of(card)))
+        assert not driver.find_elements(By.XPATH, card_xpath)
+        driver.find_element(By.CSS_SELECTOR, "#past summary").click()
+        history = await anyio.to_thread.run_sync(
+            lambda: WebDriverWait(driver, 20).until(
+                lambda d: (t := d.find_element(By.ID, "history").text) and "withdrawn" in t and t
+            )
+        )
+        assert "careful withdrawn" in history, history
+        # Nothing ran, and the session is still good for the next call.
+        assert not os.path.exists(marker)
+        r = (await session.call_tool(TOOL, {"action": "list"})).structured_content
+        assert r["success"], r
+        assert r["result"]["items"] == [], r
+        assert not os.path.exists(marker)
