@@ -103,10 +103,29 @@ async fn suite(s: &Server, adapter: &str) {
     // typed into an existing terminal is interrupted, a terminal opened for it is killed.
     for target in [Some(n_id.as_str()), None] {
         let n = unique_sleep();
-        let mut q = exec(target, json!({"command": format!("sleep {n}")}));
+        let command = format!("echo unread-{n}; sleep {n}");
+        let mut q = exec(target, json!({ "command": command }));
         q["runtime"]["wait_ms"] = json!(60000);
         let left = cancel_once_running(s.client.peer(), q, &n, 1).await;
         assert!(left.is_empty(), "{adapter}, {target:?}: ran on: {left:?}");
+        // Its answer reached nobody: the next read shows what the command printed (once the
+        // server has heard the command end).
+        if let Some(t) = target {
+            let read = json!({"action": "read_output", "target": {"terminal_id": t}});
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            loop {
+                let r = s.call(read.clone()).await;
+                let text = r["result"]["output"].as_str().unwrap_or_default();
+                if text.contains(&format!("\nunread-{n}")) || text.starts_with("unread-") {
+                    break;
+                }
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "{adapter}: lost: {r:#}"
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
     }
     // Terminate: killed, still readable.
     let t = s

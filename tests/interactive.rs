@@ -313,7 +313,7 @@ async fn a_cancelled_call_stops_its_command_in_a_terminal() {
     let s = server().envs(&env()).start().await;
     let id = shell(&s).await;
     let n = unique_sleep();
-    let mut q = terminal_command(&id, &format!("sleep {n}"));
+    let mut q = terminal_command(&id, &format!("echo before-the-stop; sleep {n}"));
     q["runtime"] = json!({"wait_ms": 60000});
     let started = std::time::Instant::now();
     let left = cancel_once_running(s.client.peer(), q, &n, 1).await;
@@ -321,6 +321,10 @@ async fn a_cancelled_call_stops_its_command_in_a_terminal() {
     assert!(started.elapsed() < Duration::from_secs(30));
     let last = last_command(&s, &id).await;
     assert_eq!(last["exit_code"], 130, "interrupted: {last:#}");
+    // The cancelled call's answer reached nobody: its output is still unread.
+    let r = s.call(read(&id, json!({}))).await;
+    let text = r["result"]["output"].as_str().unwrap_or_default();
+    assert!(text.contains("before-the-stop"), "{r:#}");
     let r = s.call(terminal_command(&id, "echo still-here")).await;
     assert_eq!(r["result"]["output"], "still-here\n", "{r:#}");
     // A terminal opened for the call: killed, and everything in it.
@@ -345,6 +349,37 @@ async fn a_cancelled_call_stops_its_command_in_a_terminal() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    s.stop().await;
+}
+
+/// A `read_output` its client cancels while it waits stops nothing, and what the terminal
+/// shows once the wait ends is not lost to the next read: the answer reached nobody.
+#[tokio::test]
+async fn a_cancelled_read_leaves_the_output_unread() {
+    let s = server().envs(&env()).start().await;
+    let id = shell(&s).await;
+    let mut q = terminal_command(&id, "sleep 2; echo arrived-late");
+    q["runtime"] = json!({"wait_ms": 500});
+    let r = s.call(q).await;
+    assert_eq!(r["result"]["running"], true, "{r:#}");
+    let mut q = read(&id, json!({}));
+    q["runtime"] = json!({"wait_ms": 30000});
+    let call = send_call(s.client.peer(), "memory_terminal_interactive", q, None).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    call.cancel(Some("the user pressed stop".into()))
+        .await
+        .unwrap();
+    let last = last_command(&s, &id).await;
+    assert_eq!(last["complete"], true, "{last:#}");
+    // The host's read answered once the output came, to nobody.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let r = s.call(read(&id, json!({}))).await;
+    let text = r["result"]["output"].as_str().unwrap_or_default();
+    assert!(text.contains("arrived-late"), "{r:#}");
+    // Read once, it is delivered: the next read starts after it.
+    let r = s.call(read(&id, json!({}))).await;
+    let text = r["result"]["output"].as_str().unwrap_or_default();
+    assert!(!text.contains("arrived-late"), "{r:#}");
     s.stop().await;
 }
 

@@ -12,7 +12,7 @@ use super::wait::{Progress, abandoned, is_abandoned};
 use super::{Handled, Service};
 use crate::contract::{Outcome, Request};
 use crate::runtime::Adapter;
-use crate::terminal::ops::{InputArgs, OutputSpec, TermRequest};
+use crate::terminal::ops::{Chunk, InputArgs, OutputSpec, TermRequest};
 
 /// What a terminal is sent to interrupt its foreground command: Ctrl-C.
 const INTERRUPT: &str = "\u{3}";
@@ -103,7 +103,11 @@ impl Service {
                 wait_for: None,
                 wait_ms: 0,
                 claim: None,
-                output: OutputSpec::default(),
+                // Its answer goes to nobody.
+                output: OutputSpec {
+                    keep_unread: true,
+                    ..OutputSpec::default()
+                },
             }),
         };
         let trace = &req.correlation.trace_id;
@@ -121,6 +125,40 @@ impl Service {
             }
             Err(e) => {
                 tracing::warn!(terminal = %id, trace_id = %trace, error = %e, "the client cancelled the call, and stopping its command failed")
+            }
+        }
+    }
+
+    /// The answer of a cancelled call reached nobody: what it showed of a terminal's stream
+    /// no longer counts as delivered, so the next read without a cursor shows it again (as a
+    /// cancelled headless call leaves its session's cursors). A host that predates the
+    /// rewind refuses it, and the output stays marked as before.
+    pub(super) async fn give_back(
+        &self,
+        adapter: &Arc<dyn Adapter>,
+        req: &Request,
+        shown: &Chunk,
+        terminal_id: &str,
+    ) {
+        let Some(back_to) = shown.delivered_before.filter(|b| *b < shown.end) else {
+            return;
+        };
+        let op = TermRequest::Rewind {
+            terminal_id: terminal_id.to_string(),
+            to: shown.end,
+            back_to,
+        };
+        let trace = &req.correlation.trace_id;
+        match self
+            .runtime
+            .call(adapter, op, trace, None, Duration::ZERO)
+            .await
+        {
+            Ok(_) => {
+                tracing::debug!(terminal = %terminal_id, trace_id = %trace, back_to, "the client cancelled the call: its output is unread again")
+            }
+            Err(e) => {
+                tracing::warn!(terminal = %terminal_id, trace_id = %trace, error = %e, "the client cancelled the call, and its output stays marked as read")
             }
         }
     }

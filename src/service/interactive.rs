@@ -7,7 +7,7 @@ use std::time::Duration;
 use base64::Engine;
 
 use super::approval::Elicitor;
-use super::wait::{Progress, with_progress};
+use super::wait::{Progress, is_abandoned, with_progress};
 use super::{Handled, Service, authorize, failures};
 use crate::contract::result::{
     Authorization, Cursors, ItemKind, ListItem, StreamInfo, Streams, TerminalOutput, Verdict,
@@ -26,6 +26,7 @@ fn output_spec(req: &Request) -> OutputSpec {
         max_bytes: req.output.max_bytes,
         tail: req.output.tail.unwrap_or(false),
         cursor: req.output.cursor,
+        keep_unread: false,
     }
 }
 
@@ -116,7 +117,7 @@ fn terminal_output(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
             out.note = k.note.clone();
             out
         }
-        TermResponse::List { .. } => TerminalOutput::default(),
+        TermResponse::List { .. } | TermResponse::Rewound { .. } => TerminalOutput::default(),
     }
 }
 
@@ -193,6 +194,12 @@ impl Service {
         let answered = with_progress(call, progress, "waiting for the terminal")
             .await
             .map_err(|e| failures::from_runtime(e, req));
+        if is_abandoned(progress)
+            && let Ok(resp) = &answered
+            && let (Some(shown), Some(t)) = (resp.output(), resp.terminal())
+        {
+            self.give_back(adapter, req, shown, &t.terminal_id).await;
+        }
         let mut about = Identity::default();
         let result = answered.map(|resp| {
             if let Some(t) = resp.terminal() {

@@ -56,6 +56,20 @@ pub async fn execute(core: &Arc<Core>, req: TermRequest, caller: Option<&str>) -
         TermRequest::List => Ok(TermResponse::List {
             terminals: core.list().iter().map(|t| summary(t)).collect(),
         }),
+        TermRequest::Rewind {
+            terminal_id,
+            to,
+            back_to,
+        } => {
+            let t = find(core, &terminal_id)?;
+            let mut st = t.state();
+            // Read past `to` meanwhile: somebody received more, and it stays theirs.
+            let rewound = st.delivered == to && back_to < to;
+            if rewound {
+                st.delivered = back_to;
+            }
+            Ok(TermResponse::Rewound { rewound })
+        }
     }
 }
 

@@ -47,6 +47,10 @@ pub struct OutputSpec {
     pub max_bytes: Option<usize>,
     pub tail: bool,
     pub cursor: Option<u64>,
+    /// What this answer shows does not count as delivered (the answer goes to nobody: the
+    /// Ctrl-C a cancelled call is stopped with). Hosts that predate it mark it delivered.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_unread: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -154,6 +158,14 @@ pub enum TermRequest {
         terminal_id: String,
     },
     List,
+    /// The output `[.., to)` an answer showed reached nobody (its call was cancelled): the
+    /// next read without a cursor starts at `back_to` again, unless somebody read past `to`
+    /// meanwhile. Answered [`TermResponse::Rewound`].
+    Rewind {
+        terminal_id: String,
+        to: u64,
+        back_to: u64,
+    },
 }
 
 impl TermRequest {
@@ -168,6 +180,7 @@ impl TermRequest {
             TermRequest::Kill { .. } => "kill",
             TermRequest::Dispose { .. } => "dispose",
             TermRequest::List => "list",
+            TermRequest::Rewind { .. } => "rewind",
         }
     }
 
@@ -188,7 +201,8 @@ impl TermRequest {
             TermRequest::Read(a) => Some(&a.terminal_id),
             TermRequest::Attach { terminal_id, .. }
             | TermRequest::Kill { terminal_id }
-            | TermRequest::Dispose { terminal_id } => Some(terminal_id),
+            | TermRequest::Dispose { terminal_id }
+            | TermRequest::Rewind { terminal_id, .. } => Some(terminal_id),
             TermRequest::Open(_) | TermRequest::List => None,
         }
     }
@@ -226,6 +240,11 @@ pub struct Chunk {
     pub total: u64,
     pub omitted_before: u64,
     pub omitted_after: u64,
+    /// Where a read without a cursor started before this chunk was shown; what a
+    /// [`TermRequest::Rewind`] goes back to when the answer reached nobody. Absent from
+    /// hosts that predate it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivered_before: Option<u64>,
 }
 
 /// The answer of `open`, `run` and `input`: the terminal, the output since the command or
@@ -285,7 +304,13 @@ pub enum TermResponse {
     Read(ReadAnswer),
     Attached(Attached),
     Killed(Killed),
-    List { terminals: Vec<TermSummary> },
+    List {
+        terminals: Vec<TermSummary>,
+    },
+    /// Whether a [`TermRequest::Rewind`] moved the terminal's delivered mark back.
+    Rewound {
+        rewound: bool,
+    },
 }
 
 impl TermResponse {
@@ -296,7 +321,19 @@ impl TermResponse {
             TermResponse::Read(r) => Some(&r.terminal),
             TermResponse::Attached(r) => Some(&r.terminal),
             TermResponse::Killed(r) => r.terminal.as_ref(),
-            TermResponse::List { .. } => None,
+            TermResponse::List { .. } | TermResponse::Rewound { .. } => None,
+        }
+    }
+
+    /// The terminal stream the answer showed, if it showed some.
+    pub fn output(&self) -> Option<&Chunk> {
+        match self {
+            TermResponse::Ran(r) => Some(&r.output),
+            TermResponse::Read(ReadAnswer {
+                shown: Shown::Output(c),
+                ..
+            }) => Some(c),
+            _ => None,
         }
     }
 

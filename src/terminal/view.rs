@@ -84,7 +84,10 @@ pub fn chunk(
         slice.end = end_limit;
     }
     let total = st.spool.len();
-    st.delivered = st.delivered.max(slice.end);
+    let delivered_before = st.delivered;
+    if !spec.keep_unread {
+        st.delivered = st.delivered.max(slice.end);
+    }
     drop(st);
     let text = match spec.view {
         View::Raw => crate::spool::into_text(slice.bytes).0,
@@ -102,6 +105,7 @@ pub fn chunk(
         total,
         omitted_before: slice.omitted_before,
         omitted_after: end_limit.saturating_sub(slice.end),
+        delivered_before: Some(delivered_before),
     })
 }
 
