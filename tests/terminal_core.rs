@@ -128,7 +128,6 @@ async fn detection_and_exit_codes(shell: &str, exit7: &str) {
                 cursor: Some(0),
                 max_bytes: Some(1 << 20),
                 tail: false,
-                keep_unread: false,
             },
         }),
         None,

@@ -131,7 +131,7 @@ impl PathMap {
             TermResponse::Attached(r) => back(&mut r.terminal),
             TermResponse::Killed(r) => r.terminal.iter_mut().for_each(back),
             TermResponse::List { terminals } => terminals.iter_mut().for_each(back),
-            TermResponse::Rewound { .. } => {}
+            TermResponse::Rewound { .. } | TermResponse::Interrupted { .. } => {}
         }
     }
 }

@@ -12,10 +12,8 @@ use super::wait::{Progress, abandoned, is_abandoned};
 use super::{Handled, Service};
 use crate::contract::{Outcome, Request};
 use crate::runtime::Adapter;
-use crate::terminal::ops::{Chunk, InputArgs, OutputSpec, TermRequest};
-
-/// What a terminal is sent to interrupt its foreground command: Ctrl-C.
-const INTERRUPT: &str = "\u{3}";
+use crate::terminal::held::CTRL_C;
+use crate::terminal::ops::{Chunk, InputArgs, OutputSpec, TermRequest, TermResponse};
 
 /// How a cancelled call's command is stopped.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -93,34 +91,41 @@ impl Service {
     }
 
     async fn stop(&self, adapter: &Arc<dyn Adapter>, req: &Request, id: &str, how: Stop) {
-        let op = match how {
-            Stop::Kill => TermRequest::Kill {
-                terminal_id: id.to_string(),
-            },
-            Stop::Interrupt => TermRequest::Input(InputArgs {
-                terminal_id: id.to_string(),
-                data: INTERRUPT.to_string(),
-                wait_for: None,
-                wait_ms: 0,
-                claim: None,
-                // Its answer goes to nobody.
-                output: OutputSpec {
-                    keep_unread: true,
-                    ..OutputSpec::default()
-                },
-            }),
-        };
         let trace = &req.correlation.trace_id;
-        let done = self
-            .runtime
-            .call(adapter, op, trace, None, Duration::ZERO)
-            .await;
-        let what = match how {
-            Stop::Kill => "killed the terminal it opened",
-            Stop::Interrupt => "interrupted its command",
+        let call = |op| self.runtime.call(adapter, op, trace, None, Duration::ZERO);
+        let terminal_id = id.to_string();
+        let done = match how {
+            Stop::Kill => call(TermRequest::Kill { terminal_id })
+                .await
+                .map(|_| "killed the terminal it opened"),
+            Stop::Interrupt => {
+                let claim = Some(self.agent_claim(req));
+                match call(TermRequest::Interrupt {
+                    terminal_id: terminal_id.clone(),
+                    claim,
+                })
+                .await
+                {
+                    Ok(TermResponse::Interrupted { withheld: true }) => {
+                        Ok("its command was waiting for the shell and was never typed")
+                    }
+                    Ok(_) => Ok("interrupted its command"),
+                    // A host that predates `interrupt`: Ctrl-C, as keystrokes.
+                    Err(_) => call(TermRequest::Input(InputArgs {
+                        terminal_id,
+                        data: CTRL_C.to_string(),
+                        wait_for: None,
+                        wait_ms: 0,
+                        claim: None,
+                        output: OutputSpec::default(),
+                    }))
+                    .await
+                    .map(|_| "interrupted its command"),
+                }
+            }
         };
         match done {
-            Ok(_) => {
+            Ok(what) => {
                 tracing::info!(terminal = %id, trace_id = %trace, "the client cancelled the call: {what}")
             }
             Err(e) => {
@@ -145,7 +150,6 @@ impl Service {
         };
         let op = TermRequest::Rewind {
             terminal_id: terminal_id.to_string(),
-            to: shown.end,
             back_to,
         };
         let trace = &req.correlation.trace_id;

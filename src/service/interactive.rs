@@ -26,7 +26,6 @@ fn output_spec(req: &Request) -> OutputSpec {
         max_bytes: req.output.max_bytes,
         tail: req.output.tail.unwrap_or(false),
         cursor: req.output.cursor,
-        keep_unread: false,
     }
 }
 
@@ -117,7 +116,9 @@ fn terminal_output(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
             out.note = k.note.clone();
             out
         }
-        TermResponse::List { .. } | TermResponse::Rewound { .. } => TerminalOutput::default(),
+        TermResponse::List { .. }
+        | TermResponse::Rewound { .. }
+        | TermResponse::Interrupted { .. } => TerminalOutput::default(),
     }
 }
 

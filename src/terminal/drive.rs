@@ -12,7 +12,7 @@ use super::core::Core;
 use super::protocol::{AgentClaim, InputArgs, OpError, OpErrorKind, OpenArgs, RanResult, RunArgs};
 use super::term::{CommandRecord, Submitted, TermState, Terminal, strip_escapes};
 use super::view::{chunk, find, ran};
-use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, lifecycle};
+use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, held, lifecycle};
 
 /// Longest wait for a new shell's first prompt.
 pub const STARTUP_WAIT: Duration = Duration::from_secs(10);
@@ -142,7 +142,7 @@ pub async fn open(core: &Arc<Core>, a: OpenArgs, caller: Option<&str>) -> RanRes
         .await;
     }
     let ready_by = Instant::now() + STARTUP_WAIT.min(Duration::from_millis(a.wait_ms.max(1)));
-    wait_ready(&t, ready_by).await;
+    wait_ready(&t, ready_by, None).await;
     set_claim(core, &t, &a.claim, false);
     let mut out_spec = a.output.clone();
     out_spec.cursor = Some(out_spec.cursor.unwrap_or(0));
@@ -154,24 +154,30 @@ pub async fn open(core: &Arc<Core>, a: OpenArgs, caller: Option<&str>) -> RanRes
     Ok(r)
 }
 
-async fn wait_ready(t: &Terminal, by: Instant) {
+/// Wait for the shell's prompt; a run's wait (`ticket`) also ends once its line is withdrawn.
+async fn wait_ready(t: &Terminal, by: Instant, ticket: Option<u64>) {
     let integrated = {
         let st = t.state();
         t.nonce_file.is_some() && (st.detection || !st.first_wait_done)
     };
+    let given_up = |st: &TermState| !st.running() || ticket.is_some_and(|k| held::withdrawn(st, k));
     if integrated {
-        wait_for(t, by, |st| st.prompts > 0 || !st.running()).await;
+        wait_for(t, by, |st| st.prompts > 0 || given_up(st)).await;
         // The prompt has started; its end mark follows once it is drawn (slow prompts run
         // programs). A theme that dropped the mark from its prompt is not waited for again.
-        if t.state().prompt_end_missing == 0 {
+        if t.state().prompt_end_missing == 0 && !given_up(&t.state()) {
             let drawn_by = by.min(Instant::now() + PROMPT_END_GRACE);
-            wait_for(t, drawn_by, |st| st.prompt_drawn || !st.running()).await;
+            wait_for(t, drawn_by, |st| st.prompt_drawn || given_up(st)).await;
         }
     } else {
         // Without integration the best sign of a prompt is output that has gone quiet.
         quiet_after(t, 0, by).await;
     }
-    t.state().first_wait_done = true;
+    // A shell that showed no integration mark in its whole startup wait has none (its set-up
+    // broke it) and is not waited for again; a caller's shorter wait is no such verdict.
+    if t.created.elapsed() >= STARTUP_WAIT {
+        t.state().first_wait_done = true;
+    }
 }
 
 fn no_detection_note(t: &Terminal) -> String {
@@ -226,10 +232,15 @@ pub async fn run(core: &Arc<Core>, a: RunArgs) -> RanResult {
     }
     let deadline = started + Duration::from_millis(a.wait_ms);
     let hard = a.timeout_ms.map(|ms| started + Duration::from_millis(ms));
-    wait_ready(&t, deadline.min(started + STARTUP_WAIT)).await;
+    let line = held::hold(
+        &t,
+        a.claim.as_ref().and_then(AgentClaim::call_key).as_deref(),
+    );
+    let ticket = line.ticket();
+    wait_ready(&t, deadline.min(started + STARTUP_WAIT), Some(ticket)).await;
     // A line someone entered a moment ago is still on its way: let it start first.
     wait_for(&t, deadline, |st| {
-        !st.line_entered || st.executing().is_some() || !st.running()
+        !st.line_entered || st.executing().is_some() || !st.running() || held::withdrawn(st, ticket)
     })
     .await;
     let (base, before) = {
@@ -247,6 +258,18 @@ pub async fn run(core: &Arc<Core>, a: RunArgs) -> RanResult {
         }
         (st.next_command, st.spool.len())
     };
+    if !line.start_typing() {
+        if let Some(c) = &a.claim {
+            set_claim(core, &t, c, false);
+        }
+        return Err(OpError::new(
+            OpErrorKind::Invalid,
+            format!(
+                "the call was cancelled while terminal {} was getting ready; the command was never typed",
+                t.id
+            ),
+        ));
+    }
     {
         let mut st = t.state();
         st.submitted = (!a.command.trim().is_empty()).then(|| Submitted {
@@ -263,6 +286,7 @@ pub async fn run(core: &Arc<Core>, a: RunArgs) -> RanResult {
                 format!("cannot write to terminal {}: {e}", t.id),
             )
         })?;
+    line.typed(core).await;
     let integrated = t.state().detection;
     let limit = hard.map_or(deadline, |h| h.min(deadline));
     let finished = if integrated {
@@ -283,7 +307,7 @@ pub async fn run(core: &Arc<Core>, a: RunArgs) -> RanResult {
     let timed_out = !finished && hard.is_some_and(|h| Instant::now() >= h);
     if timed_out {
         tracing::info!(terminal = %t.id, "timeout: interrupting the command");
-        let _ = lifecycle::input(core, &t, "\x03", None).await;
+        let _ = held::ctrl_c(core, &t).await;
         wait_for(&t, Instant::now() + INTERRUPT_SETTLE, |st| {
             ours(st, base).is_none_or(|c| c.complete) || !st.running()
         })
@@ -340,7 +364,7 @@ fn interrupt_at(core: &Arc<Core>, t: &Arc<Terminal>, base: u64, at: Instant) {
         .await;
         if !finished {
             tracing::info!(terminal = %t.id, "timeout: interrupting the command");
-            let _ = lifecycle::input(&core, &t, "\x03", None).await;
+            let _ = held::ctrl_c(&core, &t).await;
         }
     });
 }

@@ -308,6 +308,7 @@ impl Core {
                 next_command: 0,
                 typed: String::new(),
                 echo_pending: None,
+                held: Vec::new(),
             }),
             vt: Mutex::new(super::term::Screen::new(spec.rows, spec.cols)),
             changed,

@@ -268,7 +268,6 @@ mod tests {
             max_bytes: None,
             tail: false,
             cursor: None,
-            keep_unread: false,
         }
     }
 
@@ -327,45 +326,37 @@ mod tests {
         assert_eq!(lines, ["make", "false"]);
     }
 
-    /// What an answer nobody received showed is unread again, unless somebody read past it.
+    /// What an answer nobody received showed is unread again; what somebody read past it
+    /// meanwhile is shown again too, twice rather than lost.
     #[tokio::test]
-    async fn a_rewind_gives_back_only_what_nobody_read_beyond() {
+    async fn a_rewind_gives_back_what_an_answer_nobody_received_showed() {
         let core = core();
         let Opened { id, .. } = open(&core);
         let t = core.get(&id).unwrap();
         let shown = run(&core, &id, "make").await.output;
         let back_to = shown.delivered_before.expect("the mark before the answer");
         assert!(back_to < shown.end);
-        let rewind = |to, back_to| TermRequest::Rewind {
+        // Somebody reads on before the rewind arrives.
+        let later = run(&core, &id, "false").await.output;
+        assert!(later.end > shown.end);
+        let rewind = TermRequest::Rewind {
             terminal_id: id.clone(),
-            to,
             back_to,
         };
-        let rewound = ops::execute(&core, rewind(shown.end, back_to), None).await;
+        let rewound = ops::execute(&core, rewind.clone(), None).await;
         assert!(matches!(
             rewound,
             Ok(TermResponse::Rewound { rewound: true })
         ));
         let again = ops::chunk(&t, None, None, &output()).unwrap();
         assert_eq!(again.start, back_to);
-        assert!(again.end >= shown.end);
+        assert!(again.end >= later.end);
         assert!(again.text.contains("compiled ok"), "{:?}", again.text);
-        // Read past `to` by somebody else: theirs, and left delivered.
-        let later = run(&core, &id, "false").await.output;
-        let stale = ops::execute(&core, rewind(shown.end, back_to), None).await;
-        assert!(matches!(
-            stale,
-            Ok(TermResponse::Rewound { rewound: false })
-        ));
-        assert_eq!(t.state().delivered, later.end);
-        // An answer that keeps its output unread leaves the mark where it was.
-        let kept = OutputSpec {
-            cursor: Some(0),
-            keep_unread: true,
-            ..output()
-        };
-        ops::chunk(&t, None, None, &kept).unwrap();
-        assert_eq!(t.state().delivered, later.end);
+        // A mark already before it stays.
+        t.state().delivered = 0;
+        let not = ops::execute(&core, rewind, None).await;
+        assert!(matches!(not, Ok(TermResponse::Rewound { rewound: false })));
+        assert_eq!(t.state().delivered, 0);
     }
 
     #[tokio::test]

@@ -8,6 +8,7 @@ pub mod core;
 pub mod drive;
 pub mod file_uri;
 pub mod frame;
+pub mod held;
 pub mod lifecycle;
 #[cfg(test)]
 mod memory_pty;

@@ -10,7 +10,7 @@ pub use super::protocol::*;
 pub use super::view::{chunk, find, ran, screen, summary};
 
 use super::core::Core;
-use super::{drive, lifecycle};
+use super::{drive, held, lifecycle};
 
 /// Serve one request against the core. `caller` is the AHP client it came from (the host
 /// records it as the holder of the terminals it opens); `None` in-process.
@@ -56,18 +56,27 @@ pub async fn execute(core: &Arc<Core>, req: TermRequest, caller: Option<&str>) -
         TermRequest::List => Ok(TermResponse::List {
             terminals: core.list().iter().map(|t| summary(t)).collect(),
         }),
+        TermRequest::Interrupt { terminal_id, claim } => {
+            let t = find(core, &terminal_id)?;
+            let call = claim.as_ref().and_then(AgentClaim::call_key);
+            let withheld = held::interrupt(core, &t, call.as_deref())
+                .await
+                .map_err(|e| {
+                    OpError::new(
+                        OpErrorKind::Invalid,
+                        format!("cannot interrupt terminal {terminal_id}: {e}"),
+                    )
+                })?;
+            Ok(TermResponse::Interrupted { withheld })
+        }
         TermRequest::Rewind {
             terminal_id,
-            to,
             back_to,
         } => {
             let t = find(core, &terminal_id)?;
             let mut st = t.state();
-            // Read past `to` meanwhile: somebody received more, and it stays theirs.
-            let rewound = st.delivered == to && back_to < to;
-            if rewound {
-                st.delivered = back_to;
-            }
+            let rewound = back_to < st.delivered;
+            st.delivered = st.delivered.min(back_to);
             Ok(TermResponse::Rewound { rewound })
         }
     }

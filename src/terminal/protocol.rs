@@ -31,6 +31,12 @@ impl AgentClaim {
         })
     }
 
+    /// The tool call this claim is for, as one key (`None` once backgrounded).
+    pub fn call_key(&self) -> Option<String> {
+        let id = self.tool_call_id.as_deref()?;
+        Some(format!("{}#{id}", self.session))
+    }
+
     pub fn background(&self) -> TerminalClaim {
         TerminalClaim::Session(TerminalSessionClaim {
             session: self.session.clone(),
@@ -47,10 +53,6 @@ pub struct OutputSpec {
     pub max_bytes: Option<usize>,
     pub tail: bool,
     pub cursor: Option<u64>,
-    /// What this answer shows does not count as delivered (the answer goes to nobody: the
-    /// Ctrl-C a cancelled call is stopped with). Hosts that predate it mark it delivered.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub keep_unread: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -158,12 +160,19 @@ pub enum TermRequest {
         terminal_id: String,
     },
     List,
-    /// The output `[.., to)` an answer showed reached nobody (its call was cancelled): the
-    /// next read without a cursor starts at `back_to` again, unless somebody read past `to`
-    /// meanwhile. Answered [`TermResponse::Rewound`].
+    /// Stop what the tool call of `claim` started in the terminal: a command line still
+    /// waiting for the shell is never typed, a typed one is interrupted with Ctrl-C.
+    /// Answered [`TermResponse::Interrupted`].
+    Interrupt {
+        terminal_id: String,
+        claim: Option<AgentClaim>,
+    },
+    /// An answer that showed the stream from `back_to` on reached nobody (its call was
+    /// cancelled): the next read without a cursor starts there again. What somebody read
+    /// past it meanwhile is shown again too: twice rather than lost. Answered
+    /// [`TermResponse::Rewound`].
     Rewind {
         terminal_id: String,
-        to: u64,
         back_to: u64,
     },
 }
@@ -181,6 +190,7 @@ impl TermRequest {
             TermRequest::Dispose { .. } => "dispose",
             TermRequest::List => "list",
             TermRequest::Rewind { .. } => "rewind",
+            TermRequest::Interrupt { .. } => "interrupt",
         }
     }
 
@@ -202,7 +212,8 @@ impl TermRequest {
             TermRequest::Attach { terminal_id, .. }
             | TermRequest::Kill { terminal_id }
             | TermRequest::Dispose { terminal_id }
-            | TermRequest::Rewind { terminal_id, .. } => Some(terminal_id),
+            | TermRequest::Rewind { terminal_id, .. }
+            | TermRequest::Interrupt { terminal_id, .. } => Some(terminal_id),
             TermRequest::Open(_) | TermRequest::List => None,
         }
     }
@@ -311,6 +322,11 @@ pub enum TermResponse {
     Rewound {
         rewound: bool,
     },
+    /// Whether a [`TermRequest::Interrupt`] withheld a command line before it was typed
+    /// (else it sent Ctrl-C).
+    Interrupted {
+        withheld: bool,
+    },
 }
 
 impl TermResponse {
@@ -321,7 +337,9 @@ impl TermResponse {
             TermResponse::Read(r) => Some(&r.terminal),
             TermResponse::Attached(r) => Some(&r.terminal),
             TermResponse::Killed(r) => r.terminal.as_ref(),
-            TermResponse::List { .. } | TermResponse::Rewound { .. } => None,
+            TermResponse::List { .. }
+            | TermResponse::Rewound { .. }
+            | TermResponse::Interrupted { .. } => None,
         }
     }
 

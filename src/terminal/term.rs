@@ -158,6 +158,8 @@ pub struct TermState {
     pub typed: String,
     /// Prompt-only shells: a line entered at the prompt, executed when its echo ends.
     pub echo_pending: Option<String>,
+    /// Command lines runs hold until the shell is ready (`held`).
+    pub held: Vec<super::held::HeldRun>,
 }
 
 impl TermState {

@@ -85,9 +85,7 @@ pub fn chunk(
     }
     let total = st.spool.len();
     let delivered_before = st.delivered;
-    if !spec.keep_unread {
-        st.delivered = st.delivered.max(slice.end);
-    }
+    st.delivered = st.delivered.max(slice.end);
     drop(st);
     let text = match spec.view {
         View::Raw => crate::spool::into_text(slice.bytes).0,

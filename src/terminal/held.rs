@@ -1,0 +1,154 @@
+//! A command line held back until its shell is ready, and the interrupt a cancelled call
+//! sends. A `run` waits for the shell's first prompt before it types (a slow rc file takes
+//! seconds); a call cancelled in that wait must not have its command typed afterwards, and
+//! a Ctrl-C sent into a shell still reading its rc would abort the user's set-up half-way.
+//! So the interrupt withholds a command that is still waiting, interrupts one once it is
+//! typed, and only then, with nothing of the call's in the terminal's way, sends Ctrl-C.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::core::Core;
+use super::drive::{STARTUP_WAIT, wait_for};
+use super::lifecycle;
+use super::term::{TermState, Terminal};
+
+/// What interrupts a terminal's foreground command: Ctrl-C, as a person would.
+pub const CTRL_C: &str = "\u{3}";
+
+/// Tickets of held command lines, unique in this process.
+static NEXT_TICKET: AtomicU64 = AtomicU64::new(1);
+
+/// Where a held command line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Waiting for the shell: not typed.
+    Waiting,
+    /// Its call was cancelled while it waited: it is never typed.
+    Withdrawn,
+    /// Being typed; `interrupt` once typed, if its call was cancelled meanwhile.
+    Typing { interrupt: bool },
+}
+
+/// A command line a `run` holds until it types it; `call` is the tool call it belongs to.
+#[derive(Debug)]
+pub struct HeldRun {
+    ticket: u64,
+    call: Option<String>,
+    stage: Stage,
+}
+
+/// A run's hold on its command line; given up when dropped, whatever happened.
+pub struct Hold<'a> {
+    t: &'a Terminal,
+    ticket: u64,
+}
+
+/// Hold `call`'s command line in `t` until [`Hold::start_typing`].
+pub fn hold<'a>(t: &'a Terminal, call: Option<&str>) -> Hold<'a> {
+    let ticket = NEXT_TICKET.fetch_add(1, Ordering::Relaxed);
+    t.state().held.push(HeldRun {
+        ticket,
+        call: call.map(str::to_string),
+        stage: Stage::Waiting,
+    });
+    Hold { t, ticket }
+}
+
+fn find(st: &mut TermState, ticket: u64) -> Option<&mut HeldRun> {
+    st.held.iter_mut().find(|h| h.ticket == ticket)
+}
+
+impl Hold<'_> {
+    /// This hold's ticket, for [`withdrawn`].
+    pub fn ticket(&self) -> u64 {
+        self.ticket
+    }
+
+    /// The line may be typed now: `false` if its call was cancelled while it waited.
+    pub fn start_typing(&self) -> bool {
+        let mut st = self.t.state();
+        match find(&mut st, self.ticket) {
+            Some(h) if h.stage == Stage::Waiting => {
+                h.stage = Stage::Typing { interrupt: false };
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The line is typed: interrupt it at once if its call was cancelled while it was typed.
+    pub async fn typed(self, core: &Core) {
+        let interrupt = {
+            let mut st = self.t.state();
+            let stage = find(&mut st, self.ticket).map(|h| h.stage);
+            st.held.retain(|h| h.ticket != self.ticket);
+            stage == Some(Stage::Typing { interrupt: true })
+        };
+        if interrupt {
+            let _ = ctrl_c(core, self.t).await;
+        }
+    }
+}
+
+impl Drop for Hold<'_> {
+    fn drop(&mut self) {
+        self.t.state().held.retain(|h| h.ticket != self.ticket);
+    }
+}
+
+/// Stop what tool call `call` started in `t`: a command line still waiting is withheld (then
+/// `Ok(true)`), one being typed is interrupted once typed, anything else gets Ctrl-C.
+pub async fn interrupt(core: &Core, t: &Terminal, call: Option<&str>) -> std::io::Result<bool> {
+    {
+        let mut st = t.state();
+        let mut withheld = false;
+        let mut typing = false;
+        for h in st
+            .held
+            .iter_mut()
+            .filter(|h| call.is_some() && h.call.as_deref() == call)
+        {
+            match h.stage {
+                Stage::Waiting | Stage::Withdrawn => {
+                    h.stage = Stage::Withdrawn;
+                    withheld = true;
+                }
+                Stage::Typing { .. } => {
+                    h.stage = Stage::Typing { interrupt: true };
+                    typing = true;
+                }
+            }
+        }
+        if withheld || typing {
+            drop(st);
+            // Wake the run: it stops waiting for the shell.
+            t.bump();
+            return Ok(withheld && !typing);
+        }
+    }
+    ctrl_c(core, t).await?;
+    Ok(false)
+}
+
+/// Send Ctrl-C to a terminal's foreground command. A shell still reading its rc files (no
+/// first prompt yet, where its integration will draw one) would abort them half-way and
+/// lose the user's set-up, so Ctrl-C waits for that prompt, within the shell's startup wait;
+/// a line typed meanwhile is then discarded by it or its command interrupted.
+pub async fn ctrl_c(core: &Core, t: &Terminal) -> std::io::Result<()> {
+    let starting = {
+        let st = t.state();
+        t.nonce_file.is_some() && st.prompts == 0 && st.running()
+    };
+    if starting {
+        let by = t.created + STARTUP_WAIT;
+        wait_for(t, by, |st| st.prompts > 0 || !st.running()).await;
+    }
+    lifecycle::input(core, t, CTRL_C, None).await
+}
+
+/// Whether the line held by `ticket`'s run was withdrawn (for its waits to end early).
+pub fn withdrawn(st: &TermState, ticket: u64) -> bool {
+    st.held
+        .iter()
+        .any(|h| h.ticket == ticket && h.stage == Stage::Withdrawn)
+}
