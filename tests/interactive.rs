@@ -352,69 +352,6 @@ async fn a_cancelled_call_stops_its_command_in_a_terminal() {
     s.stop().await;
 }
 
-/// A shell whose rc takes its time (a version manager's or conda's set-up): a command sent
-/// to it waits until the shell is ready, and a call cancelled in that wait must not leave the
-/// command to be typed afterwards, running where nobody learns of it, nor cut the rc short
-/// with a Ctrl-C (the terminal would lose the user's prompt and its shell integration).
-#[tokio::test]
-async fn a_call_cancelled_before_a_slow_shell_is_ready_runs_nothing() {
-    let home = scratch_dir();
-    std::fs::write(home.join(".bashrc"), "sleep 2\nPS1='slow-rc$ '\n").unwrap();
-    let home_s = home.display().to_string();
-    let s = server()
-        .envs(&[
-            ("HOME", home_s.as_str()),
-            ("PM_TERM_INTERACTIVE_SHELL", "bash"),
-        ])
-        .start()
-        .await;
-    let mut q = open_terminal();
-    q["runtime"] = json!({"wait_ms": 0});
-    let p = s.call(q).await;
-    assert_eq!(p["success"], true, "{p:#}");
-    let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
-    let n = unique_sleep();
-    let mut q = terminal_command(&id, &format!("sleep {n}"));
-    q["runtime"] = json!({"wait_ms": 60000});
-    let call = send_call(s.client.peer(), "memory_terminal_interactive", q, None).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(
-        pids_with_arg(&n),
-        Vec::<i32>::new(),
-        "typed before the shell was ready"
-    );
-    call.cancel(Some("the user pressed stop".into()))
-        .await
-        .unwrap();
-    // Past the rc's wait, whatever the server did with the command is done.
-    let found = wait_present(&n, 1, Duration::from_secs(4)).await;
-    let left = wait_gone(&n, Duration::from_secs(5)).await;
-    assert!(
-        left.is_empty(),
-        "the cancelled command ran on (seen {found}): {left:?}"
-    );
-    // The shell came up and works.
-    let r = s.call(terminal_command(&id, "echo ready-after-all")).await;
-    assert_eq!(r["result"]["output"], "ready-after-all\n", "{r:#}");
-    // A call that waits less than the rc takes types its line early, and its timeout's
-    // Ctrl-C waits for the prompt instead of cutting the user's rc short.
-    let mut q = open_terminal();
-    q["runtime"] = json!({"wait_ms": 0});
-    let p = s.call(q).await;
-    let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
-    let n = unique_sleep();
-    let mut q = terminal_command(&id, &format!("sleep {n}"));
-    q["runtime"] = json!({"wait_ms": 500, "timeout_ms": 300});
-    let r = s.call(q).await;
-    assert_eq!(code(&r), "PM_TERM_TIMEOUT", "{r:#}");
-    let left = wait_gone(&n, Duration::from_secs(5)).await;
-    assert!(left.is_empty(), "the timed-out command ran on: {left:?}");
-    let r = s.call(terminal_command(&id, "echo set-up-intact")).await;
-    assert_eq!(r["result"]["output"], "set-up-intact\n", "{r:#}");
-    assert_eq!(r["result"]["shell_integration"], "full", "{r:#}");
-    s.stop().await;
-}
-
 /// A `read_output` its client cancels while it waits stops nothing, and what the terminal
 /// shows once the wait ends is not lost to the next read: the answer reached nobody.
 #[tokio::test]

@@ -52,7 +52,18 @@ fn op_error(e: OpError, terminal_id: Option<&str>, timeout_ms: Option<u64>) -> T
                 json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}),
             ),
         OpErrorKind::Invalid => TermError::payload(e.message),
-        OpErrorKind::Busy => TermError::payload(e.message).with("busy", json!(true)),
+        OpErrorKind::Busy => {
+            let mut err = TermError::payload(e.message).with("busy", json!(true));
+            // A terminal that is not ready yet (its rc files ask something): where, and what
+            // it shows.
+            if let Some(p) = e.partial {
+                err = err
+                    .with("terminal_id", json!(p.terminal.terminal_id))
+                    .with("output", json!(p.output.text))
+                    .with("cursor", json!({"output": p.output.end}));
+            }
+            err
+        }
         OpErrorKind::Limit => TermError::payload(e.message).with("limit", json!("live_terminals")),
         OpErrorKind::Internal => TermError::internal(e.message),
         OpErrorKind::Timeout => {

@@ -13,11 +13,11 @@ use crate::contract::result::{
     Authorization, Cursors, ItemKind, ListItem, StreamInfo, Streams, TerminalOutput, Verdict,
 };
 use crate::contract::{Encoding, Identity, Intent, Outcome, Request, TermError, View};
-use crate::runtime::{Adapter, AdapterType};
+use crate::runtime::{Adapter, AdapterType, RuntimeError};
 
 use crate::runtime::ops::{
-    AgentClaim, Chunk, InputArgs, OpenArgs, OutputSpec, ReadArgs, RunArgs, Shown, TermRequest,
-    TermResponse, TermSummary,
+    AgentClaim, Chunk, InputArgs, OpError, OpenArgs, OutputSpec, ReadArgs, RunArgs, Shown,
+    TermRequest, TermResponse, TermSummary,
 };
 
 fn output_spec(req: &Request) -> OutputSpec {
@@ -192,16 +192,25 @@ impl Service {
             Some(&req.correlation.request_id),
             wait,
         );
-        let answered = with_progress(call, progress, "waiting for the terminal")
-            .await
-            .map_err(|e| failures::from_runtime(e, req));
+        let answered = with_progress(call, progress, "waiting for the terminal").await;
+        let mut about = Identity::default();
+        // A failure that names its terminal (a timeout, a shell not ready yet): the agent
+        // goes on in that terminal, which may be one this call opened.
+        if let Err(RuntimeError::Op(OpError {
+            partial: Some(p), ..
+        })) = &answered
+        {
+            about = Identity::terminal(&p.terminal.terminal_id);
+            self.runtime
+                .remember(&p.terminal.terminal_id, adapter.clone());
+        }
+        let answered = answered.map_err(|e| failures::from_runtime(e, req));
         if is_abandoned(progress)
             && let Ok(resp) = &answered
             && let (Some(shown), Some(t)) = (resp.output(), resp.terminal())
         {
             self.give_back(adapter, req, shown, &t.terminal_id).await;
         }
-        let mut about = Identity::default();
         let result = answered.map(|resp| {
             if let Some(t) = resp.terminal() {
                 about = Identity::terminal(&t.terminal_id);

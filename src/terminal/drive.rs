@@ -10,6 +10,7 @@ use ahp_types::state::TerminalClaim;
 
 use super::core::Core;
 use super::protocol::{AgentClaim, InputArgs, OpError, OpErrorKind, OpenArgs, RanResult, RunArgs};
+use super::ready::{self, Ready};
 use super::term::{CommandRecord, Submitted, TermState, Terminal, strip_escapes};
 use super::view::{chunk, find, ran};
 use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, held, lifecycle};
@@ -142,42 +143,18 @@ pub async fn open(core: &Arc<Core>, a: OpenArgs, caller: Option<&str>) -> RanRes
         .await;
     }
     let ready_by = Instant::now() + STARTUP_WAIT.min(Duration::from_millis(a.wait_ms.max(1)));
-    wait_ready(&t, ready_by, None).await;
+    let ready = ready::wait_ready(core, &t, ready_by, None).await;
     set_claim(core, &t, &a.claim, false);
     let mut out_spec = a.output.clone();
     out_spec.cursor = Some(out_spec.cursor.unwrap_or(0));
     let out = chunk(&t, None, None, &out_spec)?;
     let mut r = ran(&t, out, t.is_running());
-    if !t.state().detection {
+    if let Ready::Asking(question) = ready {
+        r.note = Some(ready::asking_note(&question));
+    } else if !t.state().detection {
         r.note = Some(no_detection_note(&t));
     }
     Ok(r)
-}
-
-/// Wait for the shell's prompt; a run's wait (`ticket`) also ends once its line is withdrawn.
-async fn wait_ready(t: &Terminal, by: Instant, ticket: Option<u64>) {
-    let integrated = {
-        let st = t.state();
-        t.nonce_file.is_some() && (st.detection || !st.first_wait_done)
-    };
-    let given_up = |st: &TermState| !st.running() || ticket.is_some_and(|k| held::withdrawn(st, k));
-    if integrated {
-        wait_for(t, by, |st| st.prompts > 0 || given_up(st)).await;
-        // The prompt has started; its end mark follows once it is drawn (slow prompts run
-        // programs). A theme that dropped the mark from its prompt is not waited for again.
-        if t.state().prompt_end_missing == 0 && !given_up(&t.state()) {
-            let drawn_by = by.min(Instant::now() + PROMPT_END_GRACE);
-            wait_for(t, drawn_by, |st| st.prompt_drawn || given_up(st)).await;
-        }
-    } else {
-        // Without integration the best sign of a prompt is output that has gone quiet.
-        quiet_after(t, 0, by).await;
-    }
-    // A shell that showed no integration mark in its whole startup wait has none (its set-up
-    // broke it) and is not waited for again; a caller's shorter wait is no such verdict.
-    if t.created.elapsed() >= STARTUP_WAIT {
-        t.state().first_wait_done = true;
-    }
 }
 
 fn no_detection_note(t: &Terminal) -> String {
@@ -188,7 +165,7 @@ fn no_detection_note(t: &Terminal) -> String {
 }
 
 /// Wait until output after `from` has stopped changing for [`INPUT_QUIET`].
-async fn quiet_after(t: &Terminal, from: u64, deadline: Instant) {
+pub(super) async fn quiet_after(t: &Terminal, from: u64, deadline: Instant) {
     let mut last_len = from;
     let mut last_change = Instant::now();
     let mut rx = t.subscribe();
@@ -237,7 +214,24 @@ pub async fn run(core: &Arc<Core>, a: RunArgs) -> RanResult {
         a.claim.as_ref().and_then(AgentClaim::call_key).as_deref(),
     );
     let ticket = line.ticket();
-    wait_ready(&t, deadline.min(started + STARTUP_WAIT), Some(ticket)).await;
+    let ready =
+        ready::wait_ready(core, &t, deadline.min(started + STARTUP_WAIT), Some(ticket)).await;
+    if let Ready::Asking(question) = ready {
+        if let Some(c) = &a.claim {
+            set_claim(core, &t, c, false);
+        }
+        // What the rc files printed, the question last: the agent answers it in this terminal.
+        let shown = ran(&t, chunk(&t, None, None, &a.output)?, true);
+        return Err(OpError {
+            kind: OpErrorKind::Busy,
+            message: format!(
+                "terminal {} has not finished the user's rc files: {}; nothing was typed",
+                t.id,
+                ready::asking_note(&question)
+            ),
+            partial: Some(Box::new(shown)),
+        });
+    }
     // A line someone entered a moment ago is still on its way: let it start first.
     wait_for(&t, deadline, |st| {
         !st.line_entered || st.executing().is_some() || !st.running() || held::withdrawn(st, ticket)

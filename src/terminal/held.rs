@@ -131,17 +131,20 @@ pub async fn interrupt(core: &Core, t: &Terminal, call: Option<&str>) -> std::io
 }
 
 /// Send Ctrl-C to a terminal's foreground command. A shell still reading its rc files (no
-/// first prompt yet, where its integration will draw one) would abort them half-way and
-/// lose the user's set-up, so Ctrl-C waits for that prompt, within the shell's startup wait;
-/// a line typed meanwhile is then discarded by it or its command interrupted.
+/// first prompt drawn yet, where its integration will mark one) would abort them half-way
+/// and lose the user's set-up; one still running its prompt commands would keep the
+/// interrupt for the line editor, which then drops the first key typed next. So Ctrl-C
+/// waits for the first prompt to be drawn, within the shell's startup wait; a line typed
+/// meanwhile is then discarded by the line editor or its command interrupted.
 pub async fn ctrl_c(core: &Core, t: &Terminal) -> std::io::Result<()> {
+    let drawn = |st: &TermState| st.prompts > 0 && (st.prompt_drawn || st.prompt_end_missing > 0);
     let starting = {
         let st = t.state();
-        t.nonce_file.is_some() && st.prompts == 0 && st.running()
+        t.nonce_file.is_some() && st.running() && !drawn(&st)
     };
     if starting {
         let by = t.created + STARTUP_WAIT;
-        wait_for(t, by, |st| st.prompts > 0 || !st.running()).await;
+        wait_for(t, by, |st| drawn(st) || !st.running()).await;
     }
     lifecycle::input(core, t, CTRL_C, None).await
 }

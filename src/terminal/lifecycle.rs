@@ -300,6 +300,7 @@ impl Core {
                 saw_finished: false,
                 finished_unknown: 0,
                 installed_partially: false,
+                rc_done: false,
                 exit: None,
                 reader_done: false,
                 content_bytes: 0,

@@ -16,6 +16,7 @@ pub mod ops;
 pub mod osc;
 pub mod protocol;
 pub mod pty;
+pub mod ready;
 pub mod shell;
 pub mod term;
 pub mod view;

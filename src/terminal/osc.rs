@@ -30,6 +30,8 @@ pub enum Event {
     /// `P;PmIntegration=`: how much of the integration the script could install
     /// (`full` or `prompt_only`; this server's own property).
     Installed(String),
+    /// The user's rc files have run (`P;PmRc=done`).
+    RcDone,
 }
 
 /// One piece of the scanned stream, in order.
@@ -201,6 +203,8 @@ impl Scanner {
             ("P", [prop]) => {
                 if let Some(p) = prop.strip_prefix("Cwd=") {
                     Some(Event::Cwd(unescape(p)))
+                } else if *prop == "PmRc=done" {
+                    Some(Event::RcDone)
                 } else {
                     prop.strip_prefix("PmIntegration=")
                         .map(|l| Event::Installed(l.to_string()))

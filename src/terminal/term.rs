@@ -145,6 +145,9 @@ pub struct TermState {
     pub finished_unknown: u64,
     /// The script said it could not install all of itself (read-only prompt variables).
     pub installed_partially: bool,
+    /// The script said the user's rc files have run (`ready` tells a question they stopped
+    /// at from a slow prompt by it).
+    pub rc_done: bool,
     pub exit: Option<ExitInfo>,
     pub reader_done: bool,
     /// Bytes of text in `state.content`, for the scrollback bound.

@@ -112,6 +112,7 @@ impl Core {
                 }
             }
             Event::Installed(level) => st.installed_partially = level != "full",
+            Event::RcDone => st.rc_done = true,
             Event::Cwd(path) => {
                 let uri = file_uri(&path);
                 if st.state.cwd.as_deref() != Some(uri.as_str()) {

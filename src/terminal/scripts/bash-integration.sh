@@ -27,6 +27,10 @@ if [ -z "${PM_TERM_NO_USER_RC:-}" ] && [ -f ~/.bashrc ]; then
   . ~/.bashrc
 fi
 unset PM_TERM_NO_USER_RC
+# The user's rc has run: until this mark, a still screen may be a question it asks.
+if [ -n "${__pmt_nonce:-}" ]; then
+  builtin printf '\e]633;P;PmRc=done;%s\a' "$__pmt_nonce"
+fi
 
 if [ -n "${__pmt_nonce:-}" ]; then
   # The installation itself runs without the user's `set -e` / `set -u` (restored below).

@@ -6,6 +6,10 @@ if set -q PM_TERM_NONCE_FILE; and test -r "$PM_TERM_NONCE_FILE"
 end
 set -e PM_TERM_NONCE_FILE
 set -e PM_TERM_NO_USER_RC
+# The user's config has run: until this mark, a still screen may be a question it asks.
+if set -q __pmt_nonce; and test -n "$__pmt_nonce"
+    printf '\e]633;P;PmRc=done;%s\a' $__pmt_nonce
+end
 
 if set -q __pmt_nonce; and test -n "$__pmt_nonce"
     # The command line and cwd go inside a sequence: its separators and controls escaped.

@@ -17,6 +17,10 @@ else
   unset ENV
 fi
 unset PM_TERM_USER_ENV PM_TERM_NO_USER_RC
+# The user's rc has run: until this mark, a still screen may be a question it asks.
+if [ -n "${__pmt_nonce:-}" ]; then
+  printf '\033]633;P;PmRc=done;%s\007' "$__pmt_nonce"
+fi
 if [ -n "${__pmt_nonce:-}" ]; then
   __pmt_e=$(printf '\033')
   __pmt_g=$(printf '\007')

@@ -19,6 +19,10 @@ if [[ -z ${PM_TERM_NO_USER_RC:-} && -f $ZDOTDIR/.zshrc ]]; then
   builtin source $ZDOTDIR/.zshrc
 fi
 unset PM_TERM_NO_USER_RC
+# The user's rc has run: until this mark, a still screen may be a question it asks.
+if [[ -n ${__pmt_nonce:-} ]]; then
+  builtin printf '\e]633;P;PmRc=done;%s\a' $__pmt_nonce
+fi
 
 if [[ -n ${__pmt_nonce:-} ]]; then
   __pmt_esc() {
