@@ -107,6 +107,13 @@ async fn a_question_from_the_rc_files_goes_to_the_agent() {
     assert_eq!(r["error"]["details"]["terminal_id"], id.as_str(), "{r:#}");
     let output = r["error"]["details"]["output"].as_str().unwrap();
     assert!(output.contains("insecure directories"), "{r:#}");
+    // Opening a terminal alone says so too.
+    let mut q = open_terminal();
+    q["runtime"] = json!({"wait_ms": 10000});
+    let opened = s.call(q).await;
+    assert_eq!(opened["success"], true, "{opened:#}");
+    let note = opened["result"]["note"].as_str().unwrap_or_default();
+    assert!(note.contains("abort compinit [n]?"), "{opened:#}");
     // Asked again, the same: still nothing typed.
     let again = s.call(terminal_command(&id, "echo typed-too-early")).await;
     assert_eq!(again["error"]["details"]["busy"], true, "{again:#}");
