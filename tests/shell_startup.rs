@@ -159,3 +159,47 @@ async fn a_shell_the_rc_files_exec_takes_commands() {
     );
     s.stop().await;
 }
+
+/// `git log` in a terminal, with a `core.pager` in the user's git config: printed whole and
+/// finished, not left in a pager that waits for a key nobody presses.
+#[tokio::test]
+async fn git_log_in_a_terminal_is_not_left_in_a_pager() {
+    let gitconfig = "[user]\n\tname = A User\n\temail = user@example.com\n[core]\n\tpager = less\n[init]\n\tdefaultBranch = main\n";
+    let (s, home) = server_in_home("bash", &[(".gitconfig", gitconfig)]).await;
+    let repo = home.join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .env("HOME", &home)
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    for i in 0..80 {
+        git(&[
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            &format!("change {i}"),
+        ]);
+    }
+    let r = s
+        .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "execution": {"command": format!("cd {} && git log --oneline", repo.display())},
+            "runtime": {"wait_ms": 20000}}))
+        .await;
+    assert_eq!(r["result"]["running"], false, "{r:#}");
+    assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
+    let output = r["result"]["output"].as_str().unwrap();
+    assert!(
+        output.contains("change 79") && output.contains("change 0"),
+        "{r:#}"
+    );
+    s.stop().await;
+}

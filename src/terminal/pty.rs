@@ -28,6 +28,11 @@ use crate::process::{self, ChildExit, SessionIo, SessionSpec, Supervised};
 
 /// The terminal type advertised to programs in the pty.
 pub const TERM: &str = "xterm-256color";
+/// Pagers a terminal does without: `git log` or `systemctl status` in `less` waits for a key
+/// nobody presses, the call runs out its wait and the next command finds the terminal busy.
+/// `GIT_PAGER` beats a `core.pager` in the user's git config. Set only where the server's own
+/// environment names none (the operator's choice wins); an rc file may still set `PAGER`.
+const NO_PAGER: &[(&str, &str)] = &[("PAGER", "cat"), ("GIT_PAGER", "cat")];
 
 /// A terminal's device as the core uses it: the master side of a pty and the session
 /// running on it.
@@ -208,6 +213,12 @@ pub async fn spawn(
         ("TERM".into(), TERM.into()),
         ("COLORTERM".into(), "truecolor".into()),
     ];
+    env.extend(
+        NO_PAGER
+            .iter()
+            .filter(|(k, _)| std::env::var_os(k).is_none())
+            .map(|(k, v)| (k.to_string(), v.to_string())),
+    );
     env.extend(launch.env.iter().cloned());
     env.extend(extra_env.iter().map(|(k, v)| (k.clone(), v.clone())));
     let program = launch.program.display().to_string();

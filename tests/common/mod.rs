@@ -193,6 +193,9 @@ pub fn server_command(bin: &str, args: &[&str], env: &[(&str, &str)]) -> tokio::
     let scratch = scratch_dir();
     cmd.current_dir(&scratch);
     cmd.env("HOME", &scratch);
+    // A pager in the environment the tests run from is an operator's choice, which the server
+    // keeps: the tests make none.
+    cmd.env_remove("PAGER").env_remove("GIT_PAGER");
     cmd.env(
         "PM_TERM_LOG",
         std::env::var("PM_TEST_SERVER_LOG").unwrap_or_else(|_| "warn".into()),
