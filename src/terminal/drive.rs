@@ -30,6 +30,10 @@ pub const PROMPT_GRACE: Duration = Duration::from_millis(3_000);
 pub const PROMPT_END_GRACE: Duration = Duration::from_secs(2);
 /// How much recent text `wait_for` patterns are matched against.
 const WAIT_FOR_WINDOW: u64 = 64 * 1024;
+/// The longest line a terminal's line discipline takes while it collects lines (no line
+/// editor reading the keys: dash, a shell still starting, `read`): Linux keeps 4096 bytes,
+/// the line's end included, and drops the rest of a longer line without a word.
+pub const CANONICAL_LINE_MAX: usize = 4095;
 
 /// Wait until `cond` holds on the terminal's state or `deadline` passes.
 pub async fn wait_for(
@@ -189,6 +193,25 @@ pub(super) async fn quiet_after(t: &Terminal, from: u64, deadline: Instant) {
     }
 }
 
+/// Refuse text with a line the terminal's line discipline would cut: the program would get
+/// (and a shell would run) the line's start alone.
+fn fits_the_line_discipline(t: &Terminal, text: &str) -> Result<(), OpError> {
+    let longest = text.split(['\r', '\n']).map(str::len).max().unwrap_or(0);
+    if longest <= CANONICAL_LINE_MAX || !t.pty.canonical() {
+        return Ok(());
+    }
+    Err(OpError::new(
+        OpErrorKind::Invalid,
+        format!(
+            "terminal {} reads lines through the kernel's line discipline (no line editor takes \
+             the keys now), which keeps {CANONICAL_LINE_MAX} bytes of a line and drops the rest; \
+             this text has a line of {longest} bytes, so nothing was typed: run it headless, \
+             split it over lines, or write it to a file first",
+            t.id
+        ),
+    ))
+}
+
 /// A terminal that can still take input.
 fn find_running(core: &Core, id: &str) -> Result<Arc<Terminal>, OpError> {
     let t = find(core, id)?;
@@ -252,6 +275,14 @@ pub async fn run(core: &Arc<Core>, a: RunArgs) -> RanResult {
         }
         (st.next_command, st.spool.len())
     };
+    if let Err(mut e) = fits_the_line_discipline(&t, &a.command) {
+        if let Some(c) = &a.claim {
+            set_claim(core, &t, c, false);
+        }
+        // The terminal may be one this call opened: the agent goes on in it.
+        e.partial = Some(Box::new(ran(&t, chunk(&t, None, None, &a.output)?, true)));
+        return Err(e);
+    }
     if !line.start_typing() {
         if let Some(c) = &a.claim {
             set_claim(core, &t, c, false);
@@ -375,6 +406,7 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
         })?),
         None => None,
     };
+    fits_the_line_discipline(&t, &a.data)?;
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, true);
     }

@@ -18,6 +18,7 @@ use futures_util::future::BoxFuture;
 
 use nix::fcntl::{FcntlArg, fcntl};
 
+use nix::sys::termios::LocalFlags;
 use portable_pty::{MasterPty, PtySize, native_pty_system};
 use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
@@ -49,6 +50,11 @@ pub trait Pty: Send + Sync {
     fn wait(&self) -> BoxFuture<'_, ChildExit>;
     /// Kill everything in the terminal's session; returns the pids killed.
     fn kill(&self) -> BoxFuture<'_, Vec<i32>>;
+    /// Whether the terminal's line discipline collects lines now (`ICANON`: no line editor
+    /// of the program's own reads the keys).
+    fn canonical(&self) -> bool {
+        false
+    }
 }
 
 /// A kernel pty with the shell's session under its own supervisor.
@@ -62,6 +68,12 @@ pub struct KernelPty {
 impl Pty for KernelPty {
     fn pid(&self) -> i32 {
         self.supervised.pid
+    }
+
+    fn canonical(&self) -> bool {
+        crate::locks::lock(&self.master)
+            .get_termios()
+            .is_some_and(|t| t.local_flags.contains(LocalFlags::ICANON))
     }
 
     fn read<'a>(&'a self, buf: &'a mut [u8]) -> BoxFuture<'a, io::Result<usize>> {
