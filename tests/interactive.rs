@@ -248,6 +248,20 @@ async fn a_line_the_line_discipline_would_cut_is_refused_not_cut() {
     s.stop().await;
 }
 
+/// A command line with CRLF line ends (a client on Windows): each is one Enter, so a
+/// here-document writes its lines as they are, with no blank line after each.
+#[tokio::test]
+async fn a_here_document_with_crlf_line_ends_writes_its_lines() {
+    let s = server().envs(&env()).start().await;
+    let id = shell(&s).await;
+    let file = scratch_dir().join("crlf.txt");
+    let command = format!("cat > {} <<'EOF'\r\none\r\ntwo\r\nEOF", file.display());
+    let r = s.call(terminal_command(&id, &command)).await;
+    assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\ntwo\n");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn python_repl_round_trips() {
     let s = server().envs(&env()).start().await;

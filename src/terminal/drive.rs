@@ -224,8 +224,14 @@ fn find_running(core: &Core, id: &str) -> Result<Arc<Terminal>, OpError> {
     Ok(t)
 }
 
-pub async fn run(core: &Arc<Core>, a: RunArgs) -> RanResult {
+pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     let started = Instant::now();
+    // A line end typed is Enter, whichever bytes spell it: CRLF (a client on Windows, a
+    // script pasted from one) would be Enter twice, and a here-document got a blank line
+    // after each of its lines.
+    if a.command.contains("\r\n") {
+        a.command = a.command.replace("\r\n", "\n");
+    }
     let t = find_running(core, &a.terminal_id)?;
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, true);
