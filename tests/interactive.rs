@@ -199,69 +199,6 @@ async fn input_larger_than_the_terminal_takes_at_once_arrives_whole() {
     s.stop().await;
 }
 
-/// A line longer than the kernel's line discipline keeps (4095 bytes) is cut without a word
-/// wherever no line editor reads the keys: dash ran the start of such a command line, and
-/// `read` got the start of such an answer. Such text is refused, with nothing typed; where a
-/// line editor reads the keys (bash), the same line runs whole.
-#[tokio::test]
-async fn a_line_the_line_discipline_would_cut_is_refused_not_cut() {
-    let long = format!("printf '%s' {} | wc -c", "y".repeat(5000));
-    let s = server()
-        .envs(&[
-            ("PM_TERM_NO_USER_RC", "1"),
-            ("PM_TERM_INTERACTIVE_SHELL", "dash"),
-        ])
-        .start()
-        .await;
-    let r = s.call(open_running(&long)).await;
-    assert_eq!(code(&r), "PM_TERM_INVALID_PAYLOAD", "{r:#}");
-    let message = r["error"]["message"].as_str().unwrap();
-    assert!(message.contains("line discipline"), "{r:#}");
-    let id = r["identity"]["terminal_id"].as_str().unwrap().to_string();
-    let ok = s.call(terminal_command(&id, "echo still-fine")).await;
-    assert!(
-        ok["result"]["output"]
-            .as_str()
-            .unwrap()
-            .contains("still-fine"),
-        "{ok:#}"
-    );
-    s.stop().await;
-    let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
-    let r = s.call(terminal_command(&id, &long)).await;
-    assert_eq!(r["result"]["output"], "5000\n", "{r:#}");
-    // `read` takes its line through the line discipline.
-    let mut q = terminal_command(&id, "read -r answer; echo got ${#answer}");
-    q["runtime"] = json!({"wait_ms": 300});
-    let r = s.call(q).await;
-    assert_eq!(r["result"]["running"], true, "{r:#}");
-    let r = s
-        .call(input(&id, &format!("{}\r", "n".repeat(5000)), None))
-        .await;
-    assert_eq!(code(&r), "PM_TERM_INVALID_PAYLOAD", "{r:#}");
-    let r = s.call(input(&id, "short\r", Some("got 5"))).await;
-    assert!(
-        r["result"]["output"].as_str().unwrap().contains("got 5"),
-        "{r:#}"
-    );
-    s.stop().await;
-}
-
-/// A command line with CRLF line ends (a client on Windows): each is one Enter, so a
-/// here-document writes its lines as they are, with no blank line after each.
-#[tokio::test]
-async fn a_here_document_with_crlf_line_ends_writes_its_lines() {
-    let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
-    let file = scratch_dir().join("crlf.txt");
-    let command = format!("cat > {} <<'EOF'\r\none\r\ntwo\r\nEOF", file.display());
-    let r = s.call(terminal_command(&id, &command)).await;
-    assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\ntwo\n");
-    s.stop().await;
-}
-
 #[tokio::test]
 async fn python_repl_round_trips() {
     let s = server().envs(&env()).start().await;

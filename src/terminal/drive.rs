@@ -34,6 +34,12 @@ const WAIT_FOR_WINDOW: u64 = 64 * 1024;
 /// editor reading the keys: dash, a shell still starting, `read`): Linux keeps 4096 bytes,
 /// the line's end included, and drops the rest of a longer line without a word.
 pub const CANONICAL_LINE_MAX: usize = 4095;
+/// What a terminal sends around pasted text when the program asked for bracketed paste.
+const PASTE_START: &str = "\x1b[200~";
+const PASTE_END: &str = "\x1b[201~";
+/// How long the first command typed into a terminal waits for its line editor to turn
+/// bracketed paste on, when the prompt came without it.
+const FIRST_PASTE_GRACE: Duration = Duration::from_millis(100);
 
 /// Wait until `cond` holds on the terminal's state or `deadline` passes.
 pub async fn wait_for(
@@ -193,6 +199,34 @@ pub(super) async fn quiet_after(t: &Terminal, from: u64, deadline: Instant) {
     }
 }
 
+/// The keys that enter `command` at the prompt: pasted as a terminal emulator pastes, when
+/// the line editor asked for bracketed paste (bash, zsh, fish), then Enter. Typed key by key,
+/// a tab in it was a completion request (a Makefile's recipe lines lost their tabs) and each
+/// of its lines was entered on its own; pasted, the line editor takes the text as it is.
+async fn keys_entering(core: &Core, t: &Terminal, command: &str) -> String {
+    let bracketed_paste = || {
+        core.sync_screen(t);
+        super::term::lock(&t.vt).parser().screen().bracketed_paste()
+    };
+    let mut bracketed = bracketed_paste();
+    if !bracketed && !std::mem::replace(&mut t.state().paste_awaited, true) {
+        // At the first prompt zsh and fish turn bracketed paste on just after drawing it:
+        // give them a moment, once per terminal.
+        let seen = t.state().spool.len();
+        wait_for(t, Instant::now() + FIRST_PASTE_GRACE, |st| {
+            st.spool.len() > seen
+        })
+        .await;
+        bracketed = bracketed_paste();
+    }
+    // A command holding the paste's end would end it early: typed as before.
+    if bracketed && !command.is_empty() && !command.contains(PASTE_END) {
+        format!("{PASTE_START}{command}{PASTE_END}\r")
+    } else {
+        format!("{command}\r")
+    }
+}
+
 /// Refuse text with a line the terminal's line discipline would cut: the program would get
 /// (and a shell would run) the line's start alone.
 fn fits_the_line_discipline(t: &Terminal, text: &str) -> Result<(), OpError> {
@@ -309,14 +343,13 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
             status: None,
         });
     }
-    lifecycle::input(core, &t, &format!("{}\r", a.command), None)
-        .await
-        .map_err(|e| {
-            OpError::new(
-                OpErrorKind::Invalid,
-                format!("cannot write to terminal {}: {e}", t.id),
-            )
-        })?;
+    let keys = keys_entering(core, &t, &a.command).await;
+    lifecycle::input(core, &t, &keys, None).await.map_err(|e| {
+        OpError::new(
+            OpErrorKind::Invalid,
+            format!("cannot write to terminal {}: {e}", t.id),
+        )
+    })?;
     line.typed(core).await;
     let integrated = t.state().detection;
     let limit = hard.map_or(deadline, |h| h.min(deadline));

@@ -310,6 +310,7 @@ impl Core {
                 typed: String::new(),
                 echo_pending: None,
                 held: Vec::new(),
+                paste_awaited: false,
             }),
             vt: Mutex::new(super::term::Screen::new(spec.rows, spec.cols)),
             changed,

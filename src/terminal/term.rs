@@ -163,6 +163,8 @@ pub struct TermState {
     pub echo_pending: Option<String>,
     /// Command lines runs hold until the shell is ready (`held`).
     pub held: Vec<super::held::HeldRun>,
+    /// The first command typed waited for the line editor's bracketed paste (`drive`).
+    pub paste_awaited: bool,
 }
 
 impl TermState {

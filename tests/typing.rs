@@ -1,0 +1,130 @@
+//! What an agent types reaches the program as it was written: a command line's tabs are not
+//! completion requests, its CRLF line ends are one Enter each, and a line the kernel would
+//! cut is refused rather than run in part.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+fn open_running(command: &str) -> Value {
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "execution": {"command": command}})
+}
+
+fn input(id: &str, data: &str, wait_for: Option<&str>) -> Value {
+    let mut e = json!({"input": data});
+    if let Some(w) = wait_for {
+        e["wait_for"] = json!(w);
+    }
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "target": {"terminal_id": id}, "execution": e})
+}
+
+async fn shell(s: &Server) -> String {
+    let p = s.call(open_terminal()).await;
+    assert_eq!(p["success"], true, "{p:#}");
+    p["identity"]["terminal_id"].as_str().unwrap().to_string()
+}
+
+fn env() -> Vec<(&'static str, &'static str)> {
+    vec![("PM_TERM_NO_USER_RC", "1")]
+}
+
+/// A Makefile written with a here-document in a terminal, in bash and zsh with their user's
+/// (empty) set-up: typed key by key, its tabs were completion requests — bash lost every
+/// one, zsh those inside a line. Pasted as a terminal pastes, it is written whole. (fish's
+/// line editor drops a tab even from a paste, and has no here-documents: see
+/// docs/terminal-core.md.)
+#[tokio::test]
+async fn a_makefile_written_in_a_terminal_keeps_its_tabs() {
+    let makefile = "all:\n\techo built\n\n\techo x\ty\n";
+    for shell in ["bash", "zsh"] {
+        let home = scratch_dir();
+        let home_s = home.display().to_string();
+        let s = server()
+            .envs(&[
+                ("HOME", home_s.as_str()),
+                ("PM_TERM_INTERACTIVE_SHELL", shell),
+            ])
+            .start()
+            .await;
+        let file = home.join("Makefile");
+        let command = format!("cat > {} <<'EOF'\n{makefile}EOF", file.display());
+        let r = s.call(open_running(&command)).await;
+        assert_eq!(r["result"]["exit_code"], 0, "{shell}: {r:#}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), makefile, "{shell}");
+        // And in a terminal it already used.
+        let id = r["identity"]["terminal_id"].as_str().unwrap();
+        let again = s
+            .call(terminal_command(id, &command.replace("EOF", "END")))
+            .await;
+        assert_eq!(again["result"]["exit_code"], 0, "{shell}: {again:#}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), makefile, "{shell}");
+        s.stop().await;
+    }
+}
+
+/// A line longer than the kernel's line discipline keeps (4095 bytes) is cut without a word
+/// wherever no line editor reads the keys: dash ran the start of such a command line, and
+/// `read` got the start of such an answer. Such text is refused, with nothing typed; where a
+/// line editor reads the keys (bash), the same line runs whole.
+#[tokio::test]
+async fn a_line_the_line_discipline_would_cut_is_refused_not_cut() {
+    let long = format!("printf '%s' {} | wc -c", "y".repeat(5000));
+    let s = server()
+        .envs(&[
+            ("PM_TERM_NO_USER_RC", "1"),
+            ("PM_TERM_INTERACTIVE_SHELL", "dash"),
+        ])
+        .start()
+        .await;
+    let r = s.call(open_running(&long)).await;
+    assert_eq!(code(&r), "PM_TERM_INVALID_PAYLOAD", "{r:#}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains("line discipline"), "{r:#}");
+    let id = r["identity"]["terminal_id"].as_str().unwrap().to_string();
+    let ok = s.call(terminal_command(&id, "echo still-fine")).await;
+    assert!(
+        ok["result"]["output"]
+            .as_str()
+            .unwrap()
+            .contains("still-fine"),
+        "{ok:#}"
+    );
+    s.stop().await;
+    let s = server().envs(&env()).start().await;
+    let id = shell(&s).await;
+    let r = s.call(terminal_command(&id, &long)).await;
+    assert_eq!(r["result"]["output"], "5000\n", "{r:#}");
+    // `read` takes its line through the line discipline.
+    let mut q = terminal_command(&id, "read -r answer; echo got ${#answer}");
+    q["runtime"] = json!({"wait_ms": 300});
+    let r = s.call(q).await;
+    assert_eq!(r["result"]["running"], true, "{r:#}");
+    let r = s
+        .call(input(&id, &format!("{}\r", "n".repeat(5000)), None))
+        .await;
+    assert_eq!(code(&r), "PM_TERM_INVALID_PAYLOAD", "{r:#}");
+    let r = s.call(input(&id, "short\r", Some("got 5"))).await;
+    assert!(
+        r["result"]["output"].as_str().unwrap().contains("got 5"),
+        "{r:#}"
+    );
+    s.stop().await;
+}
+
+/// A command line with CRLF line ends (a client on Windows): each is one Enter, so a
+/// here-document writes its lines as they are, with no blank line after each.
+#[tokio::test]
+async fn a_here_document_with_crlf_line_ends_writes_its_lines() {
+    let s = server().envs(&env()).start().await;
+    let id = shell(&s).await;
+    let file = scratch_dir().join("crlf.txt");
+    let command = format!("cat > {} <<'EOF'\r\none\r\ntwo\r\nEOF", file.display());
+    let r = s.call(terminal_command(&id, &command)).await;
+    assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\ntwo\n");
+    s.stop().await;
+}
