@@ -12,20 +12,6 @@ use common::*;
 use rmcp::model::{ReadResourceRequestParams, SubscribeRequestParams};
 use serde_json::{Value, json};
 
-fn open_running(command: &str) -> Value {
-    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
-        "execution": {"command": command}})
-}
-
-fn input(id: &str, data: &str, wait_for: Option<&str>) -> Value {
-    let mut e = json!({"input": data});
-    if let Some(w) = wait_for {
-        e["wait_for"] = json!(w);
-    }
-    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
-        "target": {"terminal_id": id}, "execution": e, "runtime": {"wait_ms": 10000}})
-}
-
 fn keys(id: &str, keys: &[&str]) -> Value {
     json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
         "target": {"terminal_id": id}, "execution": {"keys": keys}})
@@ -33,12 +19,6 @@ fn keys(id: &str, keys: &[&str]) -> Value {
 
 fn read(id: &str, output: Value) -> Value {
     json!({"action": "read_output", "target": {"terminal_id": id}, "output": output})
-}
-
-async fn shell(s: &Server) -> String {
-    let p = s.call(open_terminal()).await;
-    assert_eq!(p["success"], true, "{p:#}");
-    p["identity"]["terminal_id"].as_str().unwrap().to_string()
 }
 
 /// Shell environment for predictable prompts in the tests.
@@ -150,13 +130,13 @@ async fn execute_command_in_a_new_terminal_and_legacy_aliases() {
 #[tokio::test]
 async fn a_prompt_answered_with_raw_input() {
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     let mut q = terminal_command(&id, "read -p 'Name? ' n; echo \"hi $n\"");
     q["runtime"] = json!({"wait_ms": 500});
     let p = s.call(q).await;
     assert_eq!(p["result"]["running"], true, "waiting at the prompt: {p:#}");
     assert!(p["result"]["output"].as_str().unwrap().contains("Name? "));
-    let a = s.call(input(&id, "bob\r", Some("hi bob"))).await;
+    let a = s.call(terminal_input(&id, "bob\r", Some("hi bob"))).await;
     assert!(
         a["result"]["output"].as_str().unwrap().contains("hi bob"),
         "{a:#}"
@@ -174,7 +154,7 @@ async fn a_prompt_answered_with_raw_input() {
 async fn input_larger_than_the_terminal_takes_at_once_arrives_whole() {
     const BYTES: usize = 120_000;
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     let mut q = terminal_command(
         &id,
         &format!("stty raw -echo; sleep 1; head -c {BYTES} | sha256sum; stty sane"),
@@ -190,7 +170,7 @@ async fn input_larger_than_the_terminal_takes_at_once_arrives_whole() {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let a = s.call(input(&id, &data, Some(&want))).await;
+    let a = s.call(terminal_input(&id, &data, Some(&want))).await;
     assert!(
         a["result"]["output"].as_str().unwrap().contains(&want),
         "{:#}",
@@ -202,8 +182,10 @@ async fn input_larger_than_the_terminal_takes_at_once_arrives_whole() {
 #[tokio::test]
 async fn python_repl_round_trips() {
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
-    let p = s.call(input(&id, "python3 -q\r", Some(">>> $"))).await;
+    let id = open_shell(&s).await;
+    let p = s
+        .call(terminal_input(&id, "python3 -q\r", Some(">>> $")))
+        .await;
     assert!(
         p["result"]["output"].as_str().unwrap().ends_with(">>> "),
         "{p:#}"
@@ -217,7 +199,7 @@ async fn python_repl_round_trips() {
         ("print(x)\r", "42"),
         ("'ab' * 3\r", "'ababab'"),
     ] {
-        let r = s.call(input(&id, line, Some(">>> $"))).await;
+        let r = s.call(terminal_input(&id, line, Some(">>> $"))).await;
         let out = r["result"]["output"].as_str().unwrap();
         assert!(out.contains(want), "{line:?} -> {out:?}");
         assert!(out.ends_with(">>> "));
@@ -237,8 +219,9 @@ async fn python_repl_round_trips() {
 #[tokio::test]
 async fn ever_new_and_oversized_wait_for_patterns_each_wait_for_their_own() {
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
-    s.call(input(&id, "python3 -q\r", Some(">>> $"))).await;
+    let id = open_shell(&s).await;
+    s.call(terminal_input(&id, "python3 -q\r", Some(">>> $")))
+        .await;
     // Matched early, the answer comes before `late`; a wrong or stale pattern would wait
     // for the whole 10 s and carry it. (Neither the pattern nor `late` is in the echoed
     // input line.)
@@ -247,17 +230,17 @@ async fn ever_new_and_oversized_wait_for_patterns_each_wait_for_their_own() {
         let id = &id;
         async move {
             let line = "import time; print('tag3', 'A' * 40); time.sleep(2); print('la' + 'te')\r";
-            let r = s.call(input(id, line, Some(pattern))).await;
+            let r = s.call(terminal_input(id, line, Some(pattern))).await;
             let out = r["result"]["output"].as_str().unwrap().to_string();
             assert!(out.contains(&"A".repeat(40)), "{pattern}: {out:?}");
             assert!(!out.contains("late"), "{pattern} matched late: {out:?}");
-            s.call(input(id, "\r", Some(">>> $"))).await;
+            s.call(terminal_input(id, "\r", Some(">>> $"))).await;
         }
     };
     early("tag3 A").await;
     for i in 0..40 {
         let r = s
-            .call(input(
+            .call(terminal_input(
                 &id,
                 &format!("print('tag{i}')\r"),
                 Some(&format!("tag{i}\\r?\\n>>> $")),
@@ -270,14 +253,14 @@ async fn ever_new_and_oversized_wait_for_patterns_each_wait_for_their_own() {
     early("tag3 A").await;
     early(r"\w{40}").await;
     for bad in ["(unclosed", r"\w{5000}"] {
-        let r = s.call(input(&id, "1+1\r", Some(bad))).await;
+        let r = s.call(terminal_input(&id, "1+1\r", Some(bad))).await;
         assert_eq!(code(&r), "PM_TERM_INVALID_PAYLOAD", "{bad}: {r:#}");
         assert!(
             r["error"]["message"].as_str().unwrap().contains("wait_for"),
             "{r:#}"
         );
     }
-    let r = s.call(input(&id, "6*7\r", Some(">>> $"))).await;
+    let r = s.call(terminal_input(&id, "6*7\r", Some(">>> $"))).await;
     assert!(
         r["result"]["output"].as_str().unwrap().contains("42"),
         "{r:#}"
@@ -288,7 +271,7 @@ async fn ever_new_and_oversized_wait_for_patterns_each_wait_for_their_own() {
 #[tokio::test]
 async fn ctrl_c_interrupts_sleep() {
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     let mut q = terminal_command(&id, "sleep 100");
     q["runtime"] = json!({"wait_ms": 300});
     let p = s.call(q).await;
@@ -311,7 +294,7 @@ async fn ctrl_c_interrupts_sleep() {
 #[tokio::test]
 async fn a_cancelled_call_stops_its_command_in_a_terminal() {
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     let n = unique_sleep();
     let mut q = terminal_command(&id, &format!("echo before-the-stop; sleep {n}"));
     q["runtime"] = json!({"wait_ms": 60000});
@@ -357,7 +340,7 @@ async fn a_cancelled_call_stops_its_command_in_a_terminal() {
 #[tokio::test]
 async fn a_cancelled_read_leaves_the_output_unread() {
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     let mut q = terminal_command(&id, "sleep 2; echo arrived-late");
     q["runtime"] = json!({"wait_ms": 500});
     let r = s.call(q).await;
@@ -386,7 +369,7 @@ async fn a_cancelled_read_leaves_the_output_unread() {
 #[tokio::test]
 async fn interactive_timeout_interrupts_with_output_so_far() {
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     let mut q = terminal_command(&id, "echo first; sleep 30");
     q["runtime"] = json!({"timeout_ms": 800});
     let p = s.call(q).await;
@@ -408,11 +391,11 @@ async fn interactive_timeout_interrupts_with_output_so_far() {
 #[tokio::test]
 async fn vim_and_top_through_the_screen_view() {
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     let file = std::env::temp_dir().join(format!("itmcp-vim-{}.txt", std::process::id()));
     let _ = std::fs::remove_file(&file);
     let r = s
-        .call(input(
+        .call(terminal_input(
             &id,
             &format!("vim -u NONE -N {}\r", file.display()),
             Some("~"),
@@ -427,8 +410,12 @@ async fn vim_and_top_through_the_screen_view() {
             .unwrap()
             .contains("~")
     );
-    s.call(input(&id, "ihello from vim", Some("hello from vim")))
-        .await;
+    s.call(terminal_input(
+        &id,
+        "ihello from vim",
+        Some("hello from vim"),
+    ))
+    .await;
     let sc = s.call(read(&id, json!({"view": "screen"}))).await;
     assert!(
         sc["result"]["screen"]["text"]
@@ -437,14 +424,14 @@ async fn vim_and_top_through_the_screen_view() {
             .starts_with("hello from vim")
     );
     s.call(keys(&id, &["escape"])).await;
-    s.call(input(&id, ":wq\r", None)).await;
+    s.call(terminal_input(&id, ":wq\r", None)).await;
     let done = s.call(terminal_command(&id, "true")).await;
     assert_eq!(done["success"], true);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "hello from vim\n");
     let sc = s.call(read(&id, json!({"view": "screen"}))).await;
     assert_eq!(sc["result"]["screen"]["alternate_screen"], false);
 
-    s.call(input(&id, "top -d 0.5\r", Some("load average")))
+    s.call(terminal_input(&id, "top -d 0.5\r", Some("load average")))
         .await;
     let sc = s.call(read(&id, json!({"view": "screen"}))).await;
     let text = sc["result"]["screen"]["text"].as_str().unwrap().to_string();
@@ -452,7 +439,7 @@ async fn vim_and_top_through_the_screen_view() {
         text.contains("load average") && text.contains("PID"),
         "{text}"
     );
-    s.call(input(&id, "q", None)).await;
+    s.call(terminal_input(&id, "q", None)).await;
     let r = s.call(terminal_command(&id, "echo after-top")).await;
     assert_eq!(r["result"]["output"], "after-top\n");
     let _ = std::fs::remove_file(&file);
@@ -462,7 +449,7 @@ async fn vim_and_top_through_the_screen_view() {
 #[tokio::test]
 async fn killing_a_shell_with_background_jobs_leaves_nothing() {
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     let tag = unique_sleep();
     let r = s
         .call(terminal_command(
@@ -523,7 +510,7 @@ async fn fifty_terminals_at_once() {
 #[tokio::test]
 async fn read_output_views_and_cursors() {
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     s.call(terminal_command(
         &id,
         "printf '\\033[31mred\\033[0m plain\\n'",
@@ -589,7 +576,7 @@ async fn read_output_views_and_cursors() {
 #[tokio::test]
 async fn raw_view_of_invalid_and_split_utf8() {
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     let done = s
         .call(terminal_command(
             &id,
@@ -632,7 +619,7 @@ async fn raw_view_of_invalid_and_split_utf8() {
 #[allow(deprecated)] // resources/subscribe is the subscription of the negotiated 2025-11-25 protocol
 async fn terminals_are_resources_with_updates() {
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     let uri = format!("ahp-terminal:/{id}");
     let list = s.client.list_all_resources().await.unwrap();
     assert!(list.iter().any(|r| r.uri == uri));
@@ -687,7 +674,7 @@ async fn terminals_are_resources_with_updates() {
 #[tokio::test]
 async fn titles_set_by_programs_become_terminal_titles() {
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     s.call(terminal_command(&id, "printf '\\033]0;build: step 2\\007'"))
         .await;
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
@@ -716,7 +703,7 @@ async fn list_answers_in_pages_with_a_state_filter() {
     let s = server().envs(&env()).start().await;
     let mut ids = Vec::new();
     for _ in 0..5 {
-        ids.push(shell(&s).await);
+        ids.push(open_shell(&s).await);
     }
     // One exited terminal and one exited headless session besides the five running.
     let gone = s.call(open_running("exit 3")).await;
@@ -793,7 +780,7 @@ async fn the_screen_read_right_after_a_flood_shows_its_end() {
     // The screen is rendered when it is read: a read just after a long output must show the
     // output's last lines, not what the screen held before.
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     let r = s.call(terminal_command(&id, "seq 1 300000")).await;
     assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
     let sc = s.call(read(&id, json!({"view": "screen"}))).await;
@@ -834,15 +821,17 @@ async fn a_repl_in_a_users_own_bash_answers_each_input_with_its_own_result() {
     }
     std::fs::write(home.join(".bashrc"), rc).unwrap();
     let s = bash_server_in(&home).await;
-    let id = shell(&s).await;
-    let p = s.call(input(&id, "python3 -q\r", Some(">>> $"))).await;
+    let id = open_shell(&s).await;
+    let p = s
+        .call(terminal_input(&id, "python3 -q\r", Some(">>> $")))
+        .await;
     assert!(
         p["result"]["output"].as_str().unwrap().ends_with(">>> "),
         "{p:#}"
     );
     for i in 0..60u64 {
         let line = format!("print('sq{i}=' + str({i} * {i}))\r");
-        let r = s.call(input(&id, &line, Some(">>> $"))).await;
+        let r = s.call(terminal_input(&id, &line, Some(">>> $"))).await;
         let out = r["result"]["output"].as_str().unwrap();
         assert!(out.contains(&format!("sq{i}={}", i * i)), "{i}: {out:?}");
         assert!(out.ends_with(">>> "), "{i}: {out:?}");

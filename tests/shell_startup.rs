@@ -12,23 +12,6 @@ use std::time::Duration;
 use common::*;
 use serde_json::json;
 
-/// A server whose terminals start `shell` in a home holding `files` (name, content).
-async fn server_in_home(shell: &str, files: &[(&str, &str)]) -> (Server, std::path::PathBuf) {
-    let home = scratch_dir();
-    for (name, content) in files {
-        std::fs::write(home.join(name), content).unwrap();
-    }
-    let home_s = home.display().to_string();
-    let s = server()
-        .envs(&[
-            ("HOME", home_s.as_str()),
-            ("PM_TERM_INTERACTIVE_SHELL", shell),
-        ])
-        .start()
-        .await;
-    (s, home)
-}
-
 /// A shell whose rc takes its time (a version manager's or conda's set-up): a command sent
 /// to it waits until the shell is ready, and a call cancelled in that wait must not leave the
 /// command to be typed afterwards, running where nobody learns of it, nor cut the rc short

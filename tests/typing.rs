@@ -6,27 +6,7 @@
 mod common;
 
 use common::*;
-use serde_json::{Value, json};
-
-fn open_running(command: &str) -> Value {
-    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
-        "execution": {"command": command}})
-}
-
-fn input(id: &str, data: &str, wait_for: Option<&str>) -> Value {
-    let mut e = json!({"input": data});
-    if let Some(w) = wait_for {
-        e["wait_for"] = json!(w);
-    }
-    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
-        "target": {"terminal_id": id}, "execution": e})
-}
-
-async fn shell(s: &Server) -> String {
-    let p = s.call(open_terminal()).await;
-    assert_eq!(p["success"], true, "{p:#}");
-    p["identity"]["terminal_id"].as_str().unwrap().to_string()
-}
+use serde_json::json;
 
 fn env() -> Vec<(&'static str, &'static str)> {
     vec![("PM_TERM_NO_USER_RC", "1")]
@@ -41,15 +21,7 @@ fn env() -> Vec<(&'static str, &'static str)> {
 async fn a_makefile_written_in_a_terminal_keeps_its_tabs() {
     let makefile = "all:\n\techo built\n\n\techo x\ty\n";
     for shell in ["bash", "zsh"] {
-        let home = scratch_dir();
-        let home_s = home.display().to_string();
-        let s = server()
-            .envs(&[
-                ("HOME", home_s.as_str()),
-                ("PM_TERM_INTERACTIVE_SHELL", shell),
-            ])
-            .start()
-            .await;
+        let (s, home) = server_in_home(shell, &[]).await;
         let file = home.join("Makefile");
         let command = format!("cat > {} <<'EOF'\n{makefile}EOF", file.display());
         let r = s.call(open_running(&command)).await;
@@ -95,7 +67,7 @@ async fn a_line_the_line_discipline_would_cut_is_refused_not_cut() {
     );
     s.stop().await;
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     let r = s.call(terminal_command(&id, &long)).await;
     assert_eq!(r["result"]["output"], "5000\n", "{r:#}");
     // `read` takes its line through the line discipline.
@@ -104,10 +76,14 @@ async fn a_line_the_line_discipline_would_cut_is_refused_not_cut() {
     let r = s.call(q).await;
     assert_eq!(r["result"]["running"], true, "{r:#}");
     let r = s
-        .call(input(&id, &format!("{}\r", "n".repeat(5000)), None))
+        .call(terminal_input(
+            &id,
+            &format!("{}\r", "n".repeat(5000)),
+            None,
+        ))
         .await;
     assert_eq!(code(&r), "PM_TERM_INVALID_PAYLOAD", "{r:#}");
-    let r = s.call(input(&id, "short\r", Some("got 5"))).await;
+    let r = s.call(terminal_input(&id, "short\r", Some("got 5"))).await;
     assert!(
         r["result"]["output"].as_str().unwrap().contains("got 5"),
         "{r:#}"
@@ -120,7 +96,7 @@ async fn a_line_the_line_discipline_would_cut_is_refused_not_cut() {
 #[tokio::test]
 async fn a_here_document_with_crlf_line_ends_writes_its_lines() {
     let s = server().envs(&env()).start().await;
-    let id = shell(&s).await;
+    let id = open_shell(&s).await;
     let file = scratch_dir().join("crlf.txt");
     let command = format!("cat > {} <<'EOF'\r\none\r\ntwo\r\nEOF", file.display());
     let r = s.call(terminal_command(&id, &command)).await;

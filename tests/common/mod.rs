@@ -671,6 +671,46 @@ pub fn headless(command: &str) -> Value {
     })
 }
 
+/// A request that opens a terminal and runs `command` in it.
+pub fn open_running(command: &str) -> Value {
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "execution": {"command": command}})
+}
+
+/// Raw input to terminal `id`, answered when `wait_for` matches (or within 10 s).
+pub fn terminal_input(id: &str, data: &str, wait_for: Option<&str>) -> Value {
+    let mut e = json!({"input": data});
+    if let Some(w) = wait_for {
+        e["wait_for"] = json!(w);
+    }
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "target": {"terminal_id": id}, "execution": e, "runtime": {"wait_ms": 10000}})
+}
+
+/// Open a terminal in `s`; its id.
+pub async fn open_shell(s: &Server) -> String {
+    let p = s.call(open_terminal()).await;
+    assert_eq!(p["success"], true, "{p:#}");
+    p["identity"]["terminal_id"].as_str().unwrap().to_string()
+}
+
+/// A server whose terminals start `shell` in a home holding `files` (name, content).
+pub async fn server_in_home(shell: &str, files: &[(&str, &str)]) -> (Server, std::path::PathBuf) {
+    let home = scratch_dir();
+    for (name, content) in files {
+        std::fs::write(home.join(name), content).unwrap();
+    }
+    let home_s = home.display().to_string();
+    let s = server()
+        .envs(&[
+            ("HOME", home_s.as_str()),
+            ("PM_TERM_INTERACTIVE_SHELL", shell),
+        ])
+        .start()
+        .await;
+    (s, home)
+}
+
 /// A request that opens a terminal running the user's shell.
 pub fn open_terminal() -> Value {
     json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
