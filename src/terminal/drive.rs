@@ -13,21 +13,15 @@ use super::protocol::{AgentClaim, InputArgs, OpError, OpErrorKind, OpenArgs, Ran
 use super::ready::{self, Ready};
 use super::term::{CommandRecord, Submitted, TermState, Terminal, strip_escapes};
 use super::view::{chunk, find, ran};
+pub use super::waits::{INPUT_QUIET, PROMPT_END_GRACE, STARTUP_WAIT, quiet_after, wait_for};
 use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, held, lifecycle};
 
-/// Longest wait for a new shell's first prompt.
-pub const STARTUP_WAIT: Duration = Duration::from_secs(10);
-/// Raw input answers once the output has been quiet this long.
-pub const INPUT_QUIET: Duration = Duration::from_millis(300);
 /// After Ctrl-C on a timeout, how long to wait for the command to wind down.
 pub const INTERRUPT_SETTLE: Duration = Duration::from_secs(2);
 /// After a command finishes, how long to wait for the prompt (and its cwd report). The
 /// user's own prompt commands run in between (a powerline prompt starts Python), and on a
 /// loaded machine they take more than a second; the wait ends as soon as the prompt comes.
 pub const PROMPT_GRACE: Duration = Duration::from_millis(3_000);
-/// After a prompt starts, how long to wait for its end mark before typing anyway (a line
-/// typed early still runs; it only shows up inside the prompt).
-pub const PROMPT_END_GRACE: Duration = Duration::from_secs(2);
 /// How much recent text `wait_for` patterns are matched against.
 const WAIT_FOR_WINDOW: u64 = 64 * 1024;
 /// The longest line a terminal's line discipline takes while it collects lines (no line
@@ -40,27 +34,6 @@ const PASTE_END: &str = "\x1b[201~";
 /// How long the first command typed into a terminal waits for its line editor to turn
 /// bracketed paste on, when the prompt came without it.
 const FIRST_PASTE_GRACE: Duration = Duration::from_millis(100);
-
-/// Wait until `cond` holds on the terminal's state or `deadline` passes.
-pub async fn wait_for(
-    t: &Terminal,
-    deadline: Instant,
-    mut cond: impl FnMut(&TermState) -> bool,
-) -> bool {
-    let mut rx = t.subscribe();
-    loop {
-        if cond(&t.state()) {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        match tokio::time::timeout_at(deadline.into(), rx.changed()).await {
-            Ok(Ok(())) => {}
-            _ => return cond(&t.state()),
-        }
-    }
-}
 
 /// Take the claim for the agent (active during a call, backgrounded after), unless someone
 /// else holds the terminal: a person's claim is never taken away by an agent.
@@ -172,31 +145,6 @@ fn no_detection_note(t: &Terminal) -> String {
         "{} has no shell integration here, so commands are not detected: exit codes are unknown and output is returned once it goes quiet",
         t.shell
     )
-}
-
-/// Wait until output after `from` has stopped changing for [`INPUT_QUIET`].
-pub(super) async fn quiet_after(t: &Terminal, from: u64, deadline: Instant) {
-    let mut last_len = from;
-    let mut last_change = Instant::now();
-    let mut rx = t.subscribe();
-    loop {
-        let (len, running) = {
-            let st = t.state();
-            (st.spool.len(), st.running())
-        };
-        let now = Instant::now();
-        if len != last_len {
-            last_len = len;
-            last_change = now;
-        } else if now.duration_since(last_change) >= INPUT_QUIET || !running {
-            return;
-        }
-        if now >= deadline {
-            return;
-        }
-        let wake = deadline.min(last_change + INPUT_QUIET);
-        let _ = tokio::time::timeout_at(wake.into(), rx.changed()).await;
-    }
 }
 
 /// The keys that enter `command` at the prompt: pasted as a terminal emulator pastes, when

@@ -8,34 +8,15 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::core::Core;
-use super::drive::{STARTUP_WAIT, wait_for};
 use super::lifecycle;
-use super::term::{TermState, Terminal};
+use super::term::{HeldRun, Stage, TermState, Terminal};
+use super::waits::{STARTUP_WAIT, wait_for};
 
 /// What interrupts a terminal's foreground command: Ctrl-C, as a person would.
 pub const CTRL_C: &str = "\u{3}";
 
 /// Tickets of held command lines, unique in this process.
 static NEXT_TICKET: AtomicU64 = AtomicU64::new(1);
-
-/// Where a held command line is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    /// Waiting for the shell: not typed.
-    Waiting,
-    /// Its call was cancelled while it waited: it is never typed.
-    Withdrawn,
-    /// Being typed; `interrupt` once typed, if its call was cancelled meanwhile.
-    Typing { interrupt: bool },
-}
-
-/// A command line a `run` holds until it types it; `call` is the tool call it belongs to.
-#[derive(Debug)]
-pub struct HeldRun {
-    ticket: u64,
-    call: Option<String>,
-    stage: Stage,
-}
 
 /// A run's hold on its command line; given up when dropped, whatever happened.
 pub struct Hold<'a> {

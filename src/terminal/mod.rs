@@ -20,6 +20,7 @@ pub mod ready;
 pub mod shell;
 pub mod term;
 pub mod view;
+pub mod waits;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

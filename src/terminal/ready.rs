@@ -9,10 +9,10 @@
 use std::time::{Duration, Instant};
 
 use super::core::Core;
-use super::drive::{PROMPT_END_GRACE, STARTUP_WAIT, quiet_after, wait_for};
 use super::held;
 use super::term::{TermState, Terminal};
 use super::view::screen;
+use super::waits::{PROMPT_END_GRACE, STARTUP_WAIT, quiet_after, wait_for};
 
 /// How long the rc files' output must have been still before the screen is read for a
 /// question.

@@ -99,6 +99,25 @@ impl Screen {
     }
 }
 
+/// Where a command line a run holds until the shell is ready is (`held`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Waiting for the shell: not typed.
+    Waiting,
+    /// Its call was cancelled while it waited: it is never typed.
+    Withdrawn,
+    /// Being typed; `interrupt` once typed, if its call was cancelled meanwhile.
+    Typing { interrupt: bool },
+}
+
+/// A command line a `run` holds until it types it; `call` is the tool call it belongs to.
+#[derive(Debug)]
+pub struct HeldRun {
+    pub(super) ticket: u64,
+    pub(super) call: Option<String>,
+    pub(super) stage: Stage,
+}
+
 /// Mutable state of a terminal, behind one lock.
 pub struct TermState {
     /// AHP state: changed only by `ahp::reducers::apply_action_to_terminal` (and trimming).
@@ -162,7 +181,7 @@ pub struct TermState {
     /// Prompt-only shells: a line entered at the prompt, executed when its echo ends.
     pub echo_pending: Option<String>,
     /// Command lines runs hold until the shell is ready (`held`).
-    pub held: Vec<super::held::HeldRun>,
+    pub held: Vec<HeldRun>,
     /// The first command typed waited for the line editor's bracketed paste (`drive`).
     pub paste_awaited: bool,
 }
