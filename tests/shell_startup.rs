@@ -100,10 +100,11 @@ async fn a_question_from_the_rc_files_goes_to_the_agent() {
     // Asked again, the same: still nothing typed.
     let again = s.call(terminal_command(&id, "echo typed-too-early")).await;
     assert_eq!(again["error"]["details"]["busy"], true, "{again:#}");
-    // The agent answers; the shell finishes its rc and runs commands with its integration.
+    // The agent answers as a person would (`compinit` reads one key); the shell finishes its
+    // rc and runs commands with its integration.
     let answered = s
         .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
-            "target": {"terminal_id": id}, "execution": {"input": "y\r", "wait_for": "asked# $"},
+            "target": {"terminal_id": id}, "execution": {"input": "y", "wait_for": "asked# $"},
             "runtime": {"wait_ms": 10000}}))
         .await;
     assert_eq!(answered["success"], true, "{answered:#}");

@@ -31,9 +31,12 @@ pub const CANONICAL_LINE_MAX: usize = 4095;
 /// What a terminal sends around pasted text when the program asked for bracketed paste.
 const PASTE_START: &str = "\x1b[200~";
 const PASTE_END: &str = "\x1b[201~";
-/// How long the first command typed into a terminal waits for its line editor to turn
-/// bracketed paste on, when the prompt came without it.
-const FIRST_PASTE_GRACE: Duration = Duration::from_millis(100);
+/// How long the first command typed into a terminal with a line editor waits for it to turn
+/// bracketed paste on, when the prompt came without it (once per terminal: an editor whose
+/// user turned it off costs this once).
+const FIRST_PASTE_GRACE: Duration = Duration::from_secs(1);
+/// How much of the stream's end is searched for the program's last bracketed-paste switch.
+const PASTE_MODE_WINDOW: u64 = 16 * 1024;
 
 /// Take the claim for the agent (active during a call, backgrounded after), unless someone
 /// else holds the terminal: a person's claim is never taken away by an agent.
@@ -151,21 +154,13 @@ fn no_detection_note(t: &Terminal) -> String {
 /// the line editor asked for bracketed paste (bash, zsh, fish), then Enter. Typed key by key,
 /// a tab in it was a completion request (a Makefile's recipe lines lost their tabs) and each
 /// of its lines was entered on its own; pasted, the line editor takes the text as it is.
-async fn keys_entering(core: &Core, t: &Terminal, command: &str) -> String {
-    let bracketed_paste = || {
-        core.sync_screen(t);
-        super::term::lock(&t.vt).parser().screen().bracketed_paste()
-    };
-    let mut bracketed = bracketed_paste();
-    if !bracketed && !std::mem::replace(&mut t.state().paste_awaited, true) {
-        // At the first prompt zsh and fish turn bracketed paste on just after drawing it:
-        // give them a moment, once per terminal.
-        let seen = t.state().spool.len();
-        wait_for(t, Instant::now() + FIRST_PASTE_GRACE, |st| {
-            st.spool.len() > seen
-        })
-        .await;
-        bracketed = bracketed_paste();
+async fn keys_entering(t: &Terminal, command: &str) -> String {
+    let mut bracketed = bracketed_paste(&t.state());
+    // At its first prompt zsh turns bracketed paste on just after drawing it (and later still
+    // on a loaded machine): a shell with a line editor is given a moment for it, once.
+    let editor = t.nonce_file.is_some() && !t.prompt_only;
+    if !bracketed && editor && !std::mem::replace(&mut t.state().paste_awaited, true) {
+        bracketed = wait_for(t, Instant::now() + FIRST_PASTE_GRACE, bracketed_paste).await;
     }
     // A command holding the paste's end would end it early: typed as before.
     if bracketed && !command.is_empty() && !command.contains(PASTE_END) {
@@ -173,6 +168,21 @@ async fn keys_entering(core: &Core, t: &Terminal, command: &str) -> String {
     } else {
         format!("{command}\r")
     }
+}
+
+/// Whether the program on the terminal asked for bracketed paste, as its last word on it in
+/// the recent output says (`ESC[?2004h` on, `ESC[?2004l` off). At a prompt that is the line
+/// editor's, sent around its prompt. Read from the stream's end rather than the screen
+/// model, which would first have to take in all the output since it was last read.
+fn bracketed_paste(st: &TermState) -> bool {
+    let len = st.spool.len();
+    let from = len.saturating_sub(PASTE_MODE_WINDOW);
+    let Ok(tail) = st.spool.read(from, (len - from) as usize) else {
+        return false;
+    };
+    let on = memchr::memmem::rfind(&tail.bytes, b"\x1b[?2004h");
+    let off = memchr::memmem::rfind(&tail.bytes, b"\x1b[?2004l");
+    on.is_some_and(|on| off.is_none_or(|off| on > off))
 }
 
 /// Refuse text with a line the terminal's line discipline would cut: the program would get
@@ -291,7 +301,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
             status: None,
         });
     }
-    let keys = keys_entering(core, &t, &a.command).await;
+    let keys = keys_entering(&t, &a.command).await;
     lifecycle::input(core, &t, &keys, None).await.map_err(|e| {
         OpError::new(
             OpErrorKind::Invalid,

@@ -127,6 +127,15 @@ pub async fn ctrl_c(core: &Core, t: &Terminal) -> std::io::Result<()> {
         let by = t.created + STARTUP_WAIT;
         wait_for(t, by, |st| drawn(st) || !st.running()).await;
     }
+    {
+        // At a prompt, Ctrl-C brings a fresh prompt (and drops a line typed ahead): the next
+        // command waits for it, rather than be typed into the old one and taken for the
+        // interrupted line. Said before the key goes, so the new prompt cannot come first.
+        let mut st = t.state();
+        if st.at_prompt && st.executing().is_none() {
+            st.line_entered = true;
+        }
+    }
     lifecycle::input(core, t, CTRL_C, None).await
 }
 

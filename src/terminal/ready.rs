@@ -104,6 +104,6 @@ fn replaced(t: &Terminal) -> bool {
 /// What an answer says of a question the rc files ask.
 pub fn asking_note(question: &str) -> String {
     format!(
-        "the shell's rc files stopped to ask {question:?}; answer with execution.input (for example \"n\\r\") or execution.keys, then run the command"
+        "the shell's rc files stopped to ask {question:?}; answer with execution.input as a person would type it (\"y\" for a one-key question, \"yes\\r\" where it waits for Enter) or execution.keys, then run the command"
     )
 }
