@@ -12,8 +12,7 @@ use super::wait::{Progress, abandoned, is_abandoned};
 use super::{Handled, Service};
 use crate::contract::{Outcome, Request};
 use crate::runtime::Adapter;
-use crate::terminal::held::CTRL_C;
-use crate::terminal::ops::{Chunk, InputArgs, OutputSpec, TermRequest, TermResponse};
+use crate::runtime::ops::{CTRL_C, Chunk, InputArgs, OutputSpec, TermRequest, TermResponse};
 
 /// How a cancelled call's command is stopped.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -237,21 +237,29 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     let ticket = line.ticket();
     let ready =
         ready::wait_ready(core, &t, deadline.min(started + STARTUP_WAIT), Some(ticket)).await;
-    if let Ready::Asking(question) = ready {
+    // Nothing will be typed: the claim goes back to the background.
+    let give_back_claim = || {
         if let Some(c) = &a.claim {
             set_claim(core, &t, c, false);
         }
+    };
+    // A refusal that names the terminal with what it shows: it may be one this call opened,
+    // and the agent goes on in it.
+    let showing = |mut e: OpError| -> RanResult {
+        give_back_claim();
+        e.partial = Some(Box::new(ran(&t, chunk(&t, None, None, &a.output)?, true)));
+        Err(e)
+    };
+    if let Ready::Asking(question) = ready {
         // What the rc files printed, the question last: the agent answers it in this terminal.
-        let shown = ran(&t, chunk(&t, None, None, &a.output)?, true);
-        return Err(OpError {
-            kind: OpErrorKind::Busy,
-            message: format!(
+        return showing(OpError::new(
+            OpErrorKind::Busy,
+            format!(
                 "terminal {} has not finished the user's rc files: {}; nothing was typed",
                 t.id,
                 ready::asking_note(&question)
             ),
-            partial: Some(Box::new(shown)),
-        });
+        ));
     }
     // A line someone entered a moment ago is still on its way: let it start first.
     wait_for(&t, deadline, |st| {
@@ -266,25 +274,16 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
                 t.id, busy.command_line
             );
             drop(st);
-            if let Some(c) = &a.claim {
-                set_claim(core, &t, c, false);
-            }
+            give_back_claim();
             return Err(OpError::new(OpErrorKind::Busy, msg));
         }
         (st.next_command, st.spool.len())
     };
-    if let Err(mut e) = fits_the_line_discipline(&t, &a.command) {
-        if let Some(c) = &a.claim {
-            set_claim(core, &t, c, false);
-        }
-        // The terminal may be one this call opened: the agent goes on in it.
-        e.partial = Some(Box::new(ran(&t, chunk(&t, None, None, &a.output)?, true)));
-        return Err(e);
+    if let Err(e) = fits_the_line_discipline(&t, &a.command) {
+        return showing(e);
     }
     if !line.start_typing() {
-        if let Some(c) = &a.claim {
-            set_claim(core, &t, c, false);
-        }
+        give_back_claim();
         return Err(OpError::new(
             OpErrorKind::Invalid,
             format!(

@@ -9,11 +9,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::core::Core;
 use super::lifecycle;
+use super::protocol::CTRL_C;
 use super::term::{HeldRun, Stage, TermState, Terminal};
 use super::waits::{STARTUP_WAIT, wait_for};
-
-/// What interrupts a terminal's foreground command: Ctrl-C, as a person would.
-pub const CTRL_C: &str = "\u{3}";
 
 /// Tickets of held command lines, unique in this process.
 static NEXT_TICKET: AtomicU64 = AtomicU64::new(1);

@@ -12,6 +12,10 @@ use super::term::{CommandRecord, IntegrationLevel};
 
 pub use crate::views::{DEFAULT_MAX_BYTES, ScreenView, View};
 
+/// What interrupts a terminal's foreground command: Ctrl-C, as a person would type it (the
+/// server's timeouts, a cancelled call, and its fallback for hosts without `interrupt`).
+pub const CTRL_C: &str = "\u{3}";
+
 /// The session claim an agent holds while it works a terminal (seed 001 "Claims"): with
 /// `tool_call_id` during a call, without it (backgrounded) afterwards.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
