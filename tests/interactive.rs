@@ -366,14 +366,30 @@ async fn a_cancelled_read_leaves_the_output_unread() {
     s.stop().await;
 }
 
+/// A command that runs past its `timeout_ms` is interrupted then, and the call answers soon
+/// after — also for a terminal's first command, seconds after its shell started. (The
+/// interrupt once waited for a prompt to be drawn while the command ran, that is until the
+/// shell's 10 s startup wait was over: a 0.8 s timeout answered after about 10 s.)
 #[tokio::test]
 async fn interactive_timeout_interrupts_with_output_so_far() {
     let s = server().envs(&env()).start().await;
     let id = open_shell(&s).await;
     let mut q = terminal_command(&id, "echo first; sleep 30");
     q["runtime"] = json!({"timeout_ms": 800});
+    let asked = std::time::Instant::now();
     let p = s.call(q).await;
+    let took = asked.elapsed();
     assert_eq!(code(&p), "PM_TERM_TIMEOUT", "{p:#}");
+    // The timeout, the interrupt's settle (at most 2 s) and a loaded machine's slack: far
+    // below the startup wait the interrupt was held for.
+    assert!(
+        took < Duration::from_secs(6),
+        "answered after {took:?}: {p:#}"
+    );
+    let ran = p["error"]["details"]["command"]["duration_ms"]
+        .as_u64()
+        .unwrap();
+    assert!(ran < 5000, "interrupted after {ran} ms: {p:#}");
     assert_eq!(p["error"]["details"]["target"], "terminal_id");
     // The terminal echoes the interrupt (^C) into the command's output, as a person sees it.
     assert!(

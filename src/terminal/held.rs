@@ -6,12 +6,13 @@
 //! typed, and only then, with nothing of the call's in the terminal's way, sends Ctrl-C.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use super::core::Core;
 use super::lifecycle;
 use super::protocol::CTRL_C;
 use super::term::{HeldRun, Stage, TermState, Terminal};
-use super::waits::{STARTUP_WAIT, wait_for};
+use super::waits::{PROMPT_END_GRACE, STARTUP_WAIT, wait_for};
 
 /// Tickets of held command lines, unique in this process.
 static NEXT_TICKET: AtomicU64 = AtomicU64::new(1);
@@ -113,17 +114,25 @@ pub async fn interrupt(core: &Core, t: &Terminal, call: Option<&str>) -> std::io
 /// first prompt drawn yet, where its integration will mark one) would abort them half-way
 /// and lose the user's set-up; one still running its prompt commands would keep the
 /// interrupt for the line editor, which then drops the first key typed next. So Ctrl-C
-/// waits for the first prompt to be drawn, within the shell's startup wait; a line typed
-/// meanwhile is then discarded by the line editor or its command interrupted.
+/// waits while the shell itself would take it: for the first prompt, within the shell's
+/// startup wait, and for a prompt being drawn, within [`PROMPT_END_GRACE`]; a line typed
+/// meanwhile is then discarded by the line editor or its command interrupted. A command
+/// that is running gets it at once: that is whom it is for.
 pub async fn ctrl_c(core: &Core, t: &Terminal) -> std::io::Result<()> {
-    let drawn = |st: &TermState| st.prompts > 0 && (st.prompt_drawn || st.prompt_end_missing > 0);
-    let starting = {
+    let settle_by = {
         let st = t.state();
-        t.nonce_file.is_some() && st.running() && !drawn(&st)
+        match shell_takes_ctrl_c(&st) {
+            _ if t.nonce_file.is_none() || !st.running() => None,
+            Some(Settling::Starting) => Some(t.created + STARTUP_WAIT),
+            Some(Settling::DrawingPrompt) => Some(Instant::now() + PROMPT_END_GRACE),
+            None => None,
+        }
     };
-    if starting {
-        let by = t.created + STARTUP_WAIT;
-        wait_for(t, by, |st| drawn(st) || !st.running()).await;
+    if let Some(by) = settle_by {
+        wait_for(t, by, |st| {
+            shell_takes_ctrl_c(st).is_none() || !st.running()
+        })
+        .await;
     }
     {
         // At a prompt, Ctrl-C brings a fresh prompt (and drops a line typed ahead): the next
@@ -135,6 +144,27 @@ pub async fn ctrl_c(core: &Core, t: &Terminal) -> std::io::Result<()> {
         }
     }
     lifecycle::input(core, t, CTRL_C, None).await
+}
+
+/// Why a Ctrl-C now would be taken by the shell rather than by a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Settling {
+    /// No prompt yet: the shell is reading its rc files.
+    Starting,
+    /// A prompt has started and its end mark is still to come.
+    DrawingPrompt,
+}
+
+fn shell_takes_ctrl_c(st: &TermState) -> Option<Settling> {
+    if st.executing().is_some() {
+        None
+    } else if st.prompts == 0 {
+        Some(Settling::Starting)
+    } else if st.at_prompt && !st.prompt_drawn && st.prompt_end_missing == 0 {
+        Some(Settling::DrawingPrompt)
+    } else {
+        None
+    }
 }
 
 /// Whether the line held by `ticket`'s run was withdrawn (for its waits to end early).
