@@ -104,3 +104,38 @@ async fn a_here_document_with_crlf_line_ends_writes_its_lines() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\ntwo\n");
     s.stop().await;
 }
+
+/// A command line of several lines — a script an agent writes, a here-document and the
+/// command that reads the file — answers when all of it has run, with all of its output
+/// and the last line's status, as `$?` gives it. bash runs each line of a paste as a
+/// command line of its own; the answer came after the first (its output alone, no exit
+/// code), and the rest turned up in the next call's output.
+#[tokio::test]
+async fn a_script_of_several_lines_answers_with_all_of_it() {
+    let bashrc = "HISTCONTROL=ignoreboth\nshopt -s histappend\nPROMPT_COMMAND='history -a'\n\
+                  PS1='\\[\\e[32m\\]\\u@\\h\\[\\e[0m\\]:\\w\\$ '\nalias ll='ls -l'\n";
+    let zshrc = "setopt prompt_subst\nautoload -Uz add-zsh-hook\nlast() { :; }\n\
+                 add-zsh-hook precmd last\nPROMPT='%n@%m:%~%# '\n";
+    for (shell, rc) in [("bash", (".bashrc", bashrc)), ("zsh", (".zshrc", zshrc))] {
+        let (s, home) = server_in_home(shell, &[rc]).await;
+        let id = open_shell(&s).await;
+        let dir = home.join("work");
+        let script = format!(
+            "mkdir -p {0} && cd {0}\necho one\necho two >&2\nfalse",
+            dir.display()
+        );
+        let r = s.call(terminal_command(&id, &script)).await;
+        assert_eq!(r["result"]["running"], false, "{shell}: {r:#}");
+        assert_eq!(r["result"]["exit_code"], 1, "{shell}: {r:#}");
+        assert_eq!(r["result"]["output"], "one\ntwo\n", "{shell}: {r:#}");
+        assert_eq!(r["result"]["command"]["command_line"], script, "{shell}");
+        let heredoc = "cat > notes <<'EOF'\nfirst line\nEOF\ncat notes";
+        let r = s.call(terminal_command(&id, heredoc)).await;
+        assert_eq!(r["result"]["exit_code"], 0, "{shell}: {r:#}");
+        assert_eq!(r["result"]["output"], "first line\n", "{shell}: {r:#}");
+        // Nothing of either script is left for the next command's answer.
+        let r = s.call(terminal_command(&id, "echo after")).await;
+        assert_eq!(r["result"]["output"], "after\n", "{shell}: {r:#}");
+        s.stop().await;
+    }
+}

@@ -67,9 +67,46 @@ fn command_number(r: &CommandRecord) -> u64 {
         .unwrap_or(0)
 }
 
-/// The first command detected after `base` (the terminal's counter before we typed).
-fn ours(st: &TermState, base: u64) -> Option<&CommandRecord> {
-    st.commands.iter().find(|c| command_number(c) > base)
+/// The commands detected after `base` (the terminal's counter before we typed): those our
+/// command line started. One for a line, and one per line of a script in bash, which runs
+/// each line of a paste as a command line of its own.
+fn ours(st: &TermState, base: u64) -> impl DoubleEndedIterator<Item = &CommandRecord> {
+    st.commands.iter().filter(move |c| command_number(c) > base)
+}
+
+/// Whether the last command our line started has finished.
+fn ours_finished(st: &TermState, base: u64) -> bool {
+    ours(st, base).next_back().is_some_and(|c| c.complete)
+}
+
+/// Whether nothing of ours is running: none started, or the last has finished.
+fn none_of_ours_running(st: &TermState, base: u64) -> bool {
+    ours(st, base).next_back().is_none_or(|c| c.complete)
+}
+
+/// What our command line ran, as one record: its first command's id and start, the whole
+/// line, and the last command's end and exit status (a script's status is its last
+/// command's, as the shell's `$?` says). `None` while nothing has started.
+fn submission_record(st: &TermState, base: u64, line: &str) -> Option<CommandRecord> {
+    let mut ran = ours(st, base);
+    let first = ran.next()?;
+    let Some(last) = ran.next_back() else {
+        return Some(first.clone());
+    };
+    let ended_at = last
+        .duration_ms
+        .map(|d| last.started_at_ms + d)
+        .filter(|_| last.complete);
+    Some(CommandRecord {
+        command_id: first.command_id.clone(),
+        command_line: line.to_string(),
+        complete: last.complete,
+        exit_code: last.exit_code,
+        duration_ms: ended_at.map(|end| end - first.started_at_ms),
+        started_at_ms: first.started_at_ms,
+        output_start: first.output_start,
+        output_end: last.output_end,
+    })
 }
 
 fn check_cwd(cwd: Option<&str>) -> Result<PathBuf, OpError> {
@@ -311,16 +348,22 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     let integrated = t.state().detection;
     let limit = hard.map_or(deadline, |h| h.min(deadline));
     let finished = if integrated {
-        let done = wait_for(&t, limit, |st| {
-            ours(st, base).is_some_and(|c| c.complete) || !st.running()
-        })
-        .await;
-        if done {
-            // The shell reports its cwd as it draws the next prompt.
+        loop {
+            let done = wait_for(&t, limit, |st| ours_finished(st, base) || !st.running()).await;
+            if !done {
+                break false;
+            }
+            // The shell reports its cwd as it draws the next prompt; a script's next line may
+            // start instead (a shell that reports each line's end), and is waited for too.
             let by = limit.min(Instant::now() + PROMPT_GRACE);
-            wait_for(&t, by, |st| st.at_prompt || !st.running()).await;
+            wait_for(&t, by, |st| {
+                st.at_prompt || !none_of_ours_running(st, base) || !st.running()
+            })
+            .await;
+            if none_of_ours_running(&t.state(), base) {
+                break true;
+            }
         }
-        done
     } else {
         quiet_after(&t, before, limit).await;
         false
@@ -330,11 +373,11 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         tracing::info!(terminal = %t.id, "timeout: interrupting the command");
         let _ = held::ctrl_c(core, &t).await;
         wait_for(&t, Instant::now() + INTERRUPT_SETTLE, |st| {
-            ours(st, base).is_none_or(|c| c.complete) || !st.running()
+            none_of_ours_running(st, base) || !st.running()
         })
         .await;
     }
-    let rec = ours(&t.state(), base).cloned();
+    let rec = submission_record(&t.state(), base, &a.command);
     let (from, until) = match &rec {
         Some(r) => (r.output_start, r.output_end),
         None => (before, None),
@@ -379,10 +422,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
 fn interrupt_at(core: &Arc<Core>, t: &Arc<Terminal>, base: u64, at: Instant) {
     let (core, t) = (core.clone(), t.clone());
     tokio::spawn(async move {
-        let finished = wait_for(&t, at, |st| {
-            ours(st, base).is_none_or(|c| c.complete) || !st.running()
-        })
-        .await;
+        let finished = wait_for(&t, at, |st| none_of_ours_running(st, base) || !st.running()).await;
         if !finished {
             tracing::info!(terminal = %t.id, "timeout: interrupting the command");
             let _ = held::ctrl_c(&core, &t).await;
