@@ -139,3 +139,64 @@ async fn a_script_of_several_lines_answers_with_all_of_it() {
         s.stop().await;
     }
 }
+
+/// A command line the shell cannot finish — an unclosed quote, a loop without its `done`, a
+/// here-document without its end — left the shell at its continuation prompt, and every
+/// later command line was typed into it: each call waited out its `wait_ms`, said "still
+/// running", and the terminal was lost to the agent. Now such a line is refused once the
+/// shell has waited a moment for the rest, what it held is dropped with Ctrl-C, and the
+/// next command runs. A call that answers before that (a short `wait_ms`) says what the
+/// shell is waiting for, and the next command line is refused rather than typed into it.
+/// In bash with the user's own `PS2`, in zsh, and in dash.
+#[tokio::test]
+async fn a_command_line_left_open_is_refused_and_the_terminal_goes_on() {
+    let bashrc = "PS2='... '\nPS1='\\u:\\w\\$ '\nHISTCONTROL=ignoreboth\n";
+    let setups = [
+        ("bash", vec![(".bashrc", bashrc)]),
+        ("zsh", vec![(".zshrc", "PROMPT='%~%# '\n")]),
+        ("dash", vec![]),
+    ];
+    for (shell, files) in setups {
+        let (s, _home) = server_in_home(shell, &files).await;
+        let id = open_shell(&s).await;
+        for open in [
+            "echo \"it's open",
+            "echo ran-first\necho 'still open",
+            "for f in a b; do\n  echo $f",
+            "cat <<END\nno end here",
+        ] {
+            let r = s.call(terminal_command(&id, open)).await;
+            assert_eq!(
+                code(&r),
+                "PM_TERM_INVALID_PAYLOAD",
+                "{shell} {open:?}: {r:#}"
+            );
+            let message = r["error"]["message"].as_str().unwrap();
+            assert!(message.contains("not complete"), "{shell}: {r:#}");
+            let r = s.call(terminal_command(&id, "echo next-ran")).await;
+            assert_eq!(
+                r["result"]["output"], "next-ran\n",
+                "{shell} after {open:?}: {r:#}"
+            );
+            assert_eq!(r["result"]["exit_code"], 0, "{shell}: {r:#}");
+        }
+        // Answered before the shell gave up on it: the answer says so, and the next line is
+        // refused, not typed into the open one.
+        let mut q = terminal_command(&id, "echo \"open again");
+        q["runtime"] = json!({"wait_ms": 200});
+        let r = s.call(q).await;
+        assert_eq!(r["result"]["running"], true, "{shell}: {r:#}");
+        let note = r["result"]["note"].as_str().unwrap_or_default();
+        assert!(note.contains("continuation prompt"), "{shell}: {r:#}");
+        let r = s.call(terminal_command(&id, "echo typed-into-it")).await;
+        assert_eq!(r["error"]["details"]["busy"], true, "{shell}: {r:#}");
+        let ctrl_c = json!({"action": "execute",
+            "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "target": {"terminal_id": id}, "execution": {"keys": ["ctrl-c"]},
+            "runtime": {"wait_ms": 500}});
+        s.call(ctrl_c).await;
+        let r = s.call(terminal_command(&id, "echo clean")).await;
+        assert_eq!(r["result"]["output"], "clean\n", "{shell}: {r:#}");
+        s.stop().await;
+    }
+}

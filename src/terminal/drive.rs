@@ -37,6 +37,11 @@ const PASTE_END: &str = "\x1b[201~";
 const FIRST_PASTE_GRACE: Duration = Duration::from_secs(1);
 /// How much of the stream's end is searched for the program's last bracketed-paste switch.
 const PASTE_MODE_WINDOW: u64 = 16 * 1024;
+/// How long a shell may show its continuation prompt with nothing more coming before our
+/// command line counts as left open (an unclosed quote): the further lines of a script are
+/// pasted with it and read at once, so a continuation that waits this long waits for keys
+/// nobody will type.
+const OPEN_LINE_QUIET: Duration = Duration::from_secs(1);
 
 /// Take the claim for the agent (active during a call, backgrounded after), unless someone
 /// else holds the terminal: a person's claim is never taken away by an agent.
@@ -82,6 +87,20 @@ fn ours_finished(st: &TermState, base: u64) -> bool {
 /// Whether nothing of ours is running: none started, or the last has finished.
 fn none_of_ours_running(st: &TermState, base: u64) -> bool {
     ours(st, base).next_back().is_none_or(|c| c.complete)
+}
+
+/// The refusal for a command line that stayed open: what the shell kept was cancelled.
+fn left_open(t: &Terminal) -> OpError {
+    OpError::new(
+        OpErrorKind::Invalid,
+        format!(
+            "the command line is not complete: the shell in terminal {} showed its continuation \
+             prompt and waited for the rest (an unclosed quote, bracket, here-document or \
+             if/for/while/case block); what was left open was cancelled with Ctrl-C, so the \
+             terminal is ready for the next command line — send the whole of it at once",
+            t.id
+        ),
+    )
 }
 
 /// What our command line ran, as one record: its first command's id and start, the whole
@@ -300,11 +319,27 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     }
     // A line someone entered a moment ago is still on its way: let it start first.
     wait_for(&t, deadline, |st| {
-        !st.line_entered || st.executing().is_some() || !st.running() || held::withdrawn(st, ticket)
+        !st.line_entered
+            || st.executing().is_some()
+            || st.continuation
+            || !st.running()
+            || held::withdrawn(st, ticket)
     })
     .await;
     let (base, before) = {
         let st = t.state();
+        if st.continuation {
+            drop(st);
+            return showing(OpError::new(
+                OpErrorKind::Busy,
+                format!(
+                    "terminal {} is in the middle of a command line: its shell shows the \
+                     continuation prompt and reads the rest of the line; finish it with \
+                     execution.input, or drop it with execution.keys [\"ctrl-c\"]",
+                    t.id
+                ),
+            ));
+        }
         if let Some(busy) = st.executing() {
             let msg = format!(
                 "terminal {} is busy running {:?}; send raw input with execution.input (e.g. to a REPL), or wait for it",
@@ -349,9 +384,37 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     let limit = hard.map_or(deadline, |h| h.min(deadline));
     let finished = if integrated {
         loop {
-            let done = wait_for(&t, limit, |st| ours_finished(st, base) || !st.running()).await;
+            let done = wait_for(&t, limit, |st| {
+                ours_finished(st, base) || st.continuation || !st.running()
+            })
+            .await;
             if !done {
                 break false;
+            }
+            if t.state().continuation {
+                // The shell reads on: a script's further lines are there already; a line
+                // left open gets nothing more.
+                let len = t.state().spool.len();
+                let by = limit.min(Instant::now() + OPEN_LINE_QUIET);
+                let read_on = wait_for(&t, by, |st| {
+                    !st.continuation || st.spool.len() != len || !st.running()
+                })
+                .await;
+                if read_on {
+                    continue;
+                }
+                if Instant::now() >= limit {
+                    break false;
+                }
+                let _ = held::ctrl_c(core, &t).await;
+                give_back_claim();
+                let mut e = left_open(&t);
+                e.partial = Some(Box::new(ran(
+                    &t,
+                    chunk(&t, Some(before), None, &a.output)?,
+                    false,
+                )));
+                return Err(e);
             }
             // The shell reports its cwd as it draws the next prompt; a script's next line may
             // start instead (a shell that reports each line's end), and is waited for too.
@@ -393,6 +456,13 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     r.command = rec;
     if !integrated {
         r.note = Some(no_detection_note(&t));
+    } else if still && t.state().continuation {
+        r.note = Some(format!(
+            "the shell shows its continuation prompt: it holds an unfinished command line and \
+             reads the rest; send it with execution.input, or drop the line with \
+             execution.keys [\"ctrl-c\"] (terminal {})",
+            t.id
+        ));
     }
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, false);

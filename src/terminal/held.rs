@@ -138,10 +138,12 @@ pub async fn ctrl_c(core: &Core, t: &Terminal) -> std::io::Result<()> {
         // At a prompt, Ctrl-C brings a fresh prompt (and drops a line typed ahead): the next
         // command waits for it, rather than be typed into the old one and taken for the
         // interrupted line. Said before the key goes, so the new prompt cannot come first.
+        // A continuation prompt is given up with it: the line it held is dropped.
         let mut st = t.state();
-        if st.at_prompt && st.executing().is_none() {
+        if st.continuation || (st.at_prompt && st.executing().is_none()) {
             st.line_entered = true;
         }
+        st.continuation = false;
     }
     lifecycle::input(core, t, CTRL_C, None).await
 }

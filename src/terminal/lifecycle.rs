@@ -288,6 +288,7 @@ impl Core {
                 prompts: 0,
                 at_prompt: false,
                 prompt_drawn: false,
+                continuation: false,
                 line_entered: false,
                 prompt_started: false,
                 prompt_end_missing: 0,

@@ -32,6 +32,9 @@ pub enum Event {
     Installed(String),
     /// The user's rc files have run (`P;PmRc=done`).
     RcDone,
+    /// `G`: a continuation prompt (bash's and zsh's `PS2`) is drawn: the shell has part of a
+    /// command line and reads the rest.
+    Continuation,
 }
 
 /// One piece of the scanned stream, in order.
@@ -200,6 +203,7 @@ impl Scanner {
             ("D", [code]) => Some(Event::Finished(code.trim().parse().ok())),
             ("E", [line]) => Some(Event::CommandLine(unescape(line))),
             ("E", []) => Some(Event::CommandLine(String::new())),
+            ("G", []) => Some(Event::Continuation),
             ("P", [prop]) => {
                 if let Some(p) = prop.strip_prefix("Cwd=") {
                     Some(Event::Cwd(unescape(p)))
@@ -279,6 +283,7 @@ mod tests {
         v.extend_from_slice(b"out\x1b]0;title\x07put\r\n");
         v.extend_from_slice(b"\x1b]633;E;fake;wrong\x07\x1b]133;A\x07\x1b[31mred\x1b[0m");
         v.extend_from_slice(b"\x1b]633;D;3;n0nce\x07\x1b]633;P;Cwd=/tmp/a\\x3bb;n0nce\x07");
+        v.extend_from_slice(b"> \x1b]633;G;n0nce\x07\x1b]633;G;wrong\x07");
         v
     }
 
@@ -294,12 +299,13 @@ mod tests {
                 Event::Executed,
                 Event::Finished(Some(3)),
                 Event::Cwd("/tmp/a;b".into()),
+                Event::Continuation,
             ]
         );
-        assert_eq!(untrusted, 2);
+        assert_eq!(untrusted, 3);
         assert_eq!(
             data,
-            b"$ ls\r\nout\x1b]0;title\x07put\r\n\x1b[31mred\x1b[0m".to_vec()
+            b"$ ls\r\nout\x1b]0;title\x07put\r\n\x1b[31mred\x1b[0m> ".to_vec()
         );
     }
 

@@ -140,6 +140,9 @@ pub struct TermState {
     /// A line was entered at the prompt and has neither started a command nor brought the
     /// next prompt yet.
     pub line_entered: bool,
+    /// The shell's continuation prompt is the last thing it drew: it holds part of a command
+    /// line (an open quote, here-document or block) and reads the rest from the keyboard.
+    pub continuation: bool,
     /// Prompt starts (A) come in this terminal: ends (B) then never count as new prompts.
     pub prompt_started: bool,
     /// Commands that started at a prompt whose end mark never came (a theme dropped it).

@@ -52,6 +52,7 @@ impl Core {
         }
         match e {
             Event::PromptStart => {
+                st.continuation = false;
                 st.prompt_drawn = false;
                 st.prompt_started = true;
                 self.prompt_back(inner, term, st);
@@ -84,6 +85,7 @@ impl Core {
                 st.at_prompt = false;
                 st.prompt_drawn = false;
                 st.line_entered = false;
+                st.continuation = false;
                 st.saw_executed = true;
                 if st.executing().is_some() {
                     self.finish_command(inner, term, st, None);
@@ -113,6 +115,7 @@ impl Core {
             }
             Event::Installed(level) => st.installed_partially = level != "full",
             Event::RcDone => st.rc_done = true,
+            Event::Continuation => st.continuation = true,
             Event::Cwd(path) => {
                 let uri = file_uri(&path);
                 if st.state.cwd.as_deref() != Some(uri.as_str()) {
@@ -129,6 +132,7 @@ impl Core {
         st.prompts += 1;
         st.at_prompt = true;
         st.line_entered = false;
+        st.continuation = false;
         if st.executing().is_some() {
             // The prompt is back and no D said how the command ended (a set-up without the
             // exit-status hook): it ended, status unknown.

@@ -7,6 +7,8 @@
 #         command ran); $? is handed on unchanged to the user's own prompt commands.
 #   P, A  cwd and prompt start, last in PROMPT_COMMAND.
 #   B     prompt end, put back at the end of PS1 at every prompt (themes rewrite PS1).
+#   G     continuation prompt end, kept at the end of PS2 the same way: bash shows PS2 while
+#         a command line is still open (a quote, a here-document, a block) and reads on.
 #   C     command executed: static text at the end of PS0, which bash prints after reading a
 #         command line and before running it: never for an empty line, whatever the form
 #         of the command, and whatever the user's DEBUG trap does.
@@ -48,6 +50,8 @@ if [ -n "${__pmt_nonce:-}" ]; then
     __pmt_r=$s
   }
   __pmt_b="\[\e]633;B;${__pmt_nonce}\a\]"
+  # The continuation prompt's end: PS2 shows while a command line is still open.
+  __pmt_ps2_mark="\[\e]633;G;${__pmt_nonce}\a\]"
   # PS0's tail: raises the flag (an arithmetic side effect that prints nothing), then C.
   __pmt_ps0_tail='${__pmt_nonce:$((__pmt_ran=1)):0}'$'\e]633;C;'"${__pmt_nonce}"$'\a'
   # Without promptvars PS0 is not expanded: C alone, as literal text.
@@ -60,7 +64,7 @@ if [ -n "${__pmt_nonce:-}" ]; then
   # program's environment (old dotfiles export PS1; a nested bash would print our marks).
   __pmt_unexport() {
     local v
-    for v in PS1 PS0 PROMPT_COMMAND; do
+    for v in PS1 PS0 PS2 PROMPT_COMMAND; do
       case ${!v@a} in
         *r*) ;;
         *x*) builtin export -n "$v" ;;
@@ -97,6 +101,13 @@ if [ -n "${__pmt_nonce:-}" ]; then
         *"$__pmt_b") ;;
         *) PS1=${PS1-}
            PS1=${PS1//"$__pmt_b"/}$__pmt_b ;;
+      esac
+    fi
+    if [[ ${PS2@a} != *r* ]]; then
+      case ${PS2-} in
+        *"$__pmt_ps2_mark") ;;
+        *) PS2=${PS2-> }
+           PS2=${PS2//"$__pmt_ps2_mark"/}$__pmt_ps2_mark ;;
       esac
     fi
     local tail=$__pmt_ps0_tail other=$__pmt_ps0_plain

@@ -25,5 +25,7 @@ if [ -n "${__pmt_nonce:-}" ]; then
   __pmt_e=$(printf '\033')
   __pmt_g=$(printf '\007')
   PS1="${__pmt_e}]633;D;\$?;${__pmt_nonce}${__pmt_g}${__pmt_e}]633;P;Cwd=\${PWD};${__pmt_nonce}${__pmt_g}${__pmt_e}]633;A;${__pmt_nonce}${__pmt_g}${PS1:-\$ }${__pmt_e}]633;B;${__pmt_nonce}${__pmt_g}"
+  # The continuation prompt's end: PS2 shows while a command line is still open.
+  PS2="${PS2-> }${__pmt_e}]633;G;${__pmt_nonce}${__pmt_g}"
   unset __pmt_e __pmt_g __pmt_nonce
 fi

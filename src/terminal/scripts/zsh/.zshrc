@@ -38,6 +38,8 @@ if [[ -n ${__pmt_nonce:-} ]]; then
   }
   typeset -g __pmt_in_command=0
   typeset -g __pmt_b_raw=$'\e]633;B;'"${__pmt_nonce}"$'\a'
+  # The continuation prompt's end: PS2 shows while a command line is still open.
+  typeset -g __pmt_g_raw=$'\e]633;G;'"${__pmt_nonce}"$'\a'
 
   # First precmd hook: the finished command's exit status, before anything changes $?.
   # Hooks added after ours since the last prompt are moved before our last one.
@@ -69,6 +71,11 @@ if [[ -n ${__pmt_nonce:-} ]]; then
     [[ -o promptpercent ]] && mark="%{${__pmt_b_raw}%}"
     PS1=${PS1//"%{${__pmt_b_raw}%}"/}
     PS1=${PS1//"${__pmt_b_raw}"/}$mark
+    [[ ${(t)PS2} == *export* ]] && typeset +x PS2
+    mark=$__pmt_g_raw
+    [[ -o promptpercent ]] && mark="%{${__pmt_g_raw}%}"
+    PS2=${PS2//"%{${__pmt_g_raw}%}"/}
+    PS2=${PS2//"${__pmt_g_raw}"/}$mark
     return ec
   }
   # Last preexec hook: the command line as typed (zsh passes it whatever history keeps).
