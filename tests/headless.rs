@@ -232,6 +232,57 @@ async fn stdin_is_closed_so_readers_get_eof() {
     s.stop().await;
 }
 
+/// `git commit` without `-m`, as agents type it: git starts an editor for the message, and
+/// headless there is no terminal for one — vim printed its screen as escape codes into the
+/// output, waited two seconds and left. Git's editor is `true` unless the server's own
+/// environment names one: the commit stops at once with git's own message. An operator's
+/// editor (one that needs no terminal) is still the one git starts.
+#[tokio::test]
+async fn git_starts_no_terminal_editor_headless_unless_the_operator_names_one() {
+    let repo = scratch_dir();
+    let init = format!(
+        "cd {} && git init -q && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m first",
+        repo.display()
+    );
+    let commit = format!(
+        "cd {} && git -c user.name=a -c user.email=a@b commit --allow-empty",
+        repo.display()
+    );
+    let s = server().start().await;
+    assert_eq!(s.call(headless(&init)).await["result"]["exit_code"], 0);
+    let r = s.call(headless(&commit)).await;
+    assert_ne!(r["result"]["exit_code"], 0, "{r:#}");
+    let out = format!("{}{}", r["result"]["stdout"], r["result"]["stderr"]);
+    assert!(out.contains("empty commit message"), "{r:#}");
+    assert!(!out.contains('\u{1b}') && !out.contains("Vim"), "{r:#}");
+    s.stop().await;
+    // The operator's editor writes the message itself.
+    let editor = repo.join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\necho from-the-operators-editor > \"$1\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let s = server()
+        .env("EDITOR", editor.to_str().unwrap())
+        .start()
+        .await;
+    let r = s.call(headless(&commit)).await;
+    assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
+    let log = s
+        .call(headless(&format!(
+            "cd {} && git log -1 --format=%s",
+            repo.display()
+        )))
+        .await;
+    assert_eq!(
+        log["result"]["stdout"], "from-the-operators-editor\n",
+        "{log:#}"
+    );
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn long_command_answers_running_then_read_output_follows_by_cursor() {
     let s = server().start().await;

@@ -34,6 +34,16 @@ const PIPE_CAPACITY: i32 = 1024 * 1024;
 /// more than a command writes in this time, so nothing waits on a full pipe meanwhile.
 const READ_DELAY: Duration = Duration::from_millis(2);
 
+/// The editor git starts for a message (`git commit` without `-m`, `git rebase
+/// --continue`, `git tag -a`): headless there is no terminal, and vim printed its screen
+/// as garbage into the output, waited two seconds, and left. `true` accepts the message as
+/// it stands: an empty commit message aborts the commit with git's own words, a merge keeps
+/// its prepared one. Set only when the server's own environment names no editor at all (an
+/// operator's `code --wait` needs no terminal, and wins).
+const NO_EDITOR: (&str, &str) = ("GIT_EDITOR", "true");
+/// The variables that name an editor for git, in its order.
+const EDITOR_VARS: [&str; 3] = ["GIT_EDITOR", "VISUAL", "EDITOR"];
+
 /// After the process exits, how long to wait for its pipes to close before reporting the
 /// exit (background children may hold them open; their output keeps arriving anyway).
 const PIPE_DRAIN_GRACE: Duration = Duration::from_millis(250);
@@ -175,7 +185,7 @@ impl Session {
             program: &program,
             args: &args,
             cwd: &spec.cwd,
-            env: spec.env.into_iter().collect(),
+            env: headless_env(spec.env),
             expose: &[],
             confined: spec.confined,
             io: SessionIo::Headless {
@@ -417,4 +427,12 @@ impl Session {
     pub fn has_processes(&self) -> bool {
         !self.supervised.is_gone()
     }
+}
+
+/// A headless command's environment on top of the server's: the defaults a command without
+/// a terminal needs, then what the request gave.
+fn headless_env(request: BTreeMap<String, String>) -> Vec<(String, String)> {
+    let no_editor = EDITOR_VARS.iter().all(|v| std::env::var_os(v).is_none());
+    let defaults = no_editor.then(|| (NO_EDITOR.0.to_string(), NO_EDITOR.1.to_string()));
+    defaults.into_iter().chain(request).collect()
 }

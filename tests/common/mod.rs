@@ -193,9 +193,11 @@ pub fn server_command(bin: &str, args: &[&str], env: &[(&str, &str)]) -> tokio::
     let scratch = scratch_dir();
     cmd.current_dir(&scratch);
     cmd.env("HOME", &scratch);
-    // A pager in the environment the tests run from is an operator's choice, which the server
-    // keeps: the tests make none.
-    cmd.env_remove("PAGER").env_remove("GIT_PAGER");
+    // A pager or editor in the environment the tests run from is an operator's choice, which
+    // the server keeps: the tests make none.
+    for name in ["PAGER", "GIT_PAGER", "GIT_EDITOR", "VISUAL", "EDITOR"] {
+        cmd.env_remove(name);
+    }
     cmd.env(
         "PM_TERM_LOG",
         std::env::var("PM_TEST_SERVER_LOG").unwrap_or_else(|_| "warn".into()),
