@@ -711,3 +711,40 @@ fn a_terminal_as_stdio_answers_and_a_hangup_ends_the_server() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// A client that sends two command lines for one terminal in one write, without waiting for
+/// either answer: one runs, the other is refused as busy. Both were typed before — the
+/// second while the first waited for the line editor — and ran in the opposite order.
+#[tokio::test]
+async fn two_command_lines_for_one_terminal_in_one_write_run_one_at_a_time() {
+    let mut raw = Raw::start().await;
+    let call = |id: &str, args: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "memory_terminal_interactive", "arguments": args}})
+        .to_string()
+    };
+    raw.send(call("open", open_terminal()).as_bytes()).await;
+    let opened = raw.answer().await.expect("the terminal opens");
+    let id = opened["result"]["structuredContent"]["identity"]["terminal_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let both = format!(
+        "{}\n{}",
+        call("a", terminal_command(&id, "sleep 0.5; echo first")),
+        call("b", terminal_command(&id, "echo second"))
+    );
+    raw.send(both.as_bytes()).await;
+    let mut answers = Vec::new();
+    while answers.len() < 2 {
+        let a = raw.answer().await.expect("both calls answered");
+        answers.push(a["result"]["structuredContent"].clone());
+    }
+    let ran = answers.iter().filter(|r| r["success"] == true).count();
+    let busy = answers
+        .iter()
+        .filter(|r| r["error"]["details"]["busy"] == true)
+        .count();
+    assert_eq!((ran, busy), (1, 1), "{answers:#?}");
+    raw.child.kill().await.unwrap();
+}

@@ -317,6 +317,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
             ),
         ));
     }
+    let entering = t.entry_lock.lock().await;
     // A line someone entered a moment ago is still on its way: let it start first.
     wait_for(&t, deadline, |st| {
         !st.line_entered
@@ -379,6 +380,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
             format!("cannot write to terminal {}: {e}", t.id),
         )
     })?;
+    drop(entering);
     line.typed(core).await;
     let integrated = t.state().detection;
     let limit = hard.map_or(deadline, |h| h.min(deadline));

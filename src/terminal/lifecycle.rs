@@ -316,6 +316,7 @@ impl Core {
             vt: Mutex::new(super::term::Screen::new(spec.rows, spec.cols)),
             changed,
             write_lock: tokio::sync::Mutex::new(()),
+            entry_lock: tokio::sync::Mutex::new(()),
             prompt_only: dev.prompt_only,
             nonce_file: dev.nonce_file,
         });

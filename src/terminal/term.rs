@@ -233,6 +233,10 @@ pub struct Terminal {
     pub vt: Mutex<Screen>,
     pub changed: watch::Sender<u64>,
     pub write_lock: tokio::sync::Mutex<()>,
+    /// Held by a command line from the look at whether the terminal is free until it is
+    /// typed: two calls at once into one terminal see each other (the second finds the
+    /// first entered, and waits for it or is refused as busy) instead of both typing.
+    pub entry_lock: tokio::sync::Mutex<()>,
     pub nonce_file: Option<PathBuf>,
     /// The shell reports prompts and exit codes but not when a command starts (dash).
     pub prompt_only: bool,
