@@ -273,6 +273,47 @@ async fn check_terminal(
         &p,
     );
 
+    // A script of several lines answers when all of it has run, with the last line's status
+    // (bash runs each line of a paste as a command line of its own). Where a failing status
+    // ends the shell (`set -e`), the script ends well.
+    let (script, status) = if false_ends_shell {
+        ("echo one\necho two\ntrue", 0)
+    } else {
+        ("echo one\necho two\nfalse", 1)
+    };
+    let p = s.call(run(&id, script, 15000)).await;
+    f.expect(
+        finished_with(&p, status),
+        "a script finishes with its last line's status",
+        &p,
+    );
+    // What the user's own hooks print between its lines (a PS0 of theirs) stays in it.
+    let out = p["result"]["output"].as_str().unwrap_or_default();
+    f.expect(
+        out.find("one\n")
+            .is_some_and(|a| out[a..].contains("two\n")),
+        "a script's output is all of its lines'",
+        &p,
+    );
+    // A Ctrl-C ends a shell whose failing statuses end it: there a line left open is not
+    // tried.
+    if shell != "fish" && !false_ends_shell {
+        // A line the shell cannot finish is refused and dropped; the next one runs.
+        let p = s.call(run(&id, "echo 'left open", 15000)).await;
+        f.expect(
+            p["error"]["code"] == "PM_TERM_INVALID_PAYLOAD",
+            "a line left open is refused",
+            &p,
+        );
+        let p = s.call(run(&id, "echo after-open", 15000)).await;
+        f.expect(
+            finished_with(&p, 0)
+                && p["result"]["output"].as_str().map(str::trim_end) == Some("after-open"),
+            "the line after one left open runs as sent",
+            &p,
+        );
+    }
+
     let dir = scratch_dir().join("dir with space");
     std::fs::create_dir_all(&dir).unwrap();
     let dir_s = dir.display().to_string();

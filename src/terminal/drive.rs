@@ -37,10 +37,9 @@ const PASTE_END: &str = "\x1b[201~";
 const FIRST_PASTE_GRACE: Duration = Duration::from_secs(1);
 /// How much of the stream's end is searched for the program's last bracketed-paste switch.
 const PASTE_MODE_WINDOW: u64 = 16 * 1024;
-/// How long a shell may show its continuation prompt with nothing more coming before our
-/// command line counts as left open (an unclosed quote): the further lines of a script are
-/// pasted with it and read at once, so a continuation that waits this long waits for keys
-/// nobody will type.
+/// How long a shell may stay at its continuation prompt before our command line counts as
+/// left open (an unclosed quote): the further lines of a script are pasted with it and read
+/// at once, so a continuation that lasts this long waits for keys nobody will type.
 const OPEN_LINE_QUIET: Duration = Duration::from_secs(1);
 
 /// Take the claim for the agent (active during a call, backgrounded after), unless someone
@@ -212,11 +211,22 @@ fn no_detection_note(t: &Terminal) -> String {
 /// of its lines was entered on its own; pasted, the line editor takes the text as it is.
 async fn keys_entering(t: &Terminal, command: &str) -> String {
     let mut bracketed = bracketed_paste(&t.state());
-    // At its first prompt zsh turns bracketed paste on just after drawing it (and later still
-    // on a loaded machine): a shell with a line editor is given a moment for it, once.
+    // The line editor turns bracketed paste on just after drawing its prompt (and later still
+    // on a loaded machine, behind plugins' hooks): a shell with a line editor is given a
+    // moment for it at its first prompt, and at every prompt once it has used it — typed
+    // before it, a script's lines ran one by one and a tab was a completion.
     let editor = t.nonce_file.is_some() && !t.prompt_only;
-    if !bracketed && editor && !std::mem::replace(&mut t.state().paste_awaited, true) {
-        bracketed = wait_for(t, Instant::now() + FIRST_PASTE_GRACE, bracketed_paste).await;
+    if !bracketed && editor {
+        let wait = {
+            let mut st = t.state();
+            !std::mem::replace(&mut st.paste_awaited, true) || st.paste_seen
+        };
+        if wait {
+            bracketed = wait_for(t, Instant::now() + FIRST_PASTE_GRACE, bracketed_paste).await;
+        }
+    }
+    if bracketed {
+        t.state().paste_seen = true;
     }
     // A command holding the paste's end would end it early: typed as before.
     if bracketed && !command.is_empty() && !command.contains(PASTE_END) {
@@ -394,14 +404,11 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
                 break false;
             }
             if t.state().continuation {
-                // The shell reads on: a script's further lines are there already; a line
-                // left open gets nothing more.
-                let len = t.state().spool.len();
+                // The shell reads on: a script's further lines are there already and it is
+                // done with them at once; a line left open gets nothing more, however often
+                // a theme redraws the continuation prompt meanwhile.
                 let by = limit.min(Instant::now() + OPEN_LINE_QUIET);
-                let read_on = wait_for(&t, by, |st| {
-                    !st.continuation || st.spool.len() != len || !st.running()
-                })
-                .await;
+                let read_on = wait_for(&t, by, |st| !st.continuation || !st.running()).await;
                 if read_on {
                     continue;
                 }

@@ -142,6 +142,7 @@ pub async fn ctrl_c(core: &Core, t: &Terminal) -> std::io::Result<()> {
         let mut st = t.state();
         if st.continuation || (st.at_prompt && st.executing().is_none()) {
             st.line_entered = true;
+            st.dropping_line = true;
         }
         st.continuation = false;
     }

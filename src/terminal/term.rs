@@ -143,6 +143,10 @@ pub struct TermState {
     /// The shell's continuation prompt is the last thing it drew: it holds part of a command
     /// line (an open quote, here-document or block) and reads the rest from the keyboard.
     pub continuation: bool,
+    /// This server's Ctrl-C went to a prompt or a continuation, and the fresh prompt it
+    /// brings has not come yet: a continuation prompt redrawn meanwhile (a theme's clock) is
+    /// the dropped line's, not a new one.
+    pub dropping_line: bool,
     /// Prompt starts (A) come in this terminal: ends (B) then never count as new prompts.
     pub prompt_started: bool,
     /// Commands that started at a prompt whose end mark never came (a theme dropped it).
@@ -187,6 +191,9 @@ pub struct TermState {
     pub held: Vec<HeldRun>,
     /// The first command typed waited for the line editor's bracketed paste (`drive`).
     pub paste_awaited: bool,
+    /// The line editor has asked for bracketed paste before: it turns it off while a command
+    /// runs and on again with its next prompt, a moment after the prompt's end mark.
+    pub paste_seen: bool,
 }
 
 impl TermState {

@@ -115,7 +115,7 @@ impl Core {
             }
             Event::Installed(level) => st.installed_partially = level != "full",
             Event::RcDone => st.rc_done = true,
-            Event::Continuation => st.continuation = true,
+            Event::Continuation => st.continuation = !st.dropping_line,
             Event::Cwd(path) => {
                 let uri = file_uri(&path);
                 if st.state.cwd.as_deref() != Some(uri.as_str()) {
@@ -133,6 +133,7 @@ impl Core {
         st.at_prompt = true;
         st.line_entered = false;
         st.continuation = false;
+        st.dropping_line = false;
         if st.executing().is_some() {
             // The prompt is back and no D said how the command ended (a set-up without the
             // exit-status hook): it ended, status unknown.
