@@ -11,17 +11,14 @@ use ahp_types::state::TerminalClaim;
 use super::core::Core;
 use super::protocol::{AgentClaim, InputArgs, OpError, OpErrorKind, OpenArgs, RanResult, RunArgs};
 use super::ready::{self, Ready};
-use super::term::{CommandRecord, Submitted, TermState, Terminal, strip_escapes};
+use super::submission::{self, Waited};
+use super::term::{Submitted, TermState, Terminal, strip_escapes};
 use super::view::{chunk, find, ran};
 pub use super::waits::{INPUT_QUIET, PROMPT_END_GRACE, STARTUP_WAIT, quiet_after, wait_for};
 use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, held, lifecycle};
 
 /// After Ctrl-C on a timeout, how long to wait for the command to wind down.
 pub const INTERRUPT_SETTLE: Duration = Duration::from_secs(2);
-/// After a command finishes, how long to wait for the prompt (and its cwd report). The
-/// user's own prompt commands run in between (a powerline prompt starts Python), and on a
-/// loaded machine they take more than a second; the wait ends as soon as the prompt comes.
-pub const PROMPT_GRACE: Duration = Duration::from_millis(3_000);
 /// How much recent text `wait_for` patterns are matched against.
 const WAIT_FOR_WINDOW: u64 = 64 * 1024;
 /// The longest line a terminal's line discipline takes while it collects lines (no line
@@ -37,11 +34,6 @@ const PASTE_END: &str = "\x1b[201~";
 const FIRST_PASTE_GRACE: Duration = Duration::from_secs(1);
 /// How much of the stream's end is searched for the program's last bracketed-paste switch.
 const PASTE_MODE_WINDOW: u64 = 16 * 1024;
-/// How long a shell may stay at its continuation prompt before our command line counts as
-/// left open (an unclosed quote): the further lines of a script are pasted with it and read
-/// at once, so a continuation that lasts this long waits for keys nobody will type.
-const OPEN_LINE_QUIET: Duration = Duration::from_secs(1);
-
 /// Take the claim for the agent (active during a call, backgrounded after), unless someone
 /// else holds the terminal: a person's claim is never taken away by an agent.
 pub fn set_claim(core: &Core, t: &Terminal, claim: &AgentClaim, active: bool) {
@@ -62,69 +54,6 @@ pub fn set_claim(core: &Core, t: &Terminal, claim: &AgentClaim, active: bool) {
             None,
         );
     }
-}
-
-fn command_number(r: &CommandRecord) -> u64 {
-    r.command_id
-        .strip_prefix("cmd_")
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0)
-}
-
-/// The commands detected after `base` (the terminal's counter before we typed): those our
-/// command line started. One for a line, and one per line of a script in bash, which runs
-/// each line of a paste as a command line of its own.
-fn ours(st: &TermState, base: u64) -> impl DoubleEndedIterator<Item = &CommandRecord> {
-    st.commands.iter().filter(move |c| command_number(c) > base)
-}
-
-/// Whether the last command our line started has finished.
-fn ours_finished(st: &TermState, base: u64) -> bool {
-    ours(st, base).next_back().is_some_and(|c| c.complete)
-}
-
-/// Whether nothing of ours is running: none started, or the last has finished.
-fn none_of_ours_running(st: &TermState, base: u64) -> bool {
-    ours(st, base).next_back().is_none_or(|c| c.complete)
-}
-
-/// The refusal for a command line that stayed open: what the shell kept was cancelled.
-fn left_open(t: &Terminal) -> OpError {
-    OpError::new(
-        OpErrorKind::Invalid,
-        format!(
-            "the command line is not complete: the shell in terminal {} showed its continuation \
-             prompt and waited for the rest (an unclosed quote, bracket, here-document or \
-             if/for/while/case block); what was left open was cancelled with Ctrl-C, so the \
-             terminal is ready for the next command line — send the whole of it at once",
-            t.id
-        ),
-    )
-}
-
-/// What our command line ran, as one record: its first command's id and start, the whole
-/// line, and the last command's end and exit status (a script's status is its last
-/// command's, as the shell's `$?` says). `None` while nothing has started.
-fn submission_record(st: &TermState, base: u64, line: &str) -> Option<CommandRecord> {
-    let mut ran = ours(st, base);
-    let first = ran.next()?;
-    let Some(last) = ran.next_back() else {
-        return Some(first.clone());
-    };
-    let ended_at = last
-        .duration_ms
-        .map(|d| last.started_at_ms + d)
-        .filter(|_| last.complete);
-    Some(CommandRecord {
-        command_id: first.command_id.clone(),
-        command_line: line.to_string(),
-        complete: last.complete,
-        exit_code: last.exit_code,
-        duration_ms: ended_at.map(|end| end - first.started_at_ms),
-        started_at_ms: first.started_at_ms,
-        output_start: first.output_start,
-        output_end: last.output_end,
-    })
 }
 
 fn check_cwd(cwd: Option<&str>) -> Result<PathBuf, OpError> {
@@ -395,45 +324,19 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     let integrated = t.state().detection;
     let limit = hard.map_or(deadline, |h| h.min(deadline));
     let finished = if integrated {
-        loop {
-            let done = wait_for(&t, limit, |st| {
-                ours_finished(st, base) || st.continuation || !st.running()
-            })
-            .await;
-            if !done {
-                break false;
-            }
-            if t.state().continuation {
-                // The shell reads on: a script's further lines are there already and it is
-                // done with them at once; a line left open gets nothing more, however often
-                // a theme redraws the continuation prompt meanwhile.
-                let by = limit.min(Instant::now() + OPEN_LINE_QUIET);
-                let read_on = wait_for(&t, by, |st| !st.continuation || !st.running()).await;
-                if read_on {
-                    continue;
-                }
-                if Instant::now() >= limit {
-                    break false;
-                }
+        match submission::wait(&t, base, limit).await {
+            Waited::Finished => true,
+            Waited::Running => false,
+            Waited::LeftOpen => {
                 let _ = held::ctrl_c(core, &t).await;
                 give_back_claim();
-                let mut e = left_open(&t);
+                let mut e = submission::left_open(&t);
                 e.partial = Some(Box::new(ran(
                     &t,
                     chunk(&t, Some(before), None, &a.output)?,
                     false,
                 )));
                 return Err(e);
-            }
-            // The shell reports its cwd as it draws the next prompt; a script's next line may
-            // start instead (a shell that reports each line's end), and is waited for too.
-            let by = limit.min(Instant::now() + PROMPT_GRACE);
-            wait_for(&t, by, |st| {
-                st.at_prompt || !none_of_ours_running(st, base) || !st.running()
-            })
-            .await;
-            if none_of_ours_running(&t.state(), base) {
-                break true;
             }
         }
     } else {
@@ -445,11 +348,11 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         tracing::info!(terminal = %t.id, "timeout: interrupting the command");
         let _ = held::ctrl_c(core, &t).await;
         wait_for(&t, Instant::now() + INTERRUPT_SETTLE, |st| {
-            none_of_ours_running(st, base) || !st.running()
+            submission::none_running(st, base) || !st.running()
         })
         .await;
     }
-    let rec = submission_record(&t.state(), base, &a.command);
+    let rec = submission::record(&t.state(), base, &a.command);
     let (from, until) = match &rec {
         Some(r) => (r.output_start, r.output_end),
         None => (before, None),
@@ -501,7 +404,10 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
 fn interrupt_at(core: &Arc<Core>, t: &Arc<Terminal>, base: u64, at: Instant) {
     let (core, t) = (core.clone(), t.clone());
     tokio::spawn(async move {
-        let finished = wait_for(&t, at, |st| none_of_ours_running(st, base) || !st.running()).await;
+        let finished = wait_for(&t, at, |st| {
+            submission::none_running(st, base) || !st.running()
+        })
+        .await;
         if !finished {
             tracing::info!(terminal = %t.id, "timeout: interrupting the command");
             let _ = held::ctrl_c(&core, &t).await;

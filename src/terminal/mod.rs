@@ -18,6 +18,7 @@ pub mod protocol;
 pub mod pty;
 pub mod ready;
 pub mod shell;
+pub mod submission;
 pub mod term;
 pub mod view;
 pub mod waits;
