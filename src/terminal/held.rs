@@ -121,8 +121,8 @@ pub async fn interrupt(core: &Core, t: &Terminal, call: Option<&str>) -> std::io
 pub async fn ctrl_c(core: &Core, t: &Terminal) -> std::io::Result<()> {
     let settle_by = {
         let st = t.state();
-        match shell_takes_ctrl_c(&st) {
-            _ if t.nonce_file.is_none() || !st.running() => None,
+        let integrated = t.nonce_file.is_some() && st.running();
+        match shell_takes_ctrl_c(&st).filter(|_| integrated) {
             Some(Settling::Starting) => Some(t.created + STARTUP_WAIT),
             Some(Settling::DrawingPrompt) => Some(Instant::now() + PROMPT_END_GRACE),
             None => None,
