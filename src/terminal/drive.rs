@@ -34,6 +34,7 @@ const PASTE_END: &str = "\x1b[201~";
 const FIRST_PASTE_GRACE: Duration = Duration::from_secs(1);
 /// How much of the stream's end is searched for the program's last bracketed-paste switch.
 const PASTE_MODE_WINDOW: u64 = 16 * 1024;
+
 /// Take the claim for the agent (active during a call, backgrounded after), unless someone
 /// else holds the terminal: a person's claim is never taken away by an agent.
 pub fn set_claim(core: &Core, t: &Terminal, claim: &AgentClaim, active: bool) {
@@ -270,15 +271,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         let st = t.state();
         if st.continuation {
             drop(st);
-            return showing(OpError::new(
-                OpErrorKind::Busy,
-                format!(
-                    "terminal {} is in the middle of a command line: its shell shows the \
-                     continuation prompt and reads the rest of the line; finish it with \
-                     execution.input, or drop it with execution.keys [\"ctrl-c\"]",
-                    t.id
-                ),
-            ));
+            return showing(submission::open_elsewhere(&t));
         }
         if let Some(busy) = st.executing() {
             let msg = format!(
@@ -369,12 +362,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     if !integrated {
         r.note = Some(no_detection_note(&t));
     } else if still && t.state().continuation {
-        r.note = Some(format!(
-            "the shell shows its continuation prompt: it holds an unfinished command line and \
-             reads the rest; send it with execution.input, or drop the line with \
-             execution.keys [\"ctrl-c\"] (terminal {})",
-            t.id
-        ));
+        r.note = Some(submission::open_note(&t));
     }
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, false);

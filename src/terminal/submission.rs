@@ -128,6 +128,30 @@ fn record_of(commands: &VecDeque<CommandRecord>, base: u64, line: &str) -> Optio
     })
 }
 
+/// How an agent goes on from a line the shell holds open.
+const GO_ON: &str = "finish it with execution.input, or drop it with execution.keys [\"ctrl-c\"]";
+
+/// What a `run` answered before the shell gave up on its line says about it.
+pub fn open_note(t: &Terminal) -> String {
+    format!(
+        "the shell in terminal {} shows its continuation prompt: it holds an unfinished \
+         command line and reads the rest; {GO_ON}",
+        t.id
+    )
+}
+
+/// The refusal for a command line sent while the shell holds another one open.
+pub fn open_elsewhere(t: &Terminal) -> OpError {
+    OpError::new(
+        OpErrorKind::Busy,
+        format!(
+            "terminal {} is in the middle of a command line: its shell shows the continuation \
+             prompt and reads the rest of the line; {GO_ON}",
+            t.id
+        ),
+    )
+}
+
 /// The refusal for a command line that stayed open, once what the shell kept is dropped.
 pub fn left_open(t: &Terminal) -> OpError {
     OpError::new(
