@@ -314,6 +314,29 @@ async fn check_terminal(
         );
     }
 
+    // A command past its timeout is interrupted when the timeout passes, whatever the
+    // user's set-up does at its prompts (the interrupt once waited for a prompt while the
+    // command ran: 10 s from the shell's start). Where a failing status ends the shell, the
+    // interrupt would end it too.
+    if !false_ends_shell {
+        let mut q = run(&id, "sleep 30", 15000);
+        q["runtime"]["timeout_ms"] = json!(800);
+        let p = s.call(q).await;
+        let ran_ms = p["error"]["details"]["command"]["duration_ms"].as_i64();
+        f.expect(
+            p["error"]["code"] == "PM_TERM_TIMEOUT" && ran_ms.is_some_and(|ms| ms < 5000),
+            "a command past its timeout is interrupted then",
+            &p,
+        );
+        let p = s.call(run(&id, "echo after-timeout", 15000)).await;
+        f.expect(
+            finished_with(&p, 0)
+                && p["result"]["output"].as_str().map(str::trim_end) == Some("after-timeout"),
+            "the line after a timeout runs as sent",
+            &p,
+        );
+    }
+
     let dir = scratch_dir().join("dir with space");
     std::fs::create_dir_all(&dir).unwrap();
     let dir_s = dir.display().to_string();

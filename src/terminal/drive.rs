@@ -11,7 +11,7 @@ use ahp_types::state::TerminalClaim;
 use super::core::Core;
 use super::protocol::{AgentClaim, InputArgs, OpError, OpErrorKind, OpenArgs, RanResult, RunArgs};
 use super::ready::{self, Ready};
-use super::submission::{self, Waited};
+use super::submission::{self, PROMPT_GRACE, Waited};
 use super::term::{Submitted, TermState, Terminal, strip_escapes};
 use super::view::{chunk, find, ran};
 pub use super::waits::{INPUT_QUIET, PROMPT_END_GRACE, STARTUP_WAIT, quiet_after, wait_for};
@@ -258,6 +258,18 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         ));
     }
     let entering = t.entry_lock.lock().await;
+    // A command that has just ended (a timeout's Ctrl-C) brings its prompt a moment later,
+    // and fish's comes in a second hook after the end's: typed in between, the line was
+    // taken as one that ran before the prompt, with no output, and its command as still
+    // running.
+    wait_for(&t, deadline.min(Instant::now() + PROMPT_GRACE), |st| {
+        st.at_prompt
+            || st.executing().is_some()
+            || !st.detection
+            || !st.running()
+            || held::withdrawn(st, ticket)
+    })
+    .await;
     // A line someone entered a moment ago is still on its way: let it start first.
     wait_for(&t, deadline, |st| {
         !st.line_entered
