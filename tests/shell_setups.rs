@@ -297,8 +297,9 @@ async fn check_terminal(
     );
     // A Ctrl-C ends a shell whose failing statuses end it: there a line left open is not
     // tried.
-    if shell != "fish" && !false_ends_shell {
-        // A line the shell cannot finish is refused and dropped; the next one runs.
+    if !false_ends_shell {
+        // A line the shell cannot finish is refused and dropped (fish's, before it is
+        // typed); the next one runs.
         let p = s.call(run(&id, "echo 'left open", 15000)).await;
         f.expect(
             p["error"]["code"] == "PM_TERM_INVALID_PAYLOAD",

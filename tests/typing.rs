@@ -200,3 +200,40 @@ async fn a_command_line_left_open_is_refused_and_the_terminal_goes_on() {
         s.stop().await;
     }
 }
+
+/// fish keeps a line it cannot run in its line editor after Enter (it has no continuation
+/// prompt), and every later command line was added to it: the terminal was lost. Such a
+/// line is now refused before it is typed, with fish's own words, and the next one runs. In
+/// fish with a user's own prompt and abbreviations.
+#[tokio::test]
+async fn a_line_fish_cannot_run_is_refused_before_it_is_typed() {
+    let config = "function fish_prompt\n    printf '%s (fish) > ' (prompt_pwd)\nend\n\
+                  abbr -a gs git status\nset -g fish_greeting\n";
+    let (s, _home) = server_in_home("fish", &[(".config/fish/config.fish", config)]).await;
+    let id = open_shell(&s).await;
+    for (line, fish_says) in [
+        ("cat <<END\nhere\nEND", "redirection"),
+        ("echo (", "expecting ')'"),
+        ("echo \"it's", "quotes are not balanced"),
+        ("for f in a b\n  echo $f", "Missing end"),
+        ("a=1", "set a 1"),
+    ] {
+        let r = s.call(terminal_command(&id, line)).await;
+        assert_eq!(code(&r), "PM_TERM_INVALID_PAYLOAD", "{line:?}: {r:#}");
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(message.contains("nothing was typed"), "{line:?}: {r:#}");
+        assert!(message.contains(fish_says), "{line:?}: {r:#}");
+        let r = s.call(terminal_command(&id, "echo next-ran")).await;
+        assert_eq!(r["result"]["output"], "next-ran\n", "after {line:?}: {r:#}");
+        assert_eq!(r["result"]["exit_code"], 0, "after {line:?}: {r:#}");
+    }
+    // What fish does take still runs: a block over several lines, a command substitution.
+    let r = s
+        .call(terminal_command(
+            &id,
+            "for f in a b\n  echo $f\nend; echo (echo sub)",
+        ))
+        .await;
+    assert_eq!(r["result"]["output"], "a\nb\nsub\n", "{r:#}");
+    s.stop().await;
+}

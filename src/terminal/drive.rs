@@ -15,7 +15,7 @@ use super::submission::{self, PROMPT_GRACE, Waited};
 use super::term::{Submitted, TermState, Terminal, strip_escapes};
 use super::view::{chunk, find, ran};
 pub use super::waits::{INPUT_QUIET, PROMPT_END_GRACE, STARTUP_WAIT, quiet_after, wait_for};
-use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, held, lifecycle};
+use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, fish_syntax, held, lifecycle};
 
 /// After Ctrl-C on a timeout, how long to wait for the command to wind down.
 pub const INTERRUPT_SETTLE: Duration = Duration::from_secs(2);
@@ -221,6 +221,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         a.command = a.command.replace("\r\n", "\n");
     }
     let t = find_running(core, &a.terminal_id)?;
+    fish_syntax::check(&t, &a.command).await?;
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, true);
     }

@@ -7,6 +7,7 @@ pub mod clients;
 pub mod core;
 pub mod drive;
 pub mod file_uri;
+mod fish_syntax;
 pub mod frame;
 pub mod held;
 pub mod lifecycle;

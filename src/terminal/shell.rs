@@ -43,7 +43,7 @@ pub struct ShellLaunch {
 
 pub use crate::program::{is_executable, which};
 
-fn kind_of(program: &Path) -> ShellKind {
+pub fn kind_of(program: &Path) -> ShellKind {
     match program.file_name().and_then(|n| n.to_str()) {
         Some("bash") => ShellKind::Bash,
         Some("zsh") => ShellKind::Zsh,

@@ -700,7 +700,11 @@ pub async fn open_shell(s: &Server) -> String {
 pub async fn server_in_home(shell: &str, files: &[(&str, &str)]) -> (Server, std::path::PathBuf) {
     let home = scratch_dir();
     for (name, content) in files {
-        std::fs::write(home.join(name), content).unwrap();
+        let path = home.join(name);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(path, content).unwrap();
     }
     let home_s = home.display().to_string();
     let s = server()
