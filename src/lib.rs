@@ -31,4 +31,5 @@ pub mod stale;
 pub mod telemetry;
 pub mod terminal;
 pub mod token;
+pub mod typed_text;
 pub mod views;

@@ -173,3 +173,73 @@ async fn operator_policy_from_env_and_file() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("policy"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An agent that hides a blocked command behind keys that erase what came before it: the
+/// shell's line editor (bash with bracketed paste off, as readline before 8.1 has it) and
+/// the line discipline (dash) apply Ctrl-U and DEL, so `echo x` + Ctrl-U + `rm FILE` ran the
+/// `rm` the operator blocked, judged as an `echo`. A command line with a control key is now
+/// refused, and raw input is judged as the line it enters. A tab, which that line editor
+/// would take as a completion request, is refused there too.
+#[tokio::test]
+async fn an_agent_cannot_erase_its_way_past_a_blocked_command() {
+    let home = scratch_dir();
+    std::fs::write(
+        home.join(".bashrc"),
+        "bind 'set enable-bracketed-paste off'\nPS1='\\w\\$ '\n",
+    )
+    .unwrap();
+    let victim = home.join("keep-me");
+    std::fs::write(&victim, "x").unwrap();
+    let victim = victim.display().to_string();
+    let home_s = home.display().to_string();
+    for shell in ["bash", "dash"] {
+        let s = server()
+            .envs(&[
+                ("HOME", home_s.as_str()),
+                ("PM_TERM_INTERACTIVE_SHELL", shell),
+                ("PM_TERM_POLICY_BLOCK", "rm"),
+            ])
+            .start()
+            .await;
+        let id = open_shell(&s).await;
+        for hidden in [
+            format!("echo x\u{15}rm {victim}"),
+            format!("rm {victim}x\u{7f}"),
+            format!("echo \u{3}rm {victim}"),
+        ] {
+            let p = s.call(terminal_command(&id, &hidden)).await;
+            assert_eq!(
+                code(&p),
+                "PM_TERM_INVALID_PAYLOAD",
+                "{shell} {hidden:?}: {p:#}"
+            );
+            assert_eq!(p["error"]["details"]["field"], "execution.command", "{p:#}");
+            let input = json!({"action": "execute",
+                "invocation": {"mode": "interactive", "intent": "execute_command"},
+                "target": {"terminal_id": id}, "execution": {"input": format!("{hidden}\r")},
+                "runtime": {"wait_ms": 1500}});
+            let p = s.call(input).await;
+            assert_eq!(
+                code(&p),
+                "PM_TERM_BLOCKED_DESTRUCTIVE",
+                "{shell} input {hidden:?}: {p:#}"
+            );
+            assert!(
+                std::path::Path::new(&victim).exists(),
+                "{shell} {hidden:?} ran"
+            );
+        }
+        // A tab typed key by key into a line editor would ask it to complete the line: refused
+        // there (dash has no line editor: a tab is text).
+        let p = s.call(terminal_command(&id, "echo\tstill-here")).await;
+        if shell == "bash" {
+            assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD", "{p:#}");
+            assert!(p["error"]["message"].as_str().unwrap().contains("completion"));
+        } else {
+            assert_eq!(p["result"]["output"], "still-here\n", "{shell}: {p:#}");
+        }
+        let p = s.call(terminal_command(&id, "echo still-here")).await;
+        assert_eq!(p["result"]["output"], "still-here\n", "{shell}: {p:#}");
+        s.stop().await;
+    }
+}

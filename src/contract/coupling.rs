@@ -68,6 +68,14 @@ fn forbid(cond: bool, msg: &str, field: &str) -> Result<(), TermError> {
     }
 }
 
+/// Refuse a control character in text typed at a shell's prompt (`typed_text`).
+fn typed_text(text: Option<&str>, field: &str) -> Result<(), TermError> {
+    match text.and_then(|t| crate::typed_text::refusal(field, t)) {
+        None => Ok(()),
+        Some(why) => Err(TermError::payload(why).with("field", json!(field))),
+    }
+}
+
 /// The §2.3 rules. Returns the request's resolved mode.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn check_coupling(
@@ -268,6 +276,10 @@ fn check_interactive_execute(
                 "send either execution.command (a command line) or execution.input / keys (raw input), not both",
                 "execution.input",
             )?;
+            typed_text(execution.command.as_deref(), "execution.command")?;
+            for arg in execution.args.iter().flatten() {
+                typed_text(Some(arg), "execution.args")?;
+            }
         }
     }
     if existing {

@@ -207,6 +207,33 @@ fn raw_input_rules() {
     assert_eq!(code(v), ErrorCode::InvalidPayload);
 }
 
+#[test]
+fn a_command_line_typed_at_a_prompt_holds_no_control_key() {
+    // Ctrl-U, DEL or an escape would edit the line before the shell ran it.
+    for bad in [
+        "echo x\u{15}rm v",
+        "rmx\u{7f} v",
+        "echo \u{1b}[201~",
+        "a\u{3}b",
+    ] {
+        let mut v = exec("interactive", "execute_command");
+        v["execution"] = json!({"command": bad});
+        v["target"] = json!({"terminal_id": "term_1"});
+        assert_eq!(code(v), ErrorCode::InvalidPayload, "{bad:?}");
+        let mut v = exec("interactive", "execute_command");
+        v["execution"] = json!({"command": "echo", "args": ["ok", bad]});
+        assert_eq!(code(v), ErrorCode::InvalidPayload, "args {bad:?}");
+    }
+    // Tabs and line ends are text; headless, a command goes to `sh -c` as it is.
+    let mut v = exec("interactive", "execute_command");
+    v["execution"] = json!({"command": "printf 'a\tb'\r\necho c"});
+    v["target"] = json!({"terminal_id": "term_1"});
+    ok(v);
+    let mut v = exec("headless", "execute_command");
+    v["execution"] = json!({"command": "echo x\u{15}y"});
+    ok(v);
+}
+
 // --- correlation ---
 
 #[test]

@@ -9,6 +9,7 @@ mod inline;
 pub mod lex;
 pub mod rules;
 pub mod strict;
+mod typed;
 pub mod unwrap;
 pub(crate) mod walk;
 
@@ -43,6 +44,21 @@ pub struct Decision {
 }
 
 impl Decision {
+    /// The verdict of `findings`: blocked by any block, else warned by any finding.
+    fn of(findings: Vec<Finding>) -> Decision {
+        let authorization = if findings.iter().any(|f| f.severity == Severity::Block) {
+            Authorization::Blocked
+        } else if findings.is_empty() {
+            Authorization::Allowed
+        } else {
+            Authorization::AllowedWithWarning
+        };
+        Decision {
+            authorization,
+            findings,
+        }
+    }
+
     /// The finding that decided (the first block, else the first warning).
     pub fn deciding(&self) -> Option<&Finding> {
         self.findings
@@ -339,17 +355,7 @@ impl Policy {
         }
         let mut seen: std::collections::HashSet<(&'static str, String)> = Default::default();
         findings.retain(|f| seen.insert((f.rule, f.command.clone())));
-        let authorization = if findings.iter().any(|f| f.severity == Severity::Block) {
-            Authorization::Blocked
-        } else if findings.is_empty() {
-            Authorization::Allowed
-        } else {
-            Authorization::AllowedWithWarning
-        };
-        Decision {
-            authorization,
-            findings,
-        }
+        Decision::of(findings)
     }
 
     /// A program and its argv, run without a shell.
@@ -359,14 +365,32 @@ impl Policy {
         self.evaluate(&shell_words::join(words), cwd)
     }
 
-    /// Raw keystrokes for a terminal: every line they would enter is judged.
+    /// Raw keystrokes for a terminal: every line they would enter is judged, in each reading
+    /// of the control keys among them (`typed`), and the most severe verdict stands.
     pub fn evaluate_input(&self, text: &str, cwd: Option<&str>) -> Decision {
-        let clean: String = text
-            .chars()
-            .map(|c| if c == '\r' { '\n' } else { c })
-            .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
-            .collect();
-        self.evaluate(&clean, cwd)
+        let readings = typed::readings(text);
+        let mut findings: Vec<Finding> = Vec::new();
+        for r in &readings {
+            for f in self.evaluate(r, cwd).findings {
+                if !findings
+                    .iter()
+                    .any(|g| g.rule == f.rule && g.command == f.command)
+                {
+                    findings.push(f);
+                }
+            }
+        }
+        if typed::rearranges(text) {
+            findings.push(Finding {
+                severity: Severity::Warn,
+                rule: "edited_input",
+                message: "the input moves the cursor, recalls history or reinserts text before \
+                          it enters a line, so the line it enters cannot be judged from its keys"
+                    .into(),
+                command: readings[0].chars().take(200).collect(),
+            });
+        }
+        Decision::of(findings)
     }
 }
 
@@ -430,5 +454,21 @@ mod tests {
             p.evaluate_input("\u{3}", None).authorization,
             Authorization::Allowed
         );
+        // Keys that erase what came before them: the line entered is what is judged.
+        for hidden in [
+            "echo x\u{15}rm -rf /\r",
+            "rm -rf /x\u{7f}\r",
+            "ls\u{3}rm -rf /\r",
+        ] {
+            assert_eq!(
+                p.evaluate_input(hidden, None).authorization,
+                Authorization::Blocked,
+                "{hidden:?}"
+            );
+        }
+        // Keys that rearrange a line before it is entered: it cannot be judged.
+        let d = p.evaluate_input("-rf /\u{1}rm \r", None);
+        assert_eq!(d.authorization, Authorization::AllowedWithWarning);
+        assert_eq!(d.findings[0].rule, "edited_input");
     }
 }

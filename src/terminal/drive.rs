@@ -139,7 +139,7 @@ fn no_detection_note(t: &Terminal) -> String {
 /// the line editor asked for bracketed paste (bash, zsh, fish), then Enter. Typed key by key,
 /// a tab in it was a completion request (a Makefile's recipe lines lost their tabs) and each
 /// of its lines was entered on its own; pasted, the line editor takes the text as it is.
-async fn keys_entering(t: &Terminal, command: &str) -> String {
+async fn keys_entering(t: &Terminal, command: &str) -> Result<String, OpError> {
     let mut bracketed = bracketed_paste(&t.state());
     // The line editor turns bracketed paste on just after drawing its prompt (and later still
     // on a loaded machine, behind plugins' hooks): a shell with a line editor is given a
@@ -158,12 +158,24 @@ async fn keys_entering(t: &Terminal, command: &str) -> String {
     if bracketed {
         t.state().paste_seen = true;
     }
-    // A command holding the paste's end would end it early: typed as before.
-    if bracketed && !command.is_empty() && !command.contains(PASTE_END) {
-        format!("{PASTE_START}{command}{PASTE_END}\r")
-    } else {
-        format!("{command}\r")
+    if bracketed && !command.is_empty() {
+        return Ok(format!("{PASTE_START}{command}{PASTE_END}\r"));
     }
+    // Typed key by key into a line editor, a tab asks it to complete: the shell would run a
+    // line other than the one judged (and approved).
+    if editor && command.contains('\t') {
+        return Err(OpError::new(
+            OpErrorKind::Invalid,
+            format!(
+                "the line editor in terminal {} has bracketed paste off, so the command line is \
+                 typed key by key and its tab would be a completion request, not text; nothing \
+                 was typed: write the tab as the shell's escape ($'\\t', printf '\\t'), or run \
+                 it headless",
+                t.id
+            ),
+        ));
+    }
+    Ok(format!("{command}\r"))
 }
 
 /// Whether the program on the terminal asked for bracketed paste, as its last word on it in
@@ -221,6 +233,9 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         a.command = a.command.replace("\r\n", "\n");
     }
     let t = find_running(core, &a.terminal_id)?;
+    if let Some(why) = crate::typed_text::refusal("the command line", &a.command) {
+        return Err(OpError::new(OpErrorKind::Invalid, why));
+    }
     fish_syntax::check(&t, &a.command).await?;
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, true);
@@ -300,6 +315,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     if let Err(e) = fits_the_line_discipline(&t, &a.command) {
         return showing(e);
     }
+
     if !line.start_typing() {
         give_back_claim();
         return Err(OpError::new(
@@ -318,7 +334,10 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
             status: None,
         });
     }
-    let keys = keys_entering(&t, &a.command).await;
+    let keys = match keys_entering(&t, &a.command).await {
+        Ok(keys) => keys,
+        Err(e) => return showing(e),
+    };
     lifecycle::input(core, &t, &keys, None).await.map_err(|e| {
         OpError::new(
             OpErrorKind::Invalid,
