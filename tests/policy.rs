@@ -178,8 +178,9 @@ async fn operator_policy_from_env_and_file() {
 /// shell's line editor (bash with bracketed paste off, as readline before 8.1 has it) and
 /// the line discipline (dash) apply Ctrl-U and DEL, so `echo x` + Ctrl-U + `rm FILE` ran the
 /// `rm` the operator blocked, judged as an `echo`. A command line with a control key is now
-/// refused, and raw input is judged as the line it enters. A tab, which that line editor
-/// would take as a completion request, is refused there too.
+/// refused, and raw input is judged as the line it enters, with what the agent left unentered
+/// before it. A tab, which that line editor would take as a completion request, is refused
+/// there too.
 #[tokio::test]
 async fn an_agent_cannot_erase_its_way_past_a_blocked_command() {
     let home = scratch_dir();
@@ -229,12 +230,44 @@ async fn an_agent_cannot_erase_its_way_past_a_blocked_command() {
                 "{shell} {hidden:?} ran"
             );
         }
+        // A blocked command typed over two calls, each part harmless alone; and a command
+        // line pasted after a part left unentered.
+        let raw = |data: String| {
+            json!({"action": "execute",
+                "invocation": {"mode": "interactive", "intent": "execute_command"},
+                "target": {"terminal_id": id}, "execution": {"input": data},
+                "runtime": {"wait_ms": 500}})
+        };
+        let p = s.call(raw("r".into())).await;
+        assert_eq!(p["success"], true, "{shell}: {p:#}");
+        let p = s.call(raw(format!("m {victim}\r"))).await;
+        assert_eq!(
+            code(&p),
+            "PM_TERM_BLOCKED_DESTRUCTIVE",
+            "{shell} in two calls: {p:#}"
+        );
+        let p = s.call(terminal_command(&id, &format!("m {victim}"))).await;
+        assert_eq!(
+            code(&p),
+            "PM_TERM_BLOCKED_DESTRUCTIVE",
+            "{shell} after a part: {p:#}"
+        );
+        s.call(raw("\u{15}".into())).await;
+        assert!(
+            std::path::Path::new(&victim).exists(),
+            "{shell}: typed in parts, it ran"
+        );
         // A tab typed key by key into a line editor would ask it to complete the line: refused
         // there (dash has no line editor: a tab is text).
         let p = s.call(terminal_command(&id, "echo\tstill-here")).await;
         if shell == "bash" {
             assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD", "{p:#}");
-            assert!(p["error"]["message"].as_str().unwrap().contains("completion"));
+            assert!(
+                p["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("completion")
+            );
         } else {
             assert_eq!(p["result"]["output"], "still-here\n", "{shell}: {p:#}");
         }

@@ -329,11 +329,21 @@ impl Service {
                 .command
                 .as_ref()
                 .map(|c| (c.clone(), self.policy.evaluate(c, a.cwd.as_deref()))),
+            // Both are typed after what the agent left unentered there, and judged with it.
             TermRequest::Run(a) => {
-                Some((a.command.clone(), self.policy.evaluate(&a.command, None)))
+                let before = self.unentered.before(&a.terminal_id);
+                Some(if before.is_empty() {
+                    (a.command.clone(), self.policy.evaluate(&a.command, None))
+                } else {
+                    let line = format!("{before}{}", a.command);
+                    let d = self.policy.evaluate_input(&line, None);
+                    (line, d)
+                })
             }
             TermRequest::Input(a) => {
-                Some((a.data.clone(), self.policy.evaluate_input(&a.data, None)))
+                let keys = format!("{}{}", self.unentered.before(&a.terminal_id), a.data);
+                let d = self.policy.evaluate_input(&keys, None);
+                Some((keys, d))
             }
             _ => None,
         };
@@ -360,6 +370,11 @@ impl Service {
                 }
             }
             verdict = super::verdict(&d, approval);
+        }
+        match &op {
+            TermRequest::Run(a) => self.unentered.typed(&a.terminal_id, "\r"),
+            TermRequest::Input(a) => self.unentered.typed(&a.terminal_id, &a.data),
+            _ => {}
         }
         let wait = Duration::from_millis(req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms));
         let mut handled = self
@@ -404,6 +419,7 @@ impl Service {
             Ok(a) => a,
             Err(e) => return Handled::failed(e),
         };
+        self.unentered.forget(id);
         let op = TermRequest::Kill {
             terminal_id: id.to_string(),
         };

@@ -10,6 +10,7 @@ mod interactive;
 mod listing;
 pub mod output;
 mod strict;
+mod unentered;
 pub mod wait;
 
 use std::future::Future;
@@ -127,6 +128,8 @@ pub struct Service {
     /// The AHP session this server claims its terminals as (seed 001 "Claims").
     session_uri: String,
     chat_uri: String,
+    /// The agent's raw input not yet entered, per terminal: judged again with what follows.
+    unentered: unentered::Unentered,
 }
 
 impl Service {
@@ -159,6 +162,7 @@ impl Service {
             runtime,
             session_uri: format!("ahp-session:/{instance}"),
             chat_uri: format!("ahp-chat:/{instance}"),
+            unentered: unentered::Unentered::default(),
         })
     }
 
