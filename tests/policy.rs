@@ -276,3 +276,53 @@ async fn an_agent_cannot_erase_its_way_past_a_blocked_command() {
         s.stop().await;
     }
 }
+
+/// The environment of a request is neither judged nor shown to a person approving: a
+/// `PROMPT_COMMAND` in it ran `touch` at every prompt of a new bash terminal with `touch`
+/// blocked. Names that carry code a shell or the loader runs are refused; data passes.
+#[tokio::test]
+async fn a_request_environment_that_carries_code_is_refused() {
+    let home = scratch_dir();
+    let made = home.join("made");
+    let touch = format!("touch {}", made.display());
+    let home_s = home.display().to_string();
+    let s = server()
+        .envs(&[
+            ("HOME", home_s.as_str()),
+            ("PM_TERM_INTERACTIVE_SHELL", "bash"),
+            ("PM_TERM_POLICY_BLOCK", "touch"),
+        ])
+        .start()
+        .await;
+    let requests = [
+        json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "execution": {"command": "echo hi", "env": {"PROMPT_COMMAND": touch}}}),
+        json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
+            "execution": {"env": {"PS1": format!("$({touch}) $ ")}}}),
+        json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+            "execution": {"command": "echo hi", "env": {"BASH_FUNC_echo%%": format!("() {{ {touch}; }}")}}}),
+        json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+            "execution": {"command": "bash -c 'echo hi'", "env": {"BASH_ENV": home.join("rc").display().to_string()}}}),
+    ];
+    for q in requests {
+        let p = s.call(q.clone()).await;
+        assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD", "{q}: {p:#}");
+        assert!(
+            p["error"]["details"]["field"]
+                .as_str()
+                .unwrap()
+                .starts_with("execution.env."),
+            "{p:#}"
+        );
+    }
+    let p = s
+        .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "execution": {"command": "echo $MY_VAR", "env": {"MY_VAR": "data-passes"}}}))
+        .await;
+    assert_eq!(p["result"]["output"], "data-passes\n", "{p:#}");
+    assert!(
+        !made.exists(),
+        "a request's environment ran a blocked command"
+    );
+    s.stop().await;
+}

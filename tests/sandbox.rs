@@ -899,9 +899,11 @@ async fn an_unprivileged_user_gets_the_same_sandbox() {
     s.stop().await;
 }
 
-/// A hostile request: the agent builds a library in the workspace and asks for it in
-/// `execution.env` as `LD_PRELOAD`. Set on the sandbox's own process (bwrap), it would run
-/// before the sandbox exists; the variable must reach only the confined program.
+/// A hostile request: the agent builds a library in the workspace and asks for it as
+/// `LD_PRELOAD`. In `execution.env` it is refused (the loader's variables carry code the
+/// policy does not see); in the command line it is judged, and under a sandbox it runs only
+/// in the confined program (set on the sandbox's own process, bwrap, it would run before
+/// the sandbox exists).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_variable_from_the_request_never_reaches_the_sandbox_itself() {
     let p = place();
@@ -925,10 +927,15 @@ async fn a_variable_from_the_request_never_reaches_the_sandbox_itself() {
         .status()
         .unwrap();
     assert!(built.success());
-    let mut q = in_dir("true", &p.ws);
-    q["execution"]["env"] = json!({"LD_PRELOAD": lib.display().to_string()});
+    let mut in_env = in_dir("/bin/true", &p.ws);
+    in_env["execution"]["env"] = json!({"LD_PRELOAD": lib.display().to_string()});
+    // `/bin/true`, not the shell's builtin: a program the loader starts.
+    let q = in_dir(&format!("LD_PRELOAD='{}' /bin/true", lib.display()), &p.ws);
     for mechanism in ["bubblewrap", "landlock"] {
         let s = sandboxed(&p, "workspace-write", &["--sandbox-mechanism", mechanism]).await;
+        let r = s.call(in_env.clone()).await;
+        assert_eq!(code(&r), "PM_TERM_INVALID_PAYLOAD", "{mechanism}: {r:#}");
+        assert_eq!(r["error"]["details"]["field"], "execution.env.LD_PRELOAD");
         let r = s.call(q.clone()).await;
         assert_eq!(r["success"], true, "{mechanism}: {r:#}");
         assert!(

@@ -5,6 +5,7 @@
 pub mod advertise;
 pub mod alias;
 pub mod coupling;
+mod env;
 pub mod error;
 pub mod keys;
 pub mod request;
