@@ -187,6 +187,16 @@ async fn elicitation_approves_declines_or_never_answers() {
     let p = call(&c, "memory_terminal_interactive", interactive("echo fine")).await;
     assert!(p["result"].get("approval").is_none());
     assert_eq!(asked.lock().unwrap().len(), 1);
+    // What the request sets beside the command is shown with it.
+    let mut q = interactive("echo careful $GREETING");
+    q["execution"]["env"] = json!({"GREETING": "hi there"});
+    let p = call(&c, "memory_terminal_interactive", q).await;
+    assert_eq!(p["result"]["output"], "careful hi there\n", "{p:#}");
+    let shown = asked.lock().unwrap()[1].clone();
+    assert!(
+        shown.contains("GREETING='hi there' echo careful $GREETING"),
+        "{shown}"
+    );
     let _ = c.cancel().await;
 
     let (c, _) = start_person(Answer::Decline("not on a Friday"), &[WARN]).await;

@@ -102,6 +102,8 @@ impl Service {
         progress: &dyn Progress,
         elicitor: &dyn Elicitor,
     ) -> Result<Approval, TermError> {
+        let shown = shown(req, command);
+        let command = shown.as_str();
         let sandbox = crate::sandbox::current().summary();
         let question = Question {
             req,
@@ -146,6 +148,8 @@ impl Service {
         progress: &dyn Progress,
         elicitor: &dyn Elicitor,
     ) -> Result<Approval, TermError> {
+        let shown = shown(req, command);
+        let command = shown.as_str();
         let question = Question {
             req,
             command,
@@ -174,6 +178,21 @@ impl Service {
             command,
         ))
     }
+}
+
+/// What a person deciding is shown: the command after the variables the request sets for
+/// it (`K=V command`, as a shell would read them), so that nothing the agent sent beside the
+/// command goes unseen.
+fn shown(req: &Request, command: &str) -> String {
+    let mut line = String::new();
+    for (k, v) in req.execution.env.iter().flatten() {
+        line.push_str(k);
+        line.push('=');
+        line.push_str(&shell_words::quote(v));
+        line.push(' ');
+    }
+    line.push_str(command);
+    line
 }
 
 /// The first decision along `chain`: each approver in turn, until one can decide. A call
