@@ -257,6 +257,20 @@ async fn an_agent_cannot_erase_its_way_past_a_blocked_command() {
             std::path::Path::new(&victim).exists(),
             "{shell}: typed in parts, it ran"
         );
+        // Wrapped in bracketed paste's own markers: an escape sequence is one key, and the
+        // pasted line is judged as it is.
+        let p = s
+            .call(raw(format!("\u{1b}[200~rm {victim}\u{1b}[201~\r")))
+            .await;
+        assert_eq!(
+            code(&p),
+            "PM_TERM_BLOCKED_DESTRUCTIVE",
+            "{shell} pasted: {p:#}"
+        );
+        assert!(
+            std::path::Path::new(&victim).exists(),
+            "{shell}: pasted, it ran"
+        );
         // A tab typed key by key into a line editor would ask it to complete the line: refused
         // there (dash has no line editor: a tab is text).
         let p = s.call(terminal_command(&id, "echo\tstill-here")).await;

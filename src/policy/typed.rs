@@ -28,10 +28,66 @@ const REARRANGING_ALT: &str = "bfty._<>pnr";
 /// After ESC [ or ESC O: the arrows, Home and End.
 const CURSOR_FINALS: &str = "ABCDHF";
 
+/// What a program reads from the keys: text, a control key, or an escape sequence taken
+/// whole (an arrow, a function key, bracketed paste's start and end): one key, however many
+/// characters spell it. Read as separate characters, `ESC [ 2 0 0 ~` left `[200~` in front
+/// of a pasted command and hid it from the policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Text(char),
+    Control(char),
+    /// ESC and what follows it: `[` or `O` with the sequence's final character, or the one
+    /// character after it (Alt-x).
+    Escape(Option<char>, Option<char>),
+}
+
+const ESC: char = '\u{1b}';
+
+fn keys(text: &str) -> Vec<Key> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != ESC {
+            out.push(if c.is_control() && c != '\t' {
+                Key::Control(c)
+            } else {
+                Key::Text(c)
+            });
+            continue;
+        }
+        match chars.next() {
+            Some(lead @ '[') => {
+                // Parameters and intermediates (0x20..=0x3F), then the final (0x40..=0x7E);
+                // anything else ends a broken sequence and is read on its own.
+                let mut last = None;
+                while let Some(&f) = chars.peek() {
+                    if ('\u{20}'..='\u{3f}').contains(&f) {
+                        chars.next();
+                        continue;
+                    }
+                    if ('\u{40}'..='\u{7e}').contains(&f) {
+                        chars.next();
+                        last = Some(f);
+                    }
+                    break;
+                }
+                out.push(Key::Escape(Some(lead), last));
+            }
+            Some(lead @ 'O') => {
+                let last = chars.next_if(|f| ('\u{40}'..='\u{7e}').contains(f));
+                out.push(Key::Escape(Some(lead), last));
+            }
+            alt => out.push(Key::Escape(alt, None)),
+        }
+    }
+    out
+}
+
 /// The readings of `text` to judge, each a text of lines (without duplicates).
 pub fn readings(text: &str) -> Vec<String> {
+    let keys = keys(text);
     let mut out: Vec<String> = Vec::with_capacity(3);
-    for r in [erased(text), split(text), removed(text)] {
+    for r in [erased(&keys), split(&keys), removed(text)] {
         if !out.contains(&r) {
             out.push(r);
         }
@@ -41,65 +97,65 @@ pub fn readings(text: &str) -> Vec<String> {
 
 /// Whether a key that rearranges the line comes before a line end.
 pub fn rearranges(text: &str) -> bool {
-    let chars: Vec<char> = text.chars().collect();
-    let Some(last_enter) = chars.iter().rposition(|c| matches!(c, '\r' | '\n')) else {
+    let keys = keys(text);
+    let Some(last_enter) = keys.iter().rposition(|k| is_enter(*k)) else {
         return false;
     };
-    (0..last_enter).any(|i| {
-        let c = chars[i];
-        if REARRANGING_KEYS.contains(&c) {
-            return true;
-        }
-        if c != '\u{1b}' {
-            return false;
-        }
-        match chars.get(i + 1) {
-            Some('[' | 'O') => chars.get(i + 2).is_some_and(|f| CURSOR_FINALS.contains(*f)),
-            Some(a) => REARRANGING_ALT.contains(*a),
-            None => false,
-        }
+    keys[..last_enter].iter().any(|k| match *k {
+        Key::Control(c) => REARRANGING_KEYS.contains(&c),
+        Key::Escape(Some('[' | 'O'), Some(f)) => CURSOR_FINALS.contains(f),
+        Key::Escape(Some('[' | 'O'), None) => false,
+        Key::Escape(Some(a), _) => REARRANGING_ALT.contains(a),
+        _ => false,
     })
 }
 
+fn is_enter(k: Key) -> bool {
+    matches!(k, Key::Control('\r' | '\n'))
+}
+
 /// The line discipline's (and a line editor's) reading: the erasing keys applied, the
-/// other control keys dropped.
-fn erased(text: &str) -> String {
+/// other keys dropped.
+fn erased(keys: &[Key]) -> String {
     let mut out = String::new();
     let mut line = String::new();
-    for c in text.chars() {
-        match c {
-            '\r' | '\n' => {
+    for k in keys {
+        match *k {
+            Key::Control('\r' | '\n') => {
                 out.push_str(&line);
                 out.push('\n');
                 line.clear();
             }
-            c if ERASE_CHAR.contains(&c) => {
+            Key::Control(c) if ERASE_CHAR.contains(&c) => {
                 line.pop();
             }
-            c if ERASE_LINE.contains(&c) => line.clear(),
-            ERASE_WORD => {
+            Key::Control(c) if ERASE_LINE.contains(&c) => line.clear(),
+            Key::Control(ERASE_WORD) => {
                 let kept = line
                     .trim_end()
                     .trim_end_matches(|c: char| !c.is_whitespace());
                 line.truncate(kept.len());
             }
-            '\t' => line.push(c),
-            c if c.is_control() => {}
-            c => line.push(c),
+            Key::Text(c) => line.push(c),
+            Key::Control(_) | Key::Escape(..) => {}
         }
     }
     out.push_str(&line);
     out
 }
 
-/// Each run of text between control keys on a line of its own.
-fn split(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() && c != '\t' { '\n' } else { c })
+/// Each run of text between keys on a line of its own.
+fn split(keys: &[Key]) -> String {
+    keys.iter()
+        .map(|k| match *k {
+            Key::Text(c) => c,
+            _ => '\n',
+        })
         .collect()
 }
 
-/// The keys removed, as the text reads without them.
+/// The control characters removed, as the text reads without them: character by
+/// character, so that what follows an Escape (`ESC r`, read above as Alt-r) is text here.
 fn removed(text: &str) -> String {
     text.chars()
         .map(|c| if c == '\r' { '\n' } else { c })
@@ -113,11 +169,19 @@ mod tests {
 
     #[test]
     fn erasing_keys_are_applied_as_the_line_discipline_applies_them() {
+        let erased = |t: &str| erased(&keys(t));
         assert_eq!(erased("echo x\u{15}rm v\r"), "rm v\n");
         assert_eq!(erased("rmx\u{7f} v\r"), "rm v\n");
         assert_eq!(erased("echo a b\u{17}\u{17}rm v\r"), "echo rm v\n");
         assert_eq!(erased("ls\u{3}rm v\r"), "rm v\n");
         assert_eq!(erased("1+1\r"), "1+1\n");
+        // An escape sequence is one key, whatever spells it: a paste's markers leave the
+        // pasted line as it is.
+        assert_eq!(erased("\u{1b}[200~rm v\u{1b}[201~\r"), "rm v\n");
+        assert_eq!(erased("a\u{1b}[1;5Db\r"), "ab\n");
+        // A broken sequence does not swallow the Enter after it.
+        assert_eq!(erased("ls\u{1b}[\r"), "ls\n");
+        assert_eq!(erased("ls\u{1b}O\r"), "ls\n");
     }
 
     #[test]
@@ -126,6 +190,9 @@ mod tests {
         let r = readings("echo x\u{15}rm v\r");
         assert!(r.contains(&"rm v\n".to_string()), "{r:?}");
         assert!(r.contains(&"echo xrm v\n".to_string()), "{r:?}");
+        // After an Escape: Alt-r to a line editor, `r` to whatever takes the Escape alone.
+        let r = readings("\u{1b}rm v\r");
+        assert!(r.contains(&"rm v\n".to_string()), "{r:?}");
     }
 
     #[test]
