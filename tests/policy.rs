@@ -203,6 +203,24 @@ async fn an_agent_cannot_erase_its_way_past_a_blocked_command() {
             .start()
             .await;
         let id = open_shell(&s).await;
+        let raw = |data: String| {
+            json!({"action": "execute",
+                "invocation": {"mode": "interactive", "intent": "execute_command"},
+                "target": {"terminal_id": id}, "execution": {"input": data},
+                "runtime": {"wait_ms": 500}})
+        };
+        // Blocked, and the file still there.
+        let blocked = |p: &Value, how: &str| {
+            assert_eq!(
+                code(p),
+                "PM_TERM_BLOCKED_DESTRUCTIVE",
+                "{shell} {how}: {p:#}"
+            );
+            assert!(
+                std::path::Path::new(&victim).exists(),
+                "{shell} {how}: it ran"
+            );
+        };
         for hidden in [
             format!("echo x\u{15}rm {victim}"),
             format!("rm {victim}x\u{7f}"),
@@ -215,62 +233,24 @@ async fn an_agent_cannot_erase_its_way_past_a_blocked_command() {
                 "{shell} {hidden:?}: {p:#}"
             );
             assert_eq!(p["error"]["details"]["field"], "execution.command", "{p:#}");
-            let input = json!({"action": "execute",
-                "invocation": {"mode": "interactive", "intent": "execute_command"},
-                "target": {"terminal_id": id}, "execution": {"input": format!("{hidden}\r")},
-                "runtime": {"wait_ms": 1500}});
-            let p = s.call(input).await;
-            assert_eq!(
-                code(&p),
-                "PM_TERM_BLOCKED_DESTRUCTIVE",
-                "{shell} input {hidden:?}: {p:#}"
-            );
-            assert!(
-                std::path::Path::new(&victim).exists(),
-                "{shell} {hidden:?} ran"
-            );
+            let p = s.call(raw(format!("{hidden}\r"))).await;
+            blocked(&p, &format!("input {hidden:?}"));
         }
         // A blocked command typed over two calls, each part harmless alone; and a command
         // line pasted after a part left unentered.
-        let raw = |data: String| {
-            json!({"action": "execute",
-                "invocation": {"mode": "interactive", "intent": "execute_command"},
-                "target": {"terminal_id": id}, "execution": {"input": data},
-                "runtime": {"wait_ms": 500}})
-        };
         let p = s.call(raw("r".into())).await;
         assert_eq!(p["success"], true, "{shell}: {p:#}");
         let p = s.call(raw(format!("m {victim}\r"))).await;
-        assert_eq!(
-            code(&p),
-            "PM_TERM_BLOCKED_DESTRUCTIVE",
-            "{shell} in two calls: {p:#}"
-        );
+        blocked(&p, "in two calls");
         let p = s.call(terminal_command(&id, &format!("m {victim}"))).await;
-        assert_eq!(
-            code(&p),
-            "PM_TERM_BLOCKED_DESTRUCTIVE",
-            "{shell} after a part: {p:#}"
-        );
+        blocked(&p, "after a part");
         s.call(raw("\u{15}".into())).await;
-        assert!(
-            std::path::Path::new(&victim).exists(),
-            "{shell}: typed in parts, it ran"
-        );
         // Wrapped in bracketed paste's own markers: an escape sequence is one key, and the
         // pasted line is judged as it is.
         let p = s
             .call(raw(format!("\u{1b}[200~rm {victim}\u{1b}[201~\r")))
             .await;
-        assert_eq!(
-            code(&p),
-            "PM_TERM_BLOCKED_DESTRUCTIVE",
-            "{shell} pasted: {p:#}"
-        );
-        assert!(
-            std::path::Path::new(&victim).exists(),
-            "{shell}: pasted, it ran"
-        );
+        blocked(&p, "pasted");
         // A tab typed key by key into a line editor would ask it to complete the line: refused
         // there (dash has no line editor: a tab is text).
         let p = s.call(terminal_command(&id, "echo\tstill-here")).await;
