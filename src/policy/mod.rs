@@ -44,8 +44,11 @@ pub struct Decision {
 }
 
 impl Decision {
-    /// The verdict of `findings`: blocked by any block, else warned by any finding.
-    fn of(findings: Vec<Finding>) -> Decision {
+    /// The verdict of `findings` (each rule's finding about one command once): blocked by
+    /// any block, else warned by any finding.
+    fn of(mut findings: Vec<Finding>) -> Decision {
+        let mut seen: std::collections::HashSet<(&'static str, String)> = Default::default();
+        findings.retain(|f| seen.insert((f.rule, f.command.clone())));
         let authorization = if findings.iter().any(|f| f.severity == Severity::Block) {
             Authorization::Blocked
         } else if findings.is_empty() {
@@ -353,8 +356,6 @@ impl Policy {
                 command: line.chars().take(200).collect(),
             });
         }
-        let mut seen: std::collections::HashSet<(&'static str, String)> = Default::default();
-        findings.retain(|f| seen.insert((f.rule, f.command.clone())));
         Decision::of(findings)
     }
 
@@ -369,17 +370,10 @@ impl Policy {
     /// of the control keys among them (`typed`), and the most severe verdict stands.
     pub fn evaluate_input(&self, text: &str, cwd: Option<&str>) -> Decision {
         let readings = typed::readings(text);
-        let mut findings: Vec<Finding> = Vec::new();
-        for r in &readings {
-            for f in self.evaluate(r, cwd).findings {
-                if !findings
-                    .iter()
-                    .any(|g| g.rule == f.rule && g.command == f.command)
-                {
-                    findings.push(f);
-                }
-            }
-        }
+        let mut findings: Vec<Finding> = readings
+            .iter()
+            .flat_map(|r| self.evaluate(r, cwd).findings)
+            .collect();
         if typed::rearranges(text) {
             findings.push(Finding {
                 severity: Severity::Warn,

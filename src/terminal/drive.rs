@@ -315,7 +315,6 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     if let Err(e) = fits_the_line_discipline(&t, &a.command) {
         return showing(e);
     }
-
     if !line.start_typing() {
         give_back_claim();
         return Err(OpError::new(
