@@ -880,3 +880,59 @@ async fn a_repl_in_a_users_own_bash_answers_each_input_with_its_own_result() {
     }
     s.stop().await;
 }
+
+/// A terminal whose shell has ended — the user's `exit`, a shell killed — answers every
+/// later command, raw input and key with how it ended and how to go on, not with "the
+/// request is malformed"; its output stays readable, and the request it names opens a new
+/// terminal that works.
+#[tokio::test]
+async fn a_terminal_whose_shell_ended_says_how_and_how_to_go_on() {
+    let rc_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rc/bash");
+    let home = scratch_dir();
+    std::fs::copy(rc_dir.join("debian-skel.bashrc"), home.join(".bashrc")).unwrap();
+    let s = bash_server_in(&home).await;
+    let id = open_shell(&s).await;
+    let r = s.call(terminal_command(&id, "echo before; exit 3")).await;
+    assert_eq!(r["result"]["exit_code"], 3, "{r:#}");
+    for late in [
+        terminal_command(&id, "echo late"),
+        terminal_input(&id, "echo late\r", None),
+        keys(&id, &["ctrl-c"]),
+    ] {
+        let e = s.call(late).await;
+        assert_eq!(code(&e), "PM_TERM_INVALID_PAYLOAD", "{e:#}");
+        let message = e["error"]["message"].as_str().unwrap();
+        assert!(message.contains("exited with code 3"), "{e:#}");
+        assert_eq!(e["error"]["details"]["exited"], true, "{e:#}");
+        assert_eq!(e["error"]["details"]["terminal_id"], id.as_str(), "{e:#}");
+        let told = e["fallback"]["user_message"].as_str().unwrap();
+        assert!(
+            !told.contains("malformed") && told.contains("open_only"),
+            "{e:#}"
+        );
+        assert_eq!(e["fallback"]["next_action"], "execute", "{e:#}");
+    }
+    let all = s.call(read(&id, json!({"cursor": 0}))).await;
+    assert!(
+        all["result"]["output"].as_str().unwrap().contains("before"),
+        "{all:#}"
+    );
+    // The request the error names opens a terminal that runs commands.
+    let e = s.call(terminal_command(&id, "true")).await;
+    let reopened = s.call(e["error"]["details"]["reopen"].clone()).await;
+    assert_eq!(reopened["success"], true, "{reopened:#}");
+    let fresh = reopened["identity"]["terminal_id"].as_str().unwrap();
+    let r = s.call(terminal_command(fresh, "kill -KILL $$")).await;
+    assert_eq!(r["success"], true, "{r:#}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let e = s.call(terminal_command(fresh, "true")).await;
+        let message = e["error"]["message"].as_str().unwrap_or("").to_string();
+        if message.contains("killed by SIGKILL") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{e:#}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    s.stop().await;
+}

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::contract::{ErrorCode, Request, TermError};
+use crate::contract::{Action, ErrorCode, Request, TermError};
 use crate::exec::ExecError;
 use crate::runtime::ops::{OpError, OpErrorKind};
 use crate::runtime::{Failure, RuntimeError};
@@ -51,6 +51,19 @@ fn op_error(e: OpError, terminal_id: Option<&str>, timeout_ms: Option<u64>) -> T
                 "reopen",
                 json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}),
             ),
+        OpErrorKind::Exited => {
+            let mut err = TermError::payload(e.message.clone())
+                .with("target", json!("terminal_id"))
+                .with("exited", json!(true))
+                .with(
+                    "reopen",
+                    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}),
+                );
+            if let Some(id) = terminal_id {
+                err = err.with("terminal_id", json!(id));
+            }
+            err.with_hint(Some(Action::Execute), e.message)
+        }
         OpErrorKind::Invalid => TermError::payload(e.message),
         OpErrorKind::Busy => {
             let mut err = TermError::payload(e.message).with("busy", json!(true));

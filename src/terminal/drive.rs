@@ -12,7 +12,7 @@ use super::core::Core;
 use super::protocol::{AgentClaim, InputArgs, OpError, OpErrorKind, OpenArgs, RanResult, RunArgs};
 use super::ready::{self, Ready};
 use super::submission::{self, PROMPT_GRACE, Waited};
-use super::term::{Submitted, TermState, Terminal, strip_escapes};
+use super::term::{ExitInfo, Submitted, TermState, Terminal, strip_escapes};
 use super::view::{chunk, find, ran};
 pub use super::waits::{INPUT_QUIET, PROMPT_END_GRACE, STARTUP_WAIT, quiet_after, wait_for};
 use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, fish_syntax, held, lifecycle};
@@ -215,13 +215,25 @@ fn fits_the_line_discipline(t: &Terminal, text: &str) -> Result<(), OpError> {
 /// A terminal that can still take input.
 fn find_running(core: &Core, id: &str) -> Result<Arc<Terminal>, OpError> {
     let t = find(core, id)?;
-    if !t.is_running() {
-        return Err(OpError::new(
-            OpErrorKind::Invalid,
-            format!("terminal {} has exited", t.id),
-        ));
+    let exit = t.state().exit.clone();
+    match exit {
+        None => Ok(t),
+        Some(e) => Err(OpError::new(OpErrorKind::Exited, exited(&t.id, &e))),
     }
-    Ok(t)
+}
+
+/// What an agent is told of a terminal whose shell has ended: how it ended, that its output
+/// is still there, and how to go on (it cannot be restarted: a new one is opened).
+fn exited(id: &str, e: &ExitInfo) -> String {
+    let how = match (&e.signal, e.exit_code) {
+        (Some(sig), _) => format!("was killed by {sig}"),
+        (None, Some(code)) => format!("exited with code {code}"),
+        (None, None) => "has exited".to_string(),
+    };
+    format!(
+        "terminal {id}'s shell {how}, so it takes no more input; its output stays readable \
+         with read_output: open a new terminal (execute with intent open_only) to go on"
+    )
 }
 
 pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {

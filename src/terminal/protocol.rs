@@ -374,6 +374,8 @@ pub enum OpErrorKind {
     NotFound,
     /// The terminal was on a host that restarted: it is gone for good.
     Gone,
+    /// The terminal is known but its shell has ended: it takes no input, its output stays.
+    Exited,
     Invalid,
     Busy,
     Limit,
