@@ -377,6 +377,117 @@ async fn answers_never_interleave_while_large_answers_are_written() {
     assert_eq!(unparsable, PAGES * 5);
 }
 
+/// A client that asks for page after page of output and reads none of the answers (a
+/// stuck client, or one that writes all its requests before it reads): the server stops
+/// taking its requests once a few answers wait to be written — the client's writes block —
+/// instead of holding every answer in memory (gigabytes within seconds before). Once the
+/// client reads, every request it got written is answered exactly once, each page whole.
+#[tokio::test]
+async fn a_client_that_reads_no_answers_is_not_answered_into_memory() {
+    /// Requests the client tries to send before it reads anything.
+    const TRIES: usize = 1000;
+    /// Bytes of output per page asked for.
+    const PAGE: usize = 256 * 1024;
+    /// What the server may hold for such a client: far below the ~350 MB that `TRIES`
+    /// answers would take.
+    const RSS_BOUND_KIB: u64 = 200 * 1024;
+    let mut raw = Raw::start().await;
+    raw.send(
+        json!({"jsonrpc": "2.0", "id": "seq", "method": "tools/call", "params": {
+            "name": "memory_terminal_interactive", "arguments": {"action": "execute",
+                "invocation": {"mode": "headless", "intent": "execute_command"},
+                "execution": {"command": "seq 1 400000"}, "runtime": {"wait_ms": 60000},
+                "output": {"max_bytes": 1}}}})
+        .to_string()
+        .as_bytes(),
+    )
+    .await;
+    let a = raw.answer().await.expect("seq answered");
+    assert_eq!(
+        a["result"]["structuredContent"]["result"]["exit_code"], 0,
+        "{a}"
+    );
+    let session = a["result"]["structuredContent"]["identity"]["session_id"].clone();
+    let page = |i: usize| {
+        let mut line = json!({"jsonrpc": "2.0", "id": format!("p{i:04}"), "method": "tools/call",
+            "params": {"name": "memory_terminal_interactive", "arguments": {"action": "read_output",
+                "target": {"session_id": session}, "output": {"max_bytes": PAGE, "stdout_cursor": 0}}}})
+        .to_string()
+        .into_bytes();
+        line.push(b'\n');
+        line
+    };
+    // Write until a write waits for seconds: the server has stopped reading.
+    let mut complete = 0;
+    let mut partial: Option<(Vec<u8>, usize)> = None;
+    'sending: while complete < TRIES {
+        let line = page(complete);
+        let mut off = 0;
+        while off < line.len() {
+            match tokio::time::timeout(Duration::from_secs(3), raw.stdin.write(&line[off..])).await
+            {
+                Ok(Ok(n)) => off += n,
+                Ok(Err(e)) => panic!("the server closed its input: {e}"),
+                Err(_) => {
+                    partial = Some((line, off));
+                    break 'sending;
+                }
+            }
+        }
+        complete += 1;
+    }
+    let pid = raw.child.id().unwrap();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let rss: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        complete < TRIES,
+        "the server took all {TRIES} requests from a client that read no answer (RSS {rss} KiB)"
+    );
+    assert!(
+        rss < RSS_BOUND_KIB,
+        "RSS {rss} KiB after {complete} requests"
+    );
+    // Now read: every request written is answered once, with the same whole page.
+    let mut first: Option<String> = None;
+    let mut seen = std::collections::BTreeSet::new();
+    let mut check = |a: Value| {
+        let id = a["id"].as_str().unwrap_or_default().to_string();
+        let out = a["result"]["structuredContent"]["result"]["stdout"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{id}: no page: {:.300}", a.to_string()))
+            .to_string();
+        assert!(
+            out.starts_with("1\n2\n3\n") && out.len() > PAGE - 16,
+            "{id}"
+        );
+        match &first {
+            None => first = Some(out),
+            Some(f) => assert!(*f == out, "{id}: a page differs"),
+        }
+        assert!(seen.insert(id.clone()), "{id} answered twice");
+    };
+    for _ in 0..complete {
+        check(
+            raw.answer()
+                .await
+                .expect("every request written is answered"),
+        );
+    }
+    if let Some((line, off)) = partial {
+        raw.stdin.write_all(&line[off..]).await.unwrap();
+        raw.stdin.flush().await.unwrap();
+        check(raw.answer().await.expect("the last request answered"));
+        complete += 1;
+    }
+    assert_eq!(seen.len(), complete);
+}
+
 /// A NUL byte in what becomes a C string is the agent's error, named, in both modes.
 #[tokio::test]
 async fn nul_bytes_are_refused_naming_the_field() {

@@ -24,6 +24,14 @@
 //! parsed again by rmcp), and an answer is serialised once into a buffer kept from answer to
 //! answer and written straight to the client — no in-process pipes, whose copies and fresh
 //! megabyte buffers were most of the server's CPU for a page of output.
+//!
+//! A client that stops reading its answers stops the server reading its requests: rmcp
+//! starts a task for every request it takes and another for every answer, without bound, so
+//! a client that kept sending `read_output` calls for megabyte pages while reading none of
+//! the answers made the server hold every answer — gigabytes within seconds. Once
+//! [`UNWRITTEN_MAX`] messages wait to be written, the reader takes no more lines until the
+//! client has read some; the pipe fills and the client's own writes wait, as a pipe is meant
+//! to make them.
 
 use std::sync::Arc;
 
@@ -40,6 +48,11 @@ use super::verdict::{ID_SEARCH_BYTES, MAX_LINE_BYTES, Verdict, classify, oversiz
 const CHUNK: usize = 64 * 1024;
 /// Messages parsed ahead of rmcp before the reader waits for it.
 const INBOX: usize = 64;
+/// Messages for the client (answers, notifications, requests) handed to the writer and not
+/// yet written, beyond which the reader waits before passing on another line: at most this
+/// many pages of output (1 MiB each, a few once escaped) are held for a client that does not
+/// read.
+const UNWRITTEN_MAX: usize = 16;
 /// Capacity the answer buffer keeps between answers; beyond it (an answer of several pages)
 /// the buffer is given back after the answer.
 const KEPT_CAPACITY: usize = 4 * 1024 * 1024;
@@ -60,12 +73,14 @@ where
         buf: Vec::new(),
     }));
     let (tx, inbox) = mpsc::channel(INBOX);
-    tokio::spawn(read_lines(input, tx, writer.clone()));
+    let (unwritten, unwritten_seen) = watch::channel(0usize);
+    tokio::spawn(read_lines(input, tx, writer.clone(), unwritten_seen));
     let (ended, _) = watch::channel(false);
     Framed {
         inbox,
         writer,
         ended,
+        unwritten: Arc::new(unwritten),
     }
 }
 
@@ -88,6 +103,25 @@ pub struct Framed {
     inbox: mpsc::Receiver<ClientJsonRpcMessage>,
     writer: Arc<Mutex<Writer>>,
     ended: watch::Sender<bool>,
+    /// Messages handed to the writer and not yet written (see [`UNWRITTEN_MAX`]).
+    unwritten: Arc<watch::Sender<usize>>,
+}
+
+/// One message counted as unwritten from its hand-over until it is written, failed, or
+/// dropped unwritten (rmcp aborts its send tasks when it stops).
+struct Unwritten(Arc<watch::Sender<usize>>);
+
+impl Unwritten {
+    fn count(counter: &Arc<watch::Sender<usize>>) -> Unwritten {
+        counter.send_modify(|n| *n += 1);
+        Unwritten(counter.clone())
+    }
+}
+
+impl Drop for Unwritten {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
 }
 
 impl Framed {
@@ -130,7 +164,9 @@ impl Transport<RoleServer> for Framed {
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let writer = self.writer.clone();
+        let unwritten = Unwritten::count(&self.unwritten);
         async move {
+            let _unwritten = unwritten;
             writer
                 .lock()
                 .await
@@ -159,6 +195,7 @@ async fn read_lines<R: AsyncRead + Unpin>(
     mut input: R,
     to_rmcp: mpsc::Sender<ClientJsonRpcMessage>,
     writer: Arc<Mutex<Writer>>,
+    mut unwritten: watch::Receiver<usize>,
 ) {
     let mut buf = vec![0u8; CHUNK];
     let mut line: Vec<u8> = Vec::new();
@@ -193,7 +230,11 @@ async fn read_lines<R: AsyncRead + Unpin>(
                 };
                 match verdict {
                     Verdict::Forward(msg) => {
-                        if to_rmcp.send(*msg).await.is_err() {
+                        // A client that does not read its answers gets no more taken from
+                        // it until it does. An error: the transport is gone.
+                        if unwritten.wait_for(|n| *n < UNWRITTEN_MAX).await.is_err()
+                            || to_rmcp.send(*msg).await.is_err()
+                        {
                             return;
                         }
                     }
