@@ -59,6 +59,7 @@ fn run(id: &str, command: &str) -> TermRequest {
         timeout_ms: None,
         claim: Some(claim()),
         output: OutputSpec::default(),
+        unseen_line: false,
     })
 }
 
@@ -302,6 +303,7 @@ fn repl_line(id: &str, data: &str) -> TermRequest {
         wait_ms: 10_000,
         claim: None,
         output: OutputSpec::default(),
+        unseen_line: false,
     })
 }
 

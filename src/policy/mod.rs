@@ -10,6 +10,7 @@ pub mod lex;
 pub mod rules;
 pub mod strict;
 mod typed;
+pub use typed::unseen_line;
 pub mod unwrap;
 pub(crate) mod walk;
 

@@ -15,7 +15,9 @@ const ERASE_CHAR: [char; 2] = ['\u{7f}', '\u{8}'];
 const ERASE_WORD: char = '\u{17}';
 /// Ctrl-U kills the line; Ctrl-C abandons it (the line discipline flushes it with SIGINT, a
 /// line editor starts a fresh one).
-const ERASE_LINE: [char; 2] = ['\u{15}', '\u{3}'];
+const ERASE_LINE: [char; 2] = ['\u{15}', ABANDON_LINE];
+/// Ctrl-C: a line editor drops the whole line, wherever the cursor is.
+const ABANDON_LINE: char = '\u{3}';
 /// Emacs-style editing keys that move within the line, recall history or reinsert text:
 /// Ctrl-A, B, F, N, O, P, R, S, T, Y and Ctrl-].
 const REARRANGING_KEYS: [char; 11] = [
@@ -101,13 +103,38 @@ pub fn rearranges(text: &str) -> bool {
     let Some(last_enter) = keys.iter().rposition(|k| is_enter(*k)) else {
         return false;
     };
-    keys[..last_enter].iter().any(|k| match *k {
+    keys[..last_enter].iter().any(|k| rearranging(*k))
+}
+
+fn rearranging(k: Key) -> bool {
+    match k {
         Key::Control(c) => REARRANGING_KEYS.contains(&c),
         Key::Escape(Some('[' | 'O'), Some(f)) => CURSOR_FINALS.contains(f),
         Key::Escape(Some('[' | 'O'), None) => false,
         Key::Escape(Some(a), _) => REARRANGING_ALT.contains(a),
         _ => false,
-    })
+    }
+}
+
+/// Whether a line editor could enter a line other than the one the keys spell: a line end
+/// after a key that rearranges the line, or after a tab (a completion request, which
+/// inserts what the editor finds), with no Ctrl-C between them (a line editor abandons the
+/// line at Ctrl-C; Ctrl-U may not clear it, since bash's kills only what is left of the
+/// cursor).
+pub fn unseen_line(text: &str) -> bool {
+    let mut edited = false;
+    for k in keys(text) {
+        if is_enter(k) {
+            if edited {
+                return true;
+            }
+        } else if k == Key::Control(ABANDON_LINE) {
+            edited = false;
+        } else if rearranging(k) || k == Key::Text('\t') {
+            edited = true;
+        }
+    }
+    false
 }
 
 fn is_enter(k: Key) -> bool {
@@ -207,5 +234,21 @@ mod tests {
         assert!(!rearranges("\u{1b}[A"));
         assert!(!rearranges("\u{3}"));
         assert!(!rearranges("1+1\r"));
+    }
+
+    #[test]
+    fn a_line_the_editor_may_change_is_one_whose_edits_reach_its_enter() {
+        // History, a cursor move, a completion: the line entered is not the one typed.
+        assert!(unseen_line("\u{1b}[A\r"));
+        assert!(unseen_line("m /tmp/x\u{1b}[Hr\r"));
+        assert!(unseen_line("shutd\tnow\r"));
+        assert!(unseen_line("ls\r\u{12}rm\r"));
+        // Ctrl-U does not reset it: bash kills only what is left of a moved cursor.
+        assert!(unseen_line("m /x\u{1}\u{15}r\r"));
+        // Abandoned by Ctrl-C, or no line end after the edit: nothing unseen is entered.
+        assert!(!unseen_line("m /x\u{1}\u{3}ls\r"));
+        assert!(!unseen_line("ls\r\u{1b}[A"));
+        assert!(!unseen_line("echo a\r"));
+        assert!(!unseen_line("\u{1b}:wq\r"));
     }
 }

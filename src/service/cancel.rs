@@ -117,6 +117,7 @@ impl Service {
                         wait_ms: 0,
                         claim: None,
                         output: OutputSpec::default(),
+                        unseen_line: false,
                     }))
                     .await
                     .map(|_| "interrupted its command"),

@@ -12,7 +12,8 @@ use super::{Handled, Service, authorize, failures};
 use crate::contract::result::{
     Authorization, Cursors, ItemKind, ListItem, StreamInfo, Streams, TerminalOutput, Verdict,
 };
-use crate::contract::{Encoding, Identity, Intent, Outcome, Request, TermError, View};
+use crate::contract::{Encoding, ErrorCode, Identity, Intent, Outcome, Request, TermError, View};
+use crate::policy::unseen_line;
 use crate::runtime::{Adapter, AdapterType, RuntimeError};
 
 use crate::runtime::ops::{
@@ -292,6 +293,7 @@ impl Service {
                         timeout_ms: req.runtime.timeout_ms,
                         claim: Some(claim),
                         output,
+                        unseen_line: false,
                     }),
                     (None, Some(data)) => TermRequest::Input(InputArgs {
                         terminal_id: id.clone(),
@@ -300,6 +302,7 @@ impl Service {
                         wait_ms,
                         claim: Some(claim),
                         output,
+                        unseen_line: false,
                     }),
                     (None, None) => {
                         return Err(TermError::payload(
@@ -318,13 +321,13 @@ impl Service {
         progress: &dyn Progress,
         elicitor: &dyn Elicitor,
     ) -> Handled {
-        let (adapter, op) = match self.plan(req).await {
+        let (adapter, mut op) = match self.plan(req).await {
             Ok(planned) => planned,
             Err(e) => return Handled::failed(e),
         };
         // Authorize what will run (a command line, or keystrokes a shell would run), and
         // wait for a person when the policy asks for it.
-        let judged = match &op {
+        let judged = match &mut op {
             TermRequest::Open(a) => a
                 .command
                 .as_ref()
@@ -336,12 +339,16 @@ impl Service {
                     (a.command.clone(), self.policy.evaluate(&a.command, None))
                 } else {
                     let line = format!("{before}{}", a.command);
+                    // The line itself is pasted (its control keys refused by the contract);
+                    // what was left before it was typed key by key.
+                    a.unseen_line = unseen_line(&format!("{before}\r"));
                     let d = self.policy.evaluate_input(&line, None);
                     (line, d)
                 })
             }
             TermRequest::Input(a) => {
                 let keys = format!("{}{}", self.unentered.before(&a.terminal_id), a.data);
+                a.unseen_line = unseen_line(&keys);
                 let d = self.policy.evaluate_input(&keys, None);
                 Some((keys, d))
             }
@@ -371,15 +378,36 @@ impl Service {
             }
             verdict = super::verdict(&d, approval);
         }
-        match &op {
-            TermRequest::Run(a) => self.unentered.typed(&a.terminal_id, "\r"),
-            TermRequest::Input(a) => self.unentered.typed(&a.terminal_id, &a.data),
-            _ => {}
-        }
+        // What was typed is counted once it was: a request refused (busy, or a line the
+        // policy could not see) typed nothing, and the line editor still holds what was left
+        // there — counted as entered, a refused Enter let the next line be judged without it.
+        let typed = match &op {
+            TermRequest::Run(a) => Some((a.terminal_id.clone(), "\r".to_string())),
+            TermRequest::Input(a) => Some((a.terminal_id.clone(), a.data.clone())),
+            _ => None,
+        };
         let wait = Duration::from_millis(req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms));
         let mut handled = self
             .op_stopped_on_cancel(&adapter, req, op, wait, progress)
             .await;
+        if let Some((id, text)) = typed {
+            // A refusal typed nothing; a timeout or a lost connection may have typed it all.
+            let sent = match &handled.result {
+                Ok(_) => true,
+                Err(e) => !matches!(
+                    e.code,
+                    ErrorCode::InvalidPayload
+                        | ErrorCode::InvalidAction
+                        | ErrorCode::InvalidMode
+                        | ErrorCode::NotFound
+                        | ErrorCode::Declined
+                        | ErrorCode::BlockedDestructive
+                ),
+            };
+            if sent {
+                self.unentered.typed(&id, &text);
+            }
+        }
         if let Ok(Outcome::Terminal(out)) = &mut handled.result {
             out.verdict = Some(verdict);
             if confined_here(&adapter) {

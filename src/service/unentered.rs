@@ -31,7 +31,9 @@ impl Unentered {
     pub fn typed(&self, id: &str, text: &str) {
         let mut tails = lock(&self.tails);
         let mut tail = tails.remove(id).unwrap_or_default();
-        match text.rfind(['\r', '\n']) {
+        // A line end enters the line; Ctrl-C abandons it (the line discipline flushes it, a
+        // line editor starts afresh).
+        match text.rfind(['\r', '\n', '\u{3}']) {
             Some(end) => tail = text[end + 1..].to_string(),
             None => tail.push_str(text),
         }
@@ -64,6 +66,8 @@ mod tests {
         assert_eq!(u.before("t"), "");
         u.typed("t", "a\nb");
         assert_eq!(u.before("t"), "b");
+        u.typed("t", "\u{1b}[H\u{3}c");
+        assert_eq!(u.before("t"), "c", "Ctrl-C abandons the line");
         u.typed("t", &"y".repeat(KEPT_CHARS + 10));
         assert_eq!(u.before("t").len(), KEPT_CHARS);
         u.forget("t");

@@ -109,6 +109,7 @@ pub async fn open(core: &Arc<Core>, a: OpenArgs, caller: Option<&str>) -> RanRes
                 timeout_ms: a.timeout_ms,
                 claim: Some(a.claim),
                 output: a.output,
+                unseen_line: false,
             },
         )
         .await;
@@ -193,6 +194,35 @@ fn bracketed_paste(st: &TermState) -> bool {
     on.is_some_and(|on| off.is_none_or(|off| on > off))
 }
 
+/// Refuse keys that would have the shell's line editor enter a line the policy never saw
+/// (history recalled, the cursor moved, text yanked or completed before Enter: `unseen`,
+/// judged by the service with what the agent left unentered), where they reach that editor:
+/// at the shell's prompt, or while a program reads through the line discipline, whose unread
+/// keys the editor takes once the prompt is back. A full-screen program or a REPL with a
+/// line editor of its own takes them itself, and may.
+fn unseen_by_the_policy(t: &Terminal, unseen: bool) -> Result<(), OpError> {
+    if !unseen || t.nonce_file.is_none() || t.prompt_only {
+        return Ok(());
+    }
+    let at_prompt = {
+        let st = t.state();
+        st.at_prompt && st.executing().is_none()
+    };
+    if !at_prompt && !t.pty.canonical() {
+        return Ok(());
+    }
+    Err(OpError::new(
+        OpErrorKind::Invalid,
+        format!(
+            "these keys would reach the line editor of {} in terminal {} and recall history, \
+             move the cursor, yank or complete before Enter, so the line it would run is one \
+             the operator's policy never saw; nothing was typed: send the whole command line \
+             as execution.command (a Ctrl-C first, as raw input, drops what was left typed)",
+            t.shell, t.id
+        ),
+    ))
+}
+
 /// Refuse text with a line the terminal's line discipline would cut: the program would get
 /// (and a shell would run) the line's start alone.
 fn fits_the_line_discipline(t: &Terminal, text: &str) -> Result<(), OpError> {
@@ -245,6 +275,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         a.command = a.command.replace("\r\n", "\n");
     }
     let t = find_running(core, &a.terminal_id)?;
+    unseen_by_the_policy(&t, a.unseen_line)?;
     if let Some(why) = crate::typed_text::refusal("the command line", &a.command) {
         return Err(OpError::new(OpErrorKind::Invalid, why));
     }
@@ -459,6 +490,7 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
         None => None,
     };
     fits_the_line_discipline(&t, &a.data)?;
+    unseen_by_the_policy(&t, a.unseen_line)?;
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, true);
     }

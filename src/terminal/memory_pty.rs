@@ -279,6 +279,7 @@ mod tests {
             timeout_ms: None,
             claim: None,
             output: output(),
+            unseen_line: false,
         });
         match ops::execute(core, req, None).await {
             Ok(TermResponse::Ran(ran)) => ran,

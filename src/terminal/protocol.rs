@@ -85,6 +85,9 @@ pub struct RunArgs {
     pub timeout_ms: Option<u64>,
     pub claim: Option<AgentClaim>,
     pub output: OutputSpec,
+    /// See [`InputArgs::unseen_line`]: what the agent left unentered before this line.
+    #[serde(default)]
+    pub unseen_line: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -95,6 +98,11 @@ pub struct InputArgs {
     pub wait_ms: u64,
     pub claim: Option<AgentClaim>,
     pub output: OutputSpec,
+    /// The keys, with what the agent left unentered before them, recall history, move the
+    /// cursor, yank or complete before a line end: a shell's line editor would enter a line
+    /// the policy never saw. The terminal refuses them where they reach such an editor.
+    #[serde(default)]
+    pub unseen_line: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
