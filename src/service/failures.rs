@@ -47,18 +47,12 @@ fn op_error(e: OpError, terminal_id: Option<&str>, timeout_ms: Option<u64>) -> T
         OpErrorKind::Gone => TermError::new(ErrorCode::NotFound, e.message)
             .with("target", json!("terminal_id"))
             .with("host_restarted", json!(true))
-            .with(
-                "reopen",
-                json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}),
-            ),
+            .with("reopen", reopen()),
         OpErrorKind::Exited => {
             let mut err = TermError::payload(e.message.clone())
                 .with("target", json!("terminal_id"))
                 .with("exited", json!(true))
-                .with(
-                    "reopen",
-                    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}}),
-                );
+                .with("reopen", reopen());
             if let Some(id) = terminal_id {
                 err = err.with("terminal_id", json!(id));
             }
@@ -97,6 +91,11 @@ fn op_error(e: OpError, terminal_id: Option<&str>, timeout_ms: Option<u64>) -> T
             err
         }
     }
+}
+
+/// The request that opens a new terminal, for an agent whose terminal is gone or has ended.
+fn reopen() -> Value {
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
 }
 
 /// A request the runtime did not answer in time may have run: say so, and how to learn its
