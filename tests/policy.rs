@@ -193,7 +193,7 @@ async fn an_agent_cannot_erase_its_way_past_a_blocked_command() {
     std::fs::write(&victim, "x").unwrap();
     let victim = victim.display().to_string();
     let home_s = home.display().to_string();
-    for shell in ["bash", "dash"] {
+    for shell in ["zsh", "fish", "bash"] {
         let s = server()
             .envs(&[
                 ("HOME", home_s.as_str()),
@@ -275,93 +275,126 @@ async fn an_agent_cannot_erase_its_way_past_a_blocked_command() {
 /// have the shell's line editor enter a line other than the one they spell — the history
 /// recalled (Up, Ctrl-R), the cursor moved to put a blocked word together (Ctrl-A, Home
 /// sent in a call of its own) — were a warning, approved when nobody could be asked, and the
-/// shell ran the `rm`. At the shell's prompt they are now refused, whichever call brings the
-/// Enter, and a command line refused that way leaves what was typed before it counted. In a
-/// program with a line editor of its own (python's REPL) the same keys still work.
+/// shell ran the `rm`, in bash, zsh and fish alike. At the shell's prompt they are now
+/// refused, whichever call brings the Enter, and a command line refused that way leaves
+/// what was typed before it counted. In a program with a line editor of its own (python's
+/// REPL) the same keys still work.
 #[tokio::test]
 async fn an_agent_cannot_recall_or_rearrange_its_way_past_a_blocked_command() {
-    let rc_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rc/bash");
-    let home = scratch_dir();
-    std::fs::copy(rc_dir.join("debian-skel.bashrc"), home.join(".bashrc")).unwrap();
-    let victim = home.join("keep-me");
-    std::fs::write(&victim, "x").unwrap();
-    let victim = victim.display().to_string();
-    std::fs::write(home.join(".bash_history"), format!("ls\nrm {victim}\n")).unwrap();
-    let home_s = home.display().to_string();
-    let s = server()
-        .envs(&[
-            ("HOME", home_s.as_str()),
-            ("PM_TERM_INTERACTIVE_SHELL", "bash"),
-            ("PM_TERM_POLICY_BLOCK", "rm"),
-        ])
-        .start()
-        .await;
-    let id = open_shell(&s).await;
-    let send = |execution: Value| {
-        json!({"action": "execute",
-            "invocation": {"mode": "interactive", "intent": "execute_command"},
-            "target": {"terminal_id": id}, "execution": execution,
-            "runtime": {"wait_ms": 500}})
-    };
-    let refused = |p: &Value, how: &str| {
-        assert_eq!(code(p), "PM_TERM_INVALID_PAYLOAD", "{how}: {p:#}");
-        assert!(
-            p["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("line editor"),
-            "{how}: {p:#}"
-        );
-        assert!(std::path::Path::new(&victim).exists(), "{how}: it ran");
-    };
-    let p = s.call(send(json!({"keys": ["up", "enter"]}))).await;
-    refused(&p, "Up, Enter");
-    let p = s.call(send(json!({"input": "\u{1b}[A\r"}))).await;
-    refused(&p, "Up as raw input");
-    let p = s.call(send(json!({"input": "\u{12}keep\r"}))).await;
-    refused(&p, "Ctrl-R");
-    let p = s
-        .call(send(json!({"input": format!("m {victim}\u{1}r\r")})))
-        .await;
-    refused(&p, "Ctrl-A");
-    s.call(send(json!({"input": "\u{3}"}))).await;
-    // The pieces in calls of their own: each harmless, the Enter last.
-    let p = s.call(send(json!({"input": format!("m {victim}")}))).await;
-    assert_eq!(p["success"], true, "{p:#}");
-    let p = s.call(send(json!({"keys": ["home"]}))).await;
-    assert_eq!(p["success"], true, "{p:#}");
-    let p = s.call(send(json!({"input": "r\r"}))).await;
-    refused(&p, "Home in a call of its own");
-    // A command line pasted at the moved cursor, twice: the first refusal does not forget
-    // what is still on the line.
-    for round in ["first", "again"] {
-        let p = s.call(terminal_command(&id, "r")).await;
-        refused(&p, &format!("a command line after Home, {round}"));
+    let bash_rc =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rc/bash/debian-skel.bashrc");
+    for shell in ["zsh", "fish", "bash"] {
+        let home = scratch_dir();
+        let victim = home.join("keep-me");
+        std::fs::write(&victim, "x").unwrap();
+        let victim = victim.display().to_string();
+        // Each shell's own rc and history file, the `rm` in it as the shell writes it.
+        match shell {
+            "bash" => {
+                std::fs::copy(&bash_rc, home.join(".bashrc")).unwrap();
+                std::fs::write(home.join(".bash_history"), format!("ls\nrm {victim}\n")).unwrap();
+            }
+            "zsh" => {
+                std::fs::write(
+                    home.join(".zshrc"),
+                    "HISTFILE=~/.zsh_history\nHISTSIZE=100\nSAVEHIST=100\nbindkey -e\n",
+                )
+                .unwrap();
+                std::fs::write(home.join(".zsh_history"), format!("ls\nrm {victim}\n")).unwrap();
+            }
+            _ => {
+                let data = home.join(".local/share/fish");
+                std::fs::create_dir_all(&data).unwrap();
+                std::fs::write(
+                    data.join("fish_history"),
+                    format!(
+                        "- cmd: ls\n  when: 1700000000\n- cmd: rm {victim}\n  when: 1700000001\n"
+                    ),
+                )
+                .unwrap();
+            }
+        }
+        let home_s = home.display().to_string();
+        let s = server()
+            .envs(&[
+                ("HOME", home_s.as_str()),
+                ("PM_TERM_INTERACTIVE_SHELL", shell),
+                ("PM_TERM_POLICY_BLOCK", "rm"),
+            ])
+            .start()
+            .await;
+        let id = open_shell(&s).await;
+        let send = |execution: Value| {
+            json!({"action": "execute",
+                "invocation": {"mode": "interactive", "intent": "execute_command"},
+                "target": {"terminal_id": id}, "execution": execution,
+                "runtime": {"wait_ms": 500}})
+        };
+        let refused = |p: &Value, how: &str| {
+            assert_eq!(code(p), "PM_TERM_INVALID_PAYLOAD", "{shell} {how}: {p:#}");
+            assert!(
+                p["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("line editor"),
+                "{shell} {how}: {p:#}"
+            );
+            assert!(
+                std::path::Path::new(&victim).exists(),
+                "{shell} {how}: it ran"
+            );
+        };
+        let p = s.call(send(json!({"keys": ["up", "enter"]}))).await;
+        refused(&p, "Up, Enter");
+        let p = s.call(send(json!({"input": "\u{1b}[A\r"}))).await;
+        refused(&p, "Up as raw input");
+        let p = s.call(send(json!({"input": "\u{12}keep\r"}))).await;
+        refused(&p, "Ctrl-R");
+        let p = s
+            .call(send(json!({"input": format!("m {victim}\u{1}r\r")})))
+            .await;
+        refused(&p, "Ctrl-A");
+        s.call(send(json!({"input": "\u{3}"}))).await;
+        // The pieces in calls of their own: each harmless, the Enter last.
+        let p = s.call(send(json!({"input": format!("m {victim}")}))).await;
+        assert_eq!(p["success"], true, "{shell}: {p:#}");
+        let p = s.call(send(json!({"keys": ["home"]}))).await;
+        assert_eq!(p["success"], true, "{shell}: {p:#}");
+        let p = s.call(send(json!({"input": "r\r"}))).await;
+        refused(&p, "Home in a call of its own");
+        // A command line pasted at the moved cursor, twice: the first refusal does not
+        // forget what is still on the line.
+        for round in ["first", "again"] {
+            let p = s.call(terminal_command(&id, "r")).await;
+            refused(&p, &format!("a command line after Home, {round}"));
+        }
+        // Ctrl-C drops the line; the terminal runs commands as before.
+        s.call(send(json!({"input": "\u{3}"}))).await;
+        let p = s.call(terminal_command(&id, "echo still-here")).await;
+        assert_eq!(p["result"]["exit_code"], 0, "{shell}: {p:#}");
+        assert!(std::path::Path::new(&victim).exists(), "{shell}");
+        if shell == "bash" {
+            // python's own line editor takes the same keys: its history, recalled and run.
+            let p = s
+                .call(terminal_input(&id, "python3 -q\r", Some(">>> $")))
+                .await;
+            assert_eq!(p["success"], true, "{p:#}");
+            let p = s.call(terminal_input(&id, "6*7\r", Some(">>> $"))).await;
+            assert!(
+                p["result"]["output"].as_str().unwrap().contains("42"),
+                "{p:#}"
+            );
+            let p = s
+                .call(terminal_input(&id, "\u{1b}[A\r", Some("42\\s+>>> $")))
+                .await;
+            assert_eq!(p["success"], true, "{p:#}");
+            assert!(
+                p["result"]["output"].as_str().unwrap().contains("42"),
+                "{p:#}"
+            );
+        }
+        s.stop().await;
     }
-    // Ctrl-C drops the line; the terminal runs commands as before.
-    s.call(send(json!({"input": "\u{3}"}))).await;
-    let p = s.call(terminal_command(&id, "echo still-here")).await;
-    assert_eq!(p["result"]["exit_code"], 0, "{p:#}");
-    assert!(std::path::Path::new(&victim).exists());
-    // python's own line editor takes the same keys: its history, recalled and run.
-    let p = s
-        .call(terminal_input(&id, "python3 -q\r", Some(">>> $")))
-        .await;
-    assert_eq!(p["success"], true, "{p:#}");
-    let p = s.call(terminal_input(&id, "6*7\r", Some(">>> $"))).await;
-    assert!(
-        p["result"]["output"].as_str().unwrap().contains("42"),
-        "{p:#}"
-    );
-    let p = s
-        .call(terminal_input(&id, "\u{1b}[A\r", Some("42\\s+>>> $")))
-        .await;
-    assert_eq!(p["success"], true, "{p:#}");
-    assert!(
-        p["result"]["output"].as_str().unwrap().contains("42"),
-        "{p:#}"
-    );
-    s.stop().await;
 }
 
 /// The environment of a request is neither judged nor shown to a person approving: a
