@@ -233,7 +233,7 @@ pub struct ServerArgs {
     check_config: bool,
 
     /// Operator policy (JSON): {"blocked": [...], "warned": [...], "allowed": [...],
-    /// "strict_allow": [...], "approval": "warned|all|never", "approval_default":
+    /// "strict_allow": [...], "strict_env": [...], "approval": "warned|all|never", "approval_default":
     /// "approve|decline"}. Patterns are command prefixes matched on argv (e.g. "terraform
     /// destroy"). No request can change the policy.
     #[arg(long = "policy", env = "PM_TERM_POLICY_FILE", value_name = "FILE")]
@@ -255,6 +255,11 @@ pub struct ServerArgs {
     /// Extra command prefixes for memory_terminal's strict allowlist, ';'-separated.
     #[arg(long, env = "PM_TERM_STRICT_ALLOW", value_name = "PATTERNS")]
     strict_allow: Option<String>,
+
+    /// Extra environment variable names a memory_terminal request may set in execution.env,
+    /// ';'-separated (beyond colour, locale, CI and test-runner switches).
+    #[arg(long, env = "PM_TERM_STRICT_ENV", value_name = "NAMES")]
+    strict_env: Option<String>,
 
     /// Which commands wait for a person: those authorized with a warning (default), all, or
     /// none. Overrides the policy file's "approval".
@@ -443,6 +448,7 @@ impl Config {
                 warned: a.policy_warn,
                 allowed: a.policy_allow,
                 strict_allow: a.strict_allow,
+                strict_env: a.strict_env,
                 approval: a.approval,
                 approval_default: a.approval_default,
             },

@@ -446,3 +446,135 @@ async fn a_request_environment_that_carries_code_is_refused() {
     );
     s.stop().await;
 }
+
+/// The strict tool admits `git status`; an agent that can write files (an editing tool beside
+/// this server) tried to have it run a program of its own under an allowlisted name: by a
+/// path (`./git`, an absolute path), through `execution.env.PATH`, through git's
+/// configuration in the environment (`core.fsmonitor`, a program `git status` starts), and
+/// through a relative entry in the operator's own `PATH` (`.` first, as some users keep it).
+/// Each ran the agent's program before; now each is refused or finds the real `git`, and
+/// the environment a strict command may have is data the operator admits.
+#[tokio::test]
+async fn an_agent_cannot_run_its_own_program_under_an_allowlisted_name() {
+    let proj = scratch_dir();
+    let made = proj.join("agent-program-ran");
+    let program = format!("#!/bin/sh\ntouch '{}'\necho fake\n", made.display());
+    for name in ["git", "bin/git", "hook"] {
+        let p = proj.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, &program).unwrap();
+        std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let git_init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&proj)
+        .status()
+        .unwrap();
+    assert!(git_init.success());
+    let operator_path = format!(".:{}", std::env::var("PATH").unwrap());
+    let s = server()
+        .env("PATH", &operator_path)
+        .env("PM_TERM_STRICT_ENV", "DATABASE_URL")
+        .start()
+        .await;
+    let cwd = proj.display().to_string();
+    let strict = |args: Value| {
+        let mut args = args;
+        args["runtime"] = json!({"cwd": cwd});
+        s.call_result_of("memory_terminal", args)
+    };
+    let hooked = |name: &str| {
+        json!({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": name,
+            "GIT_CONFIG_VALUE_0": proj.join("hook").display().to_string()})
+    };
+    let refused = [
+        (json!({"command": "./git status"}), None),
+        (
+            json!({"command": format!("{}/bin/git --version", proj.display())}),
+            None,
+        ),
+        (
+            json!({"command": "bin/git", "execution": {"args": ["status"]}}),
+            None,
+        ),
+        (
+            json!({"command": "git --version", "execution": {"env": {"PATH": format!("{}/bin:/usr/bin:/bin", proj.display())}}}),
+            Some("execution.env.PATH"),
+        ),
+        (
+            json!({"execution": {"command": "git status", "env": hooked("core.fsmonitor")}}),
+            Some("execution.env.GIT_CONFIG_COUNT"),
+        ),
+        (
+            json!({"execution": {"command": "git diff", "env": {"GIT_EXTERNAL_DIFF": proj.join("hook").display().to_string()}}}),
+            Some("execution.env.GIT_EXTERNAL_DIFF"),
+        ),
+    ];
+    for (q, field) in refused {
+        let p = check_result(&strict(q.clone()).await);
+        assert_eq!(code(&p), "PM_TERM_BLOCKED_DESTRUCTIVE", "{q}: {p:#}");
+        assert_eq!(p["error"]["details"]["rule"], "strict_allowlist", "{p:#}");
+        match field {
+            Some(f) => {
+                assert_eq!(p["error"]["details"]["field"], f, "{p:#}");
+                let allowed = p["error"]["details"]["allowed_env"].as_array().unwrap();
+                assert!(allowed.contains(&json!("DATABASE_URL")), "{p:#}");
+            }
+            None => {
+                let why = p["error"]["details"]["reason"].as_str().unwrap();
+                assert!(why.contains("by a path"), "{q}: {why}");
+            }
+        }
+    }
+    assert!(!made.exists(), "a refused request ran the agent's program");
+    // The operator's `.` is not searched for a strict command: the real git answers.
+    let p = check_result(&strict(json!({"command": "git --version"})).await);
+    assert_eq!(p["success"], true, "{p:#}");
+    assert!(
+        p["result"]["stdout"]
+            .as_str()
+            .unwrap()
+            .starts_with("git version"),
+        "{p:#}"
+    );
+    assert!(!made.exists(), "the operator's `.` ran the agent's git");
+    // Data passes, the operator's names too, and the search path is the operator's
+    // absolute entries.
+    let p = check_result(
+        &strict(json!({"execution": {"command": "cat /proc/self/environ",
+            "env": {"CI": "1", "LC_ALL": "C", "RUST_BACKTRACE": "1", "DATABASE_URL": "postgres://db"}}}))
+        .await,
+    );
+    assert_eq!(p["success"], true, "{p:#}");
+    let environ: Vec<String> = p["result"]["stdout"]
+        .as_str()
+        .unwrap()
+        .split('\0')
+        .map(str::to_string)
+        .collect();
+    for v in [
+        "CI=1",
+        "LC_ALL=C",
+        "RUST_BACKTRACE=1",
+        "DATABASE_URL=postgres://db",
+    ] {
+        assert!(environ.iter().any(|e| e == v), "{v} in {environ:?}");
+    }
+    let path = environ
+        .iter()
+        .find_map(|e| e.strip_prefix("PATH="))
+        .unwrap();
+    assert!(
+        !path.is_empty() && path.split(':').all(|d| d.starts_with('/')),
+        "{path}"
+    );
+    // The interactive tool keeps its documented rule: the environment is data, shown to a
+    // person asked to approve.
+    let p = s
+        .call(json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+            "execution": {"command": "echo $DATABASE_URL", "env": {"DATABASE_URL": "interactive"}}}))
+        .await;
+    assert_eq!(p["result"]["stdout"], "interactive\n", "{p:#}");
+    assert!(!made.exists());
+    s.stop().await;
+}

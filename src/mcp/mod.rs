@@ -41,7 +41,8 @@ pub const STRICT_TOOL: &str = "memory_terminal";
 
 const STRICT_DESCRIPTION: &str = "Strict, allowlisted headless execution: only read-only and build/test commands on the operator's allowlist \
 (ls, cat, grep, rg, find without -exec/-delete, git status/log/diff/show, git branch [-a|-r|-v], cargo build/test/check/clippy, npm test, pytest, …), \
-one simple command at a time, no shell operators, redirections or substitutions. Same requests and answers as memory_terminal_interactive in headless mode: \
+one simple command at a time, the program by name (not a path), no shell operators, redirections or substitutions; execution.env only for data \
+(CI, NO_COLOR, LC_*, RUST_BACKTRACE, … and the operator's names). Same requests and answers as memory_terminal_interactive in headless mode: \
 {\"action\":\"execute\",\"invocation\":{\"mode\":\"headless\",\"intent\":\"execute_command\"},\"execution\":{\"command\":\"git status\"}} \
 (or simply {\"command\":\"git status\"}), then read_output / terminate / list by session_id. Anything else answers PM_TERM_BLOCKED_DESTRUCTIVE with the allowlist.";
 

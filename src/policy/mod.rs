@@ -9,6 +9,7 @@ mod inline;
 pub mod lex;
 pub mod rules;
 pub mod strict;
+pub mod strict_env;
 mod typed;
 pub use typed::unseen_line;
 pub mod unwrap;
@@ -137,6 +138,7 @@ pub enum ApprovalMode {
 /// The operator's policy file (`PM_TERM_POLICY_FILE`), all fields optional:
 /// `{"blocked": ["terraform destroy"], "warned": ["docker system prune"],
 ///   "allowed": ["git push --force-with-lease"], "strict_allow": ["make test"],
+///   "strict_env": ["DATABASE_URL"],
 ///   "approval": "warned" | "all" | "never", "approval_default": "approve" | "decline"}`
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -149,6 +151,8 @@ pub struct PolicyFile {
     pub allowed: Vec<String>,
     #[serde(default)]
     pub strict_allow: Vec<String>,
+    #[serde(default)]
+    pub strict_env: Vec<String>,
     pub approval: Option<String>,
     pub approval_default: Option<String>,
 }
@@ -161,6 +165,7 @@ pub struct PolicyInputs {
     pub warned: Option<String>,
     pub allowed: Option<String>,
     pub strict_allow: Option<String>,
+    pub strict_env: Option<String>,
     pub approval: Option<String>,
     pub approval_default: Option<String>,
 }
@@ -174,6 +179,8 @@ pub struct Policy {
     /// With no person and no elicitation: approve (true) or decline.
     pub approve_by_default: bool,
     pub strict: strict::Allowlist,
+    /// What a strict request's environment may set.
+    pub strict_env: strict_env::StrictEnv,
 }
 
 impl Default for Policy {
@@ -185,6 +192,7 @@ impl Default for Policy {
             approval: ApprovalMode::Warned,
             approve_by_default: true,
             strict: strict::Allowlist::default(),
+            strict_env: strict_env::StrictEnv::default(),
         }
     }
 }
@@ -233,6 +241,8 @@ impl Policy {
         allowed.extend(split_list(&inputs.allowed));
         let mut strict_extra = file.strict_allow.clone();
         strict_extra.extend(split_list(&inputs.strict_allow));
+        let mut strict_env_extra = file.strict_env.clone();
+        strict_env_extra.extend(split_list(&inputs.strict_env));
         let approval = match inputs
             .approval
             .clone()
@@ -267,6 +277,7 @@ impl Policy {
             approval,
             approve_by_default,
             strict: strict::Allowlist::with_extra(&patterns(&strict_extra)?),
+            strict_env: strict_env::StrictEnv::with_extra(&strict_env_extra),
         })
     }
 

@@ -1,9 +1,14 @@
 //! The strict allowlist of `memory_terminal` (seed 003 §9.1): one simple command, matched on
 //! its argv — `ls` does not admit `lsof`, `git branch` does not admit `git branch -D` — with
 //! no shell operators, redirections, substitutions or variable assignments.
+//!
+//! A program is named as the entry names it: `git`, found on the operator's `PATH`, not a
+//! path to a file called `git`. Matched on its last component, `./git status` and
+//! `/tmp/x/git status` passed and ran whatever the agent had written there (an editing tool
+//! beside this server writes files); and a path checked, then run, may be swapped between
+//! the two.
 
 use super::lex;
-use super::unwrap::basename;
 
 /// What may follow an entry's prefix.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,11 +71,12 @@ const READ_ONLY: &[&str] = &[
 ];
 
 /// Read-only tools with the options that would make them write, run or change something
-/// (`sort -o FILE`, `rg --pre CMD`, `date -s`, `file -C`, `tree -o FILE`).
+/// (`sort -o FILE`, `rg --pre CMD`, `date -s`, `file -C`, `tree -o FILE`, `tree -R`).
 const READ_ONLY_EXCEPT: &[(&str, &[&str])] = &[
     ("date", &["-s", "--set"]),
     ("sort", &["-o", "--output", "--compress-program"]),
-    ("tree", &["-o"]),
+    // `-R` runs tree again in every directory with `-o 00Tree.html`.
+    ("tree", &["-o", "-R"]),
     ("rg", &["--pre"]),
     ("file", &["-C", "--compile"]),
 ];
@@ -271,7 +277,7 @@ impl Allowlist {
     fn admits(&self, argv: &[String]) -> bool {
         self.entries.iter().any(|e| {
             let n = e.prefix.len();
-            if argv.len() < n || basename(&argv[0]) != e.prefix[0] || argv[1..n] != e.prefix[1..] {
+            if argv.len() < n || argv[..n] != e.prefix[..] {
                 return false;
             }
             let rest = &argv[n..];
@@ -317,6 +323,13 @@ impl Allowlist {
         }
         if self.admits(&argv) {
             Ok(())
+        } else if argv[0].contains('/') {
+            Err(format!(
+                "{:?} names a program by a path: memory_terminal runs the allowlisted programs \
+                 by name, as the operator's PATH finds them (`git status`, not `./git status` \
+                 or `/usr/bin/git status`)",
+                argv[0]
+            ))
         } else {
             Err(format!(
                 "{:?} is not on the strict allowlist",
@@ -346,7 +359,19 @@ mod tests {
         assert!(a.check("find . -exec rm {} ;", None).is_err());
         assert!(a.check("cargo fmt --check", None).is_ok());
         assert!(a.check("cargo fmt", None).is_err());
-        assert!(a.check("/bin/ls", None).is_ok());
+        // A path picks a file the allowlist never saw; only the name is matched.
+        for path in [
+            "/bin/ls",
+            "./git status",
+            "/tmp/x/git --version",
+            "bin/cat x",
+        ] {
+            let why = a.check(path, None).unwrap_err();
+            assert!(why.contains("by a path"), "{path}: {why}");
+        }
+        assert!(a.check("/bin/ls", Some(&["-la".to_string()])).is_err());
+        assert!(a.check("tree -L 2", None).is_ok());
+        assert!(a.check("tree -R -H . -L 1", None).is_err());
         // Options that would make a reading tool write or run something.
         assert!(a.check("sort -r names.txt", None).is_ok());
         assert!(a.check("sort -o /etc/passwd x", None).is_err());
@@ -386,5 +411,10 @@ mod tests {
         let ext = Allowlist::with_extra(&[vec!["make".into(), "test".into()]]);
         assert!(ext.check("make test", None).is_ok());
         assert!(ext.check("make install", None).is_err());
+        // An operator's entry may be a path: then that path, exactly, is admitted.
+        let ext = Allowlist::with_extra(&[vec!["/opt/ci/lint".into()]]);
+        assert!(ext.check("/opt/ci/lint src", None).is_ok());
+        assert!(ext.check("lint src", None).is_err());
+        assert!(ext.check("/tmp/opt/ci/lint", None).is_err());
     }
 }

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::Service;
 use super::approval::NoElicitor;
 use super::wait::Progress;
-use crate::contract::{Action, Envelope, ErrorCode, Mode, TermError, response};
+use crate::contract::{Action, Envelope, ErrorCode, Mode, Request, TermError, response};
 
 /// What an agent should do with a command this tool refuses: it is not destructive, only
 /// outside the allowlist, so the way forward is the other tool (where policy and approval
@@ -17,7 +17,39 @@ const STRICT_REFUSAL_HINT: &str = "The command is not on memory_terminal's stric
 /// The intent of the bare-command shortcut.
 const SHORTCUT_INTENT: &str = "execute_command";
 
+/// The variable the shell finds programs by.
+const PATH: &str = "PATH";
+
+/// The server's `PATH` without its relative entries, when it has any (`.`, an empty entry,
+/// `bin`): those are looked up from the request's working directory, where a file named like
+/// an allowlisted program would run in its place. `None` when every entry is absolute.
+fn absolute_search_path() -> Option<String> {
+    let path = std::env::var(PATH).ok()?;
+    let kept: Vec<&str> = path.split(':').filter(|d| d.starts_with('/')).collect();
+    (kept.len() != path.split(':').count()).then(|| kept.join(":"))
+}
+
 impl Service {
+    /// The refusal of a command or a request this tool does not run: not destructive, only
+    /// outside what the strict tool admits.
+    fn strict_refusal(&self, req: &Request, command: &str, why: String) -> TermError {
+        tracing::info!(trace_id = %req.correlation.trace_id, %command, %why, "strict allowlist refused");
+        TermError::new(
+            ErrorCode::BlockedDestructive,
+            format!("not on the strict allowlist: {why}"),
+        )
+        .with_hint(None, STRICT_REFUSAL_HINT)
+        .with("authorization", json!("blocked"))
+        .with("rule", json!("strict_allowlist"))
+        .with("command", json!(command))
+        .with("reason", json!(why))
+        .with(
+            "safety_hint",
+            json!(crate::policy::safety_hint("strict_allowlist")),
+        )
+        .with("allowed", json!(self.policy.strict.describe()))
+    }
+
     pub async fn handle_strict(&self, raw: &Value, progress: &dyn Progress) -> Value {
         // A bare {"command": ...} is this tool's documented shortcut for a headless execute:
         // the caller sent no alias, so it is answered as canonical (no alias_applied, no
@@ -68,22 +100,25 @@ impl Service {
                 .strict
                 .check(&command, req.execution.args.as_deref())
             {
-                tracing::info!(trace_id = %req.correlation.trace_id, %command, %why, "strict allowlist refused");
-                let e = TermError::new(
-                    ErrorCode::BlockedDestructive,
-                    format!("not on the strict allowlist: {why}"),
-                )
-                .with_hint(None, STRICT_REFUSAL_HINT)
-                .with("authorization", json!("blocked"))
-                .with("rule", json!("strict_allowlist"))
-                .with("command", json!(command))
-                .with("reason", json!(why))
-                .with(
-                    "safety_hint",
-                    json!(crate::policy::safety_hint("strict_allowlist")),
-                )
-                .with("allowed", json!(self.policy.strict.describe()));
+                return response::failure(&env, &self.strict_refusal(&req, &command, why));
+            }
+            if let Some(name) = self.policy.strict_env.refused(req.execution.env.as_ref()) {
+                let why = format!(
+                    "execution.env.{name} may not be set here: memory_terminal's commands may \
+                     be given only data every program reads as data (details.allowed_env), \
+                     never a variable that picks the program run or the configuration it loads"
+                );
+                let e = self
+                    .strict_refusal(&req, &command, why)
+                    .with("field", json!(format!("execution.env.{name}")))
+                    .with("allowed_env", json!(self.policy.strict_env.describe()));
                 return response::failure(&env, &e);
+            }
+            if let Some(path) = absolute_search_path() {
+                req.execution
+                    .env
+                    .get_or_insert_with(Default::default)
+                    .insert(PATH.into(), path);
             }
         }
         self.dispatch(&req, progress, &NoElicitor)
