@@ -46,6 +46,9 @@ struct Setup {
     /// Packaged files the set-up sources (`#@needs`).
     needs: Vec<String>,
     false_ends_shell: bool,
+    /// The shell the rc replaces itself with (`#@becomes fish`), whose syntax the commands
+    /// sent must be in.
+    becomes: Option<String>,
 }
 
 fn corpus_dir() -> PathBuf {
@@ -55,6 +58,7 @@ fn corpus_dir() -> PathBuf {
 fn parse(shell: &'static str, name: String, text: &str) -> Setup {
     let mut files = Vec::new();
     let mut needs = Vec::new();
+    let mut becomes = None;
     let mut rc = String::new();
     let mut current: Option<(String, String)> = None;
     for line in text.lines() {
@@ -72,6 +76,8 @@ fn parse(shell: &'static str, name: String, text: &str) -> Setup {
             current = Some((path.trim().to_string(), String::new()));
         } else if let Some(path) = line.strip_prefix("#@needs ") {
             needs.push(path.trim().to_string());
+        } else if let Some(other) = line.strip_prefix("#@becomes ") {
+            becomes = Some(other.trim().to_string());
         } else {
             rc.push_str(line);
             rc.push('\n');
@@ -84,6 +90,7 @@ fn parse(shell: &'static str, name: String, text: &str) -> Setup {
         rc,
         files,
         needs,
+        becomes,
     }
 }
 
@@ -190,6 +197,7 @@ async fn commands(s: &Server, id: &str) -> Vec<Value> {
 /// Run every check in one terminal of `shell` in a server whose home is `home`.
 async fn check_terminal(
     shell: &str,
+    syntax: &str,
     home: &Path,
     false_ends_shell: bool,
     extra_env: &[(&str, &str)],
@@ -255,7 +263,7 @@ async fn check_terminal(
         &p,
     );
 
-    let multi = if shell == "fish" {
+    let multi = if syntax == "fish" {
         "echo 'x y\n  z'"
     } else {
         "cat <<'EOF'\nx y\n  z\nEOF"
@@ -365,6 +373,21 @@ async fn check_terminal(
     f.expect(
         p["result"]["output"].as_str().map(str::trim) == Some("0"),
         "no integration mark in the environment",
+        &p,
+    );
+
+    // Nor do the integration's own directories (a shell the rc starts finds them while the
+    // rc runs, then takes them out).
+    let p = s
+        .call(run(
+            &id,
+            "env | grep -c 'shell-integratio[n]' || true",
+            15000,
+        ))
+        .await;
+    f.expect(
+        p["result"]["output"].as_str().map(str::trim) == Some("0"),
+        "no integration directory in the environment",
         &p,
     );
 
@@ -488,8 +511,14 @@ async fn check_corpus(shell: &'static str) {
         tasks.spawn(async move {
             let _permit = gate.acquire_owned().await.unwrap();
             let home = make_home(&setup);
-            let (found, transcript) =
-                check_terminal(shell, &home, setup.false_ends_shell, &[]).await;
+            let (found, transcript) = check_terminal(
+                shell,
+                setup.becomes.as_deref().unwrap_or(shell),
+                &home,
+                setup.false_ends_shell,
+                &[],
+            )
+            .await;
             (setup.name, found, transcript)
         });
     }
@@ -537,6 +566,7 @@ async fn the_users_own_home() {
     let scratch = scratch_dir().join("history");
     let scratch = scratch.display().to_string();
     let (found, transcript) = check_terminal(
+        shell,
         shell,
         &home,
         false,
@@ -599,7 +629,7 @@ async fn a_new_accounts_home_with_several_setups() {
         let p = home.join(rc_path(shell));
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, rc).unwrap();
-        let (found, transcript) = check_terminal(shell, &home, false, &[]).await;
+        let (found, transcript) = check_terminal(shell, shell, &home, false, &[]).await;
         if !found.is_empty() {
             report.push_str(&format!(
                 "\n== {shell}\n- {}\n{transcript}\n",

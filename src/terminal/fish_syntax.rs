@@ -7,7 +7,7 @@
 //! the agent. So a line for fish is first parsed by the terminal's own fish with
 //! `--no-execute` (it runs nothing and reads no config), and one it refuses is never typed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -15,7 +15,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
 
 use super::protocol::{OpError, OpErrorKind};
-use super::shell::{ShellKind, kind_of};
+use super::shell::{ShellKind, kind_of, program_of};
 use super::term::Terminal;
 use crate::process::reaper;
 
@@ -29,13 +29,17 @@ const PARSE_ERROR_STATUS: i32 = 127;
 const MESSAGE_MAX: usize = 2000;
 
 /// Refuse a command line that the fish in `t` would keep in its line editor; any other shell
-/// is left to its own continuation prompt (`submission`).
+/// is left to its own continuation prompt (`submission`). The fish is the one the terminal
+/// runs now: a bash terminal whose ~/.bashrc ends in `exec fish` runs fish. (A process that
+/// is no shell — the sandbox's launcher above a sandboxed shell — says nothing of it.)
 pub(super) async fn check(t: &Terminal, line: &str) -> Result<(), OpError> {
-    let fish = Path::new(&t.shell);
-    if kind_of(fish) != ShellKind::Fish {
+    let fish = program_of(t.pid)
+        .filter(|p| kind_of(p) != ShellKind::Plain)
+        .unwrap_or_else(|| PathBuf::from(&t.shell));
+    if kind_of(&fish) != ShellKind::Fish {
         return Ok(());
     }
-    match refusal(fish, line).await {
+    match refusal(&fish, line).await {
         None => Ok(()),
         Some(said) => Err(OpError::new(
             OpErrorKind::Invalid,

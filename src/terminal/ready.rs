@@ -95,7 +95,7 @@ pub fn asking(core: &Core, t: &Terminal) -> Option<String> {
 
 /// Whether the terminal's process now runs another program than the shell it started as.
 fn replaced(t: &Terminal) -> bool {
-    let Ok(now) = std::fs::read_link(format!("/proc/{}/exe", t.pid)) else {
+    let Some(now) = super::shell::program_of(t.pid) else {
         return false;
     };
     std::fs::canonicalize(&t.shell).is_ok_and(|started| started != now)

@@ -12,6 +12,11 @@ const BASH_SCRIPT: &str = include_str!("scripts/bash-integration.sh");
 const ZSH_ENV: &str = include_str!("scripts/zsh/.zshenv");
 const ZSH_RC: &str = include_str!("scripts/zsh/.zshrc");
 const FISH_SCRIPT: &str = include_str!("scripts/fish-integration.fish");
+/// Found by a fish that the user's ~/.bashrc starts (`exec fish`): loads `FISH_SCRIPT`.
+const FISH_VENDOR: &str = include_str!("scripts/fish-vendor.fish");
+/// Where fish looks for vendor configuration under each of `XDG_DATA_DIRS`; the bash
+/// integration puts `<scripts>/fish-data` first there while the user's rc runs.
+const FISH_VENDOR_FILE: &str = "fish-data/fish/vendor_conf.d/interactive-terminal-mcp.fish";
 const POSIX_SCRIPT: &str = include_str!("scripts/posix-integration.sh");
 
 /// Shells with shell integration.
@@ -42,6 +47,12 @@ pub struct ShellLaunch {
 }
 
 pub use crate::program::{is_executable, which};
+
+/// The program process `pid` runs now: the shell a terminal started, or the one that
+/// shell's rc replaced itself with (`exec fish` at the end of a ~/.bashrc).
+pub fn program_of(pid: i32) -> Option<PathBuf> {
+    std::fs::read_link(format!("/proc/{pid}/exe")).ok()
+}
 
 pub fn kind_of(program: &Path) -> ShellKind {
     match program.file_name().and_then(|n| n.to_str()) {
@@ -123,6 +134,11 @@ fn install_scripts(dir: &Path) -> std::io::Result<Scripts> {
     write_if_changed(&zdotdir.join(".zshrc"), ZSH_RC)?;
     let fish = base.join("fish-integration.fish");
     write_if_changed(&fish, FISH_SCRIPT)?;
+    let vendor = base.join(FISH_VENDOR_FILE);
+    if let Some(d) = vendor.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    write_if_changed(&vendor, FISH_VENDOR)?;
     let posix = base.join("posix-integration.sh");
     write_if_changed(&posix, POSIX_SCRIPT)?;
     Ok(Scripts {

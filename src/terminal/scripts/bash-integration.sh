@@ -21,14 +21,43 @@
 
 if [ -n "${PM_TERM_NONCE_FILE:-}" ] && [ -r "$PM_TERM_NONCE_FILE" ]; then
   __pmt_nonce=$(<"$PM_TERM_NONCE_FILE")
+fi
+
+if [ -z "${PM_TERM_NO_USER_RC:-}" ] && [ -f ~/.bashrc ]; then
+  # A ~/.bashrc may end in `exec zsh` or `exec fish` (where the login shell cannot be
+  # changed). While it runs, the shell it starts finds our integration — zsh through
+  # ZDOTDIR, fish through XDG_DATA_DIRS — and the nonce file is still there to read; both
+  # take our directories back out of what their programs inherit. A .bashrc that returns
+  # gets the variables back as they were, unless it set them itself.
+  __pmt_dir=${BASH_SOURCE[0]%/*}
+  __pmt_zdotdir_was=${ZDOTDIR-} __pmt_zdotdir_set=${ZDOTDIR+1}
+  __pmt_xdg_was=${XDG_DATA_DIRS-} __pmt_xdg_set=${XDG_DATA_DIRS+1}
+  [ -n "$__pmt_zdotdir_set" ] && export PM_TERM_USER_ZDOTDIR=$ZDOTDIR
+  export PM_TERM_ZDOTDIR=$__pmt_dir/zsh PM_TERM_FISH_DATA=$__pmt_dir/fish-data
+  export PM_TERM_FISH_INTEGRATION=$__pmt_dir/fish-integration.fish
+  export ZDOTDIR=$PM_TERM_ZDOTDIR
+  export XDG_DATA_DIRS=$PM_TERM_FISH_DATA:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}
+  . ~/.bashrc
+  if [ "${ZDOTDIR-}" = "$PM_TERM_ZDOTDIR" ]; then
+    if [ -n "$__pmt_zdotdir_set" ]; then ZDOTDIR=$__pmt_zdotdir_was; else unset ZDOTDIR; fi
+  fi
+  case ${XDG_DATA_DIRS-} in
+    "$PM_TERM_FISH_DATA:"*)
+      if [ -n "$__pmt_xdg_set" ]; then
+        XDG_DATA_DIRS=${XDG_DATA_DIRS#"$PM_TERM_FISH_DATA:"}
+      elif [ "$XDG_DATA_DIRS" = "$PM_TERM_FISH_DATA:/usr/local/share:/usr/share" ]; then
+        unset XDG_DATA_DIRS
+      fi
+      ;;
+  esac
+  unset PM_TERM_USER_ZDOTDIR PM_TERM_ZDOTDIR PM_TERM_FISH_DATA PM_TERM_FISH_INTEGRATION
+  unset __pmt_dir __pmt_zdotdir_was __pmt_zdotdir_set __pmt_xdg_was __pmt_xdg_set
+fi
+unset PM_TERM_NO_USER_RC
+if [ -n "${PM_TERM_NONCE_FILE:-}" ]; then
   command rm -f -- "$PM_TERM_NONCE_FILE" 2>/dev/null
 fi
 unset PM_TERM_NONCE_FILE
-
-if [ -z "${PM_TERM_NO_USER_RC:-}" ] && [ -f ~/.bashrc ]; then
-  . ~/.bashrc
-fi
-unset PM_TERM_NO_USER_RC
 # The user's rc has run: until this mark, a still screen may be a question it asks.
 if [ -n "${__pmt_nonce:-}" ]; then
   builtin printf '\e]633;P;PmRc=done;%s\a' "$__pmt_nonce"

@@ -8,6 +8,16 @@
 # SH_WORD_SPLIT, NO_UNSET, ERR_EXIT, ...) do not change what it does.
 ZDOTDIR=${PM_TERM_USER_ZDOTDIR:-$HOME}
 unset PM_TERM_USER_ZDOTDIR
+# Started by a user's ~/.bashrc (`exec zsh`) in one of our bash terminals: our directories
+# leave the environment its programs inherit.
+if [[ -n ${PM_TERM_FISH_DATA:-} ]]; then
+  if [[ ${XDG_DATA_DIRS:-} == "$PM_TERM_FISH_DATA:/usr/local/share:/usr/share" ]]; then
+    unset XDG_DATA_DIRS
+  else
+    XDG_DATA_DIRS=${XDG_DATA_DIRS#"$PM_TERM_FISH_DATA:"}
+  fi
+fi
+unset PM_TERM_FISH_DATA PM_TERM_FISH_INTEGRATION PM_TERM_ZDOTDIR
 
 if [[ -n ${PM_TERM_NONCE_FILE:-} && -r $PM_TERM_NONCE_FILE ]]; then
   __pmt_nonce=$(<$PM_TERM_NONCE_FILE)
