@@ -33,3 +33,4 @@ pub mod terminal;
 pub mod token;
 pub mod typed_text;
 pub mod views;
+pub mod visible;

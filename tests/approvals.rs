@@ -197,6 +197,21 @@ async fn elicitation_approves_declines_or_never_answers() {
         shown.contains("GREETING='hi there' echo careful $GREETING"),
         "{shown}"
     );
+    // What a screen would reorder or hide is written out: a right-to-left override draws
+    // `~ fr- mr` as `rm -rf ~`, a carriage return in a value redraws a terminal's line.
+    let mut q = interactive("echo careful \u{202e}~ fr- mr\u{200b}");
+    q["execution"]["env"] = json!({"CR": "a\rb"});
+    let p = call(&c, "memory_terminal_interactive", q).await;
+    assert_eq!(
+        p["result"]["output"], "careful \u{202e}~ fr- mr\u{200b}\n",
+        "what runs is what was sent: {p:#}"
+    );
+    let shown = asked.lock().unwrap()[2].clone();
+    assert!(
+        shown.contains("CR=a\\u{d}b echo careful \\u{202e}~ fr- mr\\u{200b}"),
+        "{shown}"
+    );
+    assert!(!shown.contains(['\u{202e}', '\u{200b}', '\r']), "{shown:?}");
     let _ = c.cancel().await;
 
     let (c, _) = start_person(Answer::Decline("not on a Friday"), &[WARN]).await;
@@ -547,6 +562,26 @@ async fn a_person_on_the_host_page_decides() {
     decide(&mut tx, 3, &a["approval_id"], "approve", None).await;
     let p = approved.await.unwrap();
     assert_eq!(p["result"]["output"], "careful approved\n", "{p:#}");
+    // The page is shown what a screen would reorder written out, as the client is.
+    let reordered = {
+        let c = c.clone();
+        tokio::spawn(async move {
+            call(
+                &c,
+                "memory_terminal_interactive",
+                interactive("echo careful \u{2067}reordered"),
+            )
+            .await
+        })
+    };
+    let a = next_pending(&mut rx).await;
+    assert_eq!(a["command"], "echo careful \\u{2067}reordered", "{a:#}");
+    decide(&mut tx, 4, &a["approval_id"], "approve", None).await;
+    let p = reordered.await.unwrap();
+    assert_eq!(
+        p["result"]["output"], "careful \u{2067}reordered\n",
+        "{p:#}"
+    );
     assert_eq!(p["result"]["approval"]["decided_by"], "page");
     assert_eq!(p["result"]["approval"]["approver"], "page-test");
 

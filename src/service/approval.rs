@@ -153,7 +153,8 @@ impl Service {
         let question = Question {
             req,
             command,
-            warning: decision.warning(),
+            // The warning quotes the command: written out the same way.
+            warning: decision.warning().map(|w| crate::visible::for_a_person(&w)),
             rule: decision.deciding().map(|f| f.rule.to_string()),
             timeout: Duration::from_millis(
                 req.runtime
@@ -182,7 +183,8 @@ impl Service {
 
 /// What a person deciding is shown: the command after the variables the request sets for
 /// it (`K=V command`, as a shell would read them), so that nothing the agent sent beside the
-/// command goes unseen.
+/// command goes unseen; and every character a screen would hide or reorder written out
+/// (`crate::visible`).
 fn shown(req: &Request, command: &str) -> String {
     let mut line = String::new();
     for (k, v) in req.execution.env.iter().flatten() {
@@ -192,7 +194,7 @@ fn shown(req: &Request, command: &str) -> String {
         line.push(' ');
     }
     line.push_str(command);
-    line
+    crate::visible::for_a_person(&line)
 }
 
 /// The first decision along `chain`: each approver in turn, until one can decide. A call
