@@ -264,13 +264,19 @@ impl Approver for Page<'_> {
                 command: q.command.to_string(),
                 // Where it runs: the request's directory, or the one a new terminal opens in
                 // (in an existing terminal, wherever its shell stands).
-                cwd: q.req.runtime.cwd.clone().or_else(|| {
-                    q.req.target.terminal_id.is_none().then(|| {
-                        std::env::current_dir()
-                            .map(|d| d.display().to_string())
-                            .unwrap_or_default()
-                    })
-                }),
+                cwd: q
+                    .req
+                    .runtime
+                    .cwd
+                    .as_deref()
+                    .map(crate::visible::for_a_person)
+                    .or_else(|| {
+                        q.req.target.terminal_id.is_none().then(|| {
+                            std::env::current_dir()
+                                .map(|d| d.display().to_string())
+                                .unwrap_or_default()
+                        })
+                    }),
                 terminal_id: q.req.target.terminal_id.clone(),
                 warning: q.warning.clone(),
                 rule: q.rule.clone(),
