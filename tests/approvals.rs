@@ -373,6 +373,16 @@ async fn blocked_commands_never_run_nor_ask() {
     let _ = c.cancel().await;
 }
 
+/// An interactive command line called for on a task of its own, for a test that decides on it
+/// meanwhile.
+fn in_background(
+    c: &Arc<RunningService<RoleClient, Person>>,
+    command: &'static str,
+) -> tokio::task::JoinHandle<Value> {
+    let c = c.clone();
+    tokio::spawn(async move { call(&c, "memory_terminal_interactive", interactive(command)).await })
+}
+
 /// A person's page on the host service (signed in with the one-time link), as a raw
 /// WebSocket client that approves or declines.
 async fn page(
@@ -527,17 +537,7 @@ async fn a_person_on_the_host_page_decides() {
     let c = Arc::new(c);
     let (mut tx, mut rx) = page(&host.addr, &host.login).await;
 
-    let pending = {
-        let c = c.clone();
-        tokio::spawn(async move {
-            call(
-                &c,
-                "memory_terminal_interactive",
-                interactive("echo careful declined"),
-            )
-            .await
-        })
-    };
+    let pending = in_background(&c, "echo careful declined");
     let a = next_pending(&mut rx).await;
     assert_eq!(a["command"], "echo careful declined");
     assert!(a["warning"].as_str().unwrap().contains("operator"));
@@ -547,33 +547,13 @@ async fn a_person_on_the_host_page_decides() {
     assert_eq!(p["error"]["details"]["decided_by"], "page");
     assert_eq!(p["error"]["details"]["reason"], "not now");
 
-    let approved = {
-        let c = c.clone();
-        tokio::spawn(async move {
-            call(
-                &c,
-                "memory_terminal_interactive",
-                interactive("echo careful approved"),
-            )
-            .await
-        })
-    };
+    let approved = in_background(&c, "echo careful approved");
     let a = next_pending(&mut rx).await;
     decide(&mut tx, 3, &a["approval_id"], "approve", None).await;
     let p = approved.await.unwrap();
     assert_eq!(p["result"]["output"], "careful approved\n", "{p:#}");
     // The page is shown what a screen would reorder written out, as the client is.
-    let reordered = {
-        let c = c.clone();
-        tokio::spawn(async move {
-            call(
-                &c,
-                "memory_terminal_interactive",
-                interactive("echo careful \u{2067}reordered"),
-            )
-            .await
-        })
-    };
+    let reordered = in_background(&c, "echo careful \u{2067}reordered");
     let a = next_pending(&mut rx).await;
     assert_eq!(a["command"], "echo careful \\u{2067}reordered", "{a:#}");
     decide(&mut tx, 4, &a["approval_id"], "approve", None).await;

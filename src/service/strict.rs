@@ -102,7 +102,8 @@ impl Service {
             {
                 return response::failure(&env, &self.strict_refusal(&req, &command, why));
             }
-            if let Some(name) = self.policy.strict_env.refused(req.execution.env.as_ref()) {
+            let names = req.execution.env.iter().flatten().map(|(k, _)| k.as_str());
+            if let Some(name) = self.policy.strict_env.refused(names) {
                 let why = format!(
                     "execution.env.{name} may not be set here: memory_terminal's commands may \
                      be given only data every program reads as data (details.allowed_env), \
