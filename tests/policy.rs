@@ -578,3 +578,82 @@ async fn an_agent_cannot_run_its_own_program_under_an_allowlisted_name() {
     assert!(!made.exists());
     s.stop().await;
 }
+
+/// The strict tool's build and test commands run the project's own code; their options may
+/// not name another program or a place to write. `cargo test --config` with a runner ran a
+/// shell command of the agent's choosing, with no file of the agent's needed; `pytest
+/// --basetemp DIR` empties DIR. Refused now, with the options that shape a run still taken.
+#[tokio::test]
+async fn a_build_or_test_command_cannot_be_given_a_program_or_a_place_to_write() {
+    let proj = scratch_dir();
+    std::fs::write(
+        proj.join("Cargo.toml"),
+        "[package]\nname = \"strictproj\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(proj.join("src")).unwrap();
+    std::fs::write(
+        proj.join("src/lib.rs"),
+        "#[test]\nfn adds() {\n    assert_eq!(1 + 1, 2);\n}\n",
+    )
+    .unwrap();
+    let keep = proj.join("keep");
+    std::fs::create_dir_all(&keep).unwrap();
+    std::fs::write(keep.join("notes.txt"), "the user's").unwrap();
+    let made = proj.join("agent-command-ran");
+    let runner = format!(
+        "target.'cfg(all())'.runner=['sh','-c','touch {}']",
+        made.display()
+    );
+    let s = server().start().await;
+    let cwd = proj.display().to_string();
+    let strict = |command: Value| {
+        s.call_result_of(
+            "memory_terminal",
+            json!({"execution": command, "runtime": {"cwd": cwd, "wait_ms": 120000}}),
+        )
+    };
+    let refused = [
+        json!({"command": "cargo", "args": ["test", "--config", runner]}),
+        json!({"command": format!("cargo build --config build.rustc-wrapper={}", made.display())}),
+        json!({"command": "cargo", "args": ["test", "-q", format!("--config={runner}")]}),
+        json!({"command": format!("pytest --basetemp {}", keep.display())}),
+        json!({"command": "python3 -m pytest -vp some_plugin"}),
+        json!({"command": "npm test --node-options=--import=data:text/javascript,1"}),
+        json!({"command": "go build -o /usr/local/bin/git ."}),
+        json!({"command": "go test -exec 'sh -c true' ./..."}),
+    ];
+    for q in refused {
+        let p = check_result(&strict(q.clone()).await);
+        assert_eq!(code(&p), "PM_TERM_BLOCKED_DESTRUCTIVE", "{q}: {p:#}");
+        assert_eq!(p["error"]["details"]["rule"], "strict_allowlist", "{p:#}");
+    }
+    assert!(!made.exists(), "a refused build ran the agent's command");
+    assert!(
+        keep.join("notes.txt").exists(),
+        "a refused pytest emptied a directory"
+    );
+    // What shapes a run is still taken: the project's tests run, and report.
+    let p =
+        check_result(&strict(json!({"command": "cargo test -q --lib -- --test-threads 1"})).await);
+    assert_eq!(p["success"], true, "{p:#}");
+    assert_eq!(p["result"]["exit_code"], 0, "{p:#}");
+    assert!(
+        p["result"]["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("test result: ok. 1 passed"),
+        "{p:#}"
+    );
+    let p = check_result(
+        &strict(json!({"command": "cargo metadata --no-deps --format-version 1"})).await,
+    );
+    assert!(
+        p["result"]["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("strictproj"),
+        "{p:#}"
+    );
+    s.stop().await;
+}

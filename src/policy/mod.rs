@@ -9,6 +9,7 @@ mod inline;
 pub mod lex;
 pub mod rules;
 pub mod strict;
+pub mod strict_build;
 pub mod strict_env;
 mod typed;
 pub use typed::unseen_line;

@@ -8,7 +8,7 @@
 //! beside this server writes files); and a path checked, then run, may be swapped between
 //! the two.
 
-use super::lex;
+use super::{lex, strict_build};
 
 /// What may follow an entry's prefix.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,6 +19,12 @@ pub enum Rest {
     Flags(Vec<String>),
     /// Any arguments except these flags.
     AnyExcept(Vec<String>),
+    /// Words that are not options, and only these options (`strict_build`); after a `--`,
+    /// anything when `free_after_dashes`.
+    Options {
+        allowed: Vec<String>,
+        free_after_dashes: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -178,44 +184,10 @@ impl Default for Allowlist {
             prefix: words(&["git", "stash", "list"]),
             rest: Rest::Any,
         });
-        for sub in [
-            "build",
-            "check",
-            "test",
-            "clippy",
-            "doc",
-            "tree",
-            "metadata",
-            "--version",
+        e.extend(strict_build::entries());
+        for tool in [
+            "python3", "python", "node", "rustc", "go", "npm", "git", "cargo",
         ] {
-            e.push(Entry {
-                prefix: words(&["cargo", sub]),
-                rest: Rest::Any,
-            });
-        }
-        e.push(Entry {
-            prefix: words(&["cargo", "fmt", "--check"]),
-            rest: Rest::Any,
-        });
-        for p in [
-            &["npm", "test"][..],
-            &["npm", "run", "test"],
-            &["npm", "ls"],
-            &["yarn", "test"],
-            &["pnpm", "test"],
-            &["pytest"],
-            &["python3", "-m", "pytest"],
-            &["python", "-m", "pytest"],
-            &["go", "test"],
-            &["go", "build"],
-            &["go", "vet"],
-        ] {
-            e.push(Entry {
-                prefix: words(p),
-                rest: Rest::Any,
-            });
-        }
-        for tool in ["python3", "python", "node", "rustc", "go", "npm", "git"] {
             e.push(Entry {
                 prefix: words(&[tool, "--version"]),
                 rest: Rest::Flags(vec![]),
@@ -269,6 +241,13 @@ impl Allowlist {
                     Rest::Flags(f) if f.is_empty() => head,
                     Rest::Flags(f) => format!("{head} [{}]", f.join("|")),
                     Rest::AnyExcept(f) => format!("{head} … (not {})", f.join(", ")),
+                    Rest::Options {
+                        allowed,
+                        free_after_dashes,
+                    } => format!(
+                        "{head} {}",
+                        strict_build::describe(allowed, *free_after_dashes)
+                    ),
                 }
             })
             .collect()
@@ -285,6 +264,10 @@ impl Allowlist {
                 Rest::Any => true,
                 Rest::Flags(allowed) => rest.iter().all(|a| allowed.contains(a)),
                 Rest::AnyExcept(denied) => rest.iter().all(|a| !denied.iter().any(|d| hits(a, d))),
+                Rest::Options {
+                    allowed,
+                    free_after_dashes,
+                } => strict_build::admits(rest, allowed, *free_after_dashes),
             }
         })
     }
