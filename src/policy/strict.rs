@@ -77,13 +77,15 @@ const READ_ONLY: &[&str] = &[
 ];
 
 /// Read-only tools with the options that would make them write, run or change something
-/// (`sort -o FILE`, `rg --pre CMD`, `date -s`, `file -C`, `tree -o FILE`, `tree -R`).
+/// (`sort -o FILE`, `rg --pre CMD`, `rg --hostname-bin CMD`, `date -s`, `file -C`, `tree -o
+/// FILE`, `tree -R`).
 const READ_ONLY_EXCEPT: &[(&str, &[&str])] = &[
     ("date", &["-s", "--set"]),
     ("sort", &["-o", "--output", "--compress-program"]),
     // `-R` runs tree again in every directory with `-o 00Tree.html`.
     ("tree", &["-o", "-R"]),
-    ("rg", &["--pre"]),
+    // `--hostname-bin` runs a program for the hyperlinks' host name (ripgrep 14).
+    ("rg", &["--pre", "--hostname-bin"]),
     ("file", &["-C", "--compile"]),
 ];
 
@@ -362,6 +364,7 @@ mod tests {
         assert!(a.check("sort --output=out x", None).is_err());
         assert!(a.check("rg foo src", None).is_ok());
         assert!(a.check("rg --pre=./evil foo", None).is_err());
+        assert!(a.check("rg --hostname-bin ./evil foo", None).is_err());
         assert!(a.check("git diff --stat", None).is_ok());
         assert!(a.check("git diff --output=/tmp/x", None).is_err());
         assert!(a.check("hostname", None).is_ok());
