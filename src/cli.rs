@@ -220,6 +220,27 @@ pub fn or_exit<T>(name: &str, r: Result<T, impl std::fmt::Display>, code: i32) -
     })
 }
 
+/// Take this process's secrets (`names`, read into its configuration already) out of the
+/// environment every program it starts inherits, and make the process non-dumpable, so that
+/// no other process of the same user without `CAP_SYS_PTRACE` reads them from
+/// `/proc/<pid>/environ` (which keeps the environment the process started with) or its
+/// memory. Why: every command and terminal shell is the agent's, and with the host's token
+/// a program drives the host's terminals over AHP without this server's policy; the HTTP
+/// token is a client's credential. Programs started later are dumpable again (`execve`
+/// resets it), so the user's own debugging is untouched.
+///
+/// Must be called before the process starts a thread: the environment is not thread-safe.
+pub fn hide_secrets(names: &[&str]) {
+    for name in names {
+        // SAFETY: called at the start of `main`, before any other thread exists (the caller's
+        // contract above), so nothing reads the environment meanwhile.
+        unsafe { std::env::remove_var(name) };
+    }
+    if let Err(e) = nix::sys::prctl::set_dumpable(false) {
+        tracing::warn!(error = %e, "cannot make the process non-dumpable: its environment stays readable to the user's other processes");
+    }
+}
+
 /// The runtime's worker count, or exit 2 naming the operator's bad value. Called before
 /// `--check-config` reports, so a check finds what a start would refuse.
 pub fn workers_or_exit(name: &str) -> usize {

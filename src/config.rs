@@ -29,6 +29,13 @@ pub const MAX_WAIT_MS: u64 = 600_000;
 pub const DEFAULT_PAGE_WAIT_MS: u64 = 60_000;
 /// How long a command waits for its approval when the request gives no timeout.
 pub const DEFAULT_APPROVAL_TIMEOUT_MS: u64 = 120_000;
+/// The host service's token, for the container bridge.
+const HOST_TOKEN_VARIABLE: &str = "PM_INTERACTIVE_TERMINAL_TOKEN";
+/// The bearer token of the HTTP transport.
+const HTTP_TOKEN_VARIABLE: &str = "PM_TERM_HTTP_TOKEN";
+/// The variables that carry the server's secrets: read at start, then out of the environment
+/// its commands inherit (`cli::hide_secrets`).
+pub const SECRET_VARIABLES: [&str; 2] = [HOST_TOKEN_VARIABLE, HTTP_TOKEN_VARIABLE];
 
 const ABOUT: &str = "An MCP server (stdio) that lets AI agents run and drive terminals: one-shot \
 commands, long-running processes, shells and REPLs.";
@@ -190,7 +197,7 @@ pub struct ServerArgs {
     /// Container bridge: the host service's access token (required).
     #[arg(
         long,
-        env = "PM_INTERACTIVE_TERMINAL_TOKEN",
+        env = HOST_TOKEN_VARIABLE,
         value_name = "TOKEN",
         hide_env_values = true
     )]
@@ -216,7 +223,7 @@ pub struct ServerArgs {
     /// in PM_TERM_HTTP_TOKEN_FILE.
     #[arg(
         long,
-        env = "PM_TERM_HTTP_TOKEN",
+        env = HTTP_TOKEN_VARIABLE,
         value_name = "TOKEN",
         hide_env_values = true
     )]

@@ -549,3 +549,84 @@ async fn screens_and_the_list_answer_only_what_each_may_see() {
     .await;
     assert_eq!(v["result"]["ok"], true, "{v}");
 }
+
+/// What a command the agent runs in the given mode prints for `command`.
+async fn printed(s: &Server, mode: &str, command: &str) -> String {
+    let p = s
+        .call(
+            json!({"action": "execute", "invocation": {"mode": mode, "intent": "execute_command"},
+            "execution": {"command": command}, "runtime": {"wait_ms": 15000}}),
+        )
+        .await;
+    assert_eq!(p["success"], true, "{p:#}");
+    let r = &p["result"];
+    format!(
+        "{}{}{}",
+        r["stdout"].as_str().unwrap_or_default(),
+        r["stderr"].as_str().unwrap_or_default(),
+        r["output"].as_str().unwrap_or_default()
+    )
+}
+
+/// The server's tokens — the host's, the HTTP transport's — were in the environment of every
+/// command and terminal shell, the agent's to read (`env`), and with the host's token a
+/// program drives the host's terminals over AHP without the server's policy. Now they leave
+/// the environment before anything starts, in the server and in the bundled host of `--gui`;
+/// and the processes are non-dumpable, so a command of the same user cannot read the
+/// environment they started with from `/proc/<pid>/environ` either.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_servers_tokens_reach_no_command() {
+    const HOST_TOKEN: &str = "host-token-0123456789abcdef";
+    const HTTP_TOKEN: &str = "http-token-0123456789abcdef";
+    let secrets = [
+        ("PM_INTERACTIVE_TERMINAL_TOKEN", HOST_TOKEN),
+        ("PM_TERM_HTTP_TOKEN", HTTP_TOKEN),
+        ("PM_TERM_NO_USER_RC", "1"),
+    ];
+    let leaked = |text: &str| text.contains(HOST_TOKEN) || text.contains(HTTP_TOKEN);
+
+    // The server started by a client, with the bundled host of --gui: commands run headless
+    // in the server's care, terminal shells on the host.
+    let s = server().envs(&secrets).args(&["--gui"]).start().await;
+    for mode in ["headless", "interactive"] {
+        let out = printed(&s, mode, "env").await;
+        assert!(!leaked(&out), "{mode}: {out}");
+        assert!(!out.contains("_TOKEN="), "{mode}: {out}");
+    }
+    s.stop().await;
+
+    // A command of the server's own user cannot read the environment the server started
+    // with. As root (which may read any process's), the server runs as an unprivileged
+    // user, and its commands with it.
+    let root = nix::unistd::geteuid().is_root();
+    let home = scratch_dir();
+    let mut cmd = if root {
+        // A copy in its home: the checkout may be in a directory that user cannot enter.
+        let bin = home.join("interactive-terminal-mcp");
+        std::fs::copy(SERVER_BIN, &bin).unwrap();
+        std::os::unix::fs::chown(&home, Some(65534), Some(65534)).unwrap();
+        let mut c = tokio::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&bin);
+        c
+    } else {
+        tokio::process::Command::new(SERVER_BIN)
+    };
+    cmd.current_dir(&home)
+        .env("HOME", &home)
+        .env("TMPDIR", &home)
+        .env("PM_TERM_LOG", "warn");
+    for (k, v) in secrets {
+        cmd.env(k, v);
+    }
+    let s = connect(cmd, false).await;
+    let pid = s.pid;
+    for mode in ["headless", "interactive"] {
+        let out = printed(&s, mode, &format!("id -u; cat /proc/{pid}/environ")).await;
+        assert!(!leaked(&out), "{mode}: {out}");
+        assert!(out.contains("Permission denied"), "{mode}: {out}");
+        let out = printed(&s, mode, "env").await;
+        assert!(!leaked(&out), "{mode}: {out}");
+    }
+    s.stop().await;
+}

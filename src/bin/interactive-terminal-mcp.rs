@@ -14,12 +14,14 @@ fn main() {
         std::process::exit(code);
     }
     const NAME: &str = "interactive-terminal-mcp";
-    // First: a broken schema stops the server here. The validators compile once the server
-    // is up (serve, serve_http).
-    cli::or_exit(NAME, schema::load(), 1);
     let cfg = Config::from_process();
-    let workers = cli::workers_or_exit(NAME);
     itmcp::telemetry::init(cfg.log.as_deref());
+    // Before any thread starts: the tokens leave the environment commands inherit.
+    cli::hide_secrets(&itmcp::config::SECRET_VARIABLES);
+    // A broken schema stops the server here. The validators compile once the server is up
+    // (serve, serve_http).
+    cli::or_exit(NAME, schema::load(), 1);
+    let workers = cli::workers_or_exit(NAME);
     itmcp::process::open_files::raise();
     let policy = cli::or_exit(NAME, itmcp::policy::Policy::load(&cfg.policy), 2);
     cli::install_sandbox(NAME, &cfg.sandbox, &cfg.own_files());

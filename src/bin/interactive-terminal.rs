@@ -25,8 +25,10 @@ fn main() {
     }
     const NAME: &str = "interactive-terminal";
     let start = HostStart::from_process();
-    let workers = cli::workers_or_exit(NAME);
     itmcp::telemetry::init(start.log.as_deref());
+    // Before any thread starts: the token leaves the environment the terminals inherit.
+    cli::hide_secrets(&[itmcp::host::options::TOKEN_VARIABLE]);
+    let workers = cli::workers_or_exit(NAME);
     itmcp::process::open_files::raise();
     cli::install_sandbox(
         NAME,

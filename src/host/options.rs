@@ -12,6 +12,9 @@ use crate::cli::{LogArgs, SandboxArgs, TerminalArgs};
 use crate::terminal::CoreConfig;
 use crate::token;
 
+/// The token every connection presents; read at start, then out of the environment the
+/// host's terminals inherit (`cli::hide_secrets`).
+pub const TOKEN_VARIABLE: &str = "PM_INTERACTIVE_TERMINAL_TOKEN";
 const ABOUT: &str = "The host terminal service: interactive terminals served over the Agent \
 Host Protocol, with a page where a person watches and approves.";
 
@@ -50,7 +53,7 @@ pub struct HostArgs {
     /// Access token every connection must present.
     #[arg(
         long,
-        env = "PM_INTERACTIVE_TERMINAL_TOKEN",
+        env = TOKEN_VARIABLE,
         value_name = "TOKEN",
         hide_env_values = true
     )]
