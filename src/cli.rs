@@ -222,7 +222,7 @@ pub fn or_exit<T>(name: &str, r: Result<T, impl std::fmt::Display>, code: i32) -
 
 /// Take this process's secrets (`names`, read into its configuration already) out of the
 /// environment every program it starts inherits, and make the process non-dumpable, so that
-/// no other process of the same user without `CAP_SYS_PTRACE` reads them from
+/// no other process of the same unprivileged user reads them from
 /// `/proc/<pid>/environ` (which keeps the environment the process started with) or its
 /// memory. Why: every command and terminal shell is the agent's, and with the host's token
 /// a program drives the host's terminals over AHP without this server's policy; the HTTP
