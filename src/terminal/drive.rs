@@ -375,6 +375,10 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
             at: st.spool.len(),
             status: None,
         });
+        st.typed_bases.push_back(base);
+        while st.typed_bases.len() > super::term::MAX_COMMAND_RECORDS {
+            st.typed_bases.pop_front();
+        }
     }
     let keys = match keys_entering(&t, &a.command).await {
         Ok(keys) => keys,

@@ -295,6 +295,7 @@ impl Core {
                 prompt_end_missing: 0,
                 first_wait_done: false,
                 submitted: None,
+                typed_bases: VecDeque::new(),
                 unannounced: false,
                 typed_for_unannounced: None,
                 saw_executed: false,

@@ -44,20 +44,33 @@ fn command_number(r: &CommandRecord) -> u64 {
 fn ours(
     commands: &VecDeque<CommandRecord>,
     base: u64,
+    next_base: Option<u64>,
 ) -> impl DoubleEndedIterator<Item = &CommandRecord> {
-    commands.iter().filter(move |c| command_number(c) > base)
+    commands.iter().filter(move |c| {
+        let n = command_number(c);
+        n > base && next_base.is_none_or(|next| n <= next)
+    })
+}
+
+/// The count at which the next call after ours typed its line, if one has: what started
+/// after it is that call's. Two calls for one terminal run one after the other, and the
+/// first may be answered only after the second's command ran (its task woke late); its
+/// answer then took in the second's command, output and status, and its timeout could
+/// interrupt the second's command.
+fn next_base(st: &TermState, base: u64) -> Option<u64> {
+    st.typed_bases.iter().copied().find(|&b| b > base)
 }
 
 /// Whether the last command our line started has finished.
 fn finished(st: &TermState, base: u64) -> bool {
-    ours(&st.commands, base)
+    ours(&st.commands, base, next_base(st, base))
         .next_back()
         .is_some_and(|c| c.complete)
 }
 
 /// Whether nothing of ours is running: none started, or the last has finished.
 pub fn none_running(st: &TermState, base: u64) -> bool {
-    ours(&st.commands, base)
+    ours(&st.commands, base, next_base(st, base))
         .next_back()
         .is_none_or(|c| c.complete)
 }
@@ -103,11 +116,16 @@ pub async fn wait(t: &Terminal, base: u64, limit: Instant) -> Waited {
 /// line, and the last command's end and exit status (a script's status is its last
 /// command's, as the shell's `$?` says). `None` while nothing has started.
 pub fn record(st: &TermState, base: u64, line: &str) -> Option<CommandRecord> {
-    record_of(&st.commands, base, line)
+    record_of(&st.commands, base, next_base(st, base), line)
 }
 
-fn record_of(commands: &VecDeque<CommandRecord>, base: u64, line: &str) -> Option<CommandRecord> {
-    let mut ran = ours(commands, base);
+fn record_of(
+    commands: &VecDeque<CommandRecord>,
+    base: u64,
+    next_base: Option<u64>,
+    line: &str,
+) -> Option<CommandRecord> {
+    let mut ran = ours(commands, base, next_base);
     let first = ran.next()?;
     let Some(last) = ran.next_back() else {
         return Some(first.clone());
@@ -216,11 +234,31 @@ mod tests {
         assert_eq!((merged.exit_code, merged.duration_ms), (None, None));
     }
 
+    #[test]
+    fn a_later_calls_commands_are_not_ours() {
+        let mut records = std::collections::VecDeque::new();
+        records.extend([
+            rec(1, true, Some(0), 0, Some(10)),
+            rec(2, true, Some(0), 20, Some(30)),
+        ]);
+        // The next call typed its line when one command had started: the second is its own.
+        let ours = record_of(&records, 0, Some(1), "sleep 0.5; echo first").unwrap();
+        assert_eq!(ours.command_id, "cmd_1");
+        assert_eq!(ours.output_end, Some(10));
+        let theirs = record_of(&records, 1, None, "echo second").unwrap();
+        assert_eq!(theirs.command_id, "cmd_2");
+        // Without a later call, everything after ours is ours (a script's several lines).
+        assert_eq!(
+            record_of(&records, 0, None, "a\nb").unwrap().output_end,
+            Some(30)
+        );
+    }
+
     /// `record` over exactly `recs`, as commands after the counter before the first of them.
     fn merge_for_test(recs: &[CommandRecord], line: &str) -> Option<CommandRecord> {
         let base = recs.first().map_or(u64::MAX, |r| command_number(r) - 1);
         let mut records = std::collections::VecDeque::new();
         records.extend(recs.iter().cloned());
-        record_of(&records, base, line)
+        record_of(&records, base, None, line)
     }
 }

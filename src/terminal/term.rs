@@ -156,6 +156,10 @@ pub struct TermState {
     pub first_wait_done: bool,
     /// A line this server typed at the prompt, not yet matched to a started command.
     pub submitted: Option<Submitted>,
+    /// The command count when each command line a call typed went in, oldest first (at most
+    /// [`MAX_COMMAND_RECORDS`]): a call's commands are those after its own count and up to
+    /// the next call's, never another call's command that ran before its answer was made.
+    pub typed_bases: VecDeque<u64>,
     /// The last command's `commandExecuted` is held back until its command line (E, which
     /// bash reports just after C) arrives, or anything else does.
     pub unannounced: bool,
