@@ -19,12 +19,8 @@ pub enum Rest {
     Flags(Vec<String>),
     /// Any arguments except these flags.
     AnyExcept(Vec<String>),
-    /// Words that are not options, and only these options (`strict_build`); after a `--`,
-    /// anything when `free_after_dashes`.
-    Options {
-        allowed: Vec<String>,
-        free_after_dashes: bool,
-    },
+    /// Words that are not options, and only these options (`strict_build`).
+    Options(strict_build::Options),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -186,7 +182,18 @@ impl Default for Allowlist {
             prefix: words(&["git", "stash", "list"]),
             rest: Rest::Any,
         });
-        e.extend(strict_build::entries());
+        e.extend(
+            strict_build::entries()
+                .into_iter()
+                .map(|(prefix, options)| Entry {
+                    prefix,
+                    rest: Rest::Options(options),
+                }),
+        );
+        e.push(Entry {
+            prefix: words(&["npm", "ls"]),
+            rest: Rest::Any,
+        });
         for tool in [
             "python3", "python", "node", "rustc", "go", "npm", "git", "cargo",
         ] {
@@ -243,13 +250,7 @@ impl Allowlist {
                     Rest::Flags(f) if f.is_empty() => head,
                     Rest::Flags(f) => format!("{head} [{}]", f.join("|")),
                     Rest::AnyExcept(f) => format!("{head} … (not {})", f.join(", ")),
-                    Rest::Options {
-                        allowed,
-                        free_after_dashes,
-                    } => format!(
-                        "{head} {}",
-                        strict_build::describe(allowed, *free_after_dashes)
-                    ),
+                    Rest::Options(o) => format!("{head} {}", o.describe()),
                 }
             })
             .collect()
@@ -266,10 +267,7 @@ impl Allowlist {
                 Rest::Any => true,
                 Rest::Flags(allowed) => rest.iter().all(|a| allowed.contains(a)),
                 Rest::AnyExcept(denied) => rest.iter().all(|a| !denied.iter().any(|d| hits(a, d))),
-                Rest::Options {
-                    allowed,
-                    free_after_dashes,
-                } => strict_build::admits(rest, allowed, *free_after_dashes),
+                Rest::Options(o) => o.admit(rest),
             }
         })
     }

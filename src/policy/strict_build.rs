@@ -12,8 +12,6 @@
 //! each command admits the options that shape its run and report — which targets, which
 //! tests, how much output — and words that are not options (paths, test names, values).
 
-use super::strict::{Entry, Rest};
-
 /// An option that takes a value ends in `=` here: given as `--opt=value`, `--opt value`,
 /// or, for a one-letter one, `-ovalue`.
 const CARGO_COMMON: &[&str] = &[
@@ -222,19 +220,40 @@ fn go(flags: &[&str]) -> Vec<String> {
         .collect()
 }
 
-fn entry(prefix: &[&str], allowed: Vec<String>, free_after_dashes: bool) -> Entry {
-    Entry {
-        prefix: prefix.iter().map(|w| w.to_string()).collect(),
-        rest: Rest::Options {
-            allowed,
-            free_after_dashes,
-        },
+/// What a build or test command admits after its prefix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// Options taken; one that takes a value ends in `=`.
+    pub allowed: Vec<String>,
+    /// After a `--`, anything (what goes to the tests).
+    pub free_after_dashes: bool,
+}
+
+impl Options {
+    /// Whether every word of `rest` is one these options admit (`admits`).
+    pub fn admit(&self, rest: &[String]) -> bool {
+        admits(rest, &self.allowed, self.free_after_dashes)
+    }
+
+    /// What they admit, for error messages.
+    pub fn describe(&self) -> String {
+        describe(&self.allowed, self.free_after_dashes)
     }
 }
 
-/// The build and test entries.
-pub fn entries() -> Vec<Entry> {
-    let mut e = vec![
+fn entry(prefix: &[&str], allowed: Vec<String>, free_after_dashes: bool) -> (Vec<String>, Options) {
+    (
+        prefix.iter().map(|w| w.to_string()).collect(),
+        Options {
+            allowed,
+            free_after_dashes,
+        },
+    )
+}
+
+/// The build and test entries: each command's words and the options it takes.
+pub fn entries() -> Vec<(Vec<String>, Options)> {
+    vec![
         entry(&["cargo", "build"], list(&[CARGO_COMMON]), false),
         entry(&["cargo", "check"], list(&[CARGO_COMMON]), false),
         entry(&["cargo", "test"], list(&[CARGO_COMMON, CARGO_TEST]), true),
@@ -261,19 +280,14 @@ pub fn entries() -> Vec<Entry> {
         entry(&["go", "test"], go(GO_TEST), false),
         entry(&["go", "build"], go(GO_BUILD), false),
         entry(&["go", "vet"], go(GO_VET), false),
-    ];
-    e.push(Entry {
-        prefix: vec!["npm".into(), "ls".into()],
-        rest: Rest::Any,
-    });
-    e
+    ]
 }
 
 /// Whether every word of `rest` is one these `allowed` options admit: a word that is not an
 /// option; an allowed option, alone or with `=value` when it takes one; a cluster of allowed
 /// one-letter options, the last of which may take the rest of the word as its value; and,
 /// when `free_after_dashes`, anything after a `--`.
-pub fn admits(rest: &[String], allowed: &[String], free_after_dashes: bool) -> bool {
+fn admits(rest: &[String], allowed: &[String], free_after_dashes: bool) -> bool {
     let flag = |name: &str| allowed.iter().any(|a| a == name);
     let valued = |name: &str| {
         allowed
@@ -317,8 +331,7 @@ fn cluster(body: &str, flag: &dyn Fn(&str) -> bool, valued: &dyn Fn(&str) -> boo
     true
 }
 
-/// What an entry admits, for error messages.
-pub fn describe(allowed: &[String], free_after_dashes: bool) -> String {
+fn describe(allowed: &[String], free_after_dashes: bool) -> String {
     let opts: Vec<String> = allowed
         .iter()
         .map(|a| match a.strip_suffix('=') {
