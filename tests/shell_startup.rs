@@ -187,3 +187,50 @@ async fn git_log_in_a_terminal_is_not_left_in_a_pager() {
     );
     s.stop().await;
 }
+
+/// A prompt that takes its time to draw (powerline, a git status in a big repository, a busy
+/// machine) and a command whose `timeout_ms` passes before the prompt is ready. The line
+/// was typed then and interrupted at once: fish's line editor took the Ctrl-C, dropped the
+/// line and drew no new prompt, so the next command waited its whole wait for one, answered
+/// `running` with no output, and the one after was typed with bracketed paste's marker in
+/// front (`[200~echo …`, not found). Now nothing is typed once the timeout has passed, a
+/// Ctrl-C waits for the line it interrupts to start, and every next command runs as sent.
+#[tokio::test]
+async fn a_timeout_that_passes_while_a_slow_prompt_draws_leaves_the_terminal_usable() {
+    let setups: [(&str, &str, &str); 2] = [
+        (
+            "fish",
+            ".config/fish/config.fish",
+            "set -g fish_greeting\nfunction fish_prompt\n    sleep 0.5\n    printf 'slow> '\nend\n",
+        ),
+        (
+            "bash",
+            ".bashrc",
+            "PROMPT_COMMAND='sleep 0.5'\nPS1='slow$ '\n",
+        ),
+    ];
+    for (shell, rc, text) in setups {
+        let (s, _home) = server_in_home(shell, &[(rc, text)]).await;
+        let p = s.call(open_terminal()).await;
+        let id = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+        for round in 0..3 {
+            let mut q = terminal_command(&id, "sleep 30");
+            q["runtime"] = json!({"timeout_ms": 300, "wait_ms": 15000});
+            let p = s.call(q).await;
+            assert_eq!(code(&p), "PM_TERM_TIMEOUT", "{shell} {round}: {p:#}");
+            let line = format!("echo after-{round}");
+            let mut q = terminal_command(&id, &line);
+            q["runtime"] = json!({"wait_ms": 15000});
+            let p = s.call(q).await;
+            assert_eq!(p["success"], true, "{shell} {round}: {p:#}");
+            assert_eq!(
+                p["result"]["output"],
+                format!("after-{round}\n"),
+                "{shell} {round}: {p:#}"
+            );
+            assert_eq!(p["result"]["exit_code"], 0, "{shell} {round}: {p:#}");
+            assert_eq!(p["result"]["command"]["command_line"], line, "{p:#}");
+        }
+        s.stop().await;
+    }
+}

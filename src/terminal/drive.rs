@@ -358,6 +358,22 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     if let Err(e) = fits_the_line_discipline(&t, &a.command) {
         return showing(e);
     }
+    if let (Some(h), Some(ms)) = (hard, a.timeout_ms)
+        && Instant::now() >= h
+    {
+        // The timeout passed while the shell got ready (a slow prompt, a busy machine): a
+        // line typed now would only be interrupted at once — in fish's line editor, before
+        // it runs, which drops it and draws no new prompt.
+        let e = OpError::new(
+            OpErrorKind::Timeout,
+            format!(
+                "timeout_ms {ms} passed while terminal {} was getting ready for the line (its \
+                 prompt was still being drawn); nothing was typed",
+                t.id
+            ),
+        );
+        return showing(e);
+    }
     if !line.start_typing() {
         give_back_claim();
         return Err(OpError::new(
@@ -417,6 +433,12 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     let timed_out = !finished && hard.is_some_and(|h| Instant::now() >= h);
     if timed_out {
         tracing::info!(terminal = %t.id, "timeout: interrupting the command");
+        // Ctrl-C is for the command: a line typed a moment ago is let start first, or the
+        // line editor takes the key and drops the line instead.
+        wait_for(&t, Instant::now() + INTERRUPT_SETTLE, |st| {
+            !st.line_entered || !submission::none_running(st, base) || !st.running()
+        })
+        .await;
         let _ = held::ctrl_c(core, &t).await;
         wait_for(&t, Instant::now() + INTERRUPT_SETTLE, |st| {
             submission::none_running(st, base) || !st.running()

@@ -33,12 +33,9 @@ const MESSAGE_MAX: usize = 2000;
 /// runs now: a bash terminal whose ~/.bashrc ends in `exec fish` runs fish. (A process that
 /// is no shell — the sandbox's launcher above a sandboxed shell — says nothing of it.)
 pub(super) async fn check(t: &Terminal, line: &str) -> Result<(), OpError> {
-    let fish = program_of(t.pid)
-        .filter(|p| kind_of(p) != ShellKind::Plain)
-        .unwrap_or_else(|| PathBuf::from(&t.shell));
-    if kind_of(&fish) != ShellKind::Fish {
+    let Some(fish) = fish_of(t) else {
         return Ok(());
-    }
+    };
     match refusal(&fish, line).await {
         None => Ok(()),
         Some(said) => Err(OpError::new(
@@ -51,6 +48,14 @@ pub(super) async fn check(t: &Terminal, line: &str) -> Result<(), OpError> {
             ),
         )),
     }
+}
+
+/// The fish the terminal runs now, if it runs fish.
+pub(super) fn fish_of(t: &Terminal) -> Option<PathBuf> {
+    let now = program_of(t.pid)
+        .filter(|p| kind_of(p) != ShellKind::Plain)
+        .unwrap_or_else(|| PathBuf::from(&t.shell));
+    (kind_of(&now) == ShellKind::Fish).then_some(now)
 }
 
 /// What fish says of `line` when it would not run it; `None` when it would, or when fish

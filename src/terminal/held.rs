@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::core::Core;
+use super::fish_syntax::fish_of;
 use super::lifecycle;
 use super::protocol::CTRL_C;
 use super::term::{HeldRun, Stage, TermState, Terminal};
@@ -138,9 +139,14 @@ pub async fn ctrl_c(core: &Core, t: &Terminal) -> std::io::Result<()> {
         // At a prompt, Ctrl-C brings a fresh prompt (and drops a line typed ahead): the next
         // command waits for it, rather than be typed into the old one and taken for the
         // interrupted line. Said before the key goes, so the new prompt cannot come first.
-        // A continuation prompt is given up with it: the line it held is dropped.
+        // A continuation prompt is given up with it: the line it held is dropped. Fish
+        // clears its line and draws no new prompt (no prompt event, no mark): there the next
+        // command would wait for a prompt that never comes, its whole wait, and is typed
+        // after the Ctrl-C as it is.
+        let fish = fish_of(t).is_some();
         let mut st = t.state();
-        if st.continuation || (st.at_prompt && st.executing().is_none()) {
+        let fresh_prompt = st.continuation || (st.at_prompt && st.executing().is_none());
+        if fresh_prompt && !fish {
             st.line_entered = true;
             st.dropping_line = true;
         }
