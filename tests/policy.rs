@@ -174,6 +174,29 @@ async fn operator_policy_from_env_and_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A server whose terminals run `shell` in `home`, with `rm` blocked by the operator, and a
+/// terminal of it.
+async fn blocking_rm_in(home: &str, shell: &str) -> (Server, String) {
+    let s = server()
+        .envs(&[
+            ("HOME", home),
+            ("PM_TERM_INTERACTIVE_SHELL", shell),
+            ("PM_TERM_POLICY_BLOCK", "rm"),
+        ])
+        .start()
+        .await;
+    let id = open_shell(&s).await;
+    (s, id)
+}
+
+/// A request that types `execution` (raw input or keys) into terminal `id`.
+fn typed_into(id: &str, execution: Value) -> Value {
+    json!({"action": "execute",
+        "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "target": {"terminal_id": id}, "execution": execution,
+        "runtime": {"wait_ms": 500}})
+}
+
 /// An agent that hides a blocked command behind keys that erase what came before it: the
 /// shell's line editor (bash with bracketed paste off, as readline before 8.1 has it) and
 /// the line discipline (dash) apply Ctrl-U and DEL, so `echo x` + Ctrl-U + `rm FILE` ran the
@@ -194,21 +217,8 @@ async fn an_agent_cannot_erase_its_way_past_a_blocked_command() {
     let victim = victim.display().to_string();
     let home_s = home.display().to_string();
     for shell in ["bash", "dash"] {
-        let s = server()
-            .envs(&[
-                ("HOME", home_s.as_str()),
-                ("PM_TERM_INTERACTIVE_SHELL", shell),
-                ("PM_TERM_POLICY_BLOCK", "rm"),
-            ])
-            .start()
-            .await;
-        let id = open_shell(&s).await;
-        let raw = |data: String| {
-            json!({"action": "execute",
-                "invocation": {"mode": "interactive", "intent": "execute_command"},
-                "target": {"terminal_id": id}, "execution": {"input": data},
-                "runtime": {"wait_ms": 500}})
-        };
+        let (s, id) = blocking_rm_in(&home_s, shell).await;
+        let raw = |data: String| typed_into(&id, json!({"input": data}));
         // Blocked, and the file still there.
         let blocked = |p: &Value, how: &str| {
             assert_eq!(
@@ -315,21 +325,8 @@ async fn an_agent_cannot_recall_or_rearrange_its_way_past_a_blocked_command() {
             }
         }
         let home_s = home.display().to_string();
-        let s = server()
-            .envs(&[
-                ("HOME", home_s.as_str()),
-                ("PM_TERM_INTERACTIVE_SHELL", shell),
-                ("PM_TERM_POLICY_BLOCK", "rm"),
-            ])
-            .start()
-            .await;
-        let id = open_shell(&s).await;
-        let send = |execution: Value| {
-            json!({"action": "execute",
-                "invocation": {"mode": "interactive", "intent": "execute_command"},
-                "target": {"terminal_id": id}, "execution": execution,
-                "runtime": {"wait_ms": 500}})
-        };
+        let (s, id) = blocking_rm_in(&home_s, shell).await;
+        let send = |execution: Value| typed_into(&id, execution);
         let refused = |p: &Value, how: &str| {
             assert_eq!(code(p), "PM_TERM_INVALID_PAYLOAD", "{shell} {how}: {p:#}");
             assert!(
