@@ -240,7 +240,7 @@ pub struct ServerArgs {
     check_config: bool,
 
     /// Operator policy (JSON): {"blocked": [...], "warned": [...], "allowed": [...],
-    /// "strict_allow": [...], "strict_env": [...], "approval": "warned|all|never", "approval_default":
+    /// "strict_allow": [...], "allow_env": [...], "approval": "warned|all|never", "approval_default":
     /// "approve|decline"}. Patterns are command prefixes matched on argv (e.g. "terraform
     /// destroy"). No request can change the policy.
     #[arg(long = "policy", env = "PM_TERM_POLICY_FILE", value_name = "FILE")]
@@ -263,9 +263,14 @@ pub struct ServerArgs {
     #[arg(long, env = "PM_TERM_STRICT_ALLOW", value_name = "PATTERNS")]
     strict_allow: Option<String>,
 
-    /// Extra environment variable names a memory_terminal request may set in execution.env,
-    /// ';'-separated (beyond colour, locale, CI and test-runner switches).
-    #[arg(long, env = "PM_TERM_STRICT_ENV", value_name = "NAMES")]
+    /// Extra environment variable names a request (either tool) may set in execution.env,
+    /// ';'-separated (beyond colour, locale, CI and test-runner switches). PM_* names never
+    /// pass.
+    #[arg(long, env = "PM_TERM_ALLOW_ENV", value_name = "NAMES")]
+    allow_env: Option<String>,
+
+    /// The older name of --allow-env; both lists add up.
+    #[arg(long, env = "PM_TERM_STRICT_ENV", value_name = "NAMES", hide = true)]
     strict_env: Option<String>,
 
     /// Which commands wait for a person: those authorized with a warning (default), all, or
@@ -455,7 +460,10 @@ impl Config {
                 warned: a.policy_warn,
                 allowed: a.policy_allow,
                 strict_allow: a.strict_allow,
-                strict_env: a.strict_env,
+                allow_env: match (a.allow_env, a.strict_env) {
+                    (Some(x), Some(y)) => Some(format!("{x};{y}")),
+                    (x, y) => x.or(y),
+                },
                 approval: a.approval,
                 approval_default: a.approval_default,
             },

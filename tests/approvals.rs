@@ -181,7 +181,11 @@ async fn declined_through_elicitation(c: &RunningService<RoleClient, Person>) ->
 
 #[tokio::test(flavor = "multi_thread")]
 async fn elicitation_approves_declines_or_never_answers() {
-    let (c, asked) = start_person(Answer::Approve, &[WARN]).await;
+    let (c, asked) = start_person(
+        Answer::Approve,
+        &[WARN, ("PM_TERM_ALLOW_ENV", "GREETING;CR")],
+    )
+    .await;
     approved_through_elicitation(&c, &asked).await;
     // Commands without a warning are not asked about.
     let p = call(&c, "memory_terminal_interactive", interactive("echo fine")).await;

@@ -130,7 +130,7 @@ async fn args_are_argv_without_a_shell_and_env_and_cwd_apply() {
         .call(json!({
             "action": "execute",
             "invocation": {"mode": "headless", "intent": "execute_command"},
-            "execution": {"command": "printf", "args": ["%s|%s|%s", "a b", "$HOME", "'q'"], "env": {"MY_VAR": "v1"}},
+            "execution": {"command": "printf", "args": ["%s|%s|%s", "a b", "$HOME", "'q'"], "env": {"NODE_ENV": "v1"}},
         }))
         .await;
     assert_eq!(p["result"]["stdout"], "a b|$HOME|'q'");
@@ -139,7 +139,7 @@ async fn args_are_argv_without_a_shell_and_env_and_cwd_apply() {
         .call(json!({
             "action": "execute",
             "invocation": {"mode": "headless", "intent": "execute_command"},
-            "execution": {"command": "echo $MY_VAR; pwd", "env": {"MY_VAR": "v1"}},
+            "execution": {"command": "echo $NODE_ENV; pwd", "env": {"NODE_ENV": "v1"}},
             "runtime": {"cwd": dir.to_str().unwrap()},
         }))
         .await;
@@ -699,7 +699,7 @@ async fn run_alias_with_flat_legacy_keys() {
     let dir = std::env::temp_dir();
     let p = s
         .call(json!({"action": "run", "command": "echo", "args": ["$X", "x y"], "cwd": dir.to_str().unwrap(),
-            "timeout": 10000, "env": {"X": "1"}, "workspace_id": "ws-1"}))
+            "timeout": 10000, "env": {"CI": "1"}, "workspace_id": "ws-1"}))
         .await;
     assert_eq!(p["result"]["stdout"], "$X x y\n");
     assert_eq!(p["resolved"]["alias_applied"], true);

@@ -396,51 +396,103 @@ async fn an_agent_cannot_recall_or_rearrange_its_way_past_a_blocked_command() {
 
 /// The environment of a request is neither judged nor shown to a person approving: a
 /// `PROMPT_COMMAND` in it ran `touch` at every prompt of a new bash terminal with `touch`
-/// blocked. Names that carry code a shell or the loader runs are refused; data passes.
+/// blocked; `HOME` pointed a new shell at the agent's own `.bashrc`, with the server's
+/// `PM_TERM_NO_USER_RC` emptied by the same request; `PM_TERM_NONCE_FILE` made the
+/// integration delete a file it named. Only data names pass (and the operator's), for both
+/// tools; the server's own variables never do.
 #[tokio::test]
-async fn a_request_environment_that_carries_code_is_refused() {
+async fn a_request_environment_carries_data_only() {
     let home = scratch_dir();
     let made = home.join("made");
     let touch = format!("touch {}", made.display());
     let home_s = home.display().to_string();
+    // A home of the agent's with an rc that runs the blocked command, and a file the nonce
+    // variable would name.
+    let agent_home = scratch_dir();
+    std::fs::write(agent_home.join(".bashrc"), format!("{touch}\n")).unwrap();
+    let precious = home.join("precious");
+    std::fs::write(&precious, "keep").unwrap();
     let s = server()
         .envs(&[
             ("HOME", home_s.as_str()),
             ("PM_TERM_INTERACTIVE_SHELL", "bash"),
             ("PM_TERM_POLICY_BLOCK", "touch"),
+            ("PM_TERM_ALLOW_ENV", "DATABASE_URL;PM_TERM_NO_USER_RC"),
         ])
         .start()
         .await;
-    let requests = [
+    let interactive = |env: Value| {
         json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
-            "execution": {"command": "echo hi", "env": {"PROMPT_COMMAND": touch}}}),
+            "execution": {"command": "echo hi", "env": env}})
+    };
+    let open = |env: Value| {
         json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
-            "execution": {"env": {"PS1": format!("$({touch}) $ ")}}}),
+            "execution": {"env": env}})
+    };
+    let headless = |command: &str, env: Value| {
         json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
-            "execution": {"command": "echo hi", "env": {"BASH_FUNC_echo%%": format!("() {{ {touch}; }}")}}}),
-        json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
-            "execution": {"command": "bash -c 'echo hi'", "env": {"BASH_ENV": home.join("rc").display().to_string()}}}),
+            "execution": {"command": command, "env": env}})
+    };
+    let requests = [
+        interactive(json!({"PROMPT_COMMAND": touch})),
+        open(json!({"PS1": format!("$({touch}) $ ")})),
+        open(json!({"PM_TERM_NO_USER_RC": "", "HOME": agent_home.display().to_string()})),
+        open(json!({"PM_TERM_NONCE_FILE": precious.display().to_string()})),
+        open(json!({"INPUTRC": agent_home.join(".inputrc").display().to_string()})),
+        headless(
+            "echo hi",
+            json!({"BASH_FUNC_echo%%": format!("() {{ {touch}; }}")}),
+        ),
+        headless(
+            "bash -c 'echo hi'",
+            json!({"BASH_ENV": home.join("rc").display().to_string()}),
+        ),
+        headless(
+            "git status",
+            json!({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.fsmonitor"}),
+        ),
+        headless(
+            "perl -e 1",
+            json!({"PERL5OPT": format!("-Mstrict;system(q({touch}))")}),
+        ),
+        headless("node -e 1", json!({"NODE_OPTIONS": "--require ./x.js"})),
+        headless("echo $MY_VAR", json!({"MY_VAR": "unlisted"})),
     ];
     for q in requests {
         let p = s.call(q.clone()).await;
         assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD", "{q}: {p:#}");
+        let field = p["error"]["details"]["field"].as_str().unwrap();
+        assert!(field.starts_with("execution.env."), "{p:#}");
+        let message = p["error"]["message"].as_str().unwrap();
         assert!(
-            p["error"]["details"]["field"]
-                .as_str()
-                .unwrap()
-                .starts_with("execution.env."),
-            "{p:#}"
+            message.contains("PM_TERM_ALLOW_ENV") && message.contains("command line"),
+            "the refusal says what to do instead: {message}"
+        );
+        let allowed = p["error"]["details"]["allowed_env"].as_array().unwrap();
+        assert!(allowed.contains(&json!("DATABASE_URL")), "{p:#}");
+        assert!(
+            !allowed.contains(&json!("PM_TERM_NO_USER_RC")),
+            "the operator cannot hand requests the server's own variables: {p:#}"
         );
     }
+    // Data passes, and so do the operator's names.
     let p = s
         .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
-            "execution": {"command": "echo $MY_VAR", "env": {"MY_VAR": "data-passes"}}}))
+            "execution": {"command": "echo $NODE_ENV", "env": {"NODE_ENV": "data-passes"}}}))
         .await;
     assert_eq!(p["result"]["output"], "data-passes\n", "{p:#}");
+    let p = s
+        .call(headless(
+            "echo $DATABASE_URL",
+            json!({"DATABASE_URL": "postgres://db"}),
+        ))
+        .await;
+    assert_eq!(p["result"]["stdout"], "postgres://db\n", "{p:#}");
     assert!(
         !made.exists(),
         "a request's environment ran a blocked command"
     );
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep");
     s.stop().await;
 }
 
@@ -565,8 +617,7 @@ async fn an_agent_cannot_run_its_own_program_under_an_allowlisted_name() {
         !path.is_empty() && path.split(':').all(|d| d.starts_with('/')),
         "{path}"
     );
-    // The interactive tool keeps its documented rule: the environment is data, shown to a
-    // person asked to approve.
+    // The interactive tool takes the same names.
     let p = s
         .call(json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
             "execution": {"command": "echo $DATABASE_URL", "env": {"DATABASE_URL": "interactive"}}}))

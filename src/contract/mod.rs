@@ -5,7 +5,6 @@
 pub mod advertise;
 pub mod alias;
 pub mod coupling;
-mod env;
 pub mod error;
 pub mod keys;
 pub mod request;

@@ -226,7 +226,6 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
     // 7. Runtime fields with rules of their own; no NUL in what becomes a C string.
     check_runtime(&mut runtime).map_err(|e| reject(&env, e))?;
     check_no_nul(&execution, &runtime).map_err(|e| reject(&env, e))?;
-    super::env::check(execution.env.as_ref()).map_err(|e| reject(&env, e))?;
 
     // 8. §2.3 coupling and mode constraints, per action.
     let has_invocation = invocation.is_some_and(|i| i.as_object().is_some_and(|o| !o.is_empty()));

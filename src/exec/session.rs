@@ -429,10 +429,11 @@ impl Session {
     }
 }
 
-/// A headless command's environment on top of the server's: the defaults a command without
-/// a terminal needs, then what the request gave.
+/// A headless command's environment on top of the server's: what the request gave, then the
+/// defaults a command without a terminal needs.
 fn headless_env(request: BTreeMap<String, String>) -> Vec<(String, String)> {
     let no_editor = EDITOR_VARS.iter().all(|v| std::env::var_os(v).is_none());
     let defaults = no_editor.then(|| (NO_EDITOR.0.to_string(), NO_EDITOR.1.to_string()));
-    defaults.into_iter().chain(request).collect()
+    // The request's first: the server's own come after, and the last value of a name wins.
+    request.into_iter().chain(defaults).collect()
 }

@@ -5,12 +5,12 @@
 //! The operator configures the policy (a JSON file and/or environment variables); nothing
 //! an agent sends can change it.
 
+pub mod env;
 mod inline;
 pub mod lex;
 pub mod rules;
 pub mod strict;
 pub mod strict_build;
-pub mod strict_env;
 mod typed;
 pub use typed::unseen_line;
 pub mod unwrap;
@@ -139,7 +139,7 @@ pub enum ApprovalMode {
 /// The operator's policy file (`PM_TERM_POLICY_FILE`), all fields optional:
 /// `{"blocked": ["terraform destroy"], "warned": ["docker system prune"],
 ///   "allowed": ["git push --force-with-lease"], "strict_allow": ["make test"],
-///   "strict_env": ["DATABASE_URL"],
+///   "allow_env": ["DATABASE_URL"],
 ///   "approval": "warned" | "all" | "never", "approval_default": "approve" | "decline"}`
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -152,8 +152,9 @@ pub struct PolicyFile {
     pub allowed: Vec<String>,
     #[serde(default)]
     pub strict_allow: Vec<String>,
-    #[serde(default)]
-    pub strict_env: Vec<String>,
+    /// Extra names a request may set in `execution.env` (`strict_env` is its older name).
+    #[serde(default, alias = "strict_env")]
+    pub allow_env: Vec<String>,
     pub approval: Option<String>,
     pub approval_default: Option<String>,
 }
@@ -166,7 +167,7 @@ pub struct PolicyInputs {
     pub warned: Option<String>,
     pub allowed: Option<String>,
     pub strict_allow: Option<String>,
-    pub strict_env: Option<String>,
+    pub allow_env: Option<String>,
     pub approval: Option<String>,
     pub approval_default: Option<String>,
 }
@@ -180,8 +181,8 @@ pub struct Policy {
     /// With no person and no elicitation: approve (true) or decline.
     pub approve_by_default: bool,
     pub strict: strict::Allowlist,
-    /// What a strict request's environment may set.
-    pub strict_env: strict_env::StrictEnv,
+    /// What a request's environment may set (both tools).
+    pub env: env::EnvAllowlist,
 }
 
 impl Default for Policy {
@@ -193,7 +194,7 @@ impl Default for Policy {
             approval: ApprovalMode::Warned,
             approve_by_default: true,
             strict: strict::Allowlist::default(),
-            strict_env: strict_env::StrictEnv::default(),
+            env: env::EnvAllowlist::default(),
         }
     }
 }
@@ -242,8 +243,8 @@ impl Policy {
         allowed.extend(split_list(&inputs.allowed));
         let mut strict_extra = file.strict_allow.clone();
         strict_extra.extend(split_list(&inputs.strict_allow));
-        let mut strict_env_extra = file.strict_env.clone();
-        strict_env_extra.extend(split_list(&inputs.strict_env));
+        let mut env_extra = file.allow_env.clone();
+        env_extra.extend(split_list(&inputs.allow_env));
         let approval = match inputs
             .approval
             .clone()
@@ -278,7 +279,7 @@ impl Policy {
             approval,
             approve_by_default,
             strict: strict::Allowlist::with_extra(&patterns(&strict_extra)?),
-            strict_env: strict_env::StrictEnv::with_extra(&strict_env_extra),
+            env: env::EnvAllowlist::with_extra(&env_extra),
         })
     }
 

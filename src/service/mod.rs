@@ -225,10 +225,15 @@ impl Service {
         let (session, terminal) = (&req.target.session_id, &req.target.terminal_id);
         match req.action {
             Action::List => Handled::about(Identity::default(), self.list(req).await),
-            Action::Execute => match req.mode {
-                Some(Mode::Headless) => self.headless_execute(req, progress, elicitor).await,
-                _ => self.interactive_execute(req, progress, elicitor).await,
-            },
+            Action::Execute => {
+                if let Err(e) = self.check_env(req) {
+                    return Handled::failed(e);
+                }
+                match req.mode {
+                    Some(Mode::Headless) => self.headless_execute(req, progress, elicitor).await,
+                    _ => self.interactive_execute(req, progress, elicitor).await,
+                }
+            }
             // Both identities at once: the session's and the terminal's; a failed session
             // stops before the terminal is touched, as a single request would.
             Action::ReadOutput | Action::Terminate => {
@@ -247,6 +252,27 @@ impl Service {
                 combine(headless, interactive)
             }
         }
+    }
+
+    /// Refuse a request environment that sets a name off the allow-list
+    /// ([`crate::policy::env`]): only data passes, never what picks a program, a
+    /// configuration or code to load.
+    fn check_env(&self, req: &Request) -> Result<(), TermError> {
+        let names = req.execution.env.iter().flatten().map(|(k, _)| k.as_str());
+        let Some(name) = self.policy.env.refused(names) else {
+            return Ok(());
+        };
+        Err(TermError::payload(format!(
+            "execution.env.{name} may not be set: a request's environment carries data only \
+             (details.allowed_env), never a variable that picks the program run, the \
+             configuration or rc files it reads or code it loads, since neither the policy \
+             nor a person approving sees it; nothing was run. Put it in the command line \
+             instead ({name}=… command), where it is judged and shown, or ask the operator \
+             to admit the name ({})",
+            crate::policy::env::OPERATOR_SETTING
+        ))
+        .with("field", json!(format!("execution.env.{name}")))
+        .with("allowed_env", json!(self.policy.env.describe())))
     }
 
     async fn list(&self, req: &Request) -> Result<Outcome, TermError> {

@@ -103,7 +103,7 @@ impl Service {
                 return response::failure(&env, &self.strict_refusal(&req, &command, why));
             }
             let names = req.execution.env.iter().flatten().map(|(k, _)| k.as_str());
-            if let Some(name) = self.policy.strict_env.refused(names) {
+            if let Some(name) = self.policy.env.refused(names) {
                 let why = format!(
                     "execution.env.{name} may not be set here: memory_terminal's commands may \
                      be given only data every program reads as data (details.allowed_env), \
@@ -112,7 +112,7 @@ impl Service {
                 let e = self
                     .strict_refusal(&req, &command, why)
                     .with("field", json!(format!("execution.env.{name}")))
-                    .with("allowed_env", json!(self.policy.strict_env.describe()));
+                    .with("allowed_env", json!(self.policy.env.describe()));
                 return response::failure(&env, &e);
             }
             if let Some(path) = absolute_search_path() {

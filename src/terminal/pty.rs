@@ -221,10 +221,16 @@ pub async fn spawn(
         .custom_flags(nix::libc::O_NOCTTY | nix::libc::O_CLOEXEC)
         .open(&name)?;
     drop(pair.slave);
-    let mut env: Vec<(String, String)> = vec![
+    // The request's variables first: what the server and its shell integration set comes
+    // after them, and the last value of a name is the one the program gets.
+    let mut env: Vec<(String, String)> = extra_env
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    env.extend([
         ("TERM".into(), TERM.into()),
         ("COLORTERM".into(), "truecolor".into()),
-    ];
+    ]);
     env.extend(
         NO_PAGER
             .iter()
@@ -232,7 +238,6 @@ pub async fn spawn(
             .map(|(k, v)| (k.to_string(), v.to_string())),
     );
     env.extend(launch.env.iter().cloned());
-    env.extend(extra_env.iter().map(|(k, v)| (k.clone(), v.clone())));
     let program = launch.program.display().to_string();
     let supervised = process::spawn(SessionSpec {
         program: &program,
