@@ -279,12 +279,13 @@ pub struct ServerArgs {
     approval: Option<String>,
 
     /// The decision when neither the page nor MCP elicitation can ask a person (default
-    /// approve). Overrides the policy file's "approval_default".
+    /// decline: a warned command runs unattended only when the operator says so). Overrides
+    /// the policy file's "approval_default".
     #[arg(long, env = "PM_TERM_APPROVAL_DEFAULT", value_parser = ["approve", "decline"])]
     approval_default: Option<String>,
 
     /// Whether headless commands go through the same approval chain as interactive ones (so
-    /// choosing headless is no way around a person). Default: on with --gui, off otherwise.
+    /// choosing headless is no way around a person). Default: on.
     #[arg(long, env = "PM_TERM_APPROVE_HEADLESS", value_name = "on|off", value_parser = BoolishValueParser::new())]
     approve_headless: Option<bool>,
 
@@ -468,7 +469,7 @@ impl Config {
                 approval_default: a.approval_default,
             },
             approval_timeout_ms: a.approval_timeout_ms.get(),
-            approve_headless: a.approve_headless.unwrap_or(a.gui),
+            approve_headless: a.approve_headless.unwrap_or(true),
             page_wait_ms: a.page_wait_ms,
             open_page: a.open,
             log: a.log.log,
@@ -503,6 +504,8 @@ mod tests {
         assert_eq!(c.default_wait_ms, DEFAULT_EXECUTE_WAIT_MS);
         assert_eq!(c.runtime.spawn_timeout, Duration::from_millis(8_000));
         assert_eq!(c.runtime.adapter_mode, None);
+        assert!(c.approve_headless);
+        let c = Config::from_args(parse(&["--approve-headless", "off"]).expect("off"));
         assert!(!c.approve_headless);
         let c = Config::from_args(parse(&["--gui", "--adapter", "local"]).expect("gui"));
         assert!(c.approve_headless);

@@ -286,7 +286,13 @@ async fn a_client_that_shows_only_urls_is_not_asked_for_a_form() {
         },
     ];
     for lifecycle in lifecycles {
-        let (c, asked) = start_person_with(Answer::Approve, &[WARN], lifecycle, true).await;
+        let (c, asked) = start_person_with(
+            Answer::Approve,
+            &[WARN, ("PM_TERM_APPROVAL_DEFAULT", "approve")],
+            lifecycle,
+            true,
+        )
+        .await;
         let p = call(
             &c,
             "memory_terminal_interactive",
@@ -305,32 +311,65 @@ async fn a_client_that_shows_only_urls_is_not_asked_for_a_form() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn operator_default_and_approval_for_everything() {
-    // No elicitation declared: the operator's default decides.
+    // No page, no elicitation: by default the operator's default declines, headless and
+    // interactive alike, names the setting, and nothing runs.
+    let marker = scratch_dir().join("ran");
+    let careful = |mode: &str| {
+        json!({"action": "execute",
+            "invocation": {"mode": mode, "intent": "execute_command"},
+            "execution": {"command": format!("echo careful; touch {}", marker.display())}})
+    };
     let s = server()
         .envs(&[WARN, ("PM_TERM_NO_USER_RC", "1")])
         .start()
         .await;
-    let p = s.call(interactive("echo careful")).await;
-    assert_eq!(p["result"]["approval"]["decided_by"], "operator_default");
-    assert_eq!(p["result"]["output"], "careful\n");
+    for mode in ["interactive", "headless"] {
+        let p = s.call(careful(mode)).await;
+        assert_eq!(code(&p), "PM_TERM_DECLINED", "{mode}: {p:#}");
+        assert_eq!(p["error"]["details"]["decided_by"], "operator_default");
+        assert_eq!(p["error"]["details"]["setting"], "PM_TERM_APPROVAL_DEFAULT");
+        assert_eq!(p["error"]["details"]["rule"], "operator_warned");
+        assert!(
+            p["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("PM_TERM_APPROVAL_DEFAULT=approve"),
+            "the refusal names the setting that allows it: {p:#}"
+        );
+        assert!(!marker.exists(), "{mode}: a declined command ran");
+    }
     s.stop().await;
+    // The operator may let them run unattended: then they run, with who decided.
     let s = server()
-        .envs(&[WARN, ("PM_TERM_APPROVAL_DEFAULT", "decline")])
+        .envs(&[
+            WARN,
+            ("PM_TERM_NO_USER_RC", "1"),
+            ("PM_TERM_APPROVAL_DEFAULT", "approve"),
+        ])
         .start()
         .await;
-    let p = s.call(interactive("echo careful")).await;
-    assert_eq!(code(&p), "PM_TERM_DECLINED");
-    assert_eq!(p["error"]["details"]["decided_by"], "operator_default");
-    // Headless warned commands run (CI has nobody to ask), with the warning.
-    let h = s.call(headless("echo careful")).await;
+    let p = s.call(careful("interactive")).await;
+    assert_eq!(p["result"]["approval"]["decided_by"], "operator_default");
+    assert_eq!(p["result"]["output"], "careful\n");
+    let h = s.call(careful("headless")).await;
     assert_eq!(h["result"]["authorization"], "allowed_with_warning");
-    assert!(
-        h["result"]["warning"]
-            .as_str()
-            .unwrap()
-            .contains("operator")
-    );
+    assert_eq!(h["result"]["approval"]["decided_by"], "operator_default");
     assert_eq!(h["result"]["stdout"], "careful\n");
+    assert!(marker.exists());
+    s.stop().await;
+    // An operator who sends headless commands past the person keeps the old way.
+    std::fs::remove_file(&marker).unwrap();
+    let s = server()
+        .envs(&[WARN, ("PM_TERM_APPROVE_HEADLESS", "off")])
+        .start()
+        .await;
+    let h = s.call(careful("headless")).await;
+    assert_eq!(
+        h["result"]["authorization"], "allowed_with_warning",
+        "{h:#}"
+    );
+    assert!(h["result"].get("approval").is_none(), "{h:#}");
+    assert!(marker.exists());
     s.stop().await;
     // The operator can ask for approval of every interactive command.
     let (c, asked) = start_person(Answer::Approve, &[("PM_TERM_APPROVAL", "all")]).await;

@@ -143,6 +143,7 @@ async fn operator_policy_from_env_and_file() {
         .envs(&[
             ("PM_TERM_POLICY_FILE", file.to_str().unwrap()),
             ("PM_TERM_POLICY_WARN", "echo danger"),
+            ("PM_TERM_APPROVAL_DEFAULT", "approve"),
         ])
         .start()
         .await;
@@ -182,6 +183,8 @@ async fn blocking_rm_in(home: &str, shell: &str) -> (Server, String) {
             ("HOME", home),
             ("PM_TERM_INTERACTIVE_SHELL", shell),
             ("PM_TERM_POLICY_BLOCK", "rm"),
+            // What is tested is the terminal's own refusal, past an approval.
+            ("PM_TERM_APPROVAL_DEFAULT", "approve"),
         ])
         .start()
         .await;

@@ -91,9 +91,11 @@ async fn sandboxed(p: &Place, level: &str, extra: &[&str]) -> Server {
     let ws = p.ws.display().to_string();
     let mut args = vec!["--sandbox", level, "--workspace", &ws];
     args.extend_from_slice(extra);
+    // Warned commands run unasked: what is tested is what the sandbox lets them do.
     server()
         .args(&args)
         .env("HOME", &p.home.display().to_string())
+        .env("PM_TERM_APPROVAL_DEFAULT", "approve")
         .start()
         .await
 }

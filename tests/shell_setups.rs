@@ -203,9 +203,12 @@ async fn check_terminal(
     extra_env: &[(&str, &str)],
 ) -> (Vec<String>, String) {
     let home_s = home.display().to_string();
+    // Warned lines (one left open is `unparseable`) run unasked: what is tested is how the
+    // terminal handles them.
     let mut env = vec![
         ("HOME", home_s.as_str()),
         ("PM_TERM_INTERACTIVE_SHELL", shell),
+        ("PM_TERM_APPROVAL_DEFAULT", "approve"),
     ];
     env.extend_from_slice(extra_env);
     let s = server().envs(&env).start().await;

@@ -8,8 +8,13 @@ mod common;
 use common::*;
 use serde_json::json;
 
+/// No user rc files; warned lines (a line left open is `unparseable`) run unasked, so that
+/// what is tested is the terminal's own handling of them.
 fn env() -> Vec<(&'static str, &'static str)> {
-    vec![("PM_TERM_NO_USER_RC", "1")]
+    vec![
+        ("PM_TERM_NO_USER_RC", "1"),
+        ("PM_TERM_APPROVAL_DEFAULT", "approve"),
+    ]
 }
 
 /// A Makefile written with a here-document in a terminal, in bash and zsh with their user's

@@ -192,7 +192,7 @@ impl Default for Policy {
             warned: Vec::new(),
             allowed: Vec::new(),
             approval: ApprovalMode::Warned,
-            approve_by_default: true,
+            approve_by_default: false,
             strict: strict::Allowlist::default(),
             env: env::EnvAllowlist::default(),
         }
@@ -264,8 +264,8 @@ impl Policy {
             .as_deref()
             .map(str::trim)
         {
-            None | Some("") | Some("approve") => true,
-            Some("decline") => false,
+            Some("approve") => true,
+            None | Some("") | Some("decline") => false,
             Some(o) => {
                 return Err(format!(
                     "approval default must be approve or decline, not {o:?}"

@@ -379,11 +379,23 @@ impl Approver for OperatorDefault {
                 ..Approval::approved(DecidedBy::OperatorDefault)
             })
         } else {
+            let why = q
+                .warning
+                .as_deref()
+                .map_or_else(String::new, |w| format!(" Held for a person because: {w}."));
             Err(declined(
                 "operator_default",
-                Some("no approver was available and the operator's default is to decline (PM_TERM_APPROVAL_DEFAULT=decline)".into()),
+                Some(format!(
+                    "nobody could be asked (no host page open, no MCP elicitation in this \
+                     client) and the operator's default declines \
+                     (PM_TERM_APPROVAL_DEFAULT=decline, the default).{why} Run a command the \
+                     policy does not warn about, or ask the operator to set \
+                     PM_TERM_APPROVAL_DEFAULT=approve or to start the server with --gui"
+                )),
                 q.command,
-            ))
+            )
+            .with("rule", json!(q.rule))
+            .with("setting", json!("PM_TERM_APPROVAL_DEFAULT")))
         };
         Box::pin(async move { Some(decided) })
     }

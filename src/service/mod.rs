@@ -191,6 +191,11 @@ impl Service {
             action = req.action.as_str(),
             "request"
         );
+        if req.action == Action::Execute
+            && let Err(e) = self.check_env(&req)
+        {
+            return Handled::failed(e).respond(Envelope::from_request(&req));
+        }
         self.dispatch(&req, progress, elicitor)
             .await
             .respond(Envelope::from_request(&req))
@@ -225,15 +230,10 @@ impl Service {
         let (session, terminal) = (&req.target.session_id, &req.target.terminal_id);
         match req.action {
             Action::List => Handled::about(Identity::default(), self.list(req).await),
-            Action::Execute => {
-                if let Err(e) = self.check_env(req) {
-                    return Handled::failed(e);
-                }
-                match req.mode {
-                    Some(Mode::Headless) => self.headless_execute(req, progress, elicitor).await,
-                    _ => self.interactive_execute(req, progress, elicitor).await,
-                }
-            }
+            Action::Execute => match req.mode {
+                Some(Mode::Headless) => self.headless_execute(req, progress, elicitor).await,
+                _ => self.interactive_execute(req, progress, elicitor).await,
+            },
             // Both identities at once: the session's and the terminal's; a failed session
             // stops before the terminal is touched, as a single request would.
             Action::ReadOutput | Action::Terminate => {

@@ -707,10 +707,13 @@ pub async fn server_in_home(shell: &str, files: &[(&str, &str)]) -> (Server, std
         std::fs::write(path, content).unwrap();
     }
     let home_s = home.display().to_string();
+    // Warned lines (one left open is `unparseable`) run unasked: these tests are about what
+    // the terminal does with them.
     let s = server()
         .envs(&[
             ("HOME", home_s.as_str()),
             ("PM_TERM_INTERACTIVE_SHELL", shell),
+            ("PM_TERM_APPROVAL_DEFAULT", "approve"),
         ])
         .start()
         .await;
