@@ -188,7 +188,35 @@ pub fn parse<T: CommandFactory + FromArgMatches>() -> T {
         }
         std::process::exit(2)
     });
+    refuse_secrets_on_the_command_line(&cmd, &matches);
     T::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// Exit 2 when a secret (an option whose environment value is hidden: a token) was given as
+/// a flag. Why: a process's command line is readable by every local user
+/// (`/proc/<pid>/cmdline`, `ps`), whatever the process does afterwards; its variable is
+/// taken out of the environment at start (`hide_secrets`).
+fn refuse_secrets_on_the_command_line(cmd: &clap::Command, matches: &clap::ArgMatches) {
+    for arg in cmd.get_arguments().filter(|a| a.is_hide_env_values_set()) {
+        if matches.value_source(arg.get_id().as_str())
+            != Some(clap::parser::ValueSource::CommandLine)
+        {
+            continue;
+        }
+        let flag = arg
+            .get_long()
+            .map_or_else(|| arg.get_id().to_string(), |l| format!("--{l}"));
+        let variable = arg
+            .get_env()
+            .map_or_else(String::new, |v| v.to_string_lossy().into_owned());
+        eprintln!(
+            "{}: {flag} would put a secret on the command line, which every local user can read \
+             (/proc/<pid>/cmdline, ps); give it in the environment variable {variable} instead \
+             (or let the service keep it in its token file)",
+            cmd.get_name()
+        );
+        std::process::exit(2);
+    }
 }
 
 /// The environment variable a refused value came from, when it was not given as a flag: the
@@ -232,12 +260,35 @@ pub fn or_exit<T>(name: &str, r: Result<T, impl std::fmt::Display>, code: i32) -
 /// Must be called before the process starts a thread: the environment is not thread-safe.
 pub fn hide_secrets(names: &[&str]) {
     for name in names {
+        scrub_environment_block(name);
         // SAFETY: called at the start of `main`, before any other thread exists (the caller's
         // contract above), so nothing reads the environment meanwhile.
         unsafe { std::env::remove_var(name) };
     }
     if let Err(e) = nix::sys::prctl::set_dumpable(false) {
         tracing::warn!(error = %e, "cannot make the process non-dumpable: its environment stays readable to the user's other processes");
+    }
+}
+
+/// Overwrite the value of `name` in place, in the block the kernel set up at `execve`.
+/// Why: `/proc/<pid>/environ` reads that block, not the environment as changed since, so a
+/// variable only removed stays readable there to root and to any process allowed to trace
+/// this one (non-dumpable stops the others). The C library's `getenv` points into that block
+/// for a variable the process started with.
+fn scrub_environment_block(name: &str) {
+    let Ok(c) = std::ffi::CString::new(name) else {
+        return;
+    };
+    // SAFETY: single-threaded (see `hide_secrets`); getenv returns a pointer to the value's
+    // NUL-terminated bytes, which stay valid and writable (the process's own stack, or a copy
+    // `setenv` made) until the variable is changed, and nothing changes it meanwhile. The
+    // bytes are overwritten within their length, terminator kept.
+    unsafe {
+        let p = nix::libc::getenv(c.as_ptr());
+        if !p.is_null() {
+            let len = nix::libc::strlen(p);
+            std::ptr::write_bytes(p, 0, len);
+        }
     }
 }
 

@@ -59,8 +59,21 @@ fn check_private(file: &Path, meta: &std::fs::Metadata) -> Result<(), String> {
     Ok(())
 }
 
-/// The token in `file`, or a new one written there (mode 0600).
+/// The token in `file`, or a new one written there (mode 0600), said on stderr.
 pub fn load_or_create(file: &Path) -> Result<String, String> {
+    let (token, made) = kept_secret(file)?;
+    if made {
+        eprintln!(
+            "interactive-terminal: generated an access token; it is kept in {} (mode 0600): read it from there",
+            file.display()
+        );
+    }
+    Ok(token)
+}
+
+/// The secret in `file`, or a new one written there (mode 0600); whether it was made now.
+/// A file other users can read, or someone else's, is refused.
+pub fn kept_secret(file: &Path) -> Result<(String, bool), String> {
     match std::fs::metadata(file) {
         Ok(meta) => {
             check_private(file, &meta)?;
@@ -69,7 +82,7 @@ pub fn load_or_create(file: &Path) -> Result<String, String> {
                 .trim()
                 .to_string();
             if !t.is_empty() {
-                return Ok(t);
+                return Ok((t, false));
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -89,11 +102,7 @@ pub fn load_or_create(file: &Path) -> Result<String, String> {
         .map_err(|e| format!("{}: {e}", file.display()))?;
     f.write_all(token.as_bytes())
         .map_err(|e| format!("{}: {e}", file.display()))?;
-    eprintln!(
-        "interactive-terminal: generated an access token; it is kept in {} (mode 0600): read it from there",
-        file.display()
-    );
-    Ok(token)
+    Ok((token, true))
 }
 
 /// Constant-time comparison, so the token cannot be guessed byte by byte from timings.

@@ -435,8 +435,8 @@ async fn page(
     impl SinkExt<Message, Error = tokio_tungstenite::tungstenite::Error> + Unpin,
     impl StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
 ) {
-    let cookie = sign_in(addr, login).await;
-    let ws = page_socket(addr, &cookie).await;
+    let session = sign_in(addr, login).await;
+    let ws = page_socket(addr, &session).await;
     let (mut tx, mut rx) = ws.split();
     tx.send(Message::text(
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

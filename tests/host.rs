@@ -214,20 +214,52 @@ async fn version_negotiation_tokens_and_bind_rules() {
             "{bad}"
         );
     }
-    // The page needs a credential too: never a token in its URL, but a session from the
-    // one-time link, or (a program) the token in a header.
+    // The page itself holds no secret and is served to anyone; what it connects to needs a
+    // credential: never a token in its URL, but a page session from the one-time link, or
+    // (a program) the token in a header.
     let page = http_get(&h.addr, "/", &[]).await;
-    assert!(page.starts_with("HTTP/1.1 401"), "{page}");
-    let page = http_get(&h.addr, &format!("/?token={}", h.token), &[]).await;
-    assert!(page.starts_with("HTTP/1.1 401"), "{page}");
-    let bearer = format!("Bearer {}", h.token);
-    let page = http_get(&h.addr, "/", &[("Authorization", &bearer)]).await;
     assert!(
-        page.starts_with("HTTP/1.1 200") && page.contains("<title>interactive-terminal</title>")
+        page.starts_with("HTTP/1.1 200") && page.contains("<title>interactive-terminal</title>"),
+        "{page}"
     );
-    let cookie = sign_in(&h.addr, &h.login).await;
-    let page = http_get(&h.addr, "/", &[("Cookie", &cookie)]).await;
-    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    assert!(!page.contains(&h.token));
+    let health = http_get(&h.addr, "/healthz", &[]).await;
+    assert!(health.starts_with("HTTP/1.1 401"), "{health}");
+    let health = http_get(&h.addr, &format!("/healthz?token={}", h.token), &[]).await;
+    assert!(health.starts_with("HTTP/1.1 401"), "{health}");
+    let bearer = format!("Bearer {}", h.token);
+    let health = http_get(&h.addr, "/healthz", &[("Authorization", &bearer)]).await;
+    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
+    let session = sign_in(&h.addr, &h.login).await;
+    let origin = format!("http://{}", h.addr);
+    let upgrade = |protocols: String| {
+        vec![
+            ("Upgrade".to_string(), "websocket".to_string()),
+            ("Connection".to_string(), "Upgrade".to_string()),
+            (
+                "Sec-WebSocket-Key".to_string(),
+                "dGhlIHNhbXBsZSBub25jZQ==".to_string(),
+            ),
+            ("Sec-WebSocket-Version".to_string(), "13".to_string()),
+            ("Origin".to_string(), origin.clone()),
+            ("Sec-WebSocket-Protocol".to_string(), protocols),
+        ]
+    };
+    let ask = |headers: Vec<(String, String)>| {
+        let addr = h.addr.clone();
+        async move {
+            let refs: Vec<(&str, &str)> = headers
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            http_get(&addr, "/ahp", &refs).await
+        }
+    };
+    let ws = ask(upgrade(common::page_protocols(&session))).await;
+    assert!(ws.starts_with("HTTP/1.1 101"), "{ws}");
+    assert!(ws.contains("Sec-WebSocket-Protocol: itmcp-page"), "{ws}");
+    let ws = ask(upgrade(common::page_protocols("1-forged.00"))).await;
+    assert!(ws.starts_with("HTTP/1.1 401"), "{ws}");
     // A public address without a configured token is refused.
     let out = Command::new(common::HOST_BIN)
         .args(["--bind", "0.0.0.0", "--port", "0"])
@@ -507,8 +539,8 @@ async fn only_the_asker_withdraws_its_question() {
     use tokio_tungstenite::tungstenite::Message;
     let h = host("tok-withdraw-host").start();
     // A person's page, an approver: it is told when the question is pending.
-    let cookie = common::sign_in(&h.addr, &h.login).await;
-    let (mut page_tx, mut page_rx) = common::page_socket(&h.addr, &cookie).await.split();
+    let session = common::sign_in(&h.addr, &h.login).await;
+    let (mut page_tx, mut page_rx) = common::page_socket(&h.addr, &session).await.split();
     let mut page_next = async |method: &str| loop {
         let Ok(Some(Ok(Message::Text(t)))) =
             tokio::time::timeout(Duration::from_secs(10), page_rx.next()).await

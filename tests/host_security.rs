@@ -85,13 +85,12 @@ async fn foreign_origins_and_host_names_are_refused() {
         .args([
             "--port",
             "0",
-            "--token",
-            "tok-extra",
             "--allow-host",
             "gateway.local",
             "--log",
             "warn",
         ])
+        .env("PM_INTERACTIVE_TERMINAL_TOKEN", "tok-extra")
         .current_dir(scratch_dir())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -120,8 +119,7 @@ async fn foreign_origins_and_host_names_are_refused() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_page_is_served_with_strict_headers_and_no_inline_code() {
     let h = host("tok-headers").start();
-    let cookie = sign_in(&h.addr, &h.login).await;
-    let page = http_get(&h.addr, "/", &[("Cookie", &cookie)]).await;
+    let page = http_get(&h.addr, "/", &[]).await;
     let (head, body) = page.split_once("\r\n\r\n").unwrap();
     for needed in [
         "Content-Security-Policy: default-src 'none'; script-src 'self'",
@@ -191,10 +189,27 @@ async fn one_time_links_sign_a_browser_in_once_and_no_token_is_printed() {
         }
     };
     assert!(first_link.contains("/login?code="), "{first_link}");
-    let cookie = sign_in(&addr, &first_link).await;
-    assert!(cookie.starts_with("itmcp_page="));
+    // The link's page holds no secret and sets nothing: its script makes the exchange.
+    let login_page = http_get(&addr, first_link.split_once(&addr).unwrap().1, &[]).await;
+    assert!(login_page.starts_with("HTTP/1.1 200"), "{login_page}");
+    assert!(!login_page.contains("Set-Cookie"), "{login_page}");
+    assert!(login_page.contains("/login.js"), "{login_page}");
+    // Another origin cannot trade the code — another port of the same address included —
+    // and the attempt does not spend it.
+    let (ip, port) = addr.rsplit_once(':').unwrap();
+    let other_port: u16 = port.parse::<u16>().unwrap().wrapping_add(1);
+    for origin in [
+        format!("http://{ip}:{other_port}"),
+        "http://localhost".to_string(),
+        "null".to_string(),
+    ] {
+        let r = redeem(&addr, &first_link, &origin).await;
+        assert!(r.starts_with("HTTP/1.1 403"), "{origin}: {r}");
+    }
+    let session = sign_in(&addr, &first_link).await;
+    assert!(!session.contains(token.trim()));
     // The link is spent: a second browser with the same link gets nothing.
-    let again = http_get(&addr, first_link.split_once(&addr).unwrap().1, &[]).await;
+    let again = redeem(&addr, &first_link, &format!("http://{addr}")).await;
     assert!(again.starts_with("HTTP/1.1 403"), "{again}");
     // A new link was printed, and it works.
     let next_link = loop {
@@ -206,12 +221,9 @@ async fn one_time_links_sign_a_browser_in_once_and_no_token_is_printed() {
     };
     assert_ne!(next_link, first_link);
     let second = sign_in(&addr, &next_link).await;
-    assert_ne!(second, cookie);
-    let page = http_get(&addr, "/", &[("Cookie", &second)]).await;
-    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
-    // The cookie is HttpOnly and SameSite=Strict.
-    let raw = http_get(&addr, "/login?code=bogus", &[]).await;
-    assert!(raw.starts_with("HTTP/1.1 403"));
+    assert_ne!(second, session);
+    let bogus = redeem(&addr, "/login?code=bogus", &format!("http://{addr}")).await;
+    assert!(bogus.starts_with("HTTP/1.1 403"), "{bogus}");
     let _ = child.kill();
     let _ = child.wait();
     while let Ok(l) = errs.recv_timeout(Duration::from_millis(200)) {
@@ -229,7 +241,8 @@ async fn one_time_links_sign_a_browser_in_once_and_no_token_is_printed() {
 async fn weak_tokens_and_readable_token_files_are_refused() {
     for token in ["secret", &"ab".repeat(20)] {
         let out = Command::new(HOST_BIN)
-            .args(["--bind", "0.0.0.0", "--port", "0", "--token", token])
+            .args(["--bind", "0.0.0.0", "--port", "0"])
+            .env("PM_INTERACTIVE_TERMINAL_TOKEN", token)
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{token}");
@@ -241,9 +254,8 @@ async fn weak_tokens_and_readable_token_files_are_refused() {
     // A strong one binds.
     let strong = "3f9a1c0e7b2d4f6a8c1e3b5d7f9a2c4e";
     let mut child = Command::new(HOST_BIN)
-        .args([
-            "--bind", "0.0.0.0", "--port", "0", "--token", strong, "--log", "warn",
-        ])
+        .args(["--bind", "0.0.0.0", "--port", "0", "--log", "warn"])
+        .env("PM_INTERACTIVE_TERMINAL_TOKEN", strong)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -469,8 +481,8 @@ async fn screens_and_the_list_answer_only_what_each_may_see() {
         listed["result"]["terminals"][0]["holder"], "owner",
         "{listed}"
     );
-    let cookie = sign_in(&h.addr, &h.login).await;
-    let (mut p_tx, mut p_rx) = page_socket(&h.addr, &cookie).await.split();
+    let session = sign_in(&h.addr, &h.login).await;
+    let (mut p_tx, mut p_rx) = page_socket(&h.addr, &session).await.split();
     ask_socket(
         &mut p_tx,
         &mut p_rx,
@@ -592,6 +604,25 @@ async fn the_servers_tokens_reach_no_command() {
         let out = printed(&s, mode, "env").await;
         assert!(!leaked(&out), "{mode}: {out}");
         assert!(!out.contains("_TOKEN="), "{mode}: {out}");
+    }
+    // Whoever may read the environment the server started with (root, or this test as the
+    // same user) finds the values overwritten there too: removing a variable leaves the
+    // block `/proc/<pid>/environ` reads as it was.
+    let environ = std::fs::read(format!("/proc/{}/environ", s.pid)).unwrap_or_default();
+    assert!(
+        !leaked(&String::from_utf8_lossy(&environ)),
+        "the server's /proc/<pid>/environ keeps a token"
+    );
+    if nix::unistd::geteuid().is_root() {
+        // A root command (containers run as root) reads any process's environment.
+        let pid = s.pid;
+        let out = printed(
+            &s,
+            "headless",
+            &format!("cat /proc/{pid}/environ | tr '\\0' '\\n'"),
+        )
+        .await;
+        assert!(!leaked(&out), "{out}");
     }
     s.stop().await;
 

@@ -131,6 +131,39 @@ fn bad_values_stop_the_server_at_start_naming_the_option() {
     }
 }
 
+/// A token on a command line is readable by every local user (`/proc/<pid>/cmdline`, `ps`):
+/// each binary refuses one given as a flag, naming the variable to use instead.
+#[test]
+fn no_token_is_taken_from_a_command_line() {
+    let cases: [(&str, &[&str], &str); 3] = [
+        (
+            SERVER_BIN,
+            &["--http-token", "s3cret-s3cret"],
+            "PM_TERM_HTTP_TOKEN",
+        ),
+        (
+            SERVER_BIN,
+            &["--host-token", "s3cret-s3cret"],
+            "PM_INTERACTIVE_TERMINAL_TOKEN",
+        ),
+        (
+            HOST_BIN,
+            &["--port", "0", "--token", "s3cret-s3cret"],
+            "PM_INTERACTIVE_TERMINAL_TOKEN",
+        ),
+    ];
+    for (bin, args, variable) in cases {
+        let o = run(bin, args, &[]);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("command line") && e.contains(variable),
+            "{args:?}: {e}"
+        );
+        assert!(!e.contains("s3cret"), "the refusal repeats the secret: {e}");
+    }
+}
+
 #[test]
 fn empty_variables_count_as_unset_and_good_values_start() {
     // An empty variable (as run-files and compose files leave them) is not a bad value; with

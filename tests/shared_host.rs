@@ -137,8 +137,8 @@ async fn a_terminal_belongs_to_the_server_that_opened_it() {
     );
 
     // The person on the page may look.
-    let cookie = sign_in(&host.addr, &host.login).await;
-    let ws = page_socket(&host.addr, &cookie).await;
+    let session = sign_in(&host.addr, &host.login).await;
+    let ws = page_socket(&host.addr, &session).await;
     let (mut tx, mut rx) = ws.split();
     for m in [
         init(1, "person"),

@@ -8,8 +8,11 @@
 //!   aliases): a DNS-rebinding page cannot reach it. A browser's `Origin`, when sent, must be
 //!   one of those too: another site's script cannot open the WebSocket.
 //! - Programs present the token (`Authorization: Bearer`, `X-Interactive-Terminal-Token`, or
-//!   `?token=` on the WebSocket only); a person's browser presents the session cookie a
-//!   one-time login link gave it (`page`): the token never appears in a page URL.
+//!   `?token=` on the WebSocket only). A person's browser presents the page session a
+//!   one-time login link gave it (`page`), as a WebSocket subprotocol, from this service's
+//!   own origin only (`Origin` equal to `http://` + `Host`, port included): the token never
+//!   appears in a page URL, and no other origin — another port of the same address included
+//!   — can use or receive a page session.
 //! - Every answer carries a strict Content-Security-Policy (no inline code), `frame-ancestors
 //!   'none'`, `Referrer-Policy: no-referrer` and `nosniff`.
 
@@ -188,9 +191,17 @@ pub async fn handle(
     let upgrade = head
         .header("Upgrade")
         .is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
-    // Routes that need no credentials: the login link, and harmless static assets.
+    // Routes that need no credentials: the sign-in page, the page itself (it holds no
+    // secret: it connects with the session its browser keeps), and static assets.
     match (head.method.as_str(), head.path.as_str()) {
-        ("GET", "/login") => return login(&mut stream, &shared, &head).await,
+        ("GET", "/login") => {
+            return respond(&mut stream, "200 OK", "", HTML, page::LOGIN_HTML.as_bytes()).await;
+        }
+        ("POST", "/session") => return login(&mut stream, &shared, &head, leftover).await,
+        ("GET", "/session") => return session_check(&mut stream, &shared, &head).await,
+        ("GET", "/") | ("GET", "/index.html") if !upgrade => {
+            return respond(&mut stream, "200 OK", "", HTML, page::HTML.as_bytes()).await;
+        }
         ("GET", path) => {
             if let Some((_, kind, body)) = page::ASSETS.iter().find(|(p, _, _)| *p == path) {
                 return respond(&mut stream, "200 OK", "", kind, body.as_bytes()).await;
@@ -204,12 +215,14 @@ pub async fn handle(
     )
     // A program's WebSocket may carry the token in the query (no browser, no Referer).
     .or_else(|| upgrade.then(|| query_param(&head.query, "token")).flatten());
+    let page_session = head
+        .header("Sec-WebSocket-Protocol")
+        .and_then(page::session_protocol);
     let role = if token.is_some_and(|t| token::matches(t, &shared.token)) {
         Some(Role::Client)
-    } else if head
-        .header("Cookie")
-        .and_then(page::session_cookie)
-        .is_some_and(|s| shared.page.has_session(s))
+    } else if upgrade
+        && same_origin(&head)
+        && page_session.is_some_and(|s| shared.page.has_session(s))
     {
         Some(Role::Page)
     } else {
@@ -217,32 +230,12 @@ pub async fn handle(
     };
     let Some(role) = role else {
         tracing::info!(%peer, path = %head.path, "refused: no valid token or page session");
-        if head.method == "GET" && head.path == "/" && !upgrade {
-            return respond(
-                &mut stream,
-                "401 Unauthorized",
-                "",
-                "text/html; charset=utf-8",
-                page::SIGN_IN.as_bytes(),
-            )
-            .await;
-        }
         return text(&mut stream, "401 Unauthorized", "401: this interactive-terminal service needs its token (Authorization: Bearer <token>) or a page session (open the one-time link in the log).\n").await;
     };
     if upgrade && (head.path == WS_PATH || head.path == "/") {
         return websocket(stream, leftover, &head, peer, shared, role).await;
     }
     match (head.method.as_str(), head.path.as_str()) {
-        ("GET", "/") | ("GET", "/index.html") => {
-            respond(
-                &mut stream,
-                "200 OK",
-                "",
-                "text/html; charset=utf-8",
-                page::HTML.as_bytes(),
-            )
-            .await
-        }
         ("GET", "/healthz") => {
             respond(
                 &mut stream,
@@ -257,37 +250,86 @@ pub async fn handle(
     }
 }
 
-/// Exchange a one-time login code for a session cookie (`HttpOnly; SameSite=Strict`).
-async fn login(stream: &mut TcpStream, shared: &Arc<HostState>, head: &Head) {
-    let code = query_param(&head.query, "code").unwrap_or("");
-    match shared.page.redeem(code) {
+const HTML: &str = "text/html; charset=utf-8";
+
+/// Whether a browser sent this request from this service's own page: an `Origin` that is
+/// `http://` and exactly the `Host` it addressed, port included. Browsers send `Origin` on
+/// every WebSocket handshake and every `POST`; a page of another origin — another port of
+/// the same address included — cannot set it.
+fn same_origin(head: &Head) -> bool {
+    match (head.header("Origin"), head.header("Host")) {
+        (Some(origin), Some(host)) => origin
+            .trim()
+            .strip_prefix("http://")
+            .is_some_and(|o| o.eq_ignore_ascii_case(host.trim())),
+        _ => false,
+    }
+}
+
+/// Largest body of a `POST /session` (a login code).
+const MAX_CODE_BODY: usize = 256;
+
+/// Exchange a one-time login code (the request's body) for a page session, answered as
+/// JSON to the sign-in page, which keeps it in this origin's `localStorage`. Only from this
+/// service's own origin.
+async fn login(stream: &mut TcpStream, shared: &Arc<HostState>, head: &Head, leftover: Vec<u8>) {
+    if !same_origin(head) {
+        tracing::info!(origin = ?head.header("Origin"), "refused: a sign-in from another origin");
+        return text(
+            stream,
+            "403 Forbidden",
+            "403: sign in from this service's own page.\n",
+        )
+        .await;
+    }
+    let len = head
+        .header("Content-Length")
+        .and_then(|l| l.parse::<usize>().ok())
+        .unwrap_or(0)
+        .min(MAX_CODE_BODY);
+    let mut body = leftover;
+    while body.len() < len {
+        let mut chunk = [0u8; MAX_CODE_BODY];
+        match tokio::time::timeout(HEAD_TIMEOUT, stream.read(&mut chunk)).await {
+            Ok(Ok(n)) if n > 0 => body.extend_from_slice(&chunk[..n]),
+            _ => break,
+        }
+    }
+    body.truncate(len);
+    let code = String::from_utf8_lossy(&body);
+    match shared.page.redeem(code.trim()) {
         Some(session) => {
             tracing::info!("a browser signed in to the page with a one-time link");
             shared.page.announce(&shared.public_addr);
-            let cookie = format!(
-                "Set-Cookie: {}={session}; HttpOnly; SameSite=Strict; Path=/\r\nLocation: /\r\n",
-                page::COOKIE
-            );
-            respond(
-                stream,
-                "303 See Other",
-                &cookie,
-                "text/plain; charset=utf-8",
-                b"signed in\n",
-            )
-            .await;
+            let answer = serde_json::json!({ "session": session }).to_string();
+            respond(stream, "200 OK", "", "application/json", answer.as_bytes()).await;
         }
         None => {
             respond(
                 stream,
                 "403 Forbidden",
                 "",
-                "text/html; charset=utf-8",
-                page::LINK_USED.as_bytes(),
+                "application/json",
+                b"{\"error\":\"this sign-in link was already used or is not valid\"}",
             )
             .await;
         }
     }
+}
+
+/// Whether the page session the page presents is (still) good: `204`, or `401` — the page
+/// then asks its person for a new link rather than reconnecting in vain.
+async fn session_check(stream: &mut TcpStream, shared: &Arc<HostState>, head: &Head) {
+    let good = same_origin(head)
+        && head
+            .header(page::SESSION_HEADER)
+            .is_some_and(|s| shared.page.has_session(s));
+    let status = if good {
+        "204 No Content"
+    } else {
+        "401 Unauthorized"
+    };
+    respond(stream, status, "", "text/plain; charset=utf-8", b"").await;
 }
 
 /// Complete the WebSocket handshake on the head already read, then serve AHP.
@@ -311,8 +353,15 @@ async fn websocket(
         .await;
     };
     let accept = derive_accept_key(key.as_bytes());
+    // The page asked for its subprotocol (beside the one carrying its session): a browser
+    // drops a connection whose answer names none of those it asked for.
+    let protocol = if role == Role::Page {
+        format!("Sec-WebSocket-Protocol: {}\r\n", page::PAGE_PROTOCOL)
+    } else {
+        String::new()
+    };
     let answer = format!(
-        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\n\r\n"
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\n{protocol}\r\n"
     );
     if stream.write_all(answer.as_bytes()).await.is_err() {
         return;

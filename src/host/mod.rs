@@ -83,7 +83,7 @@ pub struct HostState {
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
     #[error(
-        "refusing to bind {0}: a non-loopback address needs a configured token (--token or PM_INTERACTIVE_TERMINAL_TOKEN)"
+        "refusing to bind {0}: a non-loopback address needs a configured token (PM_INTERACTIVE_TERMINAL_TOKEN)"
     )]
     NoTokenForPublicBind(IpAddr),
     #[error("cannot bind {addr}: {source}")]
@@ -135,7 +135,7 @@ impl Host {
         } else {
             addr.to_string()
         };
-        let page = page::PageLogin::new(&token);
+        let page = page::PageLogin::new(&page::page_key(&cfg.token_file));
         let shared = Arc::new(HostState {
             core: Core::new(cfg.core),
             token,

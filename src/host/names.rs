@@ -6,7 +6,8 @@
 //! name the operator lists (`localhost`, and the container aliases the bridge connects with,
 //! by default). The port is not judged: tunnels and port mappings change it, and a rebinding
 //! attacker cannot change the name. A browser's `Origin` must be `http://` and one of those:
-//! a script from any other origin cannot open the WebSocket or use a session cookie.
+//! a script from any other origin cannot open the WebSocket. (A page session is further bound
+//! to this service's exact origin, port included: `http::same_origin`.)
 
 use std::net::IpAddr;
 

@@ -23,9 +23,10 @@ shell integration) and serves them over the Agent Host Protocol (JSON-RPC 2.0 ov
 /ahp), with a page at / where a person watches terminals, types into them and approves commands. \
 interactive-terminal-mcp reaches it through its bundled and container_bridge adapters.\n\n\
 A program presents the token (Authorization: Bearer <token>, X-Interactive-Terminal-Token, or \
-?token= on the WebSocket); a person's browser signs in with the one-time link printed on stderr \
-at start (and again after each use), which sets an HttpOnly session cookie: the token never \
-appears in a page URL. When no token is configured, one is generated at first start and kept in \
+?token= on the WebSocket), given in the environment (PM_INTERACTIVE_TERMINAL_TOKEN), never on \
+the command line; a person's browser signs in with the one-time link printed on stderr at start \
+(and again after each use), whose page keeps a page session in that origin's storage: the token \
+never appears in a page URL, and holding it does not make a program a person. When no token is configured, one is generated at first start and kept in \
 the token file (mode 0600; never printed). Host and Origin must name this service (IP addresses, \
 localhost, the container aliases, --allow-host names). On start it prints one JSON ready line on \
 stdout (address, protocol version, pid, sign-in link).\n\n\

@@ -1,11 +1,20 @@
 //! The page a person opens, and how their browser signs in without a token in any URL.
 //!
 //! The host keeps one one-time login code at a time and prints a link with it on its stderr
-//! (`/login?code=…`), at start and each time a code is used. Opening the link exchanges the
-//! code for a session cookie (`HttpOnly; SameSite=Strict`) and redirects to the page; the
-//! used code is worthless, so a link copied from a log cannot sign in a second browser.
-//! A browser session is a person (`Role::Page`): it may approve, type into and terminate any
+//! (`/login?code=…`), at start and each time a code is used. The link's page trades the code
+//! for a page session (`POST /session`, from this origin only) and keeps it in the browser's
+//! `localStorage`, which belongs to this exact origin — scheme, address *and port* — and
+//! sends it only on the page's own WebSocket, as a subprotocol (`itmcp-session.<session>`),
+//! with an `Origin` that must be this service's own. A cookie was tried first: browsers send
+//! a cookie to every port of the address, so a page the agent served on another loopback
+//! port, opened once by the signed-in person, approved its own commands, and its server
+//! received the cookie. The used code is worthless, so a link copied from a log cannot sign
+//! in a second browser.
+//!
+//! A page session is a person (`Role::Page`): it may approve, type into and terminate any
 //! terminal; a program with the token is a client (`Role::Client`) and may not approve.
+//! Sessions are signed with a key of their own, random and kept beside the token file (mode
+//! 0600), never derived from the token: a program holding the token cannot make one.
 
 use crate::locks::lock;
 use std::sync::Mutex;
@@ -21,6 +30,11 @@ pub const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("page/page.js"),
     ),
     (
+        "/login.js",
+        "text/javascript; charset=utf-8",
+        include_str!("page/login.js"),
+    ),
+    (
         "/term.js",
         "text/javascript; charset=utf-8",
         include_str!("page/term.js"),
@@ -34,13 +48,17 @@ pub const ASSETS: &[(&str, &str, &str)] = &[
     ("/favicon.svg", "image/svg+xml", ICON),
 ];
 
-/// Shown at `/` to a browser without a session.
-pub const SIGN_IN: &str = "<!doctype html><meta charset=utf-8><title>interactive-terminal</title><p>This page needs a sign-in: open the one-time link <code>http://…/login?code=…</code> that the service printed in its log (for an MCP server started with <code>--gui</code>, its log in your MCP client).</p>\n";
-/// Shown for a used or unknown code.
-pub const LINK_USED: &str = "<!doctype html><meta charset=utf-8><title>interactive-terminal</title><p>This sign-in link was already used or is not valid. Each link works once; the service printed a new one in its log when this one was used.</p>\n";
+/// The sign-in page the one-time link opens: its script trades the code for a session.
+pub const LOGIN_HTML: &str = "<!doctype html><meta charset=utf-8><title>interactive-terminal: sign in</title><link rel=\"stylesheet\" href=\"/page.css\"><p id=\"msg\">Signing in…</p><script src=\"/login.js\"></script>\n";
 
-/// The session cookie's name.
-pub const COOKIE: &str = "itmcp_page";
+/// The subprotocol the page's WebSocket asks for, which the host selects.
+pub const PAGE_PROTOCOL: &str = "itmcp-page";
+
+/// The subprotocol that carries the page session (`itmcp-session.<session>`).
+const SESSION_PROTOCOL_PREFIX: &str = "itmcp-session.";
+
+/// The header a page presents its session in when it asks whether it is still signed in.
+pub const SESSION_HEADER: &str = "X-Itmcp-Session";
 
 /// Random bytes in a login code or a session id (128 bits).
 const SECRET_BYTES: usize = 16;
@@ -54,17 +72,28 @@ pub enum Role {
     Client,
 }
 
-/// The session id in a `Cookie` header.
-pub fn session_cookie(header: &str) -> Option<&str> {
+/// The page session in a `Sec-WebSocket-Protocol` header.
+pub fn session_protocol(header: &str) -> Option<&str> {
     header
-        .split(';')
-        .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == COOKIE)
-        .map(|(_, v)| v.trim())
+        .split(',')
+        .map(str::trim)
+        .find_map(|p| p.strip_prefix(SESSION_PROTOCOL_PREFIX))
 }
 
 /// How long a browser stays signed in.
 const SESSION_LIFETIME_MS: u64 = 24 * 3600 * 1000;
+
+/// The key page sessions are signed with: kept in `page-key` beside the token file (mode
+/// 0600, made at first start), so that a restarted host knows its sessions; a key of this run
+/// only when it cannot be kept (sessions then end with the host). Never the token: whoever
+/// holds the token (an MCP server, a container) must not be able to make a session.
+pub fn page_key(token_file: &std::path::Path) -> String {
+    let file = token_file.with_file_name("page-key");
+    crate::token::kept_secret(&file).map(|(key, _)| key).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "the page key cannot be kept; page sign-ins end with this host");
+        secret()
+    })
+}
 
 /// The current one-time code.
 struct Logins {
@@ -73,9 +102,9 @@ struct Logins {
 
 /// The current login code, and the key sessions are signed with.
 ///
-/// A session is `<issued ms>-<random>.<HMAC-SHA256 of both under the host's token>`, so it
-/// outlives a restart of the host with the same token (the page reconnects by itself) and
-/// dies with a new token or after [`SESSION_LIFETIME_MS`]; the host keeps no session list.
+/// A session is `<issued ms>-<random>.<HMAC-SHA256 of both under the page key>`, so it
+/// outlives a restart of the host with the same key (the page reconnects by itself) and dies
+/// with a new key or after [`SESSION_LIFETIME_MS`]; the host keeps no session list.
 pub struct PageLogin {
     inner: Mutex<Logins>,
     key: Vec<u8>,
@@ -90,11 +119,11 @@ fn secret() -> String {
 }
 
 impl PageLogin {
-    /// Sessions signed with `token` (the host's own secret).
-    pub fn new(token: &str) -> PageLogin {
+    /// Sessions signed with `key` (the page key: never the token).
+    pub fn new(key: &str) -> PageLogin {
         PageLogin {
             inner: Mutex::new(Logins { code: secret() }),
-            key: format!("page-session\u{0}{token}").into_bytes(),
+            key: format!("page-session\u{0}{key}").into_bytes(),
         }
     }
 
@@ -166,7 +195,7 @@ mod tests {
         assert!(p.redeem(&code).is_none(), "a used code is worthless");
         assert_ne!(p.link("127.0.0.1:1"), link);
         assert!(!p.has_session("nope"));
-        // The same token (a restarted host) knows the session; another token does not.
+        // The same key (a restarted host) knows the session; another key does not.
         assert!(PageLogin::new("tok").has_session(&s));
         assert!(!PageLogin::new("other").has_session(&s));
         // A forged or stale session is refused.
@@ -175,8 +204,9 @@ mod tests {
         let old = format!("1-{}", &id[id.find('-').unwrap() + 1..]);
         assert!(!p.has_session(&format!("{old}.{}", p.sign(&old))));
         assert_eq!(
-            session_cookie(&format!("a=1; {COOKIE}={s}")),
+            session_protocol(&format!("{PAGE_PROTOCOL}, itmcp-session.{s}")),
             Some(s.as_str())
         );
+        assert_eq!(session_protocol(PAGE_PROTOCOL), None);
     }
 }

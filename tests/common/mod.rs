@@ -394,12 +394,12 @@ impl HostLaunch {
             .args([
                 "--port",
                 &self.port.to_string(),
-                "--token",
-                &self.token,
                 "--no-user-rc",
                 "--log",
                 level,
             ])
+            // A token goes in the environment, never on a command line.
+            .env("PM_INTERACTIVE_TERMINAL_TOKEN", &self.token)
             .args(&self.args)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped());
@@ -471,45 +471,73 @@ pub async fn create_terminal(
 /// A raw HTTP/1.1 request to `addr` (with `Host: addr` unless `headers` gives one); the
 /// whole answer as text.
 pub async fn http_get(addr: &str, path: &str, headers: &[(&str, &str)]) -> String {
+    http_request(addr, "GET", path, headers, "").await
+}
+
+/// A raw HTTP/1.1 request of any method, with `body`.
+pub async fn http_request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let mut req = format!("GET {path} HTTP/1.1\r\n");
+    let mut req = format!("{method} {path} HTTP/1.1\r\n");
     if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
         req.push_str(&format!("Host: {addr}\r\n"));
     }
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
     }
+    if !body.is_empty() || method == "POST" {
+        req.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
     req.push_str("\r\n");
+    req.push_str(body);
     s.write_all(req.as_bytes()).await.unwrap();
     let mut out = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut out)).await;
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Sign in as a person with a one-time link; the `Cookie` header value it earns.
+/// Trade a one-time login link's code for a page session, as the link's page does in the
+/// browser (a `POST /session` from the service's own origin); the raw answer.
+pub async fn redeem(addr: &str, login_link: &str, origin: &str) -> String {
+    let code = login_link
+        .split_once("code=")
+        .map(|(_, c)| c.trim().to_string())
+        .unwrap_or_else(|| panic!("{login_link} has no code"));
+    http_request(addr, "POST", "/session", &[("Origin", origin)], &code).await
+}
+
+/// Sign in as a person with a one-time link; the page session it earns.
 pub async fn sign_in(addr: &str, login_link: &str) -> String {
-    let path = login_link
-        .split_once(addr)
-        .map(|(_, p)| p.to_string())
-        .unwrap_or_else(|| panic!("{login_link} is not on {addr}"));
-    let answer = http_get(addr, &path, &[]).await;
-    assert!(answer.starts_with("HTTP/1.1 303"), "{answer}");
-    let cookie = answer
-        .lines()
-        .find_map(|l| l.strip_prefix("Set-Cookie: "))
-        .unwrap_or_else(|| panic!("no cookie in {answer}"));
-    cookie.split(';').next().unwrap().to_string()
+    assert!(login_link.contains(addr), "{login_link} is not on {addr}");
+    let answer = redeem(addr, login_link, &format!("http://{addr}")).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let (_, body) = answer.split_once("\r\n\r\n").unwrap();
+    let v: Value = serde_json::from_str(body).unwrap();
+    v["session"].as_str().unwrap().to_string()
+}
+
+/// The subprotocols a signed-in page asks for on its WebSocket.
+pub fn page_protocols(session: &str) -> String {
+    format!("itmcp-page, itmcp-session.{session}")
 }
 
 /// A WebSocket to the host's AHP endpoint as a signed-in page.
 pub async fn page_socket(
     addr: &str,
-    cookie: &str,
+    session: &str,
 ) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>> {
     use tokio_tungstenite::tungstenite::client::IntoClientRequest;
     let mut req = format!("ws://{addr}/ahp").into_client_request().unwrap();
-    req.headers_mut().insert("Cookie", cookie.parse().unwrap());
+    req.headers_mut().insert(
+        "Sec-WebSocket-Protocol",
+        page_protocols(session).parse().unwrap(),
+    );
     req.headers_mut()
         .insert("Origin", format!("http://{addr}").parse().unwrap());
     tokio_tungstenite::connect_async(req).await.unwrap().0

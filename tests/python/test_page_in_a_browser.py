@@ -379,3 +379,106 @@ async def test_a_question_the_client_cancels_leaves_the_page():
         assert r["success"], r
         assert r["result"]["items"] == [], r
         assert not os.path.exists(marker)
+
+
+AGENT_PAGE = """<!doctype html><meta charset=utf-8><title>loading</title><script>
+// What an agent's own page tries once the signed-in person opens it: the page's WebSocket
+// with every credential it could find, and the sign-in exchange.
+const host = "HOST";
+const tried = [];
+function attempt(protocols) {
+  return new Promise((done) => {
+    let ws;
+    try { ws = protocols ? new WebSocket(`ws://${host}/ahp`, protocols) : new WebSocket(`ws://${host}/ahp`); }
+    catch (e) { tried.push("throw"); return done(); }
+    ws.onopen = () => {
+      tried.push("open");
+      ws.send(JSON.stringify({jsonrpc: "2.0", id: 1, method: "initialize", params: {channel: "ahp-root://",
+        protocolVersions: ["1.0.0"], clientId: "agent-page", _meta: {interactiveTerminal: {approver: true}}}}));
+      setTimeout(done, 500);
+    };
+    ws.onerror = () => { tried.push("refused"); done(); };
+  });
+}
+(async () => {
+  await attempt(null);
+  await attempt(["itmcp-page"]);
+  await attempt(["itmcp-page", "itmcp-session." + (document.cookie || "none")]);
+  let post = "none";
+  try { post = String((await fetch(`http://${host}/session`, {method: "POST", body: "x", credentials: "include"})).status); }
+  catch (e) { post = "blocked"; }
+  document.title = "done " + tried.join(",") + " post=" + post;
+})();
+</script>"""
+
+
+@pytest.mark.anyio
+async def test_a_page_the_agent_serves_on_loopback_cannot_approve():
+    """The agent serves a page of its own on another loopback port and the signed-in person
+    opens it: the page session is not sent to it (no cookie: a cookie reaches every port of
+    an address), and its script can neither open the page's socket nor approve."""
+    import http.server
+    import threading
+
+    async with agent_with_page_open("itmcp-gui-hostile-") as (session, driver, home):
+        host = re.search(r"http://([^/]+)/", driver.current_url).group(1)
+        seen_headers = []
+
+        class Agent(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                seen_headers.append(dict(self.headers))
+                body = AGENT_PAGE.replace("HOST", host).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        agent = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Agent)
+        threading.Thread(target=agent.serve_forever, daemon=True).start()
+        try:
+            marker = os.path.join(home, "approved-by-the-agent")
+            call = {
+                "action": "execute",
+                "invocation": {"mode": "headless", "intent": "execute_command"},
+                "execution": {"command": f"echo careful hostile && touch {marker}"},
+                "runtime": {"timeout_ms": 15000},
+            }
+
+            def on_the_page():
+                card = "//div[@class='appr'][code[contains(., 'careful hostile')]]"
+                WebDriverWait(driver, 20).until(EC.presence_of_element_located((By.XPATH, card)))
+                page = driver.current_window_handle
+                driver.switch_to.new_window("tab")
+                driver.get(f"http://127.0.0.1:{agent.server_address[1]}/")
+                WebDriverWait(driver, 20).until(lambda d: d.title.startswith("done"))
+                tried = driver.title
+                driver.close()
+                driver.switch_to.window(page)
+                # The question is still the person's: they decline it.
+                decide(driver, "careful hostile", "Decline", reason="not mine")
+                return tried
+
+            result = {}
+            async with anyio.create_task_group() as tg:
+
+                async def asked():
+                    result["r"] = await session.call_tool(TOOL, call)
+
+                tg.start_soon(asked)
+                result["tried"] = await anyio.to_thread.run_sync(on_the_page)
+            tried = result["tried"]
+            assert "open" not in tried, tried
+            assert "post=200" not in tried, tried
+            r = result["r"].structured_content
+            assert r["error"]["code"] == "PM_TERM_DECLINED", r
+            assert r["error"]["details"]["decided_by"] == "page", r
+            assert not os.path.exists(marker)
+            for h in seen_headers:
+                assert not any("itmcp" in v for v in h.values()), h
+                assert "Cookie" not in h, h
+        finally:
+            agent.shutdown()

@@ -41,9 +41,10 @@ def start_host(home, port=0, token="page-terminal-token", extra=()):
         "PM_TERM_INTERACTIVE_SHELL": "bash",
         "PM_TERM_LOG": "warn",
         "TERM": "dumb",
+        "PM_INTERACTIVE_TERMINAL_TOKEN": token,
     }
     proc = subprocess.Popen(
-        [HOST, "--port", str(port), "--token", token, *extra],
+        [HOST, "--port", str(port), *extra],
         cwd=home,
         env=env,
         stdout=subprocess.PIPE,

@@ -2,9 +2,11 @@
 // The page speaks AHP over the same WebSocket as every other client (initialize, the root
 // terminal list, dispatched input and resizes, createTerminal / disposeTerminal), plus the
 // host's page extensions: pm/terminals (the list with cwd and running command),
-// pm/screen/watch (screen frames) and pm/approval/* (a person's decisions). The browser's
-// session cookie (from the one-time login link) authenticates the socket. After a drop or a
-// host restart it reconnects by itself, with backoff; each pane then gets a full frame.
+// pm/screen/watch (screen frames) and pm/approval/* (a person's decisions). The page session
+// the one-time login link left in this origin's localStorage authenticates the socket (as a
+// subprotocol: no cookie, which every port of this address would receive). After a drop or a
+// host restart it reconnects by itself, with backoff; each pane then gets a full frame. When
+// the host says the session is no longer good, it asks for a new link instead.
 
 const RETRY_FIRST_MS = 500, RETRY_CAP_MS = 8000, LIST_REFRESH_MS = 2000, PANES_MAX = 2;
 const $ = (id) => document.getElementById(id);
@@ -250,9 +252,34 @@ function onMessage(ev) {
   }
 }
 
+const SESSION_KEY = "itmcp_page";
+const SIGN_IN = "This page needs a sign-in: open the one-time link http://…/login?code=… that the service printed in its log (for an MCP server started with --gui, its log in your MCP client).";
+
+// Whether the host still takes the session: true, false (sign in again), or null (no answer:
+// the host is down or restarting, so keep trying).
+async function sessionGood(session) {
+  try {
+    const r = await fetch("/session", { headers: { "X-Itmcp-Session": session }, credentials: "omit", cache: "no-store" });
+    return r.status === 204 ? true : r.status === 401 ? false : null;
+  } catch (e) { return null; }
+}
+
+let waitingForSignIn = false;
+function needSignIn() {
+  localStorage.removeItem(SESSION_KEY);
+  waitingForSignIn = true;
+  status(SIGN_IN);
+}
+// A sign-in in another tab of this origin puts a session here: connect with it.
+window.addEventListener("storage", (e) => {
+  if (e.key === SESSION_KEY && e.newValue && waitingForSignIn) { waitingForSignIn = false; connect(); }
+});
+
 function connect() {
+  const session = localStorage.getItem(SESSION_KEY);
+  if (!session) { needSignIn(); return; }
   status("connecting…");
-  ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ahp`);
+  ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ahp`, ["itmcp-page", "itmcp-session." + session]);
   ws.onmessage = onMessage;
   ws.onopen = async () => {
     connected = true;
@@ -267,11 +294,12 @@ function connect() {
     await refreshList();
     for (const p of panes) if (p.channel) show(p, p.channel);
   };
-  ws.onclose = () => {
+  ws.onclose = async () => {
     const was = connected;
     connected = false;
     for (const [id, p] of pending) { p.fail(new Error("disconnected")); pending.delete(id); }
-    status(`disconnected; reconnecting in ${Math.round(retryMs / 1000)} s… (if the host restarted, sign in again with the new link from its log)`);
+    if (await sessionGood(session) === false) { needSignIn(); return; }
+    status(`disconnected; reconnecting in ${Math.round(retryMs / 1000)} s…`);
     setTimeout(connect, retryMs);
     retryMs = Math.min(RETRY_CAP_MS, retryMs * (was ? 1 : 2));
   };
