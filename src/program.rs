@@ -2,10 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
-/// Find `name` on PATH.
+/// Find `name` on PATH, in its absolute entries only. Why: a relative entry (`.`, an empty
+/// entry, `bin`) is looked up from the working directory, which may be a project the agent
+/// writes in, where a file named like the program would run in its place.
 pub fn which(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
+        .filter(|d| d.is_absolute())
         .map(|d| d.join(name))
         .find(|p| is_executable(p))
 }

@@ -656,8 +656,25 @@ async fn a_build_or_test_command_cannot_be_given_a_program_or_a_place_to_write()
         "target.'cfg(all())'.runner=['sh','-c','touch {}']",
         made.display()
     );
+    // The project's tests are code the agent may have written: with nobody to ask they are
+    // declined by default, naming the setting, and nothing runs.
     let s = server().start().await;
     let cwd = proj.display().to_string();
+    let p = check_result(
+        &s.call_result_of(
+            "memory_terminal",
+            json!({"command": "cargo test -q --lib", "runtime": {"cwd": cwd, "wait_ms": 120000}}),
+        )
+        .await,
+    );
+    assert_eq!(code(&p), "PM_TERM_DECLINED", "{p:#}");
+    assert_eq!(p["error"]["details"]["rule"], "project_code", "{p:#}");
+    assert!(!proj.join("target").exists(), "a declined build ran");
+    s.stop().await;
+    let s = server()
+        .env("PM_TERM_APPROVAL_DEFAULT", "approve")
+        .start()
+        .await;
     let strict = |command: Value| {
         s.call_result_of(
             "memory_terminal",
@@ -665,6 +682,7 @@ async fn a_build_or_test_command_cannot_be_given_a_program_or_a_place_to_write()
         )
     };
     let refused = [
+        json!({"command": format!("cargo build --manifest-path {}/../other/Cargo.toml", proj.display())}),
         json!({"command": "cargo", "args": ["test", "--config", runner]}),
         json!({"command": format!("cargo build --config build.rustc-wrapper={}", made.display())}),
         json!({"command": "cargo", "args": ["test", "-q", format!("--config={runner}")]}),
@@ -689,6 +707,14 @@ async fn a_build_or_test_command_cannot_be_given_a_program_or_a_place_to_write()
         check_result(&strict(json!({"command": "cargo test -q --lib -- --test-threads 1"})).await);
     assert_eq!(p["success"], true, "{p:#}");
     assert_eq!(p["result"]["exit_code"], 0, "{p:#}");
+    assert_eq!(
+        p["result"]["authorization"], "allowed_with_warning",
+        "{p:#}"
+    );
+    assert_eq!(
+        p["result"]["approval"]["decided_by"], "operator_default",
+        "{p:#}"
+    );
     assert!(
         p["result"]["stdout"]
             .as_str()

@@ -199,4 +199,7 @@ pub struct Request {
     pub target: Target,
     pub output: OutputOptions,
     pub compat: Compat,
+    /// Set by the strict tool, never from the wire: the command is a build or test command,
+    /// which runs the project's own code, so it is judged as code the agent may have written.
+    pub runs_project_code: bool,
 }

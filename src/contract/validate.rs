@@ -260,6 +260,7 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
         target,
         output,
         compat,
+        runs_project_code: false,
     })
 }
 

@@ -11,6 +11,8 @@ pub mod lex;
 pub mod rules;
 pub mod strict;
 pub mod strict_build;
+pub mod strict_git;
+pub mod strict_options;
 mod typed;
 pub use typed::unseen_line;
 pub mod unwrap;
@@ -63,6 +65,25 @@ impl Decision {
             authorization,
             findings,
         }
+    }
+
+    /// This decision with `finding` added (its verdict recomputed).
+    pub fn with(mut self, finding: Finding) -> Decision {
+        self.findings.push(finding);
+        Decision::of(self.findings)
+    }
+
+    /// The warning for a build or test command of the strict tool: it runs the project's own
+    /// code, which the agent may have written.
+    pub fn runs_project_code(self, command: &str) -> Decision {
+        self.with(Finding {
+            severity: Severity::Warn,
+            rule: "project_code",
+            message: "runs the project's own code (build scripts, tests, the build tool's \
+                      project configuration), which the agent may have written"
+                .into(),
+            command: command.to_string(),
+        })
     }
 
     /// The finding that decided (the first block, else the first warning).

@@ -8,19 +8,37 @@
 //! beside this server writes files); and a path checked, then run, may be swapped between
 //! the two.
 
-use super::{lex, strict_build};
+use super::{lex, strict_build, strict_options};
 
 /// What may follow an entry's prefix.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Rest {
-    /// Any arguments.
+    /// Any arguments: a program with no option that writes or runs anything (`echo`), or an
+    /// operator's entry.
     Any,
     /// Only these flags, no other words.
     Flags(Vec<String>),
-    /// Any arguments except these flags.
+    /// Any arguments except these flags: for parsers that take no abbreviation (`rg`,
+    /// `tree`).
     AnyExcept(Vec<String>),
-    /// Words that are not options, and only these options (`strict_build`).
+    /// The admitted options of a program whose parser is `getopt_long`'s (GNU tools, git):
+    /// read as it reads them; an option not listed, or abbreviated, is refused.
+    Getopt(&'static strict_options::Spec),
+    /// `find`'s reading tests and actions.
+    Find,
+    /// Words that are not options, and only these options (`strict_build`): a build or test
+    /// command, which runs the project's own code.
     Options(strict_build::Options),
+}
+
+/// What the allowlist found a command to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Admitted {
+    /// A build or test command: it runs the project's own code (build scripts, tests, the
+    /// tools' project configuration), which the agent may have written.
+    pub runs_project_code: bool,
+    /// A `git` command: it reads the repository's configuration (`strict_git`).
+    pub git: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +52,9 @@ pub struct Allowlist {
     pub entries: Vec<Entry>,
 }
 
+/// Reading tools. Those with options are checked against `strict_options` (GNU's
+/// `getopt_long` reads abbreviations); the rest — `echo`, `pwd`, `whoami`, `true`,
+/// `false`, `ps`, `which`, `jq` — have no option that writes a file or runs a program.
 const READ_ONLY: &[&str] = &[
     "ls",
     "pwd",
@@ -70,19 +91,19 @@ const READ_ONLY: &[&str] = &[
     "free",
     "true",
     "false",
+    "date",
+    "sort",
+    "file",
 ];
 
-/// Read-only tools with the options that would make them write, run or change something
-/// (`sort -o FILE`, `rg --pre CMD`, `rg --hostname-bin CMD`, `date -s`, `file -C`, `tree -o
-/// FILE`, `tree -R`).
+/// Read-only tools whose parsers take no abbreviation, minus the options that would make
+/// them write or run something (`rg --pre CMD`, `rg --hostname-bin CMD`, `tree -o FILE`,
+/// `tree -R`).
 const READ_ONLY_EXCEPT: &[(&str, &[&str])] = &[
-    ("date", &["-s", "--set"]),
-    ("sort", &["-o", "--output", "--compress-program"]),
     // `-R` runs tree again in every directory with `-o 00Tree.html`.
     ("tree", &["-o", "-R"]),
     // `--hostname-bin` runs a program for the hyperlinks' host name (ripgrep 14).
     ("rg", &["--pre", "--hostname-bin"]),
-    ("file", &["-C", "--compile"]),
 ];
 
 /// `hostname` prints; with a name it renames the machine.
@@ -101,10 +122,7 @@ const HOSTNAME_FLAGS: &[&str] = &[
     "--all-fqdns",
 ];
 
-/// Options that make a reading `git` subcommand write a file.
-const GIT_WRITES: &[&str] = &["--output"];
-
-/// `git` subcommands that only read.
+/// `git` subcommands that only read (their options: `strict_options::git_spec`).
 const GIT_READ: &[&str] = &[
     "status",
     "log",
@@ -119,10 +137,6 @@ const GIT_READ: &[&str] = &[
     "cat-file",
 ];
 
-const FIND_ACTIONS: &[&str] = &[
-    "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
-];
-
 fn words(s: &[&str]) -> Vec<String> {
     s.iter().map(|w| w.to_string()).collect()
 }
@@ -133,7 +147,7 @@ impl Default for Allowlist {
             .iter()
             .map(|c| Entry {
                 prefix: words(&[c]),
-                rest: Rest::Any,
+                rest: strict_options::spec(c).map_or(Rest::Any, Rest::Getopt),
             })
             .collect();
         e.extend(READ_ONLY_EXCEPT.iter().map(|(c, except)| Entry {
@@ -146,13 +160,15 @@ impl Default for Allowlist {
         });
         e.push(Entry {
             prefix: words(&["find"]),
-            rest: Rest::AnyExcept(words(FIND_ACTIONS)),
+            rest: Rest::Find,
         });
         for sub in GIT_READ {
-            e.push(Entry {
-                prefix: words(&["git", sub]),
-                rest: Rest::AnyExcept(words(GIT_WRITES)),
-            });
+            if let Some(spec) = strict_options::git_spec(sub) {
+                e.push(Entry {
+                    prefix: words(&["git", sub]),
+                    rest: Rest::Getopt(spec),
+                });
+            }
         }
         e.push(Entry {
             prefix: words(&["git", "branch"]),
@@ -250,30 +266,62 @@ impl Allowlist {
                     Rest::Flags(f) if f.is_empty() => head,
                     Rest::Flags(f) => format!("{head} [{}]", f.join("|")),
                     Rest::AnyExcept(f) => format!("{head} … (not {})", f.join(", ")),
+                    Rest::Getopt(spec) => format!("{head} [{}] …", spec.describe()),
+                    Rest::Find => format!("{head} … (reading tests and actions only)"),
                     Rest::Options(o) => format!("{head} {}", o.describe()),
                 }
             })
             .collect()
     }
 
-    fn admits(&self, argv: &[String]) -> bool {
-        self.entries.iter().any(|e| {
+    /// The entry that admits `argv`; else why an entry with its prefix refused its
+    /// options (`None` when no entry has its prefix).
+    fn admits(&self, argv: &[String]) -> Result<Admitted, Option<String>> {
+        let mut why = None;
+        for e in &self.entries {
             let n = e.prefix.len();
             if argv.len() < n || argv[..n] != e.prefix[..] {
-                return false;
+                continue;
             }
             let rest = &argv[n..];
-            match &e.rest {
-                Rest::Any => true,
-                Rest::Flags(allowed) => rest.iter().all(|a| allowed.contains(a)),
-                Rest::AnyExcept(denied) => rest.iter().all(|a| !denied.iter().any(|d| hits(a, d))),
-                Rest::Options(o) => o.admit(rest),
+            let program = e.prefix.join(" ");
+            let verdict = match &e.rest {
+                Rest::Any => Ok(()),
+                Rest::Flags(allowed) => match rest.iter().find(|a| !allowed.contains(a)) {
+                    None => Ok(()),
+                    Some(a) => Err(format!("{program}: {a:?} is not admitted here")),
+                },
+                Rest::AnyExcept(denied) => {
+                    match rest.iter().find(|a| denied.iter().any(|d| hits(a, d))) {
+                        None => Ok(()),
+                        Some(a) => Err(format!("{program}: {a:?} is not admitted here")),
+                    }
+                }
+                Rest::Getopt(spec) => spec.check(&program, rest),
+                Rest::Find => strict_options::check_find(rest),
+                Rest::Options(o) => {
+                    if o.admit(rest) {
+                        Ok(())
+                    } else {
+                        Err(format!("{program} takes only {}", o.describe()))
+                    }
+                }
+            };
+            match verdict {
+                Ok(()) => {
+                    return Ok(Admitted {
+                        runs_project_code: matches!(&e.rest, Rest::Options(o) if o.runs_project_code),
+                        git: argv[0] == "git",
+                    });
+                }
+                Err(w) => why = why.or(Some(w)),
             }
-        })
+        }
+        Err(why)
     }
 
     /// Check a command line (without `args`) or a program with argv. `Err` says why not.
-    pub fn check(&self, command: &str, args: Option<&[String]>) -> Result<(), String> {
+    pub fn check(&self, command: &str, args: Option<&[String]>) -> Result<Admitted, String> {
         let argv: Vec<String> = match args {
             Some(a) => {
                 let mut v = vec![command.to_string()];
@@ -304,8 +352,12 @@ impl Allowlist {
         if argv.is_empty() {
             return Err("empty command".into());
         }
-        if self.admits(&argv) {
-            Ok(())
+        let refused = match self.admits(&argv) {
+            Ok(admitted) => return Ok(admitted),
+            Err(why) => why,
+        };
+        if let Some(why) = refused {
+            Err(why)
         } else if argv[0].contains('/') {
             Err(format!(
                 "{:?} names a program by a path: memory_terminal runs the allowlisted programs \

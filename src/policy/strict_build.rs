@@ -11,6 +11,12 @@
 //! empties DIR. No list of such options is complete (pytest's plugins add their own), so
 //! each command admits the options that shape its run and report — which targets, which
 //! tests, how much output — and words that are not options (paths, test names, values).
+//! Not `--manifest-path`: it builds another project, whose build scripts ran.
+//!
+//! The project's own code still runs — its build scripts, its tests, and its tools'
+//! project configuration (`.cargo/config.toml`, `conftest.py`, `package.json` scripts) —
+//! and the agent may have written all of it, so these commands are warned (`project_code`)
+//! and go through the approval chain (`Decision::runs_project_code`).
 
 /// An option that takes a value ends in `=` here: given as `--opt=value`, `--opt value`,
 /// or, for a one-letter one, `-ovalue`.
@@ -51,7 +57,6 @@ const CARGO_COMMON: &[&str] = &[
     "--message-format=",
     "--color=",
     "--profile=",
-    "--manifest-path=",
 ];
 
 /// `cargo test`'s own, beside the common ones (after `--`, the test binaries' arguments).
@@ -78,7 +83,6 @@ const CARGO_METADATA: &[&str] = &[
     "--no-default-features",
     "--features=",
     "--filter-platform=",
-    "--manifest-path=",
     "--offline",
     "--locked",
     "--frozen",
@@ -105,7 +109,6 @@ const CARGO_TREE: &[&str] = &[
     "--features=",
     "--all-features",
     "--no-default-features",
-    "--manifest-path=",
     "--offline",
     "--locked",
     "--frozen",
@@ -117,7 +120,6 @@ const CARGO_FMT_CHECK: &[&str] = &[
     "--all",
     "-p=",
     "--package=",
-    "--manifest-path=",
     "--message-format=",
     "-q",
     "-v",
@@ -227,6 +229,9 @@ pub struct Options {
     pub allowed: Vec<String>,
     /// After a `--`, anything (what goes to the tests).
     pub free_after_dashes: bool,
+    /// It runs the project's own code: build scripts, tests, scripts (not `cargo
+    /// metadata`, `cargo tree`, `cargo fmt --check`, which only read it).
+    pub runs_project_code: bool,
 }
 
 impl Options {
@@ -242,11 +247,13 @@ impl Options {
 }
 
 fn entry(prefix: &[&str], allowed: Vec<String>, free_after_dashes: bool) -> (Vec<String>, Options) {
+    let reads_only = matches!(prefix, ["cargo", "metadata" | "tree" | "fmt", ..]);
     (
         prefix.iter().map(|w| w.to_string()).collect(),
         Options {
             allowed,
             free_after_dashes,
+            runs_project_code: !reads_only,
         },
     )
 }

@@ -56,6 +56,9 @@ pub fn helper_main() -> Option<i32> {
     if first == crate::sandbox::netbridge::FLAG {
         return Some(crate::sandbox::netbridge::main(args.collect()));
     }
+    if first == crate::sandbox::seccomp::FLAG {
+        return Some(crate::sandbox::seccomp::main(args.collect()));
+    }
     if first != spawner::SPAWNER_FLAG {
         return None;
     }

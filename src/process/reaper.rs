@@ -50,6 +50,29 @@ pub fn spawn_guard() -> SpawnGuard {
     SpawnGuard(lock(owned()))
 }
 
+/// Run a helper program of the server's own (not a session: no supervisor), registered as
+/// the server's own child while it runs, so the subreaper leaves its status to this caller;
+/// its output. Started directly, it was reaped from under the caller (`ECHILD`).
+pub async fn own_output(mut cmd: tokio::process::Command) -> std::io::Result<std::process::Output> {
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let child = {
+        let mut guard = spawn_guard();
+        let child = cmd.spawn()?;
+        if let Some(pid) = child.id() {
+            guard.register(pid as i32);
+        }
+        child
+    };
+    let pid = child.id();
+    let out = child.wait_with_output().await;
+    if let Some(pid) = pid {
+        unregister(pid as i32);
+    }
+    out
+}
+
 /// Forget a child once its owner has collected its status.
 pub fn unregister(pid: i32) {
     lock(owned()).remove(&pid);

@@ -1,19 +1,47 @@
-//! bubblewrap: the program runs in its own mount, pid and IPC namespaces (and network
-//! namespace when the network is off), with the whole file system bound read-only, a fresh
-//! /dev and /proc, a private tmpfs on /tmp, and the writable roots bound back writable —
-//! except what stays protected inside them.
+//! bubblewrap: the program runs in its own user, mount, pid and IPC namespaces (and network
+//! namespace when the network is off), with every capability dropped, the whole file system
+//! bound read-only, a fresh /dev and /proc, a private tmpfs on /tmp, the writable roots bound
+//! back writable — except what stays protected inside them — the server's own files hidden,
+//! and a system-call filter (`seccomp`) applied inside by the server's own binary before the
+//! program starts.
+//!
+//! Run by root (as in many containers), bubblewrap keeps every capability unless told
+//! otherwise, and `mount -o remount,bind,rw /` made the host writable again: so it always
+//! gets `--cap-drop ALL`, and a user namespace of its own where the kernel allows one (root
+//! inside then has no power over the mounts it was given).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use super::seccomp::{self, Sockets};
 use super::settings::PROTECTED_NAMES;
-use super::{Level, Mechanism, NetRoute, Network, Settings, netbridge};
+use super::{Level, Mechanism, NetRoute, Network, Settings, gitdirs, netbridge};
 
 /// The program's name on PATH (Debian's `bubblewrap` package).
 const PROGRAM: &str = "bwrap";
 
 /// Where every sandbox gets a tmpfs of its own.
 const PRIVATE_TMP: &str = "/tmp";
+
+/// How bubblewrap is run here, found once at start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Whether it makes a user namespace (always for an unprivileged user; for root, where
+    /// the kernel allows it).
+    pub user_namespace: bool,
+    /// The server's own binary, which applies the system-call filter inside.
+    pub helper: PathBuf,
+}
+
+/// One program to start inside.
+pub struct Run<'a> {
+    pub program: &'a str,
+    pub args: &'a [String],
+    pub cwd: &'a Path,
+    /// Paths the program must read although the private /tmp hides them.
+    pub expose: &'a [PathBuf],
+    pub env: &'a [(String, String)],
+}
 
 /// Find bubblewrap and try it once with `settings`, as every session will use it.
 pub fn find(settings: &Settings) -> Result<Mechanism, String> {
@@ -23,6 +51,8 @@ pub fn find(settings: &Settings) -> Result<Mechanism, String> {
              install bubblewrap)"
         )
     })?;
+    let helper = std::env::current_exe()
+        .map_err(|e| format!("cannot find this program's own binary for the sandbox: {e}"))?;
     let version = Command::new(&path)
         .arg("--version")
         .stdin(Stdio::null())
@@ -31,22 +61,50 @@ pub fn find(settings: &Settings) -> Result<Mechanism, String> {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .filter(|v| !v.is_empty())
         .unwrap_or_else(|| "bubblewrap".into());
-    let probe = Command::new(&path)
-        .args(argv(settings, "true", &[], Path::new("/"), &[], &[], None))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .output()
-        .map_err(|e| format!("{} cannot be started: {e}", path.display()))?;
-    if !probe.status.success() {
-        let said = String::from_utf8_lossy(&probe.stderr).trim().to_string();
-        return Err(format!(
-            "{} cannot set up the sandbox here ({}): {said}; user namespaces may be disabled \
-             (kernel.unprivileged_userns_clone, or a container without them)",
-            path.display(),
+    // Root may be refused a user namespace (a container without them): it then runs with
+    // its capabilities dropped all the same.
+    let tries: &[bool] = if nix::unistd::geteuid().is_root() {
+        &[true, false]
+    } else {
+        &[true]
+    };
+    let mut said = String::new();
+    for &user_namespace in tries {
+        let options = Options {
+            user_namespace,
+            helper: helper.clone(),
+        };
+        let run = Run {
+            program: "true",
+            args: &[],
+            cwd: Path::new("/"),
+            expose: &[],
+            env: &[],
+        };
+        let probe = Command::new(&path)
+            .args(argv(settings, &options, run, None)?)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .output()
+            .map_err(|e| format!("{} cannot be started: {e}", path.display()))?;
+        if probe.status.success() {
+            return Ok(Mechanism::Bubblewrap {
+                path,
+                version,
+                options,
+            });
+        }
+        said = format!(
+            "{} ({})",
+            String::from_utf8_lossy(&probe.stderr).trim(),
             probe.status
-        ));
+        );
     }
-    Ok(Mechanism::Bubblewrap { path, version })
+    Err(format!(
+        "{} cannot set up the sandbox here: {said}; user namespaces may be disabled \
+         (kernel.unprivileged_userns_clone, or a container without them)",
+        path.display(),
+    ))
 }
 
 /// Variables that send a program's connections through a proxy.
@@ -63,20 +121,22 @@ const PROXY_VARS: [&str; 6] = [
 /// nowhere to go, so it would only fail in a more puzzling way).
 const NO_PROXY_VARS: [&str; 2] = ["NO_PROXY", "no_proxy"];
 
-/// bwrap's arguments that run `program args` in `cwd` inside the sandbox; with `net`, through
-/// the helper that brings the allow-list proxy onto the sandbox's loopback.
+/// bwrap's arguments that run `run` inside the sandbox; with `net`, through the helper that
+/// brings the allow-list proxy onto the sandbox's loopback. `Err` when a writable root
+/// cannot be checked for the repositories in it.
 pub fn argv(
     settings: &Settings,
-    program: &str,
-    args: &[String],
-    cwd: &Path,
-    expose: &[PathBuf],
-    env: &[(String, String)],
+    options: &Options,
+    run: Run<'_>,
     net: Option<&NetRoute>,
-) -> Vec<String> {
+) -> Result<Vec<String>, String> {
     let mut a: Vec<String> = Vec::new();
     let mut push = |items: &[&str]| a.extend(items.iter().map(|s| s.to_string()));
     push(&["--die-with-parent", "--unshare-pid", "--unshare-ipc"]);
+    if options.user_namespace {
+        push(&["--unshare-user"]);
+    }
+    push(&["--cap-drop", "ALL"]);
     if settings.network != Network::On {
         push(&["--unshare-net"]);
     }
@@ -96,16 +156,17 @@ pub fn argv(
     let writable = settings.writable_roots();
     if private_tmp {
         // What the private /tmp hides but the program needs to read: its working directory
-        // (read-only, unless a writable root holds it) and what the caller names.
+        // (read-only, unless a writable root holds it), the helper, and what the caller names.
         let hidden =
             |p: &Path| p.starts_with(PRIVATE_TMP) && !writable.iter().any(|w| p.starts_with(w));
         let net_paths = net
             .iter()
             .flat_map(|n| [n.socket.as_path(), n.helper.as_path()]);
-        for p in expose
+        for p in run
+            .expose
             .iter()
             .map(PathBuf::as_path)
-            .chain([cwd])
+            .chain([run.cwd, options.helper.as_path()])
             .chain(net_paths)
         {
             if hidden(p) {
@@ -120,34 +181,59 @@ pub fn argv(
         for name in PROTECTED_NAMES {
             bind("--ro-bind-try", &w.join(name));
         }
-    }
-    for p in &settings.protected {
-        if writable.iter().any(|w| p.starts_with(w)) {
-            bind("--ro-bind-try", p);
+        for git in gitdirs::under(w)? {
+            bind("--ro-bind-try", &git);
         }
     }
-    a.extend(["--chdir".to_string(), cwd.display().to_string()]);
-    for (k, v) in env {
+    // The server's own files (tokens, the page key, the policy) are hidden, not only kept
+    // read-only: a sandboxed program reads nothing it could use against the server.
+    for p in &settings.protected {
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_dir() => {
+                let s = p.display().to_string();
+                a.extend(["--tmpfs".into(), s.clone(), "--remount-ro".into(), s]);
+            }
+            Ok(_) => {
+                a.extend([
+                    "--ro-bind".into(),
+                    "/dev/null".into(),
+                    p.display().to_string(),
+                ]);
+            }
+            Err(_) => {}
+        }
+    }
+    a.extend(["--chdir".to_string(), run.cwd.display().to_string()]);
+    for (k, v) in run.env {
         a.extend(["--setenv".to_string(), k.clone(), v.clone()]);
     }
+    let helper = options.helper.display().to_string();
+    let sockets = match settings.network {
+        Network::On => Sockets::Any,
+        Network::Off | Network::Allow(_) => Sockets::OwnNamespace,
+    };
+    a.push("--".to_string());
     if let Some(n) = net {
         let url = format!("http://127.0.0.1:{}", netbridge::PORT);
+        let at = a.len() - 1;
+        let mut proxy: Vec<String> = Vec::new();
         for var in PROXY_VARS {
-            a.extend(["--setenv".into(), var.into(), url.clone()]);
+            proxy.extend(["--setenv".into(), var.into(), url.clone()]);
         }
         for var in NO_PROXY_VARS {
-            a.extend(["--unsetenv".into(), var.into()]);
+            proxy.extend(["--unsetenv".into(), var.into()]);
         }
+        a.splice(at..at, proxy);
         a.extend([
-            "--".to_string(),
-            n.helper.display().to_string(),
+            helper.clone(),
             netbridge::FLAG.to_string(),
             n.socket.display().to_string(),
+            "--".to_string(),
         ]);
     }
-    a.extend(["--".to_string(), program.to_string()]);
-    a.extend(args.iter().cloned());
-    a
+    a.push(helper);
+    a.extend(seccomp::helper_args(sockets, run.program, run.args));
+    Ok(a)
 }
 
 #[cfg(test)]
@@ -164,21 +250,40 @@ mod tests {
         }
     }
 
+    fn options() -> Options {
+        Options {
+            user_namespace: true,
+            helper: PathBuf::from("/opt/bin/server"),
+        }
+    }
+
+    fn args<'a>(
+        program: &'a str,
+        args: &'a [String],
+        cwd: &'a str,
+        expose: &'a [PathBuf],
+        env: &'a [(String, String)],
+    ) -> Run<'a> {
+        Run {
+            program,
+            args,
+            cwd: Path::new(cwd),
+            expose,
+            env,
+        }
+    }
+
     #[test]
     fn workspace_write_binds_roots_writable_and_keeps_protected_paths_read_only() {
         let s = settings(Level::WorkspaceWrite, &["/w/a", "/tmp/b"], Network::Off);
-        let a = argv(
-            &s,
-            "sh",
-            &["-c".into(), "x".into()],
-            Path::new("/tmp/c"),
-            &[],
-            &[("K".to_string(), "v w".to_string())],
-            None,
-        )
-        .join(" ");
+        let sh = ["-c".to_string(), "x".to_string()];
+        let env = [("K".to_string(), "v w".to_string())];
+        let a = argv(&s, &options(), args("sh", &sh, "/tmp/c", &[], &env), None)
+            .expect("argv")
+            .join(" ");
         assert!(a.starts_with(
-            "--die-with-parent --unshare-pid --unshare-ipc --unshare-net --ro-bind / / "
+            "--die-with-parent --unshare-pid --unshare-ipc --unshare-user --cap-drop ALL \
+             --unshare-net --ro-bind / / "
         ));
         let pos = |needle: &str| a.find(needle).unwrap_or_else(|| panic!("{needle} in {a}"));
         // The private /tmp comes before what is bound into it.
@@ -186,13 +291,11 @@ mod tests {
         assert!(pos("--ro-bind-try /tmp/c /tmp/c") > pos("--tmpfs /tmp"));
         // Protected paths come after the roots they sit in.
         assert!(pos("--ro-bind-try /w/a/.git /w/a/.git") > pos("--bind /w/a /w/a"));
-        assert!(pos("--ro-bind-try /w/a/.config/itmcp") > pos("--bind /w/a /w/a"));
         assert!(
-            !a.contains("/etc/x"),
-            "outside the roots it is read-only anyway"
-        );
-        assert!(
-            a.ends_with("--chdir /tmp/c --setenv K v w -- sh -c x"),
+            a.ends_with(
+                "--chdir /tmp/c --setenv K v w -- /opt/bin/server --pm-confine own-namespace \
+                 -- sh -c x"
+            ),
             "{a}"
         );
     }
@@ -200,23 +303,34 @@ mod tests {
     #[test]
     fn read_only_binds_nothing_writable_and_network_on_keeps_the_network() {
         let s = settings(Level::ReadOnly, &["/w/a"], Network::On);
-        let a = argv(
-            &s,
-            "true",
-            &[],
-            Path::new("/w/a"),
-            &[PathBuf::from("/tmp/run")],
-            &[],
-            None,
-        )
-        .join(" ");
+        let run = [PathBuf::from("/tmp/run")];
+        let a = argv(&s, &options(), args("true", &[], "/w/a", &run, &[]), None)
+            .expect("argv")
+            .join(" ");
         assert!(!a.contains("--unshare-net"));
         assert!(!a.contains("--bind /w/a"));
         assert!(a.contains("--ro-bind-try /tmp/run /tmp/run"));
+        assert!(
+            a.ends_with("-- /opt/bin/server --pm-confine any -- true"),
+            "{a}"
+        );
         let s = settings(Level::Off, &[], Network::Off);
-        let a = argv(&s, "true", &[], Path::new("/tmp/x"), &[], &[], None).join(" ");
+        let a = argv(&s, &options(), args("true", &[], "/tmp/x", &[], &[]), None)
+            .expect("argv")
+            .join(" ");
         assert!(a.contains("--unshare-net --bind / /"));
         assert!(!a.contains("--tmpfs"));
+        let root = Options {
+            user_namespace: false,
+            ..options()
+        };
+        let a = argv(&s, &root, args("true", &[], "/tmp/x", &[], &[]), None)
+            .expect("argv")
+            .join(" ");
+        assert!(
+            !a.contains("--unshare-user") && a.contains("--cap-drop ALL"),
+            "{a}"
+        );
     }
 
     #[test]
@@ -230,15 +344,9 @@ mod tests {
             socket: PathBuf::from("/tmp/net/proxy-1.sock"),
             helper: PathBuf::from("/opt/bin/server"),
         };
-        let a = argv(
-            &s,
-            "sh",
-            &["-c".into(), "x".into()],
-            Path::new("/w"),
-            &[],
-            &[("HTTPS_PROXY".to_string(), "http://elsewhere".to_string())],
-            Some(&net),
-        );
+        let sh = ["-c".to_string(), "x".to_string()];
+        let env = [("HTTPS_PROXY".to_string(), "http://elsewhere".to_string())];
+        let a = argv(&s, &options(), args("sh", &sh, "/w", &[], &env), Some(&net)).expect("argv");
         let a = a.join(" ");
         assert!(a.contains("--unshare-net"));
         assert!(a.contains("--ro-bind-try /tmp/net/proxy-1.sock /tmp/net/proxy-1.sock"));
@@ -249,7 +357,10 @@ mod tests {
         );
         assert!(a.contains("--unsetenv NO_PROXY"));
         assert!(
-            a.ends_with("-- /opt/bin/server --pm-net-bridge /tmp/net/proxy-1.sock -- sh -c x"),
+            a.ends_with(
+                "-- /opt/bin/server --pm-net-bridge /tmp/net/proxy-1.sock -- /opt/bin/server \
+                 --pm-confine own-namespace -- sh -c x"
+            ),
             "{a}"
         );
     }

@@ -5,40 +5,42 @@
 //!
 //! What it can and cannot do, compared with bubblewrap:
 //! - writes are limited to the writable roots, a private temporary directory (`TMPDIR`) and
-//!   the terminal devices; reads are not restricted;
+//!   the terminal devices; reads are limited to everything but the server's own files
+//!   (tokens, the page key, the policy), which stay unreadable;
 //! - a path inside a writable root cannot be kept read-only (Landlock only grants, and a
-//!   grant covers everything beneath), so a writable root holding `.git` or one of the
-//!   server's own files is refused, never granted;
-//! - with the network off, seccomp refuses every IPv4/IPv6 socket (and io_uring, which could
-//!   open one), and Landlock refuses TCP bind/connect where the kernel has it;
+//!   grant covers everything beneath), so a writable root holding a `.git` — its own or a
+//!   nested repository's — or one of the server's own files is refused, never granted;
+//! - what Landlock does not govern is closed by seccomp (`seccomp.rs`): permission,
+//!   ownership and time changes, tracing, typing into terminals, io_uring, and with the
+//!   network off every socket (Landlock also refuses TCP bind/connect where the kernel has
+//!   it);
+//! - run by root, the program starts with no capability (the bounding set is emptied);
 //! - there is no private `/tmp` (only `TMPDIR`), no pid namespace, and no allow-list proxy.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr,
     RulesetCreatedAttr, path_beneath_rules,
 };
-use seccompiler::{
-    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
-    SeccompRule,
-};
 use serde::{Deserialize, Serialize};
+
+use super::seccomp::{self, Rules, Sockets};
 
 /// The Landlock version whose write rights the sandbox needs: V3 adds truncation, without
 /// which `truncate` and `O_TRUNC` could empty any file.
 const NEEDED_ABI: ABI = ABI::V3;
 
-/// Devices every program writes to (and terminals, for programs that make their own).
-const WRITABLE_DEVICES: [&str; 7] = [
+/// Devices every program writes to (and terminals, for programs that make their own). Not
+/// `/dev/shm`: shared by every process of the machine, a sandboxed program would write
+/// there for another to read (or run).
+const WRITABLE_DEVICES: [&str; 6] = [
     "/dev/null",
     "/dev/zero",
     "/dev/full",
     "/dev/tty",
     "/dev/ptmx",
     "/dev/pts",
-    "/dev/shm",
 ];
 
 /// What one session's supervisor applies to itself before starting the program.
@@ -49,6 +51,9 @@ pub struct Plan {
     /// Where the private temporary directory of each session is made.
     pub tmp_parent: String,
     pub network_off: bool,
+    /// What the program may not read (the server's own files).
+    #[serde(default)]
+    pub hidden: Vec<String>,
 }
 
 /// Whether this kernel can enforce the sandbox; the mechanism's description when it can.
@@ -58,22 +63,25 @@ pub fn probe() -> Result<String, String> {
         .handle_access(AccessFs::from_write(NEEDED_ABI))
         .and_then(|r| r.create())
         .map_err(|e| format!("Landlock (ABI 3, Linux 6.2) is not available: {e}"))?;
-    seccomp_filter(true).map_err(|e| format!("seccomp cannot be used: {e}"))?;
+    seccomp::filters(&rules(true)).map_err(|e| format!("seccomp cannot be used: {e}"))?;
     Ok("Landlock + seccomp".into())
 }
 
-/// Why `roots` cannot be granted: a path that must stay read-only lies inside one of them.
+/// Why `roots` cannot be granted: a path that must stay read-only lies inside one of them
+/// (a `.git`, the root's own or a nested repository's, or one of the server's own files).
 pub fn refusal(roots: &[PathBuf], protected: &[PathBuf]) -> Option<String> {
     for r in roots {
-        for name in super::settings::PROTECTED_NAMES {
-            let p = r.join(name);
-            if p.exists() {
-                return Some(format!(
-                    "Landlock cannot keep {} read-only inside the writable workspace {}; \
-                     install bubblewrap, or use --sandbox read-only",
-                    p.display(),
-                    r.display()
-                ));
+        match super::gitdirs::under(r) {
+            Err(why) => return Some(why),
+            Ok(found) => {
+                if let Some(p) = found.first() {
+                    return Some(format!(
+                        "Landlock cannot keep {} read-only inside the writable workspace {}; \
+                         install bubblewrap, or use --sandbox read-only",
+                        p.display(),
+                        r.display()
+                    ));
+                }
             }
         }
         if let Some(p) = protected.iter().find(|p| p.starts_with(r) && p.exists()) {
@@ -87,19 +95,95 @@ pub fn refusal(roots: &[PathBuf], protected: &[PathBuf]) -> Option<String> {
     None
 }
 
+/// What seccomp refuses under Landlock.
+fn rules(network_off: bool) -> Rules {
+    Rules {
+        sockets: if network_off {
+            Sockets::None
+        } else {
+            Sockets::Any
+        },
+        metadata: true,
+    }
+}
+
+/// Where reading is granted so that `hidden` stays unreadable: Landlock only grants, so
+/// every entry along the way to a hidden path is granted but the one that leads to it —
+/// `/` and everything in it but `/root` (say), everything in `/root` but `.config`, and so
+/// on. An entry made later in one of those directories is not readable inside.
+fn readable(hidden: &[PathBuf]) -> Vec<PathBuf> {
+    if hidden.is_empty() {
+        return vec![PathBuf::from("/")];
+    }
+    let mut out = Vec::new();
+    let mut dirs = vec![PathBuf::from("/")];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if hidden.contains(&p) {
+                continue;
+            }
+            if hidden.iter().any(|h| h.starts_with(&p)) {
+                dirs.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Empty the bounding set, so that the program (and whatever it starts) has no capability
+/// even as root. The supervisor keeps its own until it ends.
+fn drop_capabilities() -> Result<(), String> {
+    if !nix::unistd::geteuid().is_root() {
+        return Ok(());
+    }
+    let last: u64 = std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(40);
+    for cap in 0..=last {
+        // SAFETY: prctl with integer arguments only.
+        let rc = unsafe { nix::libc::prctl(nix::libc::PR_CAPBSET_DROP, cap, 0, 0, 0) };
+        if rc != 0 {
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(nix::libc::EINVAL) {
+                return Err(format!("cannot drop capability {cap}: {e}"));
+            }
+        }
+    }
+    // SAFETY: prctl with integer arguments only.
+    unsafe {
+        nix::libc::prctl(
+            nix::libc::PR_CAP_AMBIENT,
+            nix::libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        )
+    };
+    Ok(())
+}
+
 /// Restrict this process (a session's supervisor, single-threaded) and everything it will
 /// start; `tmp` is the session's private temporary directory.
 pub fn apply(plan: &Plan, tmp: &Path) -> Result<(), String> {
     let write = AccessFs::from_write(NEEDED_ABI);
+    let read: BitFlags<AccessFs> = AccessFs::ReadFile.into();
     let mut writable: Vec<PathBuf> = plan.writable.iter().map(PathBuf::from).collect();
     writable.push(tmp.to_path_buf());
     let devices: Vec<&str> = WRITABLE_DEVICES
         .into_iter()
         .filter(|d| Path::new(d).exists())
         .collect();
+    let hidden: Vec<PathBuf> = plan.hidden.iter().map(PathBuf::from).collect();
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
-        .handle_access(write)
+        .handle_access(write | read)
         .map_err(|e| e.to_string())?;
     if plan.network_off {
         // Where the kernel has it; seccomp below refuses the sockets in any case.
@@ -110,45 +194,36 @@ pub fn apply(plan: &Plan, tmp: &Path) -> Result<(), String> {
     }
     let status = ruleset
         .create()
-        .and_then(|r| r.add_rules(path_beneath_rules(&writable, write)))
-        .and_then(|r| r.add_rules(path_beneath_rules(&devices, write)))
+        .and_then(|r| r.add_rules(path_beneath_rules(readable(&hidden), read)))
+        .and_then(|r| r.add_rules(path_beneath_rules(&writable, write | read)))
+        .and_then(|r| r.add_rules(path_beneath_rules(&devices, write | read)))
         .and_then(|r| r.restrict_self())
         .map_err(|e| e.to_string())?;
     if !status.no_new_privs {
         return Err("no_new_privs could not be set".into());
     }
-    if plan.network_off {
-        let filter = seccomp_filter(true)?;
-        seccompiler::apply_filter(&filter).map_err(|e| e.to_string())?;
-    }
-    Ok(())
+    drop_capabilities()?;
+    seccomp::apply(&rules(plan.network_off))
 }
 
-/// The filter that refuses IPv4/IPv6 sockets and io_uring with EACCES / EPERM.
-fn seccomp_filter(network_off: bool) -> Result<BpfProgram, String> {
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    if network_off {
-        let domain = |family: i32| {
-            SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, family as u64)
-                .and_then(|c| SeccompRule::new(vec![c]))
-        };
-        let inet = vec![
-            domain(nix::libc::AF_INET).map_err(|e| e.to_string())?,
-            domain(nix::libc::AF_INET6).map_err(|e| e.to_string())?,
-        ];
-        rules.insert(nix::libc::SYS_socket, inet);
-        rules.insert(nix::libc::SYS_io_uring_setup, Vec::new());
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reading_is_granted_around_what_is_hidden() {
+        let root = std::env::temp_dir().join(format!("itmcp-readable-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for d in ["home/.config/itmcp", "home/.config/other", "home/project"] {
+            std::fs::create_dir_all(root.join(d)).expect("dirs");
+        }
+        let hidden = [root.join("home/.config/itmcp")];
+        let r = readable(&hidden);
+        assert!(r.contains(&root.join("home/project")));
+        assert!(r.contains(&root.join("home/.config/other")));
+        assert!(!r.iter().any(|p| hidden[0].starts_with(p)), "{r:?}");
+        assert!(r.contains(&PathBuf::from("/usr")));
+        assert_eq!(readable(&[]), vec![PathBuf::from("/")]);
+        let _ = std::fs::remove_dir_all(&root);
     }
-    let arch = std::env::consts::ARCH
-        .try_into()
-        .map_err(|e: seccompiler::BackendError| e.to_string())?;
-    SeccompFilter::new(
-        rules,
-        SeccompAction::Allow,
-        SeccompAction::Errno(nix::libc::EACCES as u32),
-        arch,
-    )
-    .map_err(|e| e.to_string())?
-    .try_into()
-    .map_err(|e: seccompiler::BackendError| e.to_string())
 }

@@ -9,9 +9,11 @@
 
 mod bwrap;
 pub mod denial;
+mod gitdirs;
 pub mod landlock;
 pub mod netbridge;
 mod proxy;
+pub mod seccomp;
 mod settings;
 
 use std::path::{Path, PathBuf};
@@ -24,8 +26,14 @@ pub use settings::{Level, MechanismChoice, Network, Settings};
 /// How the sandbox is enforced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mechanism {
-    /// bubblewrap (`bwrap`): mount, pid and network namespaces around the program.
-    Bubblewrap { path: PathBuf, version: String },
+    /// bubblewrap (`bwrap`): user, mount, pid and network namespaces around the program.
+    Bubblewrap {
+        path: PathBuf,
+        version: String,
+        /// How it is run: whether it makes a user namespace, and the helper that applies
+        /// the system-call filter inside.
+        options: bwrap::Options,
+    },
     /// Landlock + seccomp, applied by each session's supervisor to itself.
     Landlock {
         description: String,
@@ -219,19 +227,23 @@ impl Sandbox {
             }),
             State::Unavailable(r) => Err(Unavailable(r.clone())),
             State::Ready {
-                mechanism: Mechanism::Bubblewrap { path, .. },
+                mechanism: Mechanism::Bubblewrap { path, options, .. },
                 net,
             } => Ok(Launch {
                 program: path.display().to_string(),
                 args: bwrap::argv(
                     &self.settings,
-                    program,
-                    args,
-                    cwd,
-                    expose,
-                    &env,
+                    options,
+                    bwrap::Run {
+                        program,
+                        args,
+                        cwd,
+                        expose,
+                        env: &env,
+                    },
                     net.as_ref(),
-                ),
+                )
+                .map_err(Unavailable)?,
                 env: Vec::new(),
                 landlock: None,
             }),
@@ -261,6 +273,12 @@ impl Sandbox {
                         },
                         tmp_parent: tmp_parent.display().to_string(),
                         network_off: s.network != Network::On,
+                        hidden: s
+                            .protected
+                            .iter()
+                            .filter(|p| p.exists())
+                            .map(|p| p.display().to_string())
+                            .collect(),
                     }),
                 })
             }

@@ -111,6 +111,11 @@ impl Service {
             }
             Program::Shell { line, .. } => self.policy.evaluate(line, Some(&cwd_text)),
         };
+        let decision = if req.runs_project_code {
+            decision.runs_project_code(&display)
+        } else {
+            decision
+        };
         let decision = super::authorize(req, decision, &display)?;
         // Headless is no way around a person: with the operator's setting (the GUI's
         // default) a warned command waits for the same approval chain as in a terminal.

@@ -29,6 +29,45 @@ fn absolute_search_path() -> Option<String> {
     (kept.len() != path.split(':').count()).then(|| kept.join(":"))
 }
 
+/// Refuse a repository whose git configuration names a program a reading command would run
+/// and that no override switches off (`policy::strict_git`): a filter, a diff driver, an
+/// external diff. Read with git itself (includes followed), in the request's directory;
+/// listing the configuration runs nothing of it.
+async fn git_configuration_runs_nothing(cwd: Option<&str>) -> Result<(), String> {
+    let dir = crate::exec::resolve_cwd(cwd).map_err(|e| e.to_string())?;
+    // Found on the operator's absolute PATH entries only: the directory may hold a `git`
+    // the agent wrote.
+    let git = crate::program::which("git").ok_or("git is not on the operator's PATH")?;
+    let mut cmd = tokio::process::Command::new(git);
+    cmd.args(["config", "--list", "--name-only", "--includes", "-z"])
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::null());
+    let listed = crate::process::reaper::own_output(cmd);
+    let out = match tokio::time::timeout(std::time::Duration::from_secs(10), listed).await {
+        Ok(Ok(out)) => out,
+        Ok(Err(e)) => {
+            return Err(format!(
+                "git cannot be run to read the repository's configuration: {e}"
+            ));
+        }
+        Err(_) => return Err("reading the repository's git configuration took over 10 s".into()),
+    };
+    let keys = String::from_utf8_lossy(&out.stdout);
+    let named: Vec<&str> = keys
+        .split('\0')
+        .filter(|k| crate::policy::strict_git::program_key(k))
+        .collect();
+    if named.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "the git configuration here names programs git runs while it reads ({}): the \
+         repository's configuration is the agent's to write, so memory_terminal runs git only \
+         where it names none; use memory_terminal_interactive, where a person decides",
+        named.join(", ")
+    ))
+}
+
 impl Service {
     /// The refusal of a command or a request this tool does not run: not destructive, only
     /// outside what the strict tool admits.
@@ -95,13 +134,17 @@ impl Service {
         }
         if req.action == Action::Execute {
             let command = req.execution.command.clone().unwrap_or_default();
-            if let Err(why) = self
+            let admitted = match self
                 .policy
                 .strict
                 .check(&command, req.execution.args.as_deref())
             {
-                return response::failure(&env, &self.strict_refusal(&req, &command, why));
-            }
+                Ok(admitted) => admitted,
+                Err(why) => {
+                    return response::failure(&env, &self.strict_refusal(&req, &command, why));
+                }
+            };
+            req.runs_project_code = admitted.runs_project_code;
             let names = req.execution.env.iter().flatten().map(|(k, _)| k.as_str());
             if let Some(name) = self.policy.env.refused(names) {
                 let why = format!(
@@ -120,6 +163,15 @@ impl Service {
                     .env
                     .get_or_insert_with(Default::default)
                     .insert(PATH.into(), path);
+            }
+            if admitted.git {
+                if let Err(why) = git_configuration_runs_nothing(req.runtime.cwd.as_deref()).await {
+                    return response::failure(&env, &self.strict_refusal(&req, &command, why));
+                }
+                req.execution
+                    .env
+                    .get_or_insert_with(Default::default)
+                    .extend(crate::policy::strict_git::environment());
             }
         }
         self.dispatch(&req, progress, &NoElicitor)

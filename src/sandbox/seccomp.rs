@@ -1,0 +1,262 @@
+//! The system calls a sandboxed program is refused, beside what bubblewrap's namespaces or
+//! Landlock confine: what those cannot see.
+//!
+//! - **Sockets** are an allow-list of address families when the network is not fully on.
+//!   A Unix socket reaches any local service through the file system (path sockets) or, in
+//!   the machine's network namespace, by name (abstract ones) — a Docker daemon, a desktop
+//!   bus, an agent's own listener outside — so it is a way out as wide as the network.
+//!   Under bubblewrap the network namespace is the sandbox's own, so IPv4, IPv6 and netlink
+//!   stay (its loopback, the allow-list proxy's helper); under Landlock, which shares the
+//!   machine's network, no family is left. `socketpair` stays: it connects nothing outside.
+//! - **Tracing** (`ptrace`, `process_vm_readv`, `process_vm_writev`): a sandboxed program
+//!   may not read or drive another process's memory — an unrelated process of the same user
+//!   would run its code outside the sandbox.
+//! - **Typing into a terminal** (`TIOCSTI`, `TIOCLINUX`): pushing keys into a terminal's
+//!   input runs them in whatever reads it — another terminal's shell, outside the sandbox.
+//! - **io_uring**, whose operations (sockets included) are not seen by this filter.
+//! - Under Landlock only: **metadata** — permissions, ownership and times set with a path or
+//!   on a descriptor — which Landlock does not govern, so it would let them through outside
+//!   the writable roots. Refused everywhere (Landlock cannot say where a path lies); setting
+//!   a descriptor's times to now (what `touch` does to the file it just opened) stays.
+//!
+//! A refused call fails with `EACCES` (sockets) or `EPERM`, as the kernel refuses what a
+//! process may not do.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+
+use nix::libc;
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule,
+};
+
+/// The helper's own argument: the server's binary run as `--pm-confine SOCKETS -- PROGRAM
+/// ARGS…` applies the filter to itself and becomes the program (inside bubblewrap).
+pub const FLAG: &str = "--pm-confine";
+
+/// Which sockets a sandboxed program may make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sockets {
+    /// Any: the network is on.
+    Any,
+    /// IPv4, IPv6 and netlink in a network namespace of the sandbox's own (bubblewrap with
+    /// the network off or an allow-list): no Unix socket.
+    OwnNamespace,
+    /// None (Landlock with the network off: the machine's own network namespace).
+    None,
+}
+
+impl Sockets {
+    fn as_str(self) -> &'static str {
+        match self {
+            Sockets::Any => "any",
+            Sockets::OwnNamespace => "own-namespace",
+            Sockets::None => "none",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Sockets> {
+        [Sockets::Any, Sockets::OwnNamespace, Sockets::None]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+
+    /// Families allowed, when the list is closed.
+    fn allowed(self) -> Option<&'static [i32]> {
+        match self {
+            Sockets::Any => None,
+            Sockets::OwnNamespace => Some(&[libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK]),
+            Sockets::None => Some(&[]),
+        }
+    }
+}
+
+/// What a sandboxed program is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    pub sockets: Sockets,
+    /// Refuse permission, ownership and time changes (Landlock does not govern them).
+    pub metadata: bool,
+}
+
+/// The helper's arguments that run `program args` under `sockets` (bubblewrap).
+pub fn helper_args(sockets: Sockets, program: &str, args: &[String]) -> Vec<String> {
+    let mut a = vec![
+        FLAG.to_string(),
+        sockets.as_str().to_string(),
+        "--".to_string(),
+        program.to_string(),
+    ];
+    a.extend(args.iter().cloned());
+    a
+}
+
+/// Exit status when the helper cannot do its job (as a shell says "cannot execute").
+const CANNOT_RUN: i32 = 126;
+
+/// Run the helper with the arguments after [`FLAG`]: apply the filter, then become the
+/// program. Returns an exit status only when that fails.
+pub fn main(args: Vec<OsString>) -> i32 {
+    let mut it = args.into_iter();
+    let (Some(sockets), Some(sep), Some(program)) = (it.next(), it.next(), it.next()) else {
+        eprintln!("{FLAG}: usage: {FLAG} SOCKETS -- PROGRAM [ARGS…]");
+        return CANNOT_RUN;
+    };
+    let Some(sockets) = sockets.to_str().and_then(Sockets::parse) else {
+        eprintln!("{FLAG}: unknown socket rule {sockets:?}");
+        return CANNOT_RUN;
+    };
+    if sep != "--" {
+        eprintln!("{FLAG}: usage: {FLAG} SOCKETS -- PROGRAM [ARGS…]");
+        return CANNOT_RUN;
+    }
+    let rules = Rules {
+        sockets,
+        metadata: false,
+    };
+    if let Err(e) = apply(&rules) {
+        // Fail closed: no filter, no program.
+        eprintln!("{FLAG}: the sandbox's system-call filter cannot be applied: {e}");
+        return CANNOT_RUN;
+    }
+    let rest: Vec<OsString> = it.collect();
+    let e = std::process::Command::new(&program).args(&rest).exec();
+    eprintln!("{}: {e}", program.to_string_lossy());
+    if e.kind() == std::io::ErrorKind::NotFound {
+        127
+    } else {
+        CANNOT_RUN
+    }
+}
+
+/// Apply the filters to this thread (and everything it starts); sets `no_new_privs`.
+pub fn apply(rules: &Rules) -> Result<(), String> {
+    for f in filters(rules)? {
+        seccompiler::apply_filter(&f).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+fn cond(
+    arg: u8,
+    len: SeccompCmpArgLen,
+    op: SeccompCmpOp,
+    value: u64,
+) -> Result<SeccompCondition, String> {
+    SeccompCondition::new(arg, len, op, value).map_err(|e| e.to_string())
+}
+
+fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
+    SeccompRule::new(conditions).map_err(|e| e.to_string())
+}
+
+/// The compiled filters for `rules`: one for sockets (refused with `EACCES`), when the list
+/// of families is closed, and one for the rest (`EPERM`). They govern different calls, so
+/// installed one after the other each decides its own.
+pub fn filters(rules: &Rules) -> Result<Vec<BpfProgram>, String> {
+    use SeccompCmpArgLen::{Dword, Qword};
+    let mut deny: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    for call in [
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+    ] {
+        deny.insert(call, Vec::new());
+    }
+    // The request is an int to the kernel: compared on its low 32 bits, so high bits set by
+    // the caller do not slip past.
+    deny.insert(
+        libc::SYS_ioctl,
+        vec![
+            rule(vec![cond(1, Dword, SeccompCmpOp::Eq, libc::TIOCSTI)?])?,
+            rule(vec![cond(1, Dword, SeccompCmpOp::Eq, libc::TIOCLINUX)?])?,
+        ],
+    );
+    if rules.metadata {
+        for call in [
+            libc::SYS_chmod,
+            libc::SYS_fchmod,
+            libc::SYS_fchmodat,
+            libc::SYS_chown,
+            libc::SYS_fchown,
+            libc::SYS_lchown,
+            libc::SYS_fchownat,
+            libc::SYS_utime,
+            libc::SYS_utimes,
+            libc::SYS_futimesat,
+        ] {
+            deny.insert(call, Vec::new());
+        }
+        // fchmodat2 (Linux 6.6), not yet in every C library's list of numbers.
+        deny.insert(452, Vec::new());
+        // utimensat passes only as futimens(fd, NULL): a descriptor's times set to now.
+        deny.insert(
+            libc::SYS_utimensat,
+            vec![
+                rule(vec![cond(1, Qword, SeccompCmpOp::Ne, 0)?])?,
+                rule(vec![cond(2, Qword, SeccompCmpOp::Ne, 0)?])?,
+            ],
+        );
+    }
+    let mut refuse_sockets = BTreeMap::new();
+    if let Some(families) = rules.sockets.allowed() {
+        // Refused when the family is none of the allowed ones (all conditions of a rule
+        // must hold): an allow-list, so a family nobody thought of is refused too.
+        let conditions = families
+            .iter()
+            .map(|f| cond(0, Dword, SeccompCmpOp::Ne, *f as u64))
+            .collect::<Result<Vec<_>, _>>()?;
+        let refused = if conditions.is_empty() {
+            Vec::new()
+        } else {
+            vec![rule(conditions)?]
+        };
+        refuse_sockets.insert(libc::SYS_socket, refused);
+    }
+    let arch: seccompiler::TargetArch = std::env::consts::ARCH
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())?;
+    let compile =
+        |map: BTreeMap<i64, Vec<SeccompRule>>, errno: i32| -> Result<BpfProgram, String> {
+            SeccompFilter::new(
+                map,
+                SeccompAction::Allow,
+                SeccompAction::Errno(errno as u32),
+                arch,
+            )
+            .map_err(|e| e.to_string())?
+            .try_into()
+            .map_err(|e: seccompiler::BackendError| e.to_string())
+        };
+    let mut out = Vec::new();
+    if !refuse_sockets.is_empty() {
+        out.push(compile(refuse_sockets, libc::EACCES)?);
+    }
+    out.push(compile(deny, libc::EPERM)?);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_compiles() {
+        for sockets in [Sockets::Any, Sockets::OwnNamespace, Sockets::None] {
+            for metadata in [false, true] {
+                let f = filters(&Rules { sockets, metadata }).expect("compiles");
+                assert_eq!(f.len(), if sockets == Sockets::Any { 1 } else { 2 });
+                assert!(f.iter().all(|p| !p.is_empty()));
+            }
+        }
+        assert_eq!(Sockets::parse("own-namespace"), Some(Sockets::OwnNamespace));
+        assert_eq!(Sockets::parse("nope"), None);
+        let a = helper_args(Sockets::None, "sh", &["-c".into(), "x".into()]);
+        assert_eq!(a, ["--pm-confine", "none", "--", "sh", "-c", "x"]);
+    }
+}

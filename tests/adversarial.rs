@@ -1,0 +1,577 @@
+//! The adversarial suite: each boundary the server promises, attacked as a hostile agent
+//! would — through the MCP tools only — with the server run as the test's user and, when
+//! that is root (as in many containers), again as an unprivileged user (`setpriv --reuid
+//! nobody`). One group per boundary; every attempt checks its effect (a file that must not
+//! change, a connection that must not arrive, a secret that must not be printed), never only
+//! the answer's wording. A hole found is a case added here.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use common::*;
+use serde_json::{Value, json};
+
+const NOBODY: u32 = 65534;
+
+/// Who the server runs as.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Who {
+    /// The test's own user (root in CI's containers).
+    Me,
+    /// `nobody`, started through `setpriv` (only when the test runs as root).
+    Nobody,
+}
+
+/// The identities a boundary is tried as: the test's user, and `nobody` when that is root.
+fn identities() -> Vec<Who> {
+    if nix::unistd::geteuid().is_root() {
+        vec![Who::Me, Who::Nobody]
+    } else {
+        vec![Who::Me]
+    }
+}
+
+/// A test's files (under /var/tmp: a sandbox's private /tmp would hide them rather than keep
+/// them read-only), owned by whoever the server runs as.
+struct Place {
+    base: PathBuf,
+    home: PathBuf,
+    ws: PathBuf,
+    out: PathBuf,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.base);
+    }
+}
+
+fn place(who: Who) -> Place {
+    let base = PathBuf::from("/var/tmp").join(unique("itmcp-adv-"));
+    let home = base.join("home");
+    let ws = base.join("ws");
+    let out = base.join("outside");
+    for d in [
+        &home.join(".config/interactive-terminal"),
+        &home.join(".config/interactive-terminal-mcp"),
+        &ws.join(".git/hooks"),
+        &ws.join("vendor/lib/.git/hooks"),
+        &out,
+    ] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(ws.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(ws.join("vendor/lib/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(out.join("keep.txt"), "keep\n").unwrap();
+    std::fs::write(
+        home.join(".config/interactive-terminal/token"),
+        "host-secret-0123456789\n",
+    )
+    .unwrap();
+    std::fs::write(
+        home.join(".config/interactive-terminal-mcp/http-token"),
+        "http-secret-0123456789\n",
+    )
+    .unwrap();
+    let p = Place {
+        base,
+        home,
+        ws,
+        out,
+    };
+    if who == Who::Nobody {
+        chown_tree(&p.base, NOBODY);
+    }
+    for f in [
+        "interactive-terminal/token",
+        "interactive-terminal-mcp/http-token",
+    ] {
+        let path = p.home.join(".config").join(f);
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .unwrap();
+    }
+    p
+}
+
+fn chown_tree(dir: &Path, uid: u32) {
+    std::os::unix::fs::lchown(dir, Some(uid), Some(uid)).unwrap();
+    if dir.is_dir() && !dir.is_symlink() {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            chown_tree(&e.path(), uid);
+        }
+    }
+}
+
+/// The server started as `who`, with `args`, its home in the place.
+async fn start(who: Who, p: &Place, args: &[&str], env: &[(&str, &str)]) -> Server {
+    let launch = match who {
+        Who::Me => server().args(args),
+        Who::Nobody => {
+            let uid = format!("--reuid={NOBODY}");
+            let gid = format!("--regid={NOBODY}");
+            let mut a = vec![
+                uid.as_str(),
+                gid.as_str(),
+                "--clear-groups",
+                "--",
+                SERVER_BIN,
+            ];
+            a.extend_from_slice(args);
+            server().bin(&on_path("setpriv")).args(&a)
+        }
+    };
+    launch
+        .env("HOME", &p.home.display().to_string())
+        .env("TMPDIR", "/tmp")
+        // Warned commands run unasked: what is tried here is what the boundary lets them do.
+        .env("PM_TERM_APPROVAL_DEFAULT", "approve")
+        .env("PM_TERM_NO_USER_RC", "1")
+        .envs(env)
+        .start()
+        .await
+}
+
+fn in_dir(command: &str, cwd: &Path) -> Value {
+    json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+        "execution": {"command": command},
+        "runtime": {"cwd": cwd.display().to_string(), "wait_ms": 20000}})
+}
+
+/// What a headless answer printed, both streams.
+fn printed(r: &Value) -> String {
+    format!(
+        "{}{}",
+        r["result"]["stdout"].as_str().unwrap_or_default(),
+        r["result"]["stderr"].as_str().unwrap_or_default()
+    )
+}
+
+/// A listener outside the sandbox that counts the connections that reach it.
+struct Listener {
+    hits: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Listener {
+    fn unix(path: &Path) -> Listener {
+        let l = std::os::unix::net::UnixListener::bind(path).unwrap();
+        Self::serve(move || l.accept().map(|(s, _)| s))
+    }
+
+    fn abstract_name(name: &str) -> Listener {
+        use std::os::linux::net::SocketAddrExt;
+        let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+        let l = std::os::unix::net::UnixListener::bind_addr(&addr).unwrap();
+        Self::serve(move || l.accept().map(|(s, _)| s))
+    }
+
+    fn serve(
+        accept: impl Fn() -> std::io::Result<std::os::unix::net::UnixStream> + Send + 'static,
+    ) -> Listener {
+        let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let h = hits.clone();
+        std::thread::spawn(move || {
+            while let Ok(mut s) = accept() {
+                h.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let mut b = [0u8; 16];
+                let _ = s.read(&mut b);
+            }
+        });
+        Listener { hits }
+    }
+
+    fn hits(&self) -> usize {
+        self.hits.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+// ---- the operator's sandbox -------------------------------------------------------------
+
+/// Everything a sandboxed command tried that got past the sandbox, for one mechanism and one
+/// identity.
+async fn sandbox_escapes(who: Who, mechanism: &str) -> Vec<String> {
+    let p = place(who);
+    let landlock = mechanism == "landlock";
+    if landlock {
+        // Landlock refuses a workspace holding a repository (its own test, below).
+        std::fs::remove_dir_all(p.ws.join(".git")).unwrap();
+        std::fs::remove_dir_all(p.ws.join("vendor")).unwrap();
+    }
+    let ws = p.ws.display().to_string();
+    let s = start(
+        who,
+        &p,
+        &[
+            "--sandbox",
+            "workspace-write",
+            "--workspace",
+            &ws,
+            "--sandbox-mechanism",
+            mechanism,
+        ],
+        &[],
+    )
+    .await;
+    let mut escaped = Vec::new();
+    let sock = p.out.join("svc.sock");
+    let path_listener = Listener::unix(&sock);
+    let abstract_name = unique("itmcp-abstract-");
+    let abstract_listener = Listener::abstract_name(&abstract_name);
+    if who == Who::Nobody {
+        std::os::unix::fs::chown(&sock, Some(NOBODY), Some(NOBODY)).unwrap();
+    }
+    let keep = p.out.join("keep.txt");
+    let before = std::fs::metadata(&keep).unwrap();
+    let shm = format!("/dev/shm/{}", unique("itmcp-shm-"));
+    let out = p.out.display().to_string();
+    let attempts: Vec<(&str, String)> = vec![
+        (
+            "remount / read-write, then write outside",
+            format!(
+                "mount -o remount,bind,rw / ; mount -o remount,rw / ; echo x > {out}/remounted"
+            ),
+        ),
+        (
+            "connect to a path socket outside",
+            format!(
+                "python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{}'); s.send(b'hi')\"",
+                sock.display()
+            ),
+        ),
+        (
+            "connect to an abstract socket outside",
+            format!(
+                "python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect(b'\\0{abstract_name}'); s.send(b'hi')\""
+            ),
+        ),
+        (
+            "write a hook into a nested repository",
+            "echo 'touch /tmp/pwned' > vendor/lib/.git/hooks/pre-commit".into(),
+        ),
+        (
+            "write a hook into the workspace's repository",
+            "echo 'touch /tmp/pwned' > .git/hooks/pre-commit".into(),
+        ),
+        ("chmod outside", format!("chmod 000 {out}/keep.txt")),
+        (
+            "touch -d outside",
+            format!("touch -d 2001-01-01 {out}/keep.txt"),
+        ),
+        ("chown outside", format!("chown 1:1 {out}/keep.txt")),
+        ("write /dev/shm", format!("echo x > {shm}")),
+        (
+            "read the host's token",
+            format!(
+                "cat {}/.config/interactive-terminal/token",
+                p.home.display()
+            ),
+        ),
+        (
+            "read the HTTP token",
+            format!(
+                "cat {}/.config/interactive-terminal-mcp/http-token",
+                p.home.display()
+            ),
+        ),
+    ];
+    for (what, command) in &attempts {
+        let r = s.call(in_dir(command, &p.ws)).await;
+        let said = printed(&r);
+        if said.contains("-secret-") {
+            escaped.push(format!("{mechanism}/{who:?}: {what}: {said}"));
+        }
+    }
+    if p.out.join("remounted").exists() {
+        escaped.push(format!(
+            "{mechanism}/{who:?}: remounted / and wrote outside"
+        ));
+    }
+    if path_listener.hits() > 0 || abstract_listener.hits() > 0 {
+        escaped.push(format!(
+            "{mechanism}/{who:?}: Unix sockets reached: path {}, abstract {}",
+            path_listener.hits(),
+            abstract_listener.hits()
+        ));
+    }
+    for hook in [".git/hooks/pre-commit", "vendor/lib/.git/hooks/pre-commit"] {
+        if !landlock && p.ws.join(hook).exists() {
+            escaped.push(format!("{mechanism}/{who:?}: wrote {hook}"));
+        }
+    }
+    let after = std::fs::metadata(&keep).unwrap();
+    if (after.mode(), after.uid(), after.mtime()) != (before.mode(), before.uid(), before.mtime()) {
+        escaped.push(format!(
+            "{mechanism}/{who:?}: changed the metadata of a file outside"
+        ));
+    }
+    if Path::new(&shm).exists() {
+        let _ = std::fs::remove_file(&shm);
+        escaped.push(format!("{mechanism}/{who:?}: wrote {shm}"));
+    }
+    // Tracing an unrelated process of the same user (it would run code outside), and typing
+    // into a terminal's input.
+    let mut victim = match who {
+        Who::Me => std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap(),
+        Who::Nobody => std::process::Command::new("setpriv")
+            .args([
+                &format!("--reuid={NOBODY}"),
+                &format!("--regid={NOBODY}"),
+                "--clear-groups",
+                "sleep",
+                "30",
+            ])
+            .spawn()
+            .unwrap(),
+    };
+    let attach = |pid: String| {
+        format!(
+            "python3 -c \"import ctypes; print('attached' if ctypes.CDLL(None).ptrace(16, {pid}, 0, 0) == 0 else 'refused')\""
+        )
+    };
+    let traced = s
+        .call(in_dir(&attach(victim.id().to_string()), &p.ws))
+        .await;
+    if printed(&traced).contains("attached") {
+        escaped.push(format!(
+            "{mechanism}/{who:?}: ptrace attached an unrelated process"
+        ));
+    }
+    // A debugger's own child (what Yama's default scope still allows): tracing at all.
+    let traced = s
+        .call(in_dir(
+            &format!("sleep 5 & {}; kill %1", attach("$!".into())),
+            &p.ws,
+        ))
+        .await;
+    if printed(&traced).contains("attached") {
+        escaped.push(format!(
+            "{mechanism}/{who:?}: ptrace attached a process of its own"
+        ));
+    }
+    let _ = victim.kill();
+    let _ = victim.wait();
+    let open = s
+        .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "execution": {"command": "python3 -c \"import fcntl, termios; fcntl.ioctl(0, termios.TIOCSTI, b'x'); print('typed')\""},
+            "runtime": {"cwd": p.ws.display().to_string(), "wait_ms": 20000}}))
+        .await;
+    if open["result"]["output"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("typed\r\n")
+        || open["result"]["output"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("typed\n")
+    {
+        escaped.push(format!(
+            "{mechanism}/{who:?}: TIOCSTI typed into a terminal"
+        ));
+    }
+    // The sandbox still works for what it is for.
+    let ok = s
+        .call(in_dir("echo fine > inside.txt && cat inside.txt", &p.ws))
+        .await;
+    assert_eq!(
+        ok["result"]["stdout"], "fine\n",
+        "{mechanism}/{who:?}: {ok:#}"
+    );
+    s.stop().await;
+    escaped
+}
+
+/// The operator's sandbox holds as root and as a user, under bubblewrap and under the
+/// Landlock fallback: no remount, no Unix socket out, every `.git` read-only, no metadata
+/// change outside, no `/dev/shm`, no tokens read, no tracing, no typing into terminals.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sandbox_holds_against_a_determined_agent() {
+    let mut escaped = Vec::new();
+    for who in identities() {
+        for mechanism in ["bubblewrap", "landlock"] {
+            escaped.extend(sandbox_escapes(who, mechanism).await);
+        }
+    }
+    assert!(escaped.is_empty(), "got through:\n{}", escaped.join("\n"));
+}
+
+/// Landlock cannot keep a nested repository read-only inside a writable root: the sandbox
+/// refuses to start commands there, naming it, rather than grant it.
+#[tokio::test(flavor = "multi_thread")]
+async fn landlock_refuses_a_workspace_holding_a_nested_repository() {
+    let who = Who::Me;
+    let p = place(who);
+    std::fs::remove_dir_all(p.ws.join(".git")).unwrap();
+    let ws = p.ws.display().to_string();
+    let s = start(
+        who,
+        &p,
+        &[
+            "--sandbox",
+            "workspace-write",
+            "--workspace",
+            &ws,
+            "--sandbox-mechanism",
+            "landlock",
+        ],
+        &[],
+    )
+    .await;
+    let r = s.call(in_dir("echo x > vendor/lib/.git/HEAD", &p.ws)).await;
+    assert_eq!(code(&r), "PM_TERM_INVALID_MODE", "{r:#}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("vendor/lib/.git"),
+        "{r:#}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.ws.join("vendor/lib/.git/HEAD")).unwrap(),
+        "ref: refs/heads/main\n"
+    );
+    s.stop().await;
+}
+
+// ---- the strict tool -----------------------------------------------------------------
+
+/// A `memory_terminal` call for `command` in `dir`.
+async fn strict(s: &Server, dir: &Path, command: &str) -> Value {
+    check_result(
+        &s.call_result_of(
+            "memory_terminal",
+            json!({"command": command, "runtime": {"cwd": dir.display().to_string(), "wait_ms": 30000}}),
+        )
+        .await,
+    )
+}
+
+/// `memory_terminal` runs what its allowlist admits, read as each program reads it, and
+/// treats what a program reads from the repository as the agent's code: abbreviated options,
+/// another project's build, a repository's hooks, fsmonitor, external diff and filters.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_strict_tool_runs_nothing_of_the_agents() {
+    for who in identities() {
+        // Made as the test's user (git refuses another user's repository), handed over below.
+        let p = place(Who::Me);
+        let marker = p.out.join("ran");
+        let m = marker.display().to_string();
+        let repo = &p.ws;
+        let git = |args: &[&str]| {
+            let st = std::process::Command::new("git")
+                .args(args)
+                .current_dir(repo)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", &p.home)
+                .output()
+                .unwrap();
+            assert!(st.status.success(), "git {args:?}: {st:?}");
+        };
+        std::fs::remove_dir_all(repo.join(".git")).unwrap();
+        git(&["init", "-q", "."]);
+        std::fs::write(repo.join("a.txt"), "one\n").unwrap();
+        git(&["add", "a.txt"]);
+        git(&[
+            "-c",
+            "user.email=a@b",
+            "-c",
+            "user.name=a",
+            "commit",
+            "-qm",
+            "one",
+        ]);
+        std::fs::write(repo.join("a.txt"), "two\n").unwrap();
+        // What the agent writes into the repository: a monitor and a hook that run on a
+        // plain `git status`.
+        git(&[
+            "config",
+            "core.fsmonitor",
+            &format!("touch {m}.fsmonitor; false"),
+        ]);
+        let hook = repo.join(".git/hooks/post-index-change");
+        std::fs::write(&hook, format!("#!/bin/sh\ntouch {m}.hook\n")).unwrap();
+        std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        std::fs::write(p.out.join("data.txt"), "b\na\n").unwrap();
+        if who == Who::Nobody {
+            chown_tree(&p.base, NOBODY);
+        }
+        let s = start(who, &p, &[], &[]).await;
+        let out = p.out.display().to_string();
+        for refused in [
+            format!("sort --compress-prog=sh -S 16k {out}/data.txt"),
+            format!("sort --outp={m} {out}/data.txt"),
+            format!("sort --o={m} {out}/data.txt"),
+            format!("sort -T {out} {out}/data.txt"),
+            "date --se=2001-01-01".to_string(),
+            format!("cargo build --manifest-path {out}/Cargo.toml"),
+            format!("git diff --outp={m}"),
+            "git log -p --ext-diff".to_string(),
+            format!("find . -exec touch {m} ;"),
+            format!("find . -fprint {m}"),
+        ] {
+            let r = strict(&s, repo, &refused).await;
+            assert_eq!(
+                code(&r),
+                "PM_TERM_BLOCKED_DESTRUCTIVE",
+                "{who:?} {refused}: {r:#}"
+            );
+        }
+        // The repository's own programs do not run on a reading command.
+        let r = strict(&s, repo, "git status --short").await;
+        assert_eq!(r["result"]["exit_code"], 0, "{who:?}: {r:#}");
+        assert!(
+            r["result"]["stdout"].as_str().unwrap().contains("a.txt"),
+            "{who:?}: {r:#}"
+        );
+        for suffix in ["fsmonitor", "hook"] {
+            assert!(
+                !Path::new(&format!("{m}.{suffix}")).exists(),
+                "{who:?}: git status ran the repository's {suffix}"
+            );
+        }
+        // Programs git cannot be told to skip (an external diff, a filter) are refused, named.
+        if who == Who::Nobody {
+            chown_tree(&p.base, 0);
+        }
+        git(&["config", "diff.external", &format!("touch {m}.diff; false")]);
+        std::fs::write(repo.join(".gitattributes"), "* filter=x\n").unwrap();
+        git(&[
+            "config",
+            "filter.x.clean",
+            &format!("touch {m}.filter; cat"),
+        ]);
+        if who == Who::Nobody {
+            chown_tree(&p.base, NOBODY);
+        }
+        for command in ["git diff", "git status"] {
+            let r = strict(&s, repo, command).await;
+            assert_eq!(
+                code(&r),
+                "PM_TERM_BLOCKED_DESTRUCTIVE",
+                "{who:?} {command}: {r:#}"
+            );
+            let why = r["error"]["details"]["reason"].as_str().unwrap();
+            assert!(
+                why.contains("diff.external") && why.contains("filter.x.clean"),
+                "{why}"
+            );
+        }
+        for suffix in ["diff", "filter"] {
+            assert!(
+                !Path::new(&format!("{m}.{suffix}")).exists(),
+                "{who:?}: git ran the repository's {suffix}"
+            );
+        }
+        assert!(!marker.exists(), "{who:?}: a refused command ran");
+        // Reading tools still read.
+        let r = strict(&s, repo, &format!("sort -r {out}/data.txt")).await;
+        assert_eq!(r["result"]["stdout"], "b\na\n", "{who:?}: {r:#}");
+        s.stop().await;
+    }
+}
