@@ -121,6 +121,19 @@ pub struct SandboxArgs {
         default_value = "auto"
     )]
     pub mechanism: crate::sandbox::MechanismChoice,
+
+    /// How sessions are contained: auto (each session's processes in a pid namespace of
+    /// their own, where they see and reach nothing outside, wherever the kernel allows; else
+    /// their supervisors alone), or subreaper (supervisors alone: programs see the machine's
+    /// processes, and sudo works in terminals of an unprivileged server).
+    #[arg(
+        long = "containment",
+        env = "PM_TERM_CONTAINMENT",
+        value_name = "auto|subreaper",
+        value_parser = ["auto", "subreaper"],
+        default_value = "auto"
+    )]
+    pub containment: String,
 }
 
 impl SandboxArgs {
@@ -145,6 +158,7 @@ impl SandboxArgs {
 /// process (status 2); a sandbox that cannot be set up leaves it running with every command
 /// refused.
 pub fn install_sandbox(name: &str, args: &SandboxArgs, protected: &[PathBuf]) {
+    crate::process::namespace::set_subreaper_only(args.containment == "subreaper");
     let settings = or_exit(name, args.settings(protected), 2);
     let sandbox = crate::sandbox::Sandbox::prepare(settings);
     match sandbox.ready() {

@@ -144,52 +144,80 @@ fn env() -> Vec<(&'static str, &'static str)> {
     ]
 }
 
+/// [`env`] with supervisors alone (`--containment subreaper`, and where the kernel makes no
+/// pid namespace): a command can then reach its supervisor, and what it does there must
+/// still leave nothing. (With a pid namespace it cannot: `tests/adversarial.rs`.)
+fn subreaper_env() -> Vec<(&'static str, &'static str)> {
+    let mut e = env();
+    e.push(("PM_TERM_CONTAINMENT", "subreaper"));
+    e
+}
+
+/// Both ways sessions are contained.
+fn containments() -> [Vec<(&'static str, &'static str)>; 2] {
+    [env(), subreaper_env()]
+}
+
 #[tokio::test]
 async fn headless_terminate_leaves_nothing() {
-    let s = server().envs(&env()).start().await;
-    let (planted, ids) = plant_headless(&s, None).await;
-    for id in &ids {
-        let t = s
-            .call(json!({"action": "terminate", "target": {"session_id": id}}))
-            .await;
-        assert_eq!(t["success"], true, "{t:#}");
-        assert_eq!(t["result"]["running"], false, "{t:#}");
+    for env in containments() {
+        let s = server().envs(&env).start().await;
+        let (planted, ids) = plant_headless(&s, None).await;
+        for id in &ids {
+            let t = s
+                .call(json!({"action": "terminate", "target": {"session_id": id}}))
+                .await;
+            assert_eq!(t["success"], true, "{t:#}");
+            assert_eq!(t["result"]["running"], false, "{t:#}");
+        }
+        let left = leftovers(&planted).await;
+        assert!(left.is_empty(), "{env:?}: escaped terminate: {left:#?}");
+        s.stop().await;
     }
-    let left = leftovers(&planted).await;
-    assert!(left.is_empty(), "escaped terminate: {left:#?}");
-    s.stop().await;
 }
 
 #[tokio::test]
 async fn headless_timeout_leaves_nothing() {
-    let s = server().envs(&env()).start().await;
-    let (planted, _) = plant_headless(&s, Some(4000)).await;
-    let left = leftovers(&planted).await;
-    assert!(left.is_empty(), "escaped timeout_ms: {left:#?}");
-    s.stop().await;
+    for env in containments() {
+        let s = server().envs(&env).start().await;
+        let (planted, _) = plant_headless(&s, Some(4000)).await;
+        let left = leftovers(&planted).await;
+        assert!(left.is_empty(), "{env:?}: escaped timeout_ms: {left:#?}");
+        s.stop().await;
+    }
 }
 
 #[tokio::test]
 async fn headless_client_closing_stdin_leaves_nothing() {
-    let s = server().envs(&env()).start().await;
-    let (planted, _) = plant_headless(&s, None).await;
-    s.stop().await;
-    let left = leftovers(&planted).await;
-    assert!(left.is_empty(), "escaped the server's exit: {left:#?}");
+    for env in containments() {
+        let s = server().envs(&env).start().await;
+        let (planted, _) = plant_headless(&s, None).await;
+        s.stop().await;
+        let left = leftovers(&planted).await;
+        assert!(
+            left.is_empty(),
+            "{env:?}: escaped the server's exit: {left:#?}"
+        );
+    }
 }
 
 #[tokio::test]
 async fn headless_sigkill_of_the_server_leaves_nothing() {
-    let s = server().envs(&env()).start().await;
-    let (planted, _) = plant_headless(&s, None).await;
-    sigkill(s.pid);
-    let left = leftovers(&planted).await;
-    assert!(left.is_empty(), "escaped SIGKILL of the server: {left:#?}");
+    for env in containments() {
+        let s = server().envs(&env).start().await;
+        let (planted, _) = plant_headless(&s, None).await;
+        sigkill(s.pid);
+        let left = leftovers(&planted).await;
+        assert!(
+            left.is_empty(),
+            "{env:?}: escaped SIGKILL of the server: {left:#?}"
+        );
+    }
 }
 
 #[tokio::test]
 async fn a_session_that_kills_its_supervisor_leaves_nothing() {
-    let s = server().envs(&env()).start().await;
+    let s = server().envs(&subreaper_env()).start().await;
     let tag = unique_sleep();
     let p = s
         .call(headless_req(&line(KILLS_ITS_SUPERVISOR, &tag), None))
@@ -231,7 +259,7 @@ const TURNS_AFTER_THE_KILL: &[u32] = &[0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512,
 /// background is killed: an orphan that ends on its own hands its children on as well.
 #[tokio::test]
 async fn a_session_that_kills_its_supervisor_and_exits_leaves_nothing_whatever_the_timing() {
-    let s = server().envs(&env()).start().await;
+    let s = server().envs(&subreaper_env()).start().await;
     let mut left_over = Vec::new();
     for round in 0..10 {
         for turns in TURNS_AFTER_THE_KILL {
@@ -267,7 +295,7 @@ async fn a_session_that_kills_its_supervisor_and_exits_leaves_nothing_whatever_t
 /// later command still starts at once, and nothing is refused.
 #[tokio::test]
 async fn killing_the_waiting_supervisor_does_not_stop_the_next_command() {
-    let s = server().envs(&env()).start().await;
+    let s = server().envs(&subreaper_env()).start().await;
     // The standby is the spawner's child that is neither this command's supervisor nor
     // anything in this session.
     let kill_standby = "me=$PPID; sp=$(awk '{print $4}' /proc/$me/stat); \
@@ -358,23 +386,28 @@ async fn a_command_cannot_change_what_later_commands_inherit() {
 
 #[tokio::test]
 async fn terminal_terminate_leaves_nothing() {
-    let s = server().envs(&env()).start().await;
-    let (planted, ids) = plant_terminals(&s).await;
-    for id in &ids {
-        let t = s
-            .call(json!({"action": "terminate", "target": {"terminal_id": id}}))
-            .await;
-        assert_eq!(t["success"], true, "{t:#}");
+    for env in containments() {
+        let s = server().envs(&env).start().await;
+        let (planted, ids) = plant_terminals(&s).await;
+        for id in &ids {
+            let t = s
+                .call(json!({"action": "terminate", "target": {"terminal_id": id}}))
+                .await;
+            assert_eq!(t["success"], true, "{t:#}");
+        }
+        let left = leftovers(&planted).await;
+        assert!(left.is_empty(), "{env:?}: escaped terminate: {left:#?}");
+        s.stop().await;
     }
-    let left = leftovers(&planted).await;
-    assert!(left.is_empty(), "escaped terminate: {left:#?}");
-    s.stop().await;
 }
 
 #[tokio::test]
 async fn terminals_die_with_the_server_even_killed() {
-    for kill in [false, true] {
-        let s = server().envs(&env()).start().await;
+    for (kill, env) in [false, true]
+        .into_iter()
+        .flat_map(|k| containments().map(|e| (k, e)))
+    {
+        let s = server().envs(&env).start().await;
         let (planted, _) = plant_terminals(&s).await;
         if kill {
             sigkill(s.pid);
@@ -385,7 +418,7 @@ async fn terminals_die_with_the_server_even_killed() {
         let how = if kill { "SIGKILL" } else { "stdin close" };
         assert!(
             left.is_empty(),
-            "escaped the server's end ({how}): {left:#?}"
+            "{env:?}: escaped the server's end ({how}): {left:#?}"
         );
     }
 }
@@ -601,6 +634,38 @@ async fn programs_run_under_the_servers_scheduling_policy_not_the_spawners() {
             })
             .expect("the spawner");
         assert_eq!(policy_of(spawner), BATCH, "the spawner");
+        s.stop().await;
+    }
+}
+
+/// A command stops its own supervisor (possible with supervisors alone; in a pid namespace
+/// the supervisor is process 1 there and a stop from inside does not reach it), then
+/// `terminate` is asked: the server kills the supervisor that does not answer, and nothing
+/// of the session is left.
+#[tokio::test]
+async fn terminate_ends_a_session_whose_supervisor_was_stopped() {
+    for env in containments() {
+        let s = server().envs(&env).start().await;
+        let tag = unique_sleep();
+        let p = s
+            .call(headless_req(
+                &format!(
+                    "setsid sleep {tag} & sleep {tag} & sleep 0.3; kill -STOP $PPID; echo stopped"
+                ),
+                None,
+            ))
+            .await;
+        assert_eq!(p["success"], true, "{env:?}: {p:#}");
+        assert!(wait_present(&tag, 2, GONE_WITHIN).await >= 2, "{env:?}");
+        let id = p["identity"]["session_id"].as_str().unwrap();
+        let t = s
+            .call(json!({"action": "terminate", "target": {"session_id": id}}))
+            .await;
+        assert_eq!(t["success"], true, "{env:?}: {t:#}");
+        let left = wait_gone(&tag, GONE_WITHIN).await;
+        assert!(left.is_empty(), "{env:?}: left running: {left:?}");
+        let p = s.call(headless("echo still here")).await;
+        assert_eq!(p["result"]["stdout"], "still here\n", "{env:?}");
         s.stop().await;
     }
 }

@@ -782,16 +782,16 @@ fn a_terminal_as_stdio_answers_and_a_hangup_ends_the_server() {
         .unwrap();
     assert_eq!(out.len(), 300_000);
     assert!(out.bytes().all(|b| b == b'x'));
-    // A command still running when the terminal goes away must not outlive the server.
-    let a = ask(headless_call(4, "sleep 300 & echo $!"));
-    let pid: i32 = a["result"]["structuredContent"]["result"]["stdout"]
-        .as_str()
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    // A command still running when the terminal goes away must not outlive the server. (It
+    // is found by its command line: `$!` is a pid in the session's own namespace.)
+    let tag = unique_sleep();
+    let a = ask(headless_call(4, &format!("sleep {tag} & echo started")));
+    assert_eq!(
+        a["result"]["structuredContent"]["result"]["stdout"], "started\n",
+        "{a}"
+    );
     assert!(
-        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok(),
+        !pids_with_arg(&tag).is_empty(),
         "the background process runs while the server does"
     );
     drop(writer);
@@ -814,7 +814,7 @@ fn a_terminal_as_stdio_answers_and_a_hangup_ends_the_server() {
         "{status:?}"
     );
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok() {
+    while !pids_with_arg(&tag).is_empty() {
         assert!(
             std::time::Instant::now() < deadline,
             "a command's background process outlived the server's terminal"

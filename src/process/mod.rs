@@ -10,6 +10,7 @@
 //! what they say to each other; `open_files` raises the server's open-file limit and gives
 //! programs back the one it was given.
 
+pub mod namespace;
 pub mod open_files;
 pub mod reaper;
 pub mod requests;
@@ -62,12 +63,16 @@ pub fn helper_main() -> Option<i32> {
     if first != spawner::SPAWNER_FLAG {
         return None;
     }
-    // Its one optional argument: the open-file limit to give programs back.
-    let open_files = match (args.next(), args.next()) {
-        (None, _) => None,
-        (Some(n), None) => Some(n.to_str()?.parse().ok()?),
-        _ => return None,
-    };
+    // Its optional arguments: the open-file limit to give programs back, and whether the
+    // operator chose supervisors alone.
+    let mut open_files = None;
+    for a in args {
+        if a == namespace::SUBREAPER_FLAG {
+            namespace::set_subreaper_only(true);
+        } else {
+            open_files = Some(a.to_str()?.parse().ok()?);
+        }
+    }
     Some(spawner::main(open_files))
 }
 

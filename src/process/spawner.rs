@@ -20,11 +20,11 @@ use nix::errno::Errno;
 use nix::sys::signal::{SigmaskHow, Signal, sigprocmask};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
-use nix::unistd::{ForkResult, Pid, fork, getppid};
+use nix::unistd::{Pid, getppid};
 
 use super::requests::{self, Inbox};
 use super::standby::{self, Event, Pool};
-use super::{supervisor, walk};
+use super::{namespace, supervisor, walk};
 
 /// The spawner's own argument: the server's binary run with it becomes the spawner.
 pub const SPAWNER_FLAG: &str = "--pm-spawner";
@@ -64,13 +64,26 @@ pub fn main(open_files: Option<u64>) -> i32 {
     let Some(pool) = pool() else {
         return 1;
     };
+    let containment = namespace::probe();
+    eprintln!(
+        "interactive-terminal spawner: sessions contained by {}",
+        match containment {
+            namespace::Containment::PidNamespace {
+                user_namespace: true,
+            } => "a pid namespace each (in a user namespace of their own)",
+            namespace::Containment::PidNamespace { .. } => "a pid namespace each",
+            namespace::Containment::Subreaper => {
+                "their supervisors alone (no pid namespace can be made here)"
+            }
+        }
+    );
     let me = std::process::id() as i32;
     let mut supervisors: BTreeSet<i32> = BTreeSet::new();
     // Idle supervisors, and whether each holds a slot (a standby just forked does not).
     let mut idle: BTreeMap<i32, bool> = BTreeMap::new();
     loop {
         if idle.is_empty()
-            && let Some(pid) = fork_standby(&pool, &sfd, me, batched)
+            && let Some(pid) = fork_standby(&pool, &sfd, me, batched, containment)
         {
             supervisors.insert(pid);
             idle.insert(pid, false);
@@ -178,20 +191,31 @@ fn set_policy(policy: i32) -> bool {
 }
 
 /// Fork a standby supervisor, under the policy the spawner had (`restore`), so neither it nor
-/// the programs it starts run as batch. `None` when no process can be forked now.
-fn fork_standby(pool: &Pool, sfd: &SignalFd, spawner: i32, restore: Option<i32>) -> Option<i32> {
-    // SAFETY: this process is single-threaded, so the child may run any code after fork.
-    match unsafe { fork() } {
-        Ok(ForkResult::Child) => {
-            if let Some(policy) = restore
-                && !set_policy(policy)
-            {
-                eprintln!("interactive-terminal spawner: a supervisor stays under SCHED_BATCH");
-            }
-            let _ = nix::unistd::close(sfd.as_raw_fd());
-            std::process::exit(standby::main(pool, spawner));
+/// the programs it starts run as batch; into namespaces of its own when `containment` says
+/// so. `None` when no process can be started now.
+fn fork_standby(
+    pool: &Pool,
+    sfd: &SignalFd,
+    spawner: i32,
+    restore: Option<i32>,
+    containment: namespace::Containment,
+) -> Option<i32> {
+    let (uid, gid) = (nix::unistd::geteuid(), nix::unistd::getegid());
+    let mut run = || {
+        if let Err(e) = namespace::enter(containment, uid, gid) {
+            eprintln!("interactive-terminal spawner: a supervisor's namespace: {e}");
+            return 1;
         }
-        Ok(ForkResult::Parent { child }) => Some(child.as_raw()),
+        if let Some(policy) = restore
+            && !set_policy(policy)
+        {
+            eprintln!("interactive-terminal spawner: a supervisor stays under SCHED_BATCH");
+        }
+        let _ = nix::unistd::close(sfd.as_raw_fd());
+        standby::main(pool, spawner)
+    };
+    match namespace::start(containment, &mut run) {
+        Ok(child) => Some(child.as_raw()),
         Err(e) => {
             eprintln!("interactive-terminal spawner: fork: {e}");
             None

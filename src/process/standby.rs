@@ -22,7 +22,7 @@ use nix::fcntl::OFlag;
 use nix::sched::{CpuSet, sched_getaffinity};
 use nix::sys::resource::{Resource, getrlimit};
 use nix::sys::signal::Signal;
-use nix::unistd::{Pid, getppid};
+use nix::unistd::Pid;
 
 use super::requests::{self, Inbox};
 use super::supervisor::{self, Over};
@@ -147,7 +147,9 @@ impl Pool {
 pub fn main(pool: &Pool, spawner: i32) -> i32 {
     supervisor::prepare();
     let clean = Fingerprint::now();
-    let me = std::process::id() as i32;
+    // Pids as the spawner sees them: in a namespace of its own this process is 1, and its
+    // parent is outside.
+    let me = super::namespace::host_pid();
     let mut holds_slot = false;
     let mut buf = Vec::new();
     loop {
@@ -155,7 +157,7 @@ pub fn main(pool: &Pool, spawner: i32) -> i32 {
         // would follow with a new standby. Once it supervises a session it outlives the
         // spawner, as every session does (the server's socket decides).
         let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
-        if getppid().as_raw() != spawner {
+        if super::namespace::parent_host_pid() != Some(spawner) {
             return 0;
         }
         let received = {

@@ -28,6 +28,9 @@ const START_TIMEOUT: Duration = Duration::from_secs(20);
 /// after `supervisor::KILL_WITHIN`).
 const KILL_REPORT_TIMEOUT: Duration = Duration::from_secs(8);
 
+/// How long a supervisor may take to answer `kill` before it is killed from here.
+const UNANSWERED_KILL: Duration = Duration::from_secs(3);
+
 /// The program that becomes the spawner: this process's own binary unless set.
 fn program() -> &'static Mutex<PathBuf> {
     static PROGRAM: OnceLock<Mutex<PathBuf>> = OnceLock::new();
@@ -73,6 +76,9 @@ fn start_spawner() -> std::io::Result<Spawner> {
     cmd.arg(SPAWNER_FLAG);
     if let Some(n) = super::open_files::given() {
         cmd.arg(n.to_string());
+    }
+    if super::namespace::subreaper_only() {
+        cmd.arg(super::namespace::SUBREAPER_FLAG);
     }
     cmd.stdin(Stdio::from(theirs))
         .stdout(Stdio::null())
@@ -161,6 +167,9 @@ pub struct SessionSpec<'a> {
 pub struct Supervised {
     /// The program's pid (a terminal's shell, a headless command's shell or program).
     pub pid: i32,
+    /// The supervisor's pid: killed from here when it does not answer `kill` (something
+    /// stopped it).
+    supervisor: i32,
     /// Where `kill` is written; `None` once the supervisor's end is closed.
     control: Arc<tokio::sync::Mutex<Option<OwnedWriteHalf>>>,
     exit: watch::Receiver<Option<ChildExit>>,
@@ -209,10 +218,32 @@ pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
     std_sock.set_nonblocking(true)?;
     let (rd, wr) = tokio::net::UnixStream::from_std(std_sock)?.into_split();
     let mut lines = BufReader::new(rd).lines();
-    let first = tokio::time::timeout(START_TIMEOUT, lines.next_line()).await;
-    let pid = match first {
+    // The supervisor says who it is first; then how the start went.
+    let mut supervisor_pid = 0;
+    let first = tokio::time::timeout(START_TIMEOUT, async {
+        loop {
+            let line = lines.next_line().await;
+            if let Ok(Some(l)) = &line
+                && let Some(Report::Supervisor(p)) = Report::parse(l)
+            {
+                supervisor_pid = p;
+                continue;
+            }
+            return line;
+        }
+    })
+    .await;
+    if first.is_err() && supervisor_pid > 1 {
+        // Stopped before it could say how the start went (by its own program): killed,
+        // with whatever the program started.
+        kill_stopped(supervisor_pid);
+    }
+    let (pid, supervisor) = match first {
         Ok(Ok(Some(line))) => match Report::parse(&line) {
-            Some(Report::Started(pid)) => pid,
+            Some(Report::Started {
+                program,
+                supervisor,
+            }) => (program, supervisor),
             Some(Report::Error(errno)) => return Err(std::io::Error::from_raw_os_error(errno)),
             _ => {
                 return Err(std::io::Error::other(format!(
@@ -268,6 +299,7 @@ pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
     });
     Ok(Supervised {
         pid,
+        supervisor,
         control,
         exit,
         killed,
@@ -280,6 +312,7 @@ impl Supervised {
     fn vanished() -> Supervised {
         Supervised {
             pid: 0,
+            supervisor: 0,
             control: Arc::new(tokio::sync::Mutex::new(None)),
             exit: watch::channel(Some(ChildExit::Unknown)).1,
             killed: watch::channel(Some(Vec::new())).1,
@@ -324,9 +357,21 @@ impl Supervised {
                 *control = None;
             }
         }
+        // A supervisor that does not answer in time was stopped (or is stuck): it is killed
+        // from here, and its session with it — the kernel ends a pid namespace with its
+        // process 1; without one, the spawner kills the orphans.
+        if !self.reported_within(UNANSWERED_KILL).await && self.supervisor > 1 {
+            kill_stopped(self.supervisor);
+            self.reported_within(KILL_REPORT_TIMEOUT).await;
+        }
+        self.killed.borrow().clone().unwrap_or_default()
+    }
+
+    /// Wait up to `within` for the supervisor to report what it killed, or to be gone.
+    async fn reported_within(&self, within: Duration) -> bool {
         let mut killed = self.killed.clone();
         let mut gone = self.gone.clone();
-        let _ = tokio::time::timeout(KILL_REPORT_TIMEOUT, async {
+        tokio::time::timeout(within, async {
             loop {
                 if killed.borrow_and_update().is_some() || *gone.borrow_and_update() {
                     return;
@@ -337,9 +382,17 @@ impl Supervised {
                 }
             }
         })
-        .await;
-        self.killed.borrow().clone().unwrap_or_default()
+        .await
+        .is_ok()
     }
+}
+
+/// Kill a supervisor that does not answer (stopped, or stuck); its session ends with it.
+fn kill_stopped(supervisor: i32) {
+    tracing::warn!(supervisor, "a supervisor does not answer; killing it");
+    let pid = nix::unistd::Pid::from_raw(supervisor);
+    let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+    let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGCONT);
 }
 
 /// The one kill protocol for headless sessions and terminals alike: `kill` everything in

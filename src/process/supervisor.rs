@@ -165,6 +165,7 @@ pub fn run(mut req: SpawnRequest, control: OwnedFd, stdio: Vec<OwnedFd>) -> Over
         sock: UnixStream::from(control),
         buf: Vec::new(),
     };
+    control.report(&Report::Supervisor(super::namespace::host_pid()));
     // The Landlock sandbox: this process restricts itself, so the program and everything
     // below it inherit the restriction. It fails closed: no sandbox, no program.
     let private_tmp = match req.landlock.take() {
@@ -197,7 +198,8 @@ fn confine(
     plan: &crate::sandbox::landlock::Plan,
     req: &mut SpawnRequest,
 ) -> Result<std::path::PathBuf, String> {
-    let tmp = std::path::Path::new(&plan.tmp_parent).join(format!("tmp-{}", std::process::id()));
+    let tmp = std::path::Path::new(&plan.tmp_parent)
+        .join(format!("tmp-{}", super::namespace::host_pid()));
     std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     req.env.push(("TMPDIR".into(), tmp.display().to_string()));
     crate::sandbox::landlock::apply(plan, &tmp)?;
@@ -212,7 +214,10 @@ fn supervise(req: SpawnRequest, mut control: Control, stdio: Vec<OwnedFd>) -> Ov
             return Over::Exit(SPAWN_FAILED);
         }
     };
-    control.report(&Report::Started(child));
+    control.report(&Report::Started {
+        program: super::namespace::host_pid_of_child(child),
+        supervisor: super::namespace::host_pid(),
+    });
     let Ok(mut sfd) = SignalFd::with_flags(
         &handled_signals(),
         SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC,
@@ -376,12 +381,14 @@ fn reap(child: i32) -> (Option<ChildExit>, bool) {
 /// Kill everything left in the session; tell the server how the program ended (when it
 /// ended here) and what was killed, if it listens.
 fn end(control: &mut Control, child: i32, tell: bool) -> Over {
+    // In a namespace of its own the pids killed are reported as the server sees them.
+    let host_pids = super::namespace::inside().then(super::namespace::host_descendants);
     let killed = walk::kill_own_descendants(KILL_WITHIN);
     if tell {
         if let Some(e) = killed.reaped.iter().find_map(|s| exit_of(child, *s)) {
             control.report(&Report::Exited(e));
         }
-        let pids: BTreeSet<i32> = killed.pids.into_iter().collect();
+        let pids: BTreeSet<i32> = host_pids.unwrap_or(killed.pids).into_iter().collect();
         control.report(&Report::Killed(pids.into_iter().collect()));
     }
     Over::Exit(0)

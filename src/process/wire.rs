@@ -6,7 +6,7 @@
 //! (interactive).
 //!
 //! Server ↔ supervisor, on the control socket, one line each way per message:
-//! `started <pid>` | `error <errno>` | `exit code <n>` | `exit signal <n>` | `killed <pid>…`
+//! `supervisor <pid>` (first, before the program starts) | `started <pid> <supervisor pid>` | `error <errno>` | `exit code <n>` | `exit signal <n>` | `killed <pid>…`
 //! from the supervisor, `kill` from the server. The server closing its end means "kill".
 
 use serde::{Deserialize, Serialize};
@@ -60,7 +60,14 @@ pub enum ChildExit {
 /// A message from a supervisor.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Report {
-    Started(i32),
+    /// The supervisor took the request: its pid as the server sees it (so that the server
+    /// can kill it should it stop answering, even before the program starts).
+    Supervisor(i32),
+    /// The program's pid and the supervisor's, as the server sees them.
+    Started {
+        program: i32,
+        supervisor: i32,
+    },
     Error(i32),
     Exited(ChildExit),
     Killed(Vec<i32>),
@@ -69,7 +76,11 @@ pub enum Report {
 impl Report {
     pub fn line(&self) -> String {
         match self {
-            Report::Started(p) => format!("started {p}\n"),
+            Report::Supervisor(p) => format!("supervisor {p}\n"),
+            Report::Started {
+                program,
+                supervisor,
+            } => format!("started {program} {supervisor}\n"),
             Report::Error(e) => format!("error {e}\n"),
             Report::Exited(ChildExit::Code(c)) => format!("exit code {c}\n"),
             Report::Exited(ChildExit::Signal(s)) => format!("exit signal {s}\n"),
@@ -86,7 +97,11 @@ impl Report {
         let head = w.next()?;
         let num = |s: Option<&str>| s.and_then(|v| v.parse::<i32>().ok());
         match head {
-            "started" => num(w.next()).map(Report::Started),
+            "supervisor" => num(w.next()).map(Report::Supervisor),
+            "started" => Some(Report::Started {
+                program: num(w.next())?,
+                supervisor: num(w.next())?,
+            }),
             "error" => num(w.next()).map(Report::Error),
             "exit" => match w.next()? {
                 "code" => num(w.next()).map(|c| Report::Exited(ChildExit::Code(c))),
@@ -110,8 +125,12 @@ mod tests {
     #[test]
     fn reports_round_trip() {
         for r in [
-            Report::Started(42),
+            Report::Started {
+                program: 42,
+                supervisor: 41,
+            },
             Report::Error(2),
+            Report::Supervisor(7),
             Report::Exited(ChildExit::Code(3)),
             Report::Exited(ChildExit::Signal(9)),
             Report::Exited(ChildExit::Unknown),

@@ -116,6 +116,15 @@ async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, Launc
     .env(crate::host::options::TOKEN_VARIABLE, &spec.token)
     // The host this server launches confines its terminals as this server was told to.
     .envs(crate::sandbox::current().settings().to_env())
+    // And contains them as this server contains its own sessions.
+    .env(
+        "PM_TERM_CONTAINMENT",
+        if crate::process::namespace::subreaper_only() {
+            "subreaper"
+        } else {
+            "auto"
+        },
+    )
     .stdin(Stdio::piped())
     .stdout(Stdio::piped())
     .stderr(Stdio::inherit())
