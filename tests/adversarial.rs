@@ -682,3 +682,104 @@ async fn containment_holds_against_the_session_it_contains() {
         s.stop().await;
     }
 }
+
+// ---- the command policy -------------------------------------------------------------
+
+/// Lines that hide what they run — abbreviated options, computed program names, wrappers,
+/// code in variables, history and the shell's own state, other spellings of paths and
+/// numbers — are never `allowed`: blocked, or held for a person (and with nobody to ask,
+/// declined). Sent through the real binary with inert shells (nothing could run), headless
+/// and into a terminal; everyday lines stay allowed.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_policy_allows_nothing_it_cannot_read() {
+    const HIDDEN: &[&str] = &[
+        "rm --recu -f ~",
+        "rm --recursive --no-pres /",
+        "/bin/r? -rf ~",
+        "{rm,-rf,~}",
+        "env $(echo rm -rf ~)",
+        "IFS=,; c=rm,-rf,~; $c",
+        "env -S'rm -rf ~'",
+        "env --split='rm -rf ~'",
+        "script -qc 'rm -rf ~' /dev/null",
+        "su -lc 'rm -rf ~' root",
+        "unshare rm -rf ~",
+        "setarch x86_64 rm -rf ~",
+        "sed 1e /dev/null",
+        "sed -n 's/x/rm -rf ~/e' f",
+        "git -c alias.x='!rm -rf ~' x",
+        "git -c core.pager='rm -rf ~' log",
+        "tar cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm -rf ~' .",
+        "vim -c '!rm -rf ~' x",
+        "ssh -oProxyCommand='rm -rf ~' host",
+        "dd if=/dev/zero of=/dev/./sda",
+        "dd if=/dev/zero of=/dev//sda",
+        "kill -9 -01",
+        "rm -rf /h*",
+        "rm -rf {/,}",
+        "python3 -c \"$CODE\"",
+        "PAGER='rm -rf ~' git log",
+        "PROMPT_COMMAND='rm -rf ~'",
+        "NODE_OPTIONS='--import data:text/javascript,1' node x.js",
+        "alias ls='rm -rf ~'",
+        "trap 'rm -rf ~' EXIT",
+        "!!",
+        "sudo !!",
+        "^ls^rm -rf ~",
+        "fc -s",
+        "bind -x '\"\\C-t\": rm -rf ~'",
+        "set -o vi",
+    ];
+    const BENIGN: &[&str] = &[
+        "ls -la",
+        "git status",
+        "cargo test --release",
+        "grep -rn TODO src",
+        "echo 'done!'",
+        "export PATH=$PATH:/usr/local/bin",
+        "RUST_LOG=debug cargo run",
+        "GIT_EDITOR=true git rebase --continue",
+        "NODE_OPTIONS=--max-old-space-size=4096 npm run build",
+        "rm -f build/*.o",
+        "sed -i 's/foo/bar/g' src/main.rs",
+        "tar xzf archive.tgz",
+        "alias ll='ls -la'",
+        "[ -f x ] && echo yes",
+        "python3 -c 'print(1)'",
+    ];
+    for who in identities() {
+        let p = place(who);
+        let inert = inert_shells();
+        let mut env = env_refs(&inert);
+        // Nobody to ask, the default: what is held for a person is declined.
+        env.push(("PM_TERM_APPROVAL_DEFAULT", "decline"));
+        let s = start(who, &p, &[], &env).await;
+        let mut allowed = Vec::new();
+        for line in HIDDEN {
+            for mode in ["headless", "interactive"] {
+                let r = s
+                    .call(json!({"action": "execute", "invocation": {"mode": mode, "intent": "execute_command"},
+                        "execution": {"command": line}, "runtime": {"cwd": p.ws.display().to_string(), "wait_ms": 5000}}))
+                    .await;
+                let verdict = match code(&r) {
+                    "PM_TERM_BLOCKED_DESTRUCTIVE" | "PM_TERM_DECLINED" => continue,
+                    "" => r["result"]["authorization"].to_string(),
+                    other => other.to_string(),
+                };
+                allowed.push(format!("{who:?} {mode}: {line} → {verdict}"));
+            }
+        }
+        for line in BENIGN {
+            let r = s
+                .call(json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+                    "execution": {"command": line}, "runtime": {"cwd": p.ws.display().to_string()}}))
+                .await;
+            assert_eq!(
+                r["result"]["authorization"], "allowed",
+                "{who:?}: an everyday line is held: {line}: {r:#}"
+            );
+        }
+        assert!(allowed.is_empty(), "allowed:\n{}", allowed.join("\n"));
+        s.stop().await;
+    }
+}

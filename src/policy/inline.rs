@@ -111,6 +111,13 @@ pub fn scan(name: &str, args: &[String], stdin: &Stdin) -> Found {
         inline_code(name, args)
     };
     match code {
+        // Code the line computes (`python3 -c "$CODE"`, `perl -e "$(cat x)"`): what runs is
+        // not on the line.
+        Some(code) if code.contains(super::lex::COMPUTED) || mentions_variable(&code) => {
+            found.opaque = Some(format!(
+                "{name} runs code from a variable or a substitution, which the line does not show"
+            ));
+        }
         Some(code) => scan_code(lang, &code, &mut found),
         None if reads_program_from_stdin(args) => match stdin {
             Stdin::Literal(text) => scan_code(lang, text, &mut found),
@@ -122,6 +129,18 @@ pub fn scan(name: &str, args: &[String], stdin: &Stdin) -> Found {
         None => {}
     }
     found
+}
+
+/// Whether inline code is (mostly) a shell variable: `$X`, `${X}` — the shell substitutes
+/// it before the interpreter sees anything. (`$` inside real code — a Perl scalar, a regex —
+/// is not a whole word.)
+fn mentions_variable(code: &str) -> bool {
+    let t = code.trim();
+    let name = t
+        .strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .or_else(|| t.strip_prefix('$'));
+    name.is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
 }
 
 fn inline_code(name: &str, args: &[String]) -> Option<String> {

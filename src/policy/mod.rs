@@ -9,6 +9,7 @@ pub mod env;
 mod inline;
 pub mod lex;
 pub mod rules;
+mod runners;
 pub mod strict;
 pub mod strict_build;
 pub mod strict_git;
@@ -320,6 +321,7 @@ impl Policy {
             powershell,
             opaque,
             computed,
+            code_env,
             too_complex,
         } = walk::all_commands(line);
         if let Some(why) = too_complex.first() {
@@ -370,6 +372,20 @@ impl Policy {
                 message: format!("{what}: its code cannot be inspected before it runs"),
                 command,
             });
+        }
+        for (name, command) in code_env {
+            findings.push(Finding {
+                severity: Severity::Warn,
+                rule: "code_in_environment",
+                message: format!(
+                    "sets {name}, which makes programs run code or changes which program a \
+                     name runs: what runs cannot be read from the line"
+                ),
+                command,
+            });
+        }
+        if let Some(f) = rules::reading::history_expansion(line) {
+            findings.push(f);
         }
         for command in computed {
             findings.push(Finding {

@@ -130,11 +130,20 @@ pub fn unseen_line(text: &str) -> bool {
             }
         } else if k == Key::Control(ABANDON_LINE) {
             edited = false;
-        } else if rearranging(k) || k == Key::Text('\t') {
+        } else if rearranging(k) || meta(k) || k == Key::Text('\t') {
             edited = true;
         }
     }
     false
+}
+
+/// An Escape and the key after it, other than an escape sequence: at a shell's line editor
+/// every such pair is a command — Meta-x in emacs mode (which keys do what is the user's
+/// `inputrc`), a command-mode key in vi mode (`ESC k` recalls history) — so the line it
+/// enters cannot be told from the keys. (At a full-screen program it is its own key: vim's
+/// Escape, and this is not asked there.)
+fn meta(k: Key) -> bool {
+    matches!(k, Key::Escape(Some(a), _) if a != '[' && a != 'O')
 }
 
 fn is_enter(k: Key) -> bool {
@@ -249,6 +258,10 @@ mod tests {
         assert!(!unseen_line("m /x\u{1}\u{3}ls\r"));
         assert!(!unseen_line("ls\r\u{1b}[A"));
         assert!(!unseen_line("echo a\r"));
-        assert!(!unseen_line("\u{1b}:wq\r"));
+        // An Escape and a key: a Meta command, or a vi-mode command (`ESC k` recalls
+        // history); at a shell's prompt, where this is asked, no line can be told from it.
+        assert!(unseen_line("\u{1b}k\r"));
+        assert!(unseen_line("\u{1b}:wq\r"));
+        assert!(unseen_line("x\u{1b}.\r"));
     }
 }

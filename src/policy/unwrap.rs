@@ -7,6 +7,7 @@ use std::cell::Cell;
 
 use super::inline::{self, Stdin};
 use super::lex::Simple;
+use super::runners;
 
 /// Most commands unwrapped inside one command line beyond its own (find -exec per starting
 /// point, xargs per input line, nested shells): nesting multiplies them, so without a cap a
@@ -259,27 +260,49 @@ pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> 
             }
             "su" => {
                 eff.privileged = true;
-                // su [-] [user] -c "cmd"
-                if let Some(p) = rest.iter().position(|a| a == "-c" || a == "--command")
-                    && let Some(line) = rest.get(p + 1)
+                // su [-] [user] -c "cmd" (also -lc "cmd", --command=cmd, --comm cmd)
+                if let Some(line) = option_anywhere(rest, 'c', "command") {
+                    eff.shell_lines.push(line);
+                }
+                Vec::new()
+            }
+            "alias" => {
+                // alias NAME=VALUE: a later line's NAME runs VALUE, so VALUE is judged now.
+                for def in rest.iter().filter_map(|a| a.split_once('=')) {
+                    eff.shell_lines.push(def.1.to_string());
+                }
+                Vec::new()
+            }
+            "trap" => {
+                // trap ACTION SIGNAL…: the action is a command line this shell runs later.
+                if let Some(action) = rest.iter().find(|a| !a.starts_with('-'))
+                    && !action.is_empty()
                 {
-                    eff.shell_lines.push(line.clone());
+                    eff.shell_lines.push(action.clone());
                 }
                 Vec::new()
             }
             "env" => {
+                // -S STRING splits STRING into the command (also attached, `-S'…'`, in a
+                // cluster, `-iS…`, or abbreviated, `--split=…`).
+                if let Some(split) = runners::option_value(rest, Some('S'), Some("split-string")) {
+                    eff.shell_lines.push(split);
+                }
+                // An exported function's body runs in the bash it starts, unjudged.
+                if rest.iter().any(|a| a.starts_with("BASH_FUNC_")) {
+                    eff.opaque_script.get_or_insert_with(|| {
+                        "env exports a shell function, whose body is not judged".into()
+                    });
+                }
                 let mut r = rest;
                 loop {
                     match r.first().map(String::as_str) {
-                        Some("-S") | Some("--split-string") => {
-                            if let Some(s) = r.get(1) {
-                                eff.shell_lines.push(s.clone());
-                            }
-                            r = &[];
-                        }
-                        Some(a) if a.starts_with("--split-string=") => {
-                            eff.shell_lines
-                                .push(a["--split-string=".len()..].to_string());
+                        Some(a)
+                            if a.starts_with("--s")
+                                || (a.starts_with('-')
+                                    && !a.starts_with("--")
+                                    && a.contains('S')) =>
+                        {
                             r = &[];
                         }
                         Some("-u") | Some("--unset") | Some("-C") | Some("--chdir") => {
@@ -308,10 +331,8 @@ pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> 
             }
             "runuser" => {
                 eff.privileged = true;
-                if let Some(p) = rest.iter().position(|a| a == "-c" || a == "--command") {
-                    if let Some(line) = rest.get(p + 1) {
-                        eff.shell_lines.push(line.clone());
-                    }
+                if let Some(line) = option_anywhere(rest, 'c', "command") {
+                    eff.shell_lines.push(line);
                     Vec::new()
                 } else {
                     skip_options(rest, &["-u", "-g", "-G", "--user", "--group"]).to_vec()
@@ -324,14 +345,17 @@ pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> 
                 Vec::new()
             }
             "script" => {
-                if let Some(p) = rest.iter().position(|a| a == "-c" || a == "--command")
-                    && let Some(line) = rest.get(p + 1)
-                {
-                    eff.shell_lines.push(line.clone());
+                // -c LINE, also in a cluster (`-qc`) or abbreviated (`--comm=…`).
+                if let Some(line) = option_anywhere(rest, 'c', "command") {
+                    eff.shell_lines.push(line);
                 }
                 Vec::new()
             }
             "ssh" => {
+                // -o ProxyCommand=… and the like run a command here.
+                if let Some(why) = runners::unread("ssh", rest) {
+                    eff.opaque_script.get_or_insert(why);
+                }
                 // ssh [options] HOST [command…]: the command runs in the remote shell.
                 let r = skip_options(
                     rest,
@@ -424,7 +448,12 @@ pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> 
                 }
                 Vec::new()
             }
-            _ => Vec::new(),
+            n => {
+                if let Some(why) = runners::unread(n, rest) {
+                    eff.opaque_script.get_or_insert(why);
+                }
+                Vec::new()
+            }
         };
         if next.is_empty() {
             break;
@@ -432,4 +461,20 @@ pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> 
         argv = next;
     }
     eff
+}
+
+/// The value of option `-short` (in a cluster too) or `--long` (abbreviated too) given
+/// anywhere among `args` — `su alice -c cmd` puts it after a word that is not an option.
+fn option_anywhere(args: &[String], short: char, long: &str) -> Option<String> {
+    (0..args.len()).find_map(|i| {
+        runners::option_value(
+            &args[i..i + 1]
+                .iter()
+                .chain(args.get(i + 1))
+                .cloned()
+                .collect::<Vec<_>>(),
+            Some(short),
+            Some(long),
+        )
+    })
 }

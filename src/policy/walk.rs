@@ -36,6 +36,120 @@ pub struct Found {
     /// Why some of what the line runs was not followed (nesting too deep, too much nested
     /// text): such a line cannot be judged, so it is refused.
     pub too_complex: Vec<String>,
+    /// Variables the line sets that carry code or change how later words are read
+    /// (`PROMPT_COMMAND=…`, `LD_PRELOAD=…`, `IFS=…`), with the command they were set for.
+    pub code_env: Vec<(String, String)>,
+}
+
+/// Variables whose value is a command line some program runs (a pager, an editor, a
+/// prompt hook, a compiler wrapper): set in a line, the value is judged as a line of its own
+/// (`PAGER='rm -rf ~' git log` is judged as `rm -rf ~`).
+const COMMAND_VARIABLES: &[&str] = &[
+    "PROMPT_COMMAND",
+    "PAGER",
+    "GIT_PAGER",
+    "MANPAGER",
+    "EDITOR",
+    "VISUAL",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_SSH_COMMAND",
+    "GIT_SSH",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "BROWSER",
+    "RUSTC_WRAPPER",
+    "CC",
+    "CXX",
+    "LESSOPEN",
+    "LESSCLOSE",
+];
+
+/// Prompts: their value runs its command substitutions at every prompt.
+const PROMPT_VARIABLES: &[&str] = &[
+    "PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT", "RPROMPT", "RPS1",
+];
+
+/// Variables that carry code the policy cannot read — a function body, options that load
+/// code into an interpreter, configuration that names programs — or that change how the
+/// shell splits the words that follow (`IFS`): warned.
+fn carries_unread_code(name: &str, value: &str) -> bool {
+    match name {
+        "IFS" | "PERL5OPT" | "RUBYOPT" | "JAVA_TOOL_OPTIONS" | "_JAVA_OPTIONS" => true,
+        "NODE_OPTIONS" => !node_options_are_data(value),
+        _ => name.starts_with("BASH_FUNC_") || name.starts_with("GIT_CONFIG_"),
+    }
+}
+
+/// Whether every word of a `NODE_OPTIONS` value tunes the runtime rather than loading code
+/// (`--require`, `--import data:…`, `--loader` do).
+fn node_options_are_data(value: &str) -> bool {
+    const TUNING: &[&str] = &[
+        "--max-old-space-size",
+        "--max-semi-space-size",
+        "--stack-size",
+        "--stack-trace-limit",
+        "--enable-source-maps",
+        "--no-warnings",
+        "--no-deprecation",
+        "--trace-warnings",
+        "--trace-deprecation",
+        "--throw-deprecation",
+        "--unhandled-rejections",
+        "--openssl-legacy-provider",
+        "--use-openssl-ca",
+        "--dns-result-order",
+        "--max-http-header-size",
+        "--experimental-vm-modules",
+        "--preserve-symlinks",
+    ];
+    value.split_whitespace().all(|w| {
+        let name = w.split_once('=').map_or(w, |(n, _)| n);
+        TUNING.contains(&name)
+    })
+}
+
+/// What a variable the line sets makes it run: its value as a line to judge, or a warning.
+fn judge_assignment(
+    name: &str,
+    value: &str,
+    command: &[String],
+    found: &mut Found,
+    lines: &mut Vec<String>,
+) {
+    if COMMAND_VARIABLES.contains(&name) {
+        // `|cmd` (LESSOPEN's pipe form) is the command `cmd`.
+        lines.push(value.trim_start_matches('|').to_string());
+    } else if PROMPT_VARIABLES.contains(&name) {
+        if value.contains("$(") || value.contains('`') {
+            lines.push(format!("echo \"{}\"", value.replace('"', "\\\"")));
+        }
+    } else if carries_unread_code(name, value) {
+        found
+            .code_env
+            .push((name.to_string(), shell_words::join(command)));
+    }
+}
+
+/// Whether a program word is computed by the shell before it runs: a variable, a
+/// substitution, a glob (`/bin/r?`) or a brace expansion (`{rm,-rf,~}`) — what runs is not
+/// what the line shows.
+pub fn computed_word(word: &str) -> bool {
+    if word.contains(COMPUTED) || word.contains('$') || word.contains('`') {
+        return true;
+    }
+    if word == "[" || word == "[[" {
+        return false;
+    }
+    if word.contains(['*', '?', '[']) {
+        return true;
+    }
+    word.find('{').is_some_and(|open| {
+        let after = &word[open..];
+        after.contains('}') && (after.contains(',') || after.contains(".."))
+    })
 }
 
 pub fn all_commands(line: &str) -> Found {
@@ -158,10 +272,34 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
                 None => Stdin::None,
             }
         };
-        let exported = c
-            .argv
-            .first()
-            .is_some_and(|w| w == "export" || w == "declare");
+        let exported = c.argv.first().is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "export" | "declare" | "typeset" | "local" | "readonly"
+            )
+        });
+        let set_here: Vec<(String, String)> = c
+            .assignments
+            .iter()
+            .cloned()
+            .chain(c.argv.iter().skip(1).filter(|_| exported).filter_map(|w| {
+                w.split_once('=')
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+            }))
+            .collect();
+        let mut value_lines = Vec::new();
+        for (name, value) in &set_here {
+            judge_assignment(
+                name,
+                &expand_in_word(value, &vars),
+                &c.argv,
+                found,
+                &mut value_lines,
+            );
+        }
+        for l in value_lines {
+            walk_line(&l, depth + 1, budget, found);
+        }
         if c.argv.is_empty() || exported {
             let assigned = c.assignments.iter().cloned().chain(
                 c.argv
@@ -184,16 +322,17 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
 }
 
 fn visit(c: &Simple, stdin: &Stdin, depth: usize, budget: &Cell<usize>, found: &mut Found) {
-    if let Some(first) = c.argv.first()
-        && (first.contains(COMPUTED) || first.starts_with('$'))
-    {
-        found.computed.push(shell_words::join(&c.argv));
-    }
     if c.argv.is_empty() && !c.redirects.is_empty() {
         // `> /dev/sda`: a redirection with no command still writes its target.
         found.runs.push((Vec::new(), c.redirects.clone()));
     }
     let eff = unwrap_budgeted(c, stdin, budget);
+    // Every program the line runs, wrappers looked through (`env $(…)`, `sudo /bin/r?`).
+    for argv in &eff.argvs {
+        if argv.first().is_some_and(|w| computed_word(w)) {
+            found.computed.push(shell_words::join(argv));
+        }
+    }
     for (i, argv) in eff.argvs.into_iter().enumerate() {
         let redirects = if i == 0 {
             c.redirects.clone()
@@ -317,5 +456,53 @@ mod tests {
         assert_eq!(all_commands("$EDITOR notes.txt").computed.len(), 1);
         assert_eq!(all_commands("$(which python3) -V").computed.len(), 1);
         assert!(all_commands("python3 -V").computed.is_empty());
+        for line in [
+            "/bin/r? -rf ~",
+            "{rm,-rf,~}",
+            "env $(echo rm -rf ~)",
+            "sudo /bin/r[m] -rf ~",
+            "r$X -rf ~",
+            "`echo rm` -rf ~",
+        ] {
+            assert!(!all_commands(line).computed.is_empty(), "{line}");
+        }
+        assert!(!all_commands("IFS=,; c=rm,-rf,~; $c").code_env.is_empty());
+        assert!(has("PAGER='rm -rf ~' git log", &["rm", "-rf", "~"]));
+        assert!(has(
+            "export PROMPT_COMMAND='mkfs /dev/sda'",
+            &["mkfs", "/dev/sda"]
+        ));
+        assert!(has("PS1='$(rm -rf ~) $ '", &["rm", "-rf", "~"]));
+        assert!(
+            all_commands("NODE_OPTIONS=--max-old-space-size=4096 npm run build")
+                .code_env
+                .is_empty()
+        );
+        assert!(
+            !all_commands("NODE_OPTIONS='--import data:text/javascript,1' node x")
+                .code_env
+                .is_empty()
+        );
+        assert!(
+            all_commands("export PATH=$PATH:/usr/local/bin")
+                .code_env
+                .is_empty()
+        );
+        for line in ["[ -f x ]", "ls *.rs", "echo {a,b}", "git log --format={x}"] {
+            assert!(all_commands(line).computed.is_empty(), "{line}");
+        }
+        assert_eq!(
+            all_commands("export NODE_OPTIONS=--require=x")
+                .code_env
+                .len(),
+            1
+        );
+        assert_eq!(
+            all_commands("env 'BASH_FUNC_ls%%=() { id; }' bash")
+                .opaque
+                .len(),
+            1
+        );
+        assert!(all_commands("RUST_LOG=debug cargo run").code_env.is_empty());
     }
 }

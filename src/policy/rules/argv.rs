@@ -9,9 +9,15 @@ const SYSRQ_TRIGGER: &str = "/proc/sysrq-trigger";
 /// Rules on one argv (after unwrapping) and the redirections of its command.
 pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> Vec<Finding> {
     use Severity::*;
+    // As the program will read it: options unabbreviated, numbers plain, braces expanded.
+    let read = super::reading::as_read(argv);
+    let argv = read.as_slice();
     let mut out = Vec::new();
+    if let Some(f) = super::reading::shell_state(argv) {
+        out.push(f);
+    }
     for r in redirects {
-        if is_block_device(r) {
+        if is_block_device(r) || is_block_device(&normalize(r, cwd)) {
             out.push(finding(
                 Block,
                 "device_write",
@@ -43,9 +49,10 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
     let recursive = has_short(&flags, &['r', 'R']) || flags.contains(&"--recursive");
     match name.as_str() {
         "rm" if recursive => {
+            // A glob deletes whatever it matches: judged by where its matches lie.
             let critical: Vec<String> = targets
                 .iter()
-                .map(|t| normalize(t, cwd))
+                .map(|t| normalize(super::reading::glob_base(t).unwrap_or(t), cwd))
                 .filter(|t| is_critical(t))
                 .collect();
             if !critical.is_empty() || flags.contains(&"--no-preserve-root") {
@@ -87,7 +94,7 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
         "dd" => {
             for a in args {
                 if let Some(of) = a.strip_prefix("of=")
-                    && is_block_device(of)
+                    && (is_block_device(of) || is_block_device(&normalize(of, cwd)))
                 {
                     out.push(finding(
                         Block,
@@ -204,9 +211,10 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
             ));
         }
         "chmod" | "chown" | "chgrp" if recursive => {
+            // A glob deletes whatever it matches: judged by where its matches lie.
             let critical: Vec<String> = targets
                 .iter()
-                .map(|t| normalize(t, cwd))
+                .map(|t| normalize(super::reading::glob_base(t).unwrap_or(t), cwd))
                 .filter(|t| is_critical(t))
                 .collect();
             if !critical.is_empty() {

@@ -8,6 +8,7 @@
 
 mod argv;
 mod patterns;
+pub mod reading;
 mod windows;
 
 pub use argv::check_argv;
@@ -93,8 +94,19 @@ const BLOCK_DEVICE_PREFIXES: &[&str] = &[
     "/dev/ubd",
 ];
 
+/// Whether `path` is a disk: by its name once `.`, `..` and repeated slashes are resolved
+/// (`/dev/./sda`, `/dev//sda`), or by what it is when it exists (a link to a disk, a device
+/// node made elsewhere).
 fn is_block_device(path: &str) -> bool {
-    BLOCK_DEVICE_PREFIXES.iter().any(|p| path.starts_with(p))
+    use std::os::unix::fs::FileTypeExt;
+    let named = |p: &str| BLOCK_DEVICE_PREFIXES.iter().any(|d| p.starts_with(d));
+    if named(path) {
+        return true;
+    }
+    if path.starts_with('/') && named(&normalize_abs(path)) {
+        return true;
+    }
+    path.starts_with('/') && std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
 }
 
 /// Normalize a path as the shell would resolve it for comparison: `~` and `$HOME` kept as

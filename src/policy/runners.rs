@@ -1,0 +1,445 @@
+//! Programs that run a command, a script or code given in their arguments, beyond the
+//! wrappers `unwrap` looks through: what the policy cannot read is said, never allowed.
+//!
+//! Why a list of its own: a wrapper the policy did not model ran its command unjudged —
+//! `unshare rm -rf ~`, `setarch x86_64 rm -rf ~`, `sed 1e`, `git -c alias.x='!…' x`, `tar
+//! --checkpoint-action=exec=…`, `vim -c '!…'` were all `allowed`. Each program here either
+//! always runs what its arguments name (`unshare`, `nsenter`, `systemd-run`, …), or does so
+//! with some options or script commands (`sed`'s `e`, `tar`'s `--to-command`, `ssh`'s
+//! `ProxyCommand`, …); either way the command it runs is not judged, so the line is warned
+//! (`opaque_script`) and a person decides.
+//!
+//! Options are matched as their programs' parsers match them: short ones inside clusters
+//! (`script -qc`), long ones abbreviated (`env --split=…`), values attached or in the next
+//! word.
+
+/// Programs that run the command their arguments name, always.
+const ALWAYS: &[&str] = &[
+    "unshare",
+    "nsenter",
+    "setarch",
+    "linux32",
+    "linux64",
+    "i386",
+    "x86_64",
+    "systemd-run",
+    "systemd-nspawn",
+    "machinectl",
+    "at",
+    "batch",
+    "expect",
+    "tmux",
+    "screen",
+    "parallel",
+    "sshpass",
+    "entr",
+    "rlwrap",
+    "fakeroot",
+    "fakechroot",
+    "firejail",
+    "bwrap",
+    "proot",
+    "capsh",
+    "prlimit",
+    "numactl",
+    "cgexec",
+    "sg",
+    "dbus-run-session",
+    "dbus-launch",
+    "xvfb-run",
+    "faketime",
+    "valgrind",
+    "chronic",
+    "daemonize",
+    "start-stop-daemon",
+    "setpriv",
+    "socat",
+    "coproc",
+];
+
+/// The value of option `short` (a letter, in a cluster or alone) or `long` (also
+/// abbreviated, as `getopt_long` takes it), attached or in the next word; options only
+/// before the first word that is not one. `None` when not given.
+pub fn option_value(args: &[String], short: Option<char>, long: Option<&str>) -> Option<String> {
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "--" || !a.starts_with('-') || a == "-" {
+            return None;
+        }
+        if let (Some(body), Some(long)) = (a.strip_prefix("--"), long) {
+            let (name, value) = match body.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (body, None),
+            };
+            if !name.is_empty() && long.starts_with(name) {
+                return value
+                    .map(str::to_string)
+                    .or_else(|| args.get(i + 1).cloned());
+            }
+        } else if let (Some(cluster), Some(c)) = (a.strip_prefix('-'), short)
+            && !a.starts_with("--")
+            && let Some(at) = cluster.find(c)
+        {
+            let attached = &cluster[at + c.len_utf8()..];
+            return if attached.is_empty() {
+                args.get(i + 1).cloned()
+            } else {
+                Some(attached.to_string())
+            };
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Whether any word of `args` is option `short` (in a cluster) or `long` (abbreviated too).
+fn has_option(args: &[String], short: Option<char>, long: Option<&str>) -> bool {
+    args.iter().any(|a| {
+        if let Some(body) = a.strip_prefix("--") {
+            let name = body.split_once('=').map_or(body, |(n, _)| n);
+            long.is_some_and(|l| !name.is_empty() && l.starts_with(name))
+        } else {
+            a.strip_prefix('-')
+                .is_some_and(|c| short.is_some_and(|s| c.contains(s)))
+        }
+    })
+}
+
+/// Why `name` (its basename) with `rest` runs something the policy does not read, if it
+/// does.
+pub fn unread(name: &str, rest: &[String]) -> Option<String> {
+    if ALWAYS.contains(&name) {
+        return Some(format!(
+            "{name} runs the command its arguments name, which is not judged"
+        ));
+    }
+    match name {
+        "sed" | "gsed" => sed(rest),
+        "tar" | "gtar" | "bsdtar" => tar(rest),
+        "git" => git(rest),
+        "ssh" | "scp" | "sftp" => ssh(name, rest),
+        "rsync" => (has_option(rest, Some('e'), Some("rsh"))
+            || has_option(rest, None, Some("rsync-path")))
+        .then(|| "rsync runs the remote shell or program its options name".into()),
+        "vi" | "vim" | "nvim" | "view" | "ex" | "gvim" | "vimdiff" => {
+            let runs = rest.iter().any(|a| a.starts_with('+') && a.len() > 1)
+                || has_option(rest, Some('c'), Some("cmd"))
+                || has_option(rest, Some('S'), None);
+            runs.then(|| {
+                format!("{name} runs the editor commands its options give (`!…` runs a shell)")
+            })
+        }
+        "gdb" | "lldb" => Some(format!(
+            "{name} runs and changes other programs, and the commands its options give"
+        )),
+        "zip" => has_option(rest, None, Some("unzip-command"))
+            .then(|| "zip runs the program --unzip-command names".into())
+            .or_else(|| {
+                rest.iter()
+                    .any(|a| a == "-TT")
+                    .then(|| "zip -TT runs a program".into())
+            }),
+        "complete" | "compgen" => has_option(rest, Some('C'), None)
+            .then(|| format!("{name} -C runs a command on every completion")),
+        "mapfile" | "readarray" => has_option(rest, Some('C'), None)
+            .then(|| format!("{name} -C runs a callback for the lines it reads")),
+        "ncat" | "nc" | "netcat" => (has_option(rest, Some('e'), Some("exec"))
+            || has_option(rest, Some('c'), Some("sh-exec")))
+        .then(|| format!("{name} -e/-c runs a program for each connection")),
+        _ => None,
+    }
+}
+
+/// GNU sed's `e` command and the `e` flag of `s` run their text as a shell command; a
+/// script from a file (`-f`) cannot be read here.
+fn sed(rest: &[String]) -> Option<String> {
+    if has_option(rest, Some('f'), Some("file")) {
+        return Some("sed runs a script from a file the policy does not read".into());
+    }
+    let mut scripts: Vec<String> = Vec::new();
+    let mut i = 0;
+    let mut explicit = false;
+    while i < rest.len() {
+        let a = &rest[i];
+        if a == "-e" || a == "--expression" {
+            if let Some(s) = rest.get(i + 1) {
+                scripts.push(s.clone());
+            }
+            explicit = true;
+            i += 2;
+            continue;
+        }
+        if let Some(s) = a.strip_prefix("--expression=") {
+            scripts.push(s.to_string());
+            explicit = true;
+        } else if let Some(s) = a.strip_prefix("-e").filter(|_| !a.starts_with("--")) {
+            scripts.push(s.to_string());
+            explicit = true;
+        } else if !a.starts_with('-') && !explicit && scripts.is_empty() {
+            scripts.push(a.clone());
+        }
+        i += 1;
+    }
+    scripts
+        .iter()
+        .any(|s| sed_runs(s))
+        .then(|| "sed's e command (or the e flag of s) runs text as a shell command".into())
+}
+
+/// Whether a sed script has an `e` command or an `s///e`.
+fn sed_runs(script: &str) -> bool {
+    for cmd in script.split(['\n', ';']) {
+        let c = cmd.trim_start();
+        // An address (a line number, `$`, `/re/`, a range) before the command letter.
+        let body = c.trim_start_matches(|ch: char| {
+            ch.is_ascii_digit() || matches!(ch, '$' | ',' | '~' | '!' | ' ' | '+')
+        });
+        let body = if let Some(rest) = body.strip_prefix('/') {
+            rest.split_once('/')
+                .map_or("", |(_, after)| after.trim_start())
+        } else {
+            body
+        };
+        if body.starts_with('e') {
+            return true;
+        }
+        if let Some(s) = body.strip_prefix('s')
+            && let Some(delim) = s.chars().next()
+        {
+            let parts: Vec<&str> = s[delim.len_utf8()..].splitn(3, delim).collect();
+            if parts.len() == 3
+                && parts[2]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric())
+                    .any(|c| c == 'e')
+            {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// tar's options that run a program or a script.
+fn tar(rest: &[String]) -> Option<String> {
+    for long in [
+        "checkpoint-action",
+        "to-command",
+        "use-compress-program",
+        "rsh-command",
+        "info-script",
+        "new-volume-script",
+    ] {
+        if has_long_at_least(rest, long, 4) {
+            return Some(format!("tar --{long} runs a program its value names"));
+        }
+    }
+    // -I PROG (compress program), -F SCRIPT, in a cluster or alone (not in old-style
+    // bundled first words, which take no such letters).
+    let first_is_bundle = rest.first().is_some_and(|a| !a.starts_with('-'));
+    let runs = rest.iter().enumerate().any(|(i, a)| {
+        !(i == 0 && first_is_bundle)
+            && a.starts_with('-')
+            && !a.starts_with("--")
+            && (a.contains('I') || a.contains('F'))
+    });
+    runs.then(|| "tar -I/-F runs the program or script its value names".into())
+}
+
+/// Whether a long option whose name begins with at least `min` letters of `long` is given.
+fn has_long_at_least(args: &[String], long: &str, min: usize) -> bool {
+    args.iter().any(|a| {
+        a.strip_prefix("--").is_some_and(|body| {
+            let name = body.split_once('=').map_or(body, |(n, _)| n);
+            name.len() >= min.min(long.len()) && long.starts_with(name)
+        })
+    })
+}
+
+/// Configuration and subcommands with which git runs a command of the line's.
+fn git(rest: &[String]) -> Option<String> {
+    let mut i = 0;
+    while i < rest.len() {
+        let a = rest[i].as_str();
+        let config = if a == "-c" {
+            i += 1;
+            rest.get(i).map(String::as_str)
+        } else {
+            a.strip_prefix("-c").filter(|v| !v.is_empty())
+        };
+        if let Some(kv) = config {
+            let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
+            if value.starts_with('!')
+                || super::strict_git::program_key(key)
+                || runs_program_key(key)
+            {
+                return Some(format!(
+                    "git -c {key}=… names a program git runs, which is not judged"
+                ));
+            }
+        }
+        if a.starts_with("--config-env") || a.starts_with("--exec-path=") {
+            return Some(format!("git {a} picks code git runs"));
+        }
+        if !a.starts_with('-') {
+            // The subcommand.
+            let sub = a;
+            let after = &rest[i + 1..];
+            let runs = match sub {
+                "submodule" => after.first().is_some_and(|s| s == "foreach"),
+                "bisect" => after.first().is_some_and(|s| s == "run"),
+                "rebase" => has_option(after, Some('x'), Some("exec")),
+                "filter-branch" | "filter-repo" => true,
+                "difftool" | "mergetool" => has_option(after, Some('x'), Some("extcmd")),
+                _ => false,
+            };
+            return runs.then(|| format!("git {sub} runs a command given on the line"));
+        }
+        i += 1;
+    }
+    None
+}
+
+/// git configuration keys (lower case) whose value is a program or a shell command.
+fn runs_program_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key.starts_with("alias.")
+        || matches!(
+            key.as_str(),
+            "core.fsmonitor"
+                | "core.hookspath"
+                | "core.pager"
+                | "core.editor"
+                | "core.sshcommand"
+                | "core.askpass"
+                | "core.alternaterefscommand"
+                | "sequence.editor"
+                | "gpg.program"
+                | "credential.helper"
+                | "diff.tool"
+                | "merge.tool"
+                | "uploadpack.packobjectshook"
+        )
+        || key.ends_with(".cmd")
+        || key.ends_with(".command")
+        || key.ends_with(".program")
+        || key.ends_with(".helper")
+}
+
+/// ssh's options that run a command on this machine (`ProxyCommand`, `LocalCommand`, a
+/// `-S`-named program for scp).
+fn ssh(name: &str, rest: &[String]) -> Option<String> {
+    let mut i = 0;
+    while i < rest.len() {
+        let a = rest[i].as_str();
+        let opt = if a == "-o" {
+            i += 1;
+            rest.get(i).map(String::as_str)
+        } else {
+            a.strip_prefix("-o").filter(|v| !v.is_empty())
+        };
+        if let Some(o) = opt {
+            let key = o
+                .split(['=', ' '])
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            if matches!(
+                key.as_str(),
+                "proxycommand" | "localcommand" | "permitlocalcommand" | "knownhostscommand"
+            ) {
+                return Some(format!("{name} -o {key} runs a command on this machine"));
+            }
+        }
+        if name == "scp" && (a == "-S" || a.starts_with("-S")) {
+            return Some("scp -S runs the program it names".into());
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        shell_words::split(s).unwrap_or_default()
+    }
+
+    #[test]
+    fn options_are_found_as_their_parsers_find_them() {
+        assert_eq!(
+            option_value(
+                &words("-qc 'rm -rf ~' /dev/null"),
+                Some('c'),
+                Some("command")
+            )
+            .as_deref(),
+            Some("rm -rf ~")
+        );
+        assert_eq!(
+            option_value(&words("-Srm"), Some('S'), Some("split-string")).as_deref(),
+            Some("rm")
+        );
+        assert_eq!(
+            option_value(
+                &words("--split='rm -rf ~'"),
+                Some('S'),
+                Some("split-string")
+            )
+            .as_deref(),
+            Some("rm -rf ~")
+        );
+        assert_eq!(
+            option_value(&words("-i -S x"), Some('S'), Some("split-string")).as_deref(),
+            Some("x")
+        );
+        assert_eq!(option_value(&words("ls -S x"), Some('S'), None), None);
+    }
+
+    #[test]
+    fn programs_that_run_what_they_are_given_are_found() {
+        for (name, rest) in [
+            ("unshare", "rm -rf /"),
+            ("setarch", "x86_64 rm -rf ~"),
+            ("sed", "1e id file"),
+            ("sed", "-n 's/x/id/e' f"),
+            ("sed", "-e 'p;e id' f"),
+            ("sed", "-f script.sed f"),
+            (
+                "tar",
+                "cf x.tar --checkpoint=1 --checkpoint-action=exec=id .",
+            ),
+            ("tar", "xf x.tar --to-command=sh"),
+            ("tar", "-I 'sh -c id' -cf x.tar ."),
+            ("tar", "--use-comp=sh -cf x ."),
+            ("git", "-c alias.x='!rm -rf ~' x"),
+            ("git", "-c core.pager=id log"),
+            ("git", "submodule foreach 'rm -rf .'"),
+            ("git", "rebase -x 'id' main"),
+            ("vim", "-c '!rm -rf ~' x"),
+            ("vim", "+'!id' x"),
+            ("ssh", "-oProxyCommand=id host"),
+            ("ssh", "-o 'LocalCommand id' host"),
+            ("rsync", "-e 'sh -c id' a b:"),
+            ("ncat", "-lc 'id' 4444"),
+        ] {
+            assert!(unread(name, &words(rest)).is_some(), "{name} {rest}");
+        }
+        for (name, rest) in [
+            ("sed", "-n 's/a/b/g' file"),
+            ("sed", "-i 's/echo/print/' x.py"),
+            ("tar", "xzf archive.tar.gz"),
+            ("tar", "-czf out.tgz dir"),
+            ("git", "status"),
+            ("git", "-c color.ui=always log"),
+            ("git", "commit -m 'run e'"),
+            ("vim", "file.txt"),
+            ("ssh", "host uptime"),
+        ] {
+            assert!(unread(name, &words(rest)).is_none(), "{name} {rest}");
+        }
+    }
+}
