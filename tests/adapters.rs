@@ -63,7 +63,9 @@ async fn suite(s: &Server, adapter: &str) {
     s.call(exec(Some(&id), json!({"keys": ["ctrl-d"]}))).await;
     // Cursor reads: the whole stream, then nothing new.
     let all = s.call(json!({"action": "read_output", "target": {"terminal_id": id}, "output": {"cursor": 0, "view": "raw"}})).await;
-    let raw = all["result"]["output"].as_str().unwrap();
+    let raw = all["result"]["output"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{all:#}"));
     assert!(raw.contains("one\r\ntwo") && raw.contains("1024"));
     let commands = s.call(json!({"action": "read_output", "target": {"terminal_id": id}, "output": {"view": "commands"}})).await;
     let cmds = commands["result"]["commands"].as_array().unwrap();

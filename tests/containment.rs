@@ -366,7 +366,9 @@ async fn a_command_cannot_change_what_later_commands_inherit() {
         }
         for round in 0..2 {
             let p = s.call(headless(change)).await;
-            let out = p["result"]["stdout"].as_str().unwrap();
+            let out = p["result"]["stdout"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{what}: {p:#}"));
             assert!(
                 out.contains(took),
                 "{what}, round {round}: the change did not take: {p:#}"

@@ -270,6 +270,8 @@ mod tests {
     fn terminal() -> Outcome {
         Outcome::Terminal(Box::new(TerminalOutput {
             running: true,
+            waiting_for_input: true,
+            prompt: Some(">>> ".into()),
             exit_code: None,
             signal: Some(Some("SIGTERM".into())),
             supports_command_detection: Some(true),

@@ -139,6 +139,12 @@ pub struct SessionEnded {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct TerminalOutput {
     pub running: bool,
+    /// The terminal's foreground program is blocked reading input, as the kernel says.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub waiting_for_input: bool,
+    /// With `waiting_for_input`: the line it prompts on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
     pub exit_code: Option<i64>,
     /// The signal that ended the terminal's process, once it has ended.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -38,7 +38,12 @@ pub fn render(payload: &Value) -> String {
     if let Some(id) = id {
         head.push_str(&format!(" · {id}"));
     }
-    if r.get("running") == Some(&Value::Bool(true)) {
+    if r.get("waiting_for_input") == Some(&Value::Bool(true)) {
+        let prompt = str_at(r, &["prompt"]).unwrap_or("");
+        head.push_str(&format!(
+            " · waiting for input at {prompt:?}: answer with execution.input (end a line with \\n) or execution.keys"
+        ));
+    } else if r.get("running") == Some(&Value::Bool(true)) {
         head.push_str(" · still running: call read_output (runtime.wait_ms to wait) or terminate");
     }
     out.push_str(&head);

@@ -320,8 +320,9 @@ impl Policy {
             mut errors,
             powershell,
             opaque,
-            computed,
+            mut computed,
             code_env,
+            globbed,
             too_complex,
         } = walk::all_commands(line);
         if let Some(why) = too_complex.first() {
@@ -373,6 +374,12 @@ impl Policy {
                 command,
             });
         }
+        computed.extend(
+            globbed
+                .into_iter()
+                .filter(|(word, _)| rules::reading::glob_matches(word, cwd))
+                .map(|(_, command)| command),
+        );
         for (name, command) in code_env {
             findings.push(Finding {
                 severity: Severity::Warn,

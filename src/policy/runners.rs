@@ -40,7 +40,6 @@ const ALWAYS: &[&str] = &[
     "bwrap",
     "proot",
     "capsh",
-    "prlimit",
     "numactl",
     "cgexec",
     "sg",
@@ -140,6 +139,23 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
                     .any(|a| a == "-TT")
                     .then(|| "zip -TT runs a program".into())
             }),
+        // prlimit [options] [command]: with --pid and no command it starts nothing.
+        "prlimit" => {
+            let mut i = 0;
+            let mut command = false;
+            while i < rest.len() {
+                match rest[i].as_str() {
+                    "-p" | "--pid" | "-o" | "--output" => i += 2,
+                    a if a.starts_with('-') => i += 1,
+                    _ => {
+                        command = true;
+                        break;
+                    }
+                }
+            }
+            command
+                .then(|| "prlimit runs the command its arguments name, which is not judged".into())
+        }
         "complete" | "compgen" => has_option(rest, Some('C'), None)
             .then(|| format!("{name} -C runs a command on every completion")),
         "mapfile" | "readarray" => has_option(rest, Some('C'), None)

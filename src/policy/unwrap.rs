@@ -388,8 +388,16 @@ pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> 
             )
             .to_vec(),
             "chrt" | "taskset" => {
-                let r = skip_options(rest, &[]);
-                r.get(1..).unwrap_or(&[]).to_vec()
+                // With -p they change a running process and start none.
+                let on_pid = rest.iter().any(|a| {
+                    a == "--pid" || (a.starts_with('-') && !a.starts_with("--") && a.contains('p'))
+                });
+                if on_pid {
+                    Vec::new()
+                } else {
+                    let r = skip_options(rest, &[]);
+                    r.get(1..).unwrap_or(&[]).to_vec()
+                }
             }
             "flock" => {
                 let r = skip_options(rest, &["-w", "--timeout", "-E", "--conflict-exit-code"]);

@@ -39,6 +39,9 @@ pub struct Found {
     /// Variables the line sets that carry code or change how later words are read
     /// (`PROMPT_COMMAND=…`, `LD_PRELOAD=…`, `IFS=…`), with the command they were set for.
     pub code_env: Vec<(String, String)>,
+    /// Programs named by a glob (`/bin/r?`), with their command: what runs is whatever the
+    /// glob matches when the shell expands it (judged against the file system).
+    pub globbed: Vec<(String, String)>,
 }
 
 /// Variables whose value is a command line some program runs (a pager, an editor, a
@@ -133,23 +136,24 @@ fn judge_assignment(
     }
 }
 
-/// Whether a program word is computed by the shell before it runs: a variable, a
-/// substitution, a glob (`/bin/r?`) or a brace expansion (`{rm,-rf,~}`) — what runs is not
-/// what the line shows.
+/// Whether a program word is computed by the shell before it runs: a variable or a
+/// substitution — what runs is not what the line shows. (A brace expansion is made here
+/// before the program is judged; a glob is judged against the file system: `globbed`.)
 pub fn computed_word(word: &str) -> bool {
-    if word.contains(COMPUTED) || word.contains('$') || word.contains('`') {
-        return true;
-    }
-    if word == "[" || word == "[[" {
-        return false;
-    }
-    if word.contains(['*', '?', '[']) {
-        return true;
-    }
-    word.find('{').is_some_and(|open| {
-        let after = &word[open..];
-        after.contains('}') && (after.contains(',') || after.contains(".."))
-    })
+    word.contains(COMPUTED) || word.contains('$') || word.contains('`')
+}
+
+/// Whether a program word is a glob the shell expands (`/bin/r?`, `r*`).
+pub fn glob_word(word: &str) -> bool {
+    word != "[" && word != "[[" && word.contains(['*', '?', '['])
+}
+
+/// Every word brace-expanded as the shell does it (`{rm,-rf,~}` is `rm -rf ~`): the
+/// program word included, so what the expansion names is what is judged.
+fn brace_expanded(argv: &[String]) -> Vec<String> {
+    argv.iter()
+        .flat_map(|w| super::rules::reading::brace_expand(w))
+        .collect()
 }
 
 pub fn all_commands(line: &str) -> Found {
@@ -322,6 +326,16 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
 }
 
 fn visit(c: &Simple, stdin: &Stdin, depth: usize, budget: &Cell<usize>, found: &mut Found) {
+    let expanded;
+    let c = if c.argv.iter().any(|w| w.contains('{')) {
+        expanded = Simple {
+            argv: brace_expanded(&c.argv),
+            ..c.clone()
+        };
+        &expanded
+    } else {
+        c
+    };
     if c.argv.is_empty() && !c.redirects.is_empty() {
         // `> /dev/sda`: a redirection with no command still writes its target.
         found.runs.push((Vec::new(), c.redirects.clone()));
@@ -329,8 +343,12 @@ fn visit(c: &Simple, stdin: &Stdin, depth: usize, budget: &Cell<usize>, found: &
     let eff = unwrap_budgeted(c, stdin, budget);
     // Every program the line runs, wrappers looked through (`env $(…)`, `sudo /bin/r?`).
     for argv in &eff.argvs {
-        if argv.first().is_some_and(|w| computed_word(w)) {
-            found.computed.push(shell_words::join(argv));
+        if let Some(w) = argv.first() {
+            if computed_word(w) {
+                found.computed.push(shell_words::join(argv));
+            } else if glob_word(w) {
+                found.globbed.push((w.clone(), shell_words::join(argv)));
+            }
         }
     }
     for (i, argv) in eff.argvs.into_iter().enumerate() {
@@ -456,16 +474,14 @@ mod tests {
         assert_eq!(all_commands("$EDITOR notes.txt").computed.len(), 1);
         assert_eq!(all_commands("$(which python3) -V").computed.len(), 1);
         assert!(all_commands("python3 -V").computed.is_empty());
-        for line in [
-            "/bin/r? -rf ~",
-            "{rm,-rf,~}",
-            "env $(echo rm -rf ~)",
-            "sudo /bin/r[m] -rf ~",
-            "r$X -rf ~",
-            "`echo rm` -rf ~",
-        ] {
+        for line in ["env $(echo rm -rf ~)", "r$X -rf ~", "`echo rm` -rf ~"] {
             assert!(!all_commands(line).computed.is_empty(), "{line}");
         }
+        for line in ["/bin/r? -rf ~", "sudo /bin/r[m] -rf ~"] {
+            assert!(!all_commands(line).globbed.is_empty(), "{line}");
+        }
+        assert!(has("{rm,-rf,~}", &["rm", "-rf", "~"]));
+        assert!(has("sudo {rm,-rf,/}", &["rm", "-rf", "/"]));
         assert!(!all_commands("IFS=,; c=rm,-rf,~; $c").code_env.is_empty());
         assert!(has("PAGER='rm -rf ~' git log", &["rm", "-rf", "~"]));
         assert!(has(
@@ -488,8 +504,15 @@ mod tests {
                 .code_env
                 .is_empty()
         );
-        for line in ["[ -f x ]", "ls *.rs", "echo {a,b}", "git log --format={x}"] {
-            assert!(all_commands(line).computed.is_empty(), "{line}");
+        for line in [
+            "[ -f x ]",
+            "ls *.rs",
+            "echo {a,b}",
+            "git log --format={x}",
+            "{1,2}",
+        ] {
+            let f = all_commands(line);
+            assert!(f.computed.is_empty() && f.globbed.is_empty(), "{line}");
         }
         assert_eq!(
             all_commands("export NODE_OPTIONS=--require=x")

@@ -10,6 +10,7 @@
 //! what they say to each other; `open_files` raises the server's open-file limit and gives
 //! programs back the one it was given.
 
+pub mod inspect;
 pub mod namespace;
 pub mod open_files;
 pub mod reaper;

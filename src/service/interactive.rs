@@ -83,10 +83,18 @@ fn terminal_output(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
                 out.duration_ms = c.duration_ms.map(|d| d.max(0));
             }
             out.note = r.note.clone();
+            if let Some(prompt) = &r.waiting_for_input {
+                out.waiting_for_input = true;
+                out.prompt = Some(prompt.clone());
+            }
             out
         }
         TermResponse::Read(r) => {
-            let out = terminal_state(&r.terminal, r.running);
+            let mut out = terminal_state(&r.terminal, r.running);
+            if let Some(prompt) = &r.waiting_for_input {
+                out.waiting_for_input = true;
+                out.prompt = Some(prompt.clone());
+            }
             match &r.shown {
                 Shown::Output(o) => with_chunk(out, o, encoding),
                 Shown::Screen(s) => TerminalOutput {

@@ -14,8 +14,15 @@ use super::ready::{self, Ready};
 use super::submission::{self, PROMPT_GRACE, Waited};
 use super::term::{ExitInfo, Submitted, TermState, Terminal, strip_escapes};
 use super::view::{chunk, find, ran};
-pub use super::waits::{INPUT_QUIET, PROMPT_END_GRACE, STARTUP_WAIT, quiet_after, wait_for};
+pub use super::waits::{
+    INPUT_QUIET, PROMPT_END_GRACE, STARTUP_WAIT, quiet_after, quiet_or_input, wait_for,
+};
 use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, fish_syntax, held, lifecycle};
+
+/// After keys are typed, how long a program that shows nothing may take to read them before
+/// the kernel's word that it waits for input is taken (until then it may still be waiting
+/// for the keys it has not read).
+const TYPED_SETTLE: Duration = Duration::from_millis(150);
 
 /// After Ctrl-C on a timeout, how long to wait for the command to wind down.
 pub const INTERRUPT_SETTLE: Duration = Duration::from_secs(2);
@@ -410,10 +417,15 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     line.typed(core).await;
     let integrated = t.state().detection;
     let limit = hard.map_or(deadline, |h| h.min(deadline));
+    let mut waits_for_input = false;
     let finished = if integrated {
         match submission::wait(&t, base, limit).await {
             Waited::Finished => true,
             Waited::Running => false,
+            Waited::WaitsForInput => {
+                waits_for_input = true;
+                false
+            }
             Waited::LeftOpen => {
                 let _ = held::ctrl_c(core, &t).await;
                 give_back_claim();
@@ -427,7 +439,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
             }
         }
     } else {
-        quiet_after(&t, before, limit).await;
+        waits_for_input = quiet_or_input(&t, before, limit, TYPED_SETTLE).await;
         false
     };
     let timed_out = !finished && hard.is_some_and(|h| Instant::now() >= h);
@@ -458,6 +470,9 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         None => true,
     } && t.is_running();
     let mut r = ran(&t, out, still);
+    if waits_for_input && still && !timed_out {
+        r.waiting_for_input = Some(super::view::prompt_line(core, &t));
+    }
     r.command = rec;
     if !integrated {
         r.note = Some(no_detection_note(&t));
@@ -533,6 +548,7 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
             )
         })?;
     let deadline = started + Duration::from_millis(a.wait_ms);
+    let mut waits_for_input = false;
     match &pattern {
         Some(re) => {
             let mut seen = before;
@@ -552,10 +568,16 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
             })
             .await;
         }
-        None => quiet_after(&t, before, deadline).await,
+        None => {
+            // Until it shows output, the program may not have read what was just typed.
+            waits_for_input = quiet_or_input(&t, before, deadline, TYPED_SETTLE).await;
+        }
     }
     let out = chunk(&t, Some(before), None, &a.output)?;
     let mut r = ran(&t, out, t.is_running());
+    if waits_for_input {
+        r.waiting_for_input = Some(super::view::prompt_line(core, &t));
+    }
     let last_now = t.state().commands.back().cloned();
     if last_now != last_before {
         // The input ran (or finished) a command line at the prompt: answer for that command,

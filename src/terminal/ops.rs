@@ -84,14 +84,23 @@ pub async fn execute(core: &Arc<Core>, req: TermRequest, caller: Option<&str>) -
 
 async fn read(core: &Arc<Core>, a: ReadArgs) -> Result<ReadAnswer, OpError> {
     let t = find(core, &a.terminal_id)?;
-    if a.wait_ms > 0 && matches!(a.output.view, View::Raw | View::Text) {
+    let now = Instant::now();
+    let deadline = now + Duration::from_millis(a.wait_ms);
+    // A program blocked reading the terminal sends nothing more until someone types: the
+    // wait ends there, and says so.
+    let ended = if a.wait_ms > 0 && matches!(a.output.view, View::Raw | View::Text) {
         let from = a.output.cursor.unwrap_or_else(|| t.state().delivered);
-        let deadline = Instant::now() + Duration::from_millis(a.wait_ms);
-        drive::wait_for(&t, deadline, |st| st.spool.len() > from || !st.running()).await;
+        super::waits::wait_for_or_input(&t, deadline, now, |st| {
+            st.spool.len() > from || !st.running()
+        })
+        .await
     } else if a.wait_ms > 0 {
-        let deadline = Instant::now() + Duration::from_millis(a.wait_ms);
-        drive::wait_for(&t, deadline, |st| !st.running()).await;
-    }
+        super::waits::wait_for_or_input(&t, deadline, now, |st| !st.running()).await
+    } else {
+        super::waits::Ended::Cond
+    };
+    let waiting = ended == super::waits::Ended::Input || super::waits::waits_for_input(&t);
+    let waiting_for_input = waiting.then(|| super::view::prompt_line(core, &t));
     let shown = match a.output.view {
         View::Raw | View::Text => Shown::Output(chunk(&t, None, None, &a.output)?),
         View::Screen => Shown::Screen(screen(core, &t)),
@@ -103,5 +112,6 @@ async fn read(core: &Arc<Core>, a: ReadArgs) -> Result<ReadAnswer, OpError> {
         terminal: summary(&t),
         running: t.is_running(),
         shown,
+        waiting_for_input,
     })
 }

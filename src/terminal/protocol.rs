@@ -281,6 +281,10 @@ pub struct Ran {
     pub running: bool,
     /// Why the answer knows less than it could (no shell integration).
     pub note: Option<String>,
+    /// The terminal's foreground program is blocked reading it (as the kernel says): the
+    /// line it prompts on. Absent from hosts that predate it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting_for_input: Option<String>,
 }
 
 /// What a `read` shows, in the view it asked for.
@@ -299,6 +303,10 @@ pub struct ReadAnswer {
     /// The terminal's process is running.
     pub running: bool,
     pub shown: Shown,
+    /// The terminal's foreground program is blocked reading it: the line it prompts on.
+    /// Absent from hosts that predate it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting_for_input: Option<String>,
 }
 
 /// The answer of `attach`: everything a client taking a terminal over needs at once.

@@ -55,11 +55,20 @@ pub trait Pty: Send + Sync {
     fn canonical(&self) -> bool {
         false
     }
+    /// Whether the terminal's foreground program is blocked reading it, as the kernel says
+    /// (`process::inspect`). A device in memory cannot say.
+    fn input_wait(&self) -> InputWait {
+        InputWait::Unknown
+    }
 }
+
+pub use crate::process::inspect::InputWait;
 
 /// A kernel pty with the shell's session under its own supervisor.
 pub struct KernelPty {
     master: Mutex<Box<dyn MasterPty + Send>>,
+    /// The terminal's device number (what a program reading it has open).
+    tty_rdev: u64,
     io: PtyIo,
     /// The shell's supervisor: its pid, its exit, and the kill of the whole terminal.
     supervised: Supervised,
@@ -74,6 +83,40 @@ impl Pty for KernelPty {
         crate::locks::lock(&self.master)
             .get_termios()
             .is_some_and(|t| t.local_flags.contains(LocalFlags::ICANON))
+    }
+
+    fn input_wait(&self) -> InputWait {
+        let (pgid, password_mode) = {
+            let master = crate::locks::lock(&self.master);
+            let Some(fd) = master.as_raw_fd() else {
+                return InputWait::Unknown;
+            };
+            // Output the program wrote that the reader has not taken yet: what the kernel
+            // says now is ahead of what the terminal shows.
+            let mut unread: nix::libc::c_int = 0;
+            // SAFETY: FIONREAD on the master's descriptor, which `master` keeps open for the
+            // length of the call, into an int that lives through it.
+            let rc = unsafe { nix::libc::ioctl(fd, nix::libc::FIONREAD, &mut unread) };
+            if rc != 0 || unread > 0 {
+                return InputWait::Busy;
+            }
+            // SAFETY: tcgetpgrp on the master's descriptor, as above; it takes no pointer.
+            let pgid = unsafe { nix::libc::tcgetpgrp(fd) };
+            let password = master.get_termios().is_some_and(|t| {
+                t.local_flags.contains(LocalFlags::ICANON)
+                    && !t.local_flags.contains(LocalFlags::ECHO)
+            });
+            (pgid, password)
+        };
+        if pgid <= 0 || self.tty_rdev == 0 {
+            return InputWait::Unknown;
+        }
+        crate::process::inspect::foreground_waits(
+            self.supervised.pid,
+            pgid,
+            self.tty_rdev,
+            password_mode,
+        )
     }
 
     fn read<'a>(&'a self, buf: &'a mut [u8]) -> BoxFuture<'a, io::Result<usize>> {
@@ -220,6 +263,10 @@ pub async fn spawn(
         .write(true)
         .custom_flags(nix::libc::O_NOCTTY | nix::libc::O_CLOEXEC)
         .open(&name)?;
+    let tty_rdev = {
+        use std::os::unix::fs::MetadataExt;
+        tty.metadata().map(|m| m.rdev()).unwrap_or(0)
+    };
     drop(pair.slave);
     // The request's variables first: what the server and its shell integration set comes
     // after them, and the last value of a name is the one the program gets.
@@ -256,6 +303,7 @@ pub async fn spawn(
     let io = PtyIo::new(fd)?;
     Ok(KernelPty {
         master: Mutex::new(pair.master),
+        tty_rdev,
         io,
         supervised,
     })

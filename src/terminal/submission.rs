@@ -30,6 +30,8 @@ pub enum Waited {
     Running,
     /// The shell holds it unfinished at its continuation prompt, and nothing more comes.
     LeftOpen,
+    /// What it started runs, blocked reading the terminal: it waits for input.
+    WaitsForInput,
 }
 
 fn command_number(r: &CommandRecord) -> u64 {
@@ -79,12 +81,19 @@ pub fn none_running(st: &TermState, base: u64) -> bool {
 /// for the prompt after it (the shell reports its cwd as it draws the prompt).
 pub async fn wait(t: &Terminal, base: u64, limit: Instant) -> Waited {
     loop {
-        let done = wait_for(t, limit, |st| {
+        // What the line started reading from the terminal is known once it started.
+        let ended = super::waits::wait_for_or_input(t, limit, Instant::now(), |st| {
             finished(st, base) || st.continuation || !st.running()
         })
         .await;
-        if !done {
-            return Waited::Running;
+        match ended {
+            super::waits::Ended::Cond => {}
+            super::waits::Ended::Deadline => return Waited::Running,
+            super::waits::Ended::Input if none_running(&t.state(), base) => {
+                // Nothing of ours runs yet: the shell itself reads (a line not entered).
+                return Waited::Running;
+            }
+            super::waits::Ended::Input => return Waited::WaitsForInput,
         }
         if t.state().continuation {
             // The shell reads on: a script's further lines are there already and it is done

@@ -115,5 +115,28 @@ pub fn ran(t: &Terminal, output: Chunk, running: bool) -> Ran {
         command: None,
         running,
         note: None,
+        waiting_for_input: None,
     }
+}
+
+/// The line a program waiting for input prompts on: the cursor's row of the screen, up to
+/// the cursor (`>>> `, `Password: `, `Continue? `); empty for a full-screen program (its
+/// screen is the prompt).
+pub fn prompt_line(core: &Core, t: &Terminal) -> String {
+    core.sync_screen(t);
+    let mut vt = super::term::lock(&t.vt);
+    let s = vt.parser().screen();
+    if s.alternate_screen() {
+        return String::new();
+    }
+    let (row, col) = s.cursor_position();
+    let (_, cols) = s.size();
+    let line = s.contents_between(row, 0, row, col.min(cols.get()));
+    line.chars()
+        .rev()
+        .take(200)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect()
 }

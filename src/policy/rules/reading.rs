@@ -85,7 +85,7 @@ fn plain_number(word: &str) -> Option<String> {
 
 /// A word's brace expansion as the shell makes it (`{/,}` → `/`, ``; `a{b,c}d` → `abd`,
 /// `acd`), at most `MAX_EXPANSIONS` words; the word itself when it has none.
-fn brace_expand(word: &str) -> Vec<String> {
+pub fn brace_expand(word: &str) -> Vec<String> {
     const MAX_EXPANSIONS: usize = 64;
     let mut out = vec![word.to_string()];
     for _ in 0..8 {
@@ -283,5 +283,108 @@ mod tests {
         for line in ["alias", "alias ll='ls -la'", "set -e", "history", "bind"] {
             assert!(shell_state(&w(line)).is_none(), "{line}");
         }
+    }
+}
+
+/// Whether a glob (`/bin/r?`, `r*`) matches anything where the shell will expand it: from
+/// `cwd` for a relative one. When that cannot be told (no directory known, too much to
+/// look through, a wildcard in a directory part), it counts as matching.
+pub fn glob_matches(pattern: &str, cwd: Option<&str>) -> bool {
+    const MAX_ENTRIES: usize = 10_000;
+    let (dir, name) = match pattern.rsplit_once('/') {
+        Some(("", n)) => ("/".to_string(), n),
+        Some((d, n)) if d.starts_with('/') => (d.to_string(), n),
+        Some((d, n)) => match cwd {
+            Some(c) => (format!("{c}/{d}"), n),
+            None => return true,
+        },
+        None => match cwd {
+            Some(c) => (c.to_string(), pattern),
+            // Where it expands is not known, but what it expands to then runs from the
+            // search path: it can run something only if it matches a program there.
+            None => return matches_a_program(pattern),
+        },
+    };
+    if dir.contains(['*', '?', '[']) {
+        return true;
+    }
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return false;
+    };
+    for (i, e) in entries.flatten().enumerate() {
+        if i >= MAX_ENTRIES {
+            return true;
+        }
+        let n = e.file_name();
+        let n = n.to_string_lossy();
+        if (!n.starts_with('.') || name.starts_with('.')) && fnmatch(name, &n) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a name pattern matches a program in the absolute directories of `PATH`.
+fn matches_a_program(pattern: &str) -> bool {
+    let path = std::env::var("PATH").unwrap_or_default();
+    path.split(':')
+        .filter(|d| d.starts_with('/'))
+        .any(|d| glob_matches(&format!("{d}/{pattern}"), None))
+}
+
+/// Shell pattern matching of one name: `*`, `?`, `[…]` (with `!`/`^` and ranges).
+fn fnmatch(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    fn go(p: &[char], n: &[char]) -> bool {
+        match p.first() {
+            None => n.is_empty(),
+            Some('*') => (0..=n.len()).any(|i| go(&p[1..], &n[i..])),
+            Some('?') => !n.is_empty() && go(&p[1..], &n[1..]),
+            Some('[') => {
+                let Some(close) = p.iter().skip(2).position(|c| *c == ']').map(|i| i + 2) else {
+                    return n.first() == Some(&'[') && go(&p[1..], &n[1..]);
+                };
+                let Some(&c) = n.first() else { return false };
+                let set = &p[1..close];
+                let (negate, set) = match set.first() {
+                    Some('!' | '^') => (true, &set[1..]),
+                    _ => (false, set),
+                };
+                let mut hit = false;
+                let mut i = 0;
+                while i < set.len() {
+                    if i + 2 < set.len() && set[i + 1] == '-' {
+                        hit |= set[i] <= c && c <= set[i + 2];
+                        i += 3;
+                    } else {
+                        hit |= set[i] == c;
+                        i += 1;
+                    }
+                }
+                hit != negate && go(&p[close + 1..], &n[1..])
+            }
+            Some(&c) => n.first() == Some(&c) && go(&p[1..], &n[1..]),
+        }
+    }
+    go(&p, &n)
+}
+
+#[cfg(test)]
+mod glob_tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_as_the_shell_matches() {
+        assert!(fnmatch("r?", "rm"));
+        assert!(fnmatch("r[m]", "rm"));
+        assert!(fnmatch("r[!x]", "rm"));
+        assert!(fnmatch("*.rs", "main.rs"));
+        assert!(!fnmatch("r?", "rmdir"));
+        assert!(glob_matches("/bin/r?", None));
+        assert!(!glob_matches("/bin/zz?zz", None));
+        assert!(!glob_matches("3*4", Some("/")));
+        assert!(!glob_matches("print(2**10)", None), "matches no program");
+        assert!(glob_matches("r?", None), "rm is a program");
     }
 }
