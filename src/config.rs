@@ -22,6 +22,10 @@ use crate::runtime::mode::{
 };
 
 /// Default wait of `execute` before answering `running: true`.
+/// Characters a default answer takes at most (text and structured content together): well
+/// inside what clients keep of a tool result (about 25,000 tokens).
+pub const DEFAULT_ANSWER_BUDGET: u64 = 30_000;
+
 pub const DEFAULT_EXECUTE_WAIT_MS: u64 = 5_000;
 /// Longest any single call may wait.
 pub const MAX_WAIT_MS: u64 = 600_000;
@@ -85,6 +89,12 @@ pub struct ServerArgs {
     /// and stays readable by cursor.
     #[arg(long, env = "PM_TERM_OUTPUT_MEMORY_BYTES", value_name = "BYTES", default_value_t = NonZeroUsize::MIN.saturating_add(crate::spool::DEFAULT_MEMORY_LIMIT - 1))]
     output_memory: NonZeroUsize,
+
+    /// Characters a default answer may take in all (its text and its structured form
+    /// together), whatever the output's size: larger output is shown as its head and tail,
+    /// with the bytes left out named for reading by cursor.
+    #[arg(long, env = "PM_TERM_ANSWER_BUDGET", value_name = "CHARS", default_value_t = DEFAULT_ANSWER_BUDGET, value_parser = clap::value_parser!(u64).range(4_000..=100_000_000))]
+    answer_budget: u64,
 
     /// Most headless sessions running at once; beyond it execute is refused with the limit.
     #[arg(long, env = "PM_TERM_MAX_SESSIONS", value_name = "N", default_value_t = NonZeroUsize::MIN.saturating_add(crate::exec::DEFAULT_MAX_RUNNING - 1))]
@@ -318,6 +328,8 @@ pub struct Config {
     pub phase: Phase,
     pub spool_dir: PathBuf,
     pub output_memory: usize,
+    /// Characters a default answer may take (text and structured together).
+    pub answer_budget: usize,
     pub max_sessions: usize,
     pub max_retained: usize,
     pub default_wait_ms: u64,
@@ -378,6 +390,7 @@ impl Default for Config {
             phase: Phase::A,
             spool_dir: default_spool_dir(),
             output_memory: crate::spool::DEFAULT_MEMORY_LIMIT,
+            answer_budget: DEFAULT_ANSWER_BUDGET as usize,
             max_sessions: crate::exec::DEFAULT_MAX_RUNNING,
             max_retained: crate::exec::DEFAULT_MAX_RETAINED,
             default_wait_ms: DEFAULT_EXECUTE_WAIT_MS,
@@ -436,6 +449,7 @@ impl Config {
             phase: a.deprecation_phase,
             spool_dir: a.terminals.spool_dir.unwrap_or_else(default_spool_dir),
             output_memory: a.output_memory.get(),
+            answer_budget: a.answer_budget as usize,
             max_sessions: a.max_sessions.get(),
             max_retained: a.max_retained.get(),
             default_wait_ms: a.wait_ms,

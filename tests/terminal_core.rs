@@ -129,6 +129,7 @@ async fn detection_and_exit_codes(shell: &str, exit7: &str) {
                 cursor: Some(0),
                 max_bytes: Some(1 << 20),
                 tail: false,
+                excerpt: None,
             },
         }),
         None,

@@ -210,6 +210,7 @@ mod tests {
             truncated: true,
             bytes_omitted: 3,
             lossy: true,
+            left_out: Some(crate::contract::result::LeftOut { from: 2, to: 3 }),
         }
     }
 

@@ -75,6 +75,17 @@ pub struct StreamInfo {
     /// Invalid UTF-8 was replaced in the text.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub lossy: bool,
+    /// A default answer's excerpt: the bytes `[from, to)` between its head and its tail
+    /// were left out (read them by cursor).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_out: Option<LeftOut>,
+}
+
+/// Bytes of a stream an answer left out, and the one request that reads them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LeftOut {
+    pub from: u64,
+    pub to: u64,
 }
 
 /// The next cursor per stream (`stdout`/`stderr` of a session, `output` of a terminal).

@@ -397,6 +397,33 @@ impl Session {
         Ok(slice)
     }
 
+    /// What a default answer shows of a stream since it was last delivered: all of it, or
+    /// its head and tail within `budget` bytes (`spool::excerpt`); with `remember`, what it
+    /// shows counts as delivered (the bytes left out are read by cursor).
+    pub fn read_excerpt(
+        &self,
+        which: Stream,
+        budget: usize,
+        remember: bool,
+    ) -> std::io::Result<crate::spool::excerpt::Excerpt> {
+        let from = self.delivered(which);
+        let finished = !self.is_running();
+        let spool = lock(&self.streams[which.index()]);
+        let e = spool.read_excerpt(from, spool.len(), budget, finished)?;
+        drop(spool);
+        if remember {
+            let mut d = lock(&self.delivered);
+            d[which.index()] = d[which.index()].max(e.end());
+        }
+        Ok(e)
+    }
+
+    /// Bytes of a stream not delivered yet.
+    pub fn pending(&self, which: Stream) -> u64 {
+        let len = lock(&self.streams[which.index()]).len();
+        len.saturating_sub(self.delivered(which))
+    }
+
     /// The last `max` bytes of a stream, without moving what counts as delivered (for looking
     /// at how a command ended, not for the caller).
     pub fn peek_tail(&self, which: Stream, max: usize) -> std::io::Result<Vec<u8>> {

@@ -8,6 +8,7 @@ pub mod elicit;
 pub mod framing;
 pub mod http;
 pub mod logging;
+mod next;
 pub mod resources;
 pub mod stdio;
 pub mod subscriptions;
@@ -153,7 +154,12 @@ impl McpServer {
     }
 
     /// Turn a payload into a tool result: structured content plus its text rendering.
-    fn tool_result(payload: Value) -> CallToolResult {
+    fn tool_result(mut payload: Value) -> CallToolResult {
+        if let Some(step) = next::step(&payload)
+            && let Value::Object(m) = &mut payload
+        {
+            m.insert("next".into(), step);
+        }
         let text = text::render(&payload);
         let failed = payload.get("success") != Some(&Value::Bool(true));
         let mut r = if failed {

@@ -59,6 +59,17 @@ pub fn render(payload: &Value) -> String {
     {
         out.push_str(&format!("command: {line}\n"));
     }
+    if let Some(a) = s(r, &["approval"]) {
+        let by = str_at(a, &["decided_by"]).unwrap_or("?");
+        let decision = str_at(a, &["decision"]).unwrap_or("approved");
+        out.push_str(&format!("approval: {decision} by {by}"));
+        if let Some(note) = str_at(a, &["note"]) {
+            out.push_str(&format!(" ({note})"));
+        }
+        out.push('\n');
+    }
+    // The output as the structured form has it (within the answer's budget, or the page the
+    // request asked for): the text stands alone, and says where to go on in `next`.
     for (label, key) in [
         ("stdout", "stdout"),
         ("stderr", "stderr"),
@@ -67,42 +78,10 @@ pub fn render(payload: &Value) -> String {
         if let Some(text) = str_at(r, &[key])
             && !text.is_empty()
         {
-            let shown = cap_text(text);
-            out.push_str(&format!("--- {label} ---\n{shown}"));
-            if !shown.ends_with('\n') {
+            out.push_str(&format!("--- {label} ---\n{text}"));
+            if !text.ends_with('\n') {
                 out.push('\n');
             }
-            if shown.len() < text.len() {
-                // Say exactly where the text stopped, so a reader of the text alone
-                // can continue without losing a byte.
-                let start = s(r, &["streams", key, "start"]).and_then(Value::as_u64);
-                let base64 = str_at(r, &["encoding"]) == Some("base64");
-                match start {
-                        Some(start) if !base64 => out.push_str(&format!(
-                            "({label}: this text shows {} of {} bytes of the answer; the rest is in structuredContent, or continue from cursor {})\n",
-                            shown.len(),
-                            text.len(),
-                            start + shown.len() as u64
-                        )),
-                        _ => out.push_str(&format!(
-                            "({label}: text shortened to {} of {} characters; the whole answer is in structuredContent)\n",
-                            shown.len(),
-                            text.len()
-                        )),
-                    }
-            }
-        }
-        if let Some(info) = s(r, &["streams", key])
-            && info.get("truncated") == Some(&Value::Bool(true))
-        {
-            let omitted = info
-                .get("bytes_omitted")
-                .and_then(Value::as_u64)
-                .unwrap_or(0);
-            let next = s(r, &["cursor", key]).and_then(Value::as_u64).unwrap_or(0);
-            out.push_str(&format!(
-                "({label} truncated: {omitted} bytes not shown; continue from cursor {next})\n"
-            ));
         }
     }
     if let Some(screen) = str_at(r, &["screen", "text"]) {
@@ -125,22 +104,16 @@ pub fn render(payload: &Value) -> String {
     if let Some(n) = str_at(r, &["note"]) {
         out.push_str(&format!("note: {n}\n"));
     }
+    if let Some(next) = payload.get("next") {
+        out.push_str(&format!(
+            "next: {} → {}\n",
+            str_at(next, &["why"]).unwrap_or(""),
+            next.get("request")
+                .map(Value::to_string)
+                .unwrap_or_default()
+        ));
+    }
     out
-}
-
-/// Most bytes of one stream repeated in the text block (the structured payload has all of
-/// the answer; the text stays well inside clients' message limits).
-pub const TEXT_CAP: usize = 128 * 1024;
-
-fn cap_text(text: &str) -> &str {
-    if text.len() <= TEXT_CAP {
-        return text;
-    }
-    let mut end = TEXT_CAP;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 fn render_list(r: &Value) -> String {

@@ -239,16 +239,45 @@ impl Service {
                 )
                 .map_err(TermError::internal)
         };
-        let out = output::render(
-            read(Stream::Stdout, req.output.stdout_cursor)?,
-            encoding,
-            st.stdout_len,
-        );
-        let err = output::render(
-            read(Stream::Stderr, req.output.stderr_cursor)?,
-            encoding,
-            st.stderr_len,
-        );
+        let (out, err) = if output::default_read(&req.output) {
+            // A default answer: within the output budget, stderr takes what it needs up to
+            // a third, stdout the rest. Whatever arrives after this measure is excerpted,
+            // never lost: the gap is named in `left_out`.
+            let budget = self.output_budget();
+            let err_budget = (session.pending(Stream::Stderr) as usize)
+                .max(2048)
+                .min(budget / 3);
+            let excerpt = |which: Stream, budget: usize| {
+                session
+                    .read_excerpt(which, budget, remember)
+                    .map_err(TermError::internal)
+            };
+            (
+                output::render_excerpt(
+                    excerpt(Stream::Stdout, budget - err_budget)?,
+                    st.stdout_len,
+                    "stdout_cursor",
+                ),
+                output::render_excerpt(
+                    excerpt(Stream::Stderr, err_budget)?,
+                    st.stderr_len,
+                    "stderr_cursor",
+                ),
+            )
+        } else {
+            (
+                output::render(
+                    read(Stream::Stdout, req.output.stdout_cursor)?,
+                    encoding,
+                    st.stdout_len,
+                ),
+                output::render(
+                    read(Stream::Stderr, req.output.stderr_cursor)?,
+                    encoding,
+                    st.stderr_len,
+                ),
+            )
+        };
         let cursors = Cursors {
             stdout: Some(out.next_cursor),
             stderr: Some(err.next_cursor),

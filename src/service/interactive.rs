@@ -10,7 +10,8 @@ use super::approval::Elicitor;
 use super::wait::{Progress, is_abandoned, with_progress};
 use super::{Handled, Service, authorize, failures};
 use crate::contract::result::{
-    Authorization, Cursors, ItemKind, ListItem, StreamInfo, Streams, TerminalOutput, Verdict,
+    Authorization, Cursors, ItemKind, LeftOut, ListItem, StreamInfo, Streams, TerminalOutput,
+    Verdict,
 };
 use crate::contract::{Encoding, ErrorCode, Identity, Intent, Outcome, Request, TermError, View};
 use crate::policy::unseen_line;
@@ -21,12 +22,15 @@ use crate::runtime::ops::{
     TermRequest, TermResponse, TermSummary,
 };
 
-fn output_spec(req: &Request) -> OutputSpec {
+/// What to read of a terminal's stream: exactly what the request names, or, for a default
+/// answer, an excerpt within `budget` bytes.
+fn output_spec(req: &Request, budget: usize) -> OutputSpec {
     OutputSpec {
         view: req.output.view.unwrap_or_default(),
         max_bytes: req.output.max_bytes,
         tail: req.output.tail.unwrap_or(false),
         cursor: req.output.cursor,
+        excerpt: super::output::default_read(&req.output).then_some(budget),
     }
 }
 
@@ -47,9 +51,18 @@ fn terminal_state(t: &TermSummary, running: bool) -> TerminalOutput {
 /// out. A chunk is raw or text (`view::chunk` never answers another view).
 fn with_chunk(mut out: TerminalOutput, o: &Chunk, encoding: Encoding) -> TerminalOutput {
     let truncated = o.omitted_after > 0 || o.omitted_before > 0;
+    let text = match (&o.tail, o.gap) {
+        (Some(tail), Some((from, to))) => format!(
+            "{}{}{tail}",
+            o.text,
+            super::output::left_out_line("cursor", from, to)
+        ),
+        (Some(tail), None) => format!("{}{tail}", o.text),
+        _ => o.text.clone(),
+    };
     out.output = Some(match encoding {
-        Encoding::Utf8 => o.text.clone(),
-        Encoding::Base64 => base64::engine::general_purpose::STANDARD.encode(o.text.as_bytes()),
+        Encoding::Utf8 => text,
+        Encoding::Base64 => base64::engine::general_purpose::STANDARD.encode(text.as_bytes()),
     });
     out.encoding = (encoding == Encoding::Base64).then_some(encoding);
     out.view = Some(o.view);
@@ -65,6 +78,7 @@ fn with_chunk(mut out: TerminalOutput, o: &Chunk, encoding: Encoding) -> Termina
             truncated,
             bytes_omitted: o.omitted_after + o.omitted_before,
             lossy: false,
+            left_out: o.gap.map(|(from, to)| LeftOut { from, to }),
         }),
         ..Streams::default()
     });
@@ -250,7 +264,7 @@ impl Service {
         }
         let wait_ms = req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms);
         let claim = self.agent_claim(req);
-        let output = output_spec(req);
+        let output = output_spec(req, self.output_budget());
         let execution = &req.execution;
         Ok(match (&req.target.terminal_id, req.intent) {
             (None, intent) => {
@@ -439,7 +453,7 @@ impl Service {
         let op = TermRequest::Read(ReadArgs {
             terminal_id: id.to_string(),
             wait_ms,
-            output: output_spec(req),
+            output: output_spec(req, self.output_budget()),
         });
         let wait = Duration::from_millis(wait_ms);
         self.op(&adapter, req, op, wait, progress).await

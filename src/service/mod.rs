@@ -254,6 +254,13 @@ impl Service {
         }
     }
 
+    /// Bytes of output one form of a default answer shows, across its streams: two fifths
+    /// of the answer budget, so that the text and the structured form, each complete, fit
+    /// it together with their other fields.
+    pub(crate) fn output_budget(&self) -> usize {
+        self.cfg.answer_budget * 2 / 5
+    }
+
     /// Refuse a request environment that sets a name off the allow-list
     /// ([`crate::policy::env`]): only data passes, never what picks a program, a
     /// configuration or code to load.

@@ -33,6 +33,7 @@ pub fn render(slice: Slice, encoding: Encoding, total: u64) -> StreamOut {
         truncated,
         bytes_omitted: slice.omitted_after + slice.omitted_before,
         lossy,
+        left_out: None,
     };
     StreamOut {
         text,
@@ -40,6 +41,69 @@ pub fn render(slice: Slice, encoding: Encoding, total: u64) -> StreamOut {
         next_cursor: slice.end,
         truncated,
     }
+}
+
+/// Render a default answer's excerpt of one stream: its head, the line that says what was
+/// left out and how to read it, its tail.
+pub fn render_excerpt(
+    e: crate::spool::excerpt::Excerpt,
+    total: u64,
+    cursor_key: &str,
+) -> StreamOut {
+    let gap = e.gap();
+    let end = e.end();
+    let start = e.head.start;
+    let omitted_after = e
+        .tail
+        .as_ref()
+        .map_or(e.head.omitted_after, |t| t.omitted_after);
+    let (mut text, mut lossy) = crate::spool::into_text(e.head.bytes);
+    if let Some(tail) = e.tail {
+        if let Some((from, to)) = gap {
+            text.push_str(&left_out_line(cursor_key, from, to));
+        }
+        let (t, l) = crate::spool::into_text(tail.bytes);
+        text.push_str(&t);
+        lossy |= l;
+    }
+    let info = StreamInfo {
+        start,
+        end,
+        total,
+        truncated: omitted_after > 0,
+        bytes_omitted: omitted_after,
+        lossy,
+        left_out: gap.map(|(from, to)| crate::contract::result::LeftOut { from, to }),
+    };
+    StreamOut {
+        text,
+        truncated: omitted_after > 0,
+        info,
+        next_cursor: end,
+    }
+}
+
+/// The line put where an excerpt left bytes out: how many, and the request that reads them
+/// (`cursor_key`: `cursor` for a terminal, `stdout_cursor`/`stderr_cursor` for a session).
+pub fn left_out_line(cursor_key: &str, from: u64, to: u64) -> String {
+    format!(
+        "\n[… {} bytes left out here: read them with read_output output.{cursor_key}={from} \
+         (output.max_bytes={}) …]\n",
+        to - from,
+        (to - from).min(crate::views::DEFAULT_MAX_BYTES as u64)
+    )
+}
+
+/// Whether a request reads the way a default answer does: no cursor, no size, no tail, as
+/// text. Such an answer is an excerpt within the answer budget; one that names where or how
+/// much to read gets exactly those bytes.
+pub fn default_read(o: &crate::contract::request::OutputOptions) -> bool {
+    o.cursor.is_none()
+        && o.stdout_cursor.is_none()
+        && o.stderr_cursor.is_none()
+        && o.max_bytes.is_none()
+        && o.tail != Some(true)
+        && o.encoding != Some(Encoding::Base64)
 }
 
 #[cfg(test)]

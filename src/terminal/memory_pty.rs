@@ -268,6 +268,7 @@ mod tests {
             max_bytes: None,
             tail: false,
             cursor: None,
+            excerpt: None,
         }
     }
 

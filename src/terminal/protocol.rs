@@ -57,6 +57,10 @@ pub struct OutputSpec {
     pub max_bytes: Option<usize>,
     pub tail: bool,
     pub cursor: Option<u64>,
+    /// A default answer: at most this many bytes, as the head and the tail of what there is
+    /// when it is more (`spool::excerpt`). Absent from callers that predate it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excerpt: Option<usize>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -268,6 +272,12 @@ pub struct Chunk {
     /// hosts that predate it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivered_before: Option<u64>,
+    /// With an excerpt: the bytes left out after `text` (`[from, to)`), and the text from
+    /// `to` to `end`. Absent from hosts that predate it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap: Option<(u64, u64)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail: Option<String>,
 }
 
 /// The answer of `open`, `run` and `input`: the terminal, the output since the command or

@@ -73,6 +73,38 @@ pub fn chunk(
     let end_limit = until.unwrap_or(u64::MAX).min(st.spool.len());
     let io =
         |e: std::io::Error| OpError::new(OpErrorKind::Internal, format!("reading output: {e}"));
+    let render = |bytes: Vec<u8>| match spec.view {
+        View::Raw => crate::spool::into_text(bytes).0,
+        _ => strip_escapes(&bytes),
+    };
+    if let Some(budget) = spec.excerpt.filter(|_| !spec.tail) {
+        let e = st
+            .spool
+            .read_excerpt(from, end_limit, budget, true)
+            .map_err(io)?;
+        let total = st.spool.len();
+        let delivered_before = st.delivered;
+        st.delivered = st.delivered.max(e.end());
+        drop(st);
+        let gap = e.gap();
+        let (start, end) = (e.head.start, e.end());
+        return Ok(Chunk {
+            text: render(e.head.bytes),
+            view: if spec.view == View::Raw {
+                View::Raw
+            } else {
+                View::Text
+            },
+            start,
+            end,
+            total,
+            omitted_before: 0,
+            omitted_after: end_limit.saturating_sub(end),
+            delivered_before: Some(delivered_before),
+            gap,
+            tail: e.tail.map(|t| render(t.bytes)),
+        });
+    }
     // The spool holds whole characters only (the scanner carries a split one over), so what
     // is in it is final: nothing there waits for the rest of a character.
     let mut slice = st.spool.read_text(from, max, spec.tail, true).map_err(io)?;
@@ -104,6 +136,8 @@ pub fn chunk(
         omitted_before: slice.omitted_before,
         omitted_after: end_limit.saturating_sub(slice.end),
         delivered_before: Some(delivered_before),
+        gap: None,
+        tail: None,
     })
 }
 

@@ -5,6 +5,8 @@
 //! left behind even if the server is killed. Every byte ever appended stays readable by
 //! offset for the spool's lifetime: readers pass a cursor and get exactly what follows it.
 
+pub mod excerpt;
+
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
