@@ -53,8 +53,12 @@ async fn a_flood_answers_within_budget_and_following_next_reads_every_byte() {
     let p = check_result(&r);
     let text = text_of(&r);
     let structured = serde_json::to_string(&p).unwrap();
-    assert!(structured.len() <= BUDGET, "{} chars", structured.len());
-    assert!(text.len() <= BUDGET, "{} chars", text.len());
+    assert!(
+        structured.len() + text.len() <= BUDGET,
+        "text and structured together: {} + {} chars",
+        structured.len(),
+        text.len()
+    );
     let out = p["result"]["stdout"].as_str().unwrap();
     assert!(out.starts_with("1\n2\n3\n"), "the head is shown");
     assert!(out.ends_with("699999\n700000\n"), "the tail is shown");
@@ -112,9 +116,10 @@ async fn a_failing_run_shows_its_last_lines_and_its_errors() {
 #[tokio::test]
 async fn the_operator_sets_the_budget_and_explicit_reads_get_exactly_what_they_ask() {
     let s = server().args(&["--answer-budget", "8000"]).start().await;
-    let p = s.call(headless("seq 1 100000")).await;
-    let structured = serde_json::to_string(&p).unwrap();
-    assert!(structured.len() <= 8000, "{} chars", structured.len());
+    let r = s.call_result(headless("seq 1 100000")).await;
+    let p = check_result(&r);
+    let size = serde_json::to_string(&p).unwrap().len() + text_of(&r).len();
+    assert!(size <= 8000, "{size} chars");
     assert!(
         p["result"]["stdout"]
             .as_str()
@@ -152,8 +157,13 @@ async fn a_terminal_flood_answers_within_budget_with_its_tail() {
         .await;
     let p = check_result(&r);
     let structured = serde_json::to_string(&p).unwrap();
-    assert!(structured.len() <= BUDGET, "{} chars", structured.len());
-    assert!(text_of(&r).len() <= BUDGET);
+    let text = text_of(&r);
+    assert!(
+        structured.len() + text.len() <= BUDGET,
+        "text and structured together: {} + {} chars",
+        structured.len(),
+        text.len()
+    );
     let out = p["result"]["output"].as_str().unwrap();
     assert!(
         out.contains("300000"),
