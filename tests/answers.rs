@@ -181,3 +181,36 @@ async fn a_terminal_flood_answers_within_budget_with_its_tail() {
     assert!(nums.windows(2).all(|w| w[1] == w[0] + 1), "contiguous");
     s.stop().await;
 }
+
+#[tokio::test]
+async fn a_full_screen_program_answers_with_its_screen_in_both_forms() {
+    let s = server().env("PM_TERM_NO_USER_RC", "1").start().await;
+    let file = scratch_dir().join("three.txt");
+    std::fs::write(&file, "one\ntwo\nthree\n").unwrap();
+    let r = s
+        .call_result(json!({"action": "execute",
+            "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "execution": {"command": format!("vim -u NONE -N {}", file.display())},
+            "runtime": {"wait_ms": 30000}}))
+        .await;
+    let p = check_result(&r);
+    let text = text_of(&r);
+    let screen = p["result"]["screen"]["text"].as_str().unwrap();
+    assert!(screen.starts_with("one\ntwo\nthree\n~\n"), "{screen:?}");
+    // Today's 3,416 characters of padded rows become what the screen holds.
+    assert!(text.len() < 1500, "{} chars: {text}", text.len());
+    assert!(text.contains("full-screen program waits for keys"), "{text}");
+    assert!(text.contains("cursor at row 1 column 1"), "{text}");
+    assert!(text.contains("one\ntwo\nthree\n~\n"), "{text}");
+    assert!(text.contains("next: "), "{text}");
+    let id = p["identity"]["terminal_id"].as_str().unwrap();
+    let r = s
+        .call(json!({"action": "execute",
+            "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "target": {"terminal_id": id}, "execution": {"input": ":q\r"},
+            "runtime": {"wait_ms": 30000}}))
+        .await;
+    assert_eq!(r["result"]["running"], false, "{r:#}");
+    assert!(r["result"].get("screen").is_none(), "back at the prompt: {r:#}");
+    s.stop().await;
+}

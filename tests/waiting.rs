@@ -116,6 +116,20 @@ async fn prompts_are_seen(s: &Server, label: &str) {
         .await;
     assert!(waiting(&r), "{label}: vim: {r:#}");
     assert_eq!(prompt(&r), "");
+    // Its answer shows the screen, not the cursor moves and padding that drew it: rows
+    // without trailing blanks, and where the bytes are if wanted.
+    let screen = &r["result"]["screen"];
+    assert_eq!(screen["alternate_screen"], true, "{label}: {r:#}");
+    let text = screen["text"].as_str().unwrap();
+    assert!(text.lines().any(|l| l == "~"), "{label}: {text:?}");
+    assert!(text.lines().all(|l| l == l.trim_end()), "{label}: {text:?}");
+    assert!(text.len() < 600, "{label}: {} chars", text.len());
+    assert!(r["result"].get("output").is_none(), "{label}: {r:#}");
+    assert!(
+        r["result"]["note"].as_str().unwrap().contains("output.view=raw"),
+        "{label}: {r:#}"
+    );
+    assert_eq!(r["next"]["request"]["target"]["terminal_id"], id.as_str());
     let r = s.call(input(&id, "ihello\u{1b}:wq\r", LONG_WAIT)).await;
     assert_eq!(r["result"]["running"], false, "{label}: {r:#}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "hello\n");

@@ -31,6 +31,17 @@ pub fn step(payload: &Value) -> Option<Value> {
     }
     let r = payload.get("result")?;
     let target = target(payload)?;
+    let full_screen = r
+        .get("screen")
+        .is_some_and(|s| s.get("alternate_screen") == Some(&Value::Bool(true)));
+    if r.get("waiting_for_input") == Some(&Value::Bool(true)) && full_screen {
+        return Some(json!({
+            "why": "the full-screen program waits for keys: send them (named keys in execution.keys, text in execution.input)",
+            "request": {"action": "execute",
+                "invocation": {"mode": "interactive", "intent": "execute_command"},
+                "target": target, "execution": {"input": "…"}}
+        }));
+    }
     if r.get("waiting_for_input") == Some(&Value::Bool(true)) {
         let prompt = r.get("prompt").and_then(Value::as_str).unwrap_or("");
         return Some(json!({

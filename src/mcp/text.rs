@@ -38,7 +38,11 @@ pub fn render(payload: &Value) -> String {
     if let Some(id) = id {
         head.push_str(&format!(" · {id}"));
     }
-    if r.get("waiting_for_input") == Some(&Value::Bool(true)) {
+    let full_screen =
+        s(r, &["screen"]).is_some_and(|sc| sc.get("alternate_screen") == Some(&Value::Bool(true)));
+    if r.get("waiting_for_input") == Some(&Value::Bool(true)) && full_screen {
+        head.push_str(" · a full-screen program waits for keys: send them with execution.keys or execution.input");
+    } else if r.get("waiting_for_input") == Some(&Value::Bool(true)) {
         let prompt = str_at(r, &["prompt"]).unwrap_or("");
         head.push_str(&format!(
             " · waiting for input at {prompt:?}: answer with execution.input (end a line with \\n) or execution.keys"
@@ -84,9 +88,16 @@ pub fn render(payload: &Value) -> String {
             }
         }
     }
-    if let Some(screen) = str_at(r, &["screen", "text"]) {
-        out.push_str("--- screen ---\n");
-        out.push_str(screen);
+    if let Some(screen) = s(r, &["screen"]) {
+        let at = |k: &str| screen.get(k).and_then(Value::as_u64).unwrap_or(0);
+        out.push_str(&format!(
+            "--- screen ({}×{}, cursor at row {} column {}, from 1) ---\n",
+            at("cols"),
+            at("rows"),
+            at("cursor_row") + 1,
+            at("cursor_col") + 1
+        ));
+        out.push_str(str_at(screen, &["text"]).unwrap_or(""));
         out.push('\n');
     }
     if let Some(cmds) = r.get("commands").and_then(Value::as_array) {

@@ -21,6 +21,7 @@ use crate::runtime::ops::{
     AgentClaim, Chunk, InputArgs, OpError, OpenArgs, OutputSpec, ReadArgs, RunArgs, Shown,
     TermRequest, TermResponse, TermSummary,
 };
+use crate::views::ScreenView;
 
 /// What to read of a terminal's stream: exactly what the request names, or, for a default
 /// answer, an excerpt within `budget` bytes.
@@ -86,6 +87,34 @@ fn with_chunk(mut out: TerminalOutput, o: &Chunk, encoding: Encoding) -> Termina
     out
 }
 
+/// A full-screen program's answer shows its screen in place of the bytes that drew it
+/// (cursor moves and padding once escapes are stripped), and says where those bytes are.
+fn shown_as_screen(mut out: TerminalOutput, screen: Option<&ScreenView>) -> TerminalOutput {
+    let Some(screen) = screen else {
+        return out;
+    };
+    let drawn = out
+        .streams
+        .as_ref()
+        .and_then(|s| s.output.as_ref())
+        .map(|o| (o.start, o.end));
+    let mut note = String::from("a full-screen program holds the terminal: its screen is shown");
+    if let Some((from, to)) = drawn.filter(|(a, b)| b > a) {
+        note.push_str(&format!(
+            "; the {} bytes that drew it are read with output.cursor={from}, output.view=raw",
+            to - from
+        ));
+    }
+    out.note = Some(match out.note.take() {
+        Some(n) => format!("{n}; {note}"),
+        None => note,
+    });
+    out.output = None;
+    out.view = Some(View::Screen);
+    out.screen = Some(screen.clone());
+    out
+}
+
 /// The contract's result for a terminal operation's answer.
 fn terminal_output(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
     match r {
@@ -101,7 +130,7 @@ fn terminal_output(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
                 out.waiting_for_input = true;
                 out.prompt = Some(prompt.clone());
             }
-            out
+            shown_as_screen(out, r.screen.as_ref())
         }
         TermResponse::Read(r) => {
             let mut out = terminal_state(&r.terminal, r.running);
@@ -110,7 +139,9 @@ fn terminal_output(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
                 out.prompt = Some(prompt.clone());
             }
             match &r.shown {
-                Shown::Output(o) => with_chunk(out, o, encoding),
+                Shown::Output(o) => {
+                    shown_as_screen(with_chunk(out, o, encoding), r.screen.as_ref())
+                }
                 Shown::Screen(s) => TerminalOutput {
                     view: Some(View::Screen),
                     screen: Some(s.clone()),

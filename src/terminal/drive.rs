@@ -473,6 +473,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     if waits_for_input && still && !timed_out {
         r.waiting_for_input = Some(super::view::prompt_line(core, &t));
     }
+    r.screen = super::view::full_screen(core, &t, &a.output);
     r.command = rec;
     if !integrated {
         r.note = Some(no_detection_note(&t));
@@ -578,6 +579,7 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
     if waits_for_input {
         r.waiting_for_input = Some(super::view::prompt_line(core, &t));
     }
+    r.screen = super::view::full_screen(core, &t, &a.output);
     let last_now = t.state().commands.back().cloned();
     if last_now != last_before {
         // The input ran (or finished) a command line at the prompt: answer for that command,

@@ -101,6 +101,7 @@ async fn read(core: &Arc<Core>, a: ReadArgs) -> Result<ReadAnswer, OpError> {
     };
     let waiting = ended == super::waits::Ended::Input || super::waits::waits_for_input(&t);
     let waiting_for_input = waiting.then(|| super::view::prompt_line(core, &t));
+    let full_screen = super::view::full_screen(core, &t, &a.output);
     let shown = match a.output.view {
         View::Raw | View::Text => Shown::Output(chunk(&t, None, None, &a.output)?),
         View::Screen => Shown::Screen(screen(core, &t)),
@@ -113,5 +114,6 @@ async fn read(core: &Arc<Core>, a: ReadArgs) -> Result<ReadAnswer, OpError> {
         running: t.is_running(),
         shown,
         waiting_for_input,
+        screen: full_screen,
     })
 }

@@ -295,6 +295,11 @@ pub struct Ran {
     /// line it prompts on. Absent from hosts that predate it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting_for_input: Option<String>,
+    /// A full-screen program holds the terminal and the output was asked for the default
+    /// way: its screen, which says what the bytes that drew it do not. Absent from hosts
+    /// that predate it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen: Option<ScreenView>,
 }
 
 /// What a `read` shows, in the view it asked for.
@@ -317,6 +322,9 @@ pub struct ReadAnswer {
     /// Absent from hosts that predate it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting_for_input: Option<String>,
+    /// As in `Ran`: the screen of a full-screen program, for a default read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen: Option<ScreenView>,
 }
 
 /// The answer of `attach`: everything a client taking a terminal over needs at once.

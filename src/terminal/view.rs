@@ -55,8 +55,19 @@ pub fn screen(core: &Core, t: &Terminal) -> ScreenView {
         cursor_row,
         cursor_col,
         alternate_screen: s.alternate_screen(),
-        text: s.contents(),
+        text: trimmed(&s.contents()),
     }
+}
+
+/// A screen's text as a model reads it: no blanks at the ends of rows (full-screen programs
+/// paint whole rows with spaces), no empty rows after the last that holds something. Rows
+/// keep their places: the first line is the top row.
+fn trimmed(contents: &str) -> String {
+    let mut rows: Vec<&str> = contents.split('\n').map(str::trim_end).collect();
+    while rows.last().is_some_and(|r| r.is_empty()) {
+        rows.pop();
+    }
+    rows.join("\n")
 }
 
 /// The stream from `from` (or the last delivered offset) in the requested view; never
@@ -150,7 +161,20 @@ pub fn ran(t: &Terminal, output: Chunk, running: bool) -> Ran {
         running,
         note: None,
         waiting_for_input: None,
+        screen: None,
     }
+}
+
+/// The screen, when a full-screen program holds the terminal (the alternate screen is on)
+/// and `spec` is a default read: the escape-stripped bytes such a program draws with are
+/// cursor moves and padding, not text a model can read, while its screen is.
+pub fn full_screen(core: &Core, t: &Terminal, spec: &OutputSpec) -> Option<ScreenView> {
+    let default = spec.view == View::Text && spec.excerpt.is_some() && spec.cursor.is_none();
+    if !default {
+        return None;
+    }
+    let s = screen(core, t);
+    s.alternate_screen.then_some(s)
 }
 
 /// The line a program waiting for input prompts on: the cursor's row of the screen, up to
