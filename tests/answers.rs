@@ -199,7 +199,10 @@ async fn a_full_screen_program_answers_with_its_screen_in_both_forms() {
     assert!(screen.starts_with("one\ntwo\nthree\n~\n"), "{screen:?}");
     // Today's 3,416 characters of padded rows become what the screen holds.
     assert!(text.len() < 1500, "{} chars: {text}", text.len());
-    assert!(text.contains("full-screen program waits for keys"), "{text}");
+    assert!(
+        text.contains("full-screen program waits for keys"),
+        "{text}"
+    );
     assert!(text.contains("cursor at row 1 column 1"), "{text}");
     assert!(text.contains("one\ntwo\nthree\n~\n"), "{text}");
     assert!(text.contains("next: "), "{text}");
@@ -211,6 +214,9 @@ async fn a_full_screen_program_answers_with_its_screen_in_both_forms() {
             "runtime": {"wait_ms": 30000}}))
         .await;
     assert_eq!(r["result"]["running"], false, "{r:#}");
-    assert!(r["result"].get("screen").is_none(), "back at the prompt: {r:#}");
+    assert!(
+        r["result"].get("screen").is_none(),
+        "back at the prompt: {r:#}"
+    );
     s.stop().await;
 }

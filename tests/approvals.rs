@@ -1176,3 +1176,117 @@ async fn a_2026_client_is_asked_in_rounds_and_its_answer_binds_to_the_call() {
     declined_through_elicitation(&c).await;
     let _ = c.cancel().await;
 }
+
+/// A person who takes longer than the call waits: the call answers `waiting_for_approval`
+/// with an `approval_id` (in both forms, with the next step), the decision runs the command
+/// whether or not anyone reads, `read_output` on the id gives the command's own answer, and
+/// `terminate` withdraws a question nobody has decided.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_decision_slower_than_the_call_is_followed_by_read_output() {
+    let host = host("tok-held").start();
+    let port = host.port.to_string();
+    let env = [
+        ("PM_RUNNING_IN_CONTAINER", "true"),
+        ("PM_INTERACTIVE_TERMINAL_HOST_ALIAS", "127.0.0.1"),
+        ("PM_INTERACTIVE_TERMINAL_HOST_PORT", port.as_str()),
+        ("PM_INTERACTIVE_TERMINAL_TOKEN", "tok-held"),
+        WARN,
+    ];
+    let (c, _asked) = start_person(Answer::Never, &env).await;
+    let (mut tx, mut rx) = page(&host.addr, &host.login).await;
+
+    // The call waits one second, the person longer.
+    let mut req = interactive("echo careful later");
+    req["runtime"]["wait_ms"] = json!(1000);
+    let Value::Object(m) = req else { panic!() };
+    let r = c
+        .call_tool(CallToolRequestParams::new("memory_terminal_interactive").with_arguments(m))
+        .await
+        .unwrap();
+    let p = check_result(&r);
+    assert_eq!(p["status"], "accepted", "{p:#}");
+    assert_eq!(p["result"]["waiting_for_approval"], true, "{p:#}");
+    assert_eq!(p["result"]["authorization"], "allowed_with_warning");
+    let id = p["identity"]["approval_id"].as_str().unwrap().to_string();
+    assert!(id.starts_with("apr_"), "{p:#}");
+    assert_eq!(p["next"]["request"]["action"], "read_output");
+    assert_eq!(p["next"]["request"]["target"]["approval_id"], id.as_str());
+    let text: String = r
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect();
+    assert!(text.contains("waiting for a person's decision"), "{text}");
+    assert!(text.contains(&id), "{text}");
+    assert!(text.contains("echo careful later"), "{text}");
+
+    let read = |wait_ms: u64| json!({"action": "read_output", "target": {"approval_id": id}, "runtime": {"wait_ms": wait_ms}});
+    let still = call(&c, "memory_terminal_interactive", read(0)).await;
+    assert_eq!(still["result"]["waiting_for_approval"], true, "{still:#}");
+    let a = next_pending(&mut rx).await;
+    assert_eq!(a["command"], "echo careful later");
+    decide(&mut tx, 2, &a["approval_id"], "approve", None).await;
+    let p = call(&c, "memory_terminal_interactive", read(30_000)).await;
+    assert_eq!(p["success"], true, "{p:#}");
+    assert_eq!(p["result"]["output"], "careful later\n", "{p:#}");
+    assert_eq!(p["result"]["approval"]["decided_by"], "page");
+    let term = p["identity"]["terminal_id"].as_str().unwrap().to_string();
+    // Its answer was given once; the id then says where the command ran.
+    let again = call(&c, "memory_terminal_interactive", read(0)).await;
+    assert_eq!(code(&again), "PM_TERM_NOT_FOUND", "{again:#}");
+    assert!(
+        again["error"]["message"].as_str().unwrap().contains(&term),
+        "{again:#}"
+    );
+
+    // A headless command held, then withdrawn: it never runs, the page is told.
+    let marker = scratch_dir().join("held-ran");
+    let line = format!("echo careful > {}", marker.display());
+    let mut req = headless(&line);
+    req["runtime"] = json!({"wait_ms": 500});
+    let p = call(&c, "memory_terminal_interactive", req).await;
+    assert_eq!(p["result"]["waiting_for_approval"], true, "{p:#}");
+    let id = p["identity"]["approval_id"].as_str().unwrap().to_string();
+    let asked = next_pending(&mut rx).await;
+    let t = call(
+        &c,
+        "memory_terminal_interactive",
+        json!({"action": "terminate", "target": {"approval_id": id}}),
+    )
+    .await;
+    assert_eq!(t["success"], true, "{t:#}");
+    assert_eq!(t["result"]["running"], false, "{t:#}");
+    let resolved = next_of(&mut rx, "pm/approval/resolved").await;
+    assert_eq!(resolved["params"]["approval_id"], asked["approval_id"]);
+    assert_eq!(resolved["params"]["decision"], "withdrawn", "{resolved}");
+    let p = call(
+        &c,
+        "memory_terminal_interactive",
+        json!({"action": "read_output", "target": {"approval_id": id}}),
+    )
+    .await;
+    assert_eq!(code(&p), "PM_TERM_DECLINED", "{p:#}");
+    // A late yes finds nothing to run.
+    decide(&mut tx, 3, &asked["approval_id"], "approve", None).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!marker.exists(), "a withdrawn command ran");
+
+    // Malformed uses of the id are refused, naming the field.
+    let bad = call(
+        &c,
+        "memory_terminal_interactive",
+        json!({"action": "read_output", "target": {"approval_id": id, "session_id": "ses_x"}}),
+    )
+    .await;
+    assert_eq!(
+        bad["error"]["details"]["field"], "target.approval_id",
+        "{bad:#}"
+    );
+    let unknown = call(
+        &c,
+        "memory_terminal_interactive",
+        json!({"action": "read_output", "target": {"approval_id": "apr_nothing"}}),
+    )
+    .await;
+    assert_eq!(code(&unknown), "PM_TERM_NOT_FOUND", "{unknown:#}");
+}

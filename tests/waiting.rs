@@ -126,7 +126,10 @@ async fn prompts_are_seen(s: &Server, label: &str) {
     assert!(text.len() < 600, "{label}: {} chars", text.len());
     assert!(r["result"].get("output").is_none(), "{label}: {r:#}");
     assert!(
-        r["result"]["note"].as_str().unwrap().contains("output.view=raw"),
+        r["result"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("output.view=raw"),
         "{label}: {r:#}"
     );
     assert_eq!(r["next"]["request"]["target"]["terminal_id"], id.as_str());

@@ -10,7 +10,6 @@
 
 use serde_json::{Map, Value, json};
 
-use super::error::ErrorCode;
 use super::request::Action;
 
 /// Keywords that only bound sizes; the server enforces them and reports violations by path.
@@ -149,10 +148,9 @@ pub fn input_schema(request: &Value, face: Face) -> Result<Map<String, Value>, S
 /// The output schema both tools advertise: the envelope of every answer, success or failure.
 /// Every payload that passes the validating response or error schema passes this one.
 pub fn output_schema() -> Map<String, Value> {
-    let codes: Vec<&str> = ErrorCode::ALL.map(ErrorCode::as_str).to_vec();
     let schema = json!({
         "type": "object",
-        "description": "success true: the answer, its result per action. success false: a PM_TERM_* error and a fallback saying what to do next.",
+        "description": "success true: result (per action) and next {why, request}, the request to send next. success false: error {code PM_TERM_*, message, details} and fallback (what to do).",
         "required": ["success", "action", "status", "correlation", "resolved"],
         "properties": {
             "success": {"type": "boolean"},
@@ -160,22 +158,10 @@ pub fn output_schema() -> Map<String, Value> {
             "status": {"type": "string", "enum": ["accepted", "completed", "failed"]},
             "correlation": {"type": "object"},
             "resolved": {"type": "object"},
-            "identity": {
-                "type": "object",
-                "properties": {"session_id": {"type": "string"}, "terminal_id": {"type": "string"}}
-            },
-            "result": {
-                "type": "object",
-                "description": "running, exit_code, stdout/stderr or output, cursor (to read on), items (list)."
-            },
-            "error": {
-                "type": ["object", "null"],
-                "properties": {
-                    "code": {"type": "string", "enum": codes},
-                    "message": {"type": "string"},
-                    "details": {"type": "object"}
-                }
-            },
+            "identity": {"type": "object"},
+            "result": {"type": "object"},
+            "next": {"type": "object"},
+            "error": {"type": ["object", "null"]},
             "fallback": {"type": "object"}
         }
     });

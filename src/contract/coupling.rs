@@ -106,7 +106,9 @@ pub(super) fn check_coupling(
             let name = action.as_str();
             forbid(
                 target.is_empty(),
-                &format!("{name} requires target.session_id or target.terminal_id"),
+                &format!(
+                    "{name} requires target.session_id, target.terminal_id or target.approval_id"
+                ),
                 "target",
             )?;
             forbid(
@@ -121,6 +123,20 @@ pub(super) fn check_coupling(
             )?;
             if action == Action::Terminate {
                 forbid(has_output, "terminate takes no output options", "output")?;
+            }
+            if target.approval_id.is_some() {
+                forbid(
+                    target.session_id.is_some() || target.terminal_id.is_some(),
+                    "target.approval_id stands alone: it names a command not started yet",
+                    "target.approval_id",
+                )?;
+                forbid(
+                    has_output,
+                    "a held command's answer is shaped by the output options of its execute; \
+                     read_output on target.approval_id takes none",
+                    "output",
+                )?;
+                return Ok(*mode);
             }
             match *mode {
                 Some(Mode::Headless) if target.terminal_id.is_some() => {
@@ -177,6 +193,12 @@ pub(super) fn check_coupling(
                 target.session_id.is_some(),
                 "execute starts something new; use read_output or terminate with target.session_id",
                 "target.session_id",
+            )?;
+            forbid(
+                target.approval_id.is_some(),
+                "execute starts something new; a held command is followed with read_output \
+                 (or withdrawn with terminate) on target.approval_id",
+                "target.approval_id",
             )?;
             match m {
                 Mode::Headless => check_headless_execute(intent, execution, target, output)?,

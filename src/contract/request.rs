@@ -139,11 +139,13 @@ impl Execution {
 pub struct Target {
     pub session_id: Option<String>,
     pub terminal_id: Option<String>,
+    /// A command held for a person's decision: read_output follows it, terminate withdraws it.
+    pub approval_id: Option<String>,
 }
 
 impl Target {
     pub fn is_empty(&self) -> bool {
-        self.session_id.is_none() && self.terminal_id.is_none()
+        self.session_id.is_none() && self.terminal_id.is_none() && self.approval_id.is_none()
     }
 }
 

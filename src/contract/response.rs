@@ -11,20 +11,29 @@ use super::result::Outcome;
 pub struct Identity {
     pub session_id: Option<String>,
     pub terminal_id: Option<String>,
+    /// A command held for a person's decision (`service::held`).
+    pub approval_id: Option<String>,
 }
 
 impl Identity {
     pub fn session(id: &str) -> Identity {
         Identity {
             session_id: Some(id.to_string()),
-            terminal_id: None,
+            ..Identity::default()
         }
     }
 
     pub fn terminal(id: &str) -> Identity {
         Identity {
-            session_id: None,
             terminal_id: Some(id.to_string()),
+            ..Identity::default()
+        }
+    }
+
+    pub fn approval(id: &str) -> Identity {
+        Identity {
+            approval_id: Some(id.to_string()),
+            ..Identity::default()
         }
     }
 
@@ -36,10 +45,13 @@ impl Identity {
         if other.terminal_id.is_some() {
             self.terminal_id = other.terminal_id;
         }
+        if other.approval_id.is_some() {
+            self.approval_id = other.approval_id;
+        }
     }
 
     fn is_empty(&self) -> bool {
-        self.session_id.is_none() && self.terminal_id.is_none()
+        self.session_id.is_none() && self.terminal_id.is_none() && self.approval_id.is_none()
     }
 
     fn to_json(&self) -> Value {
@@ -49,6 +61,9 @@ impl Identity {
         }
         if let Some(t) = &self.terminal_id {
             m.insert("terminal_id".into(), json!(t));
+        }
+        if let Some(a) = &self.approval_id {
+            m.insert("approval_id".into(), json!(a));
         }
         Value::Object(m)
     }
@@ -75,6 +90,7 @@ impl Envelope {
             identity: Identity {
                 session_id: req.target.session_id.clone(),
                 terminal_id: req.target.terminal_id.clone(),
+                approval_id: req.target.approval_id.clone(),
             },
             adapter: None,
         }

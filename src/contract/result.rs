@@ -262,6 +262,21 @@ pub enum Outcome {
     /// read_output or terminate naming a session and a terminal at once.
     #[serde(serialize_with = "serialize_pair")]
     Pair(Box<Outcome>, Box<Outcome>),
+    /// A command held for a person's decision (`service::held`).
+    Held(HeldCommand),
+}
+
+/// A command that waits for a person's decision, answered before it came so that no call
+/// is held past a client's patience.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HeldCommand {
+    /// Still waiting (the status is `accepted`); false once withdrawn.
+    pub running: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub waiting_for_approval: bool,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    pub note: String,
 }
 
 impl Outcome {
@@ -273,6 +288,7 @@ impl Outcome {
             Outcome::SessionEnded(s) => s.running,
             Outcome::Terminal(t) => t.running,
             Outcome::Pair(a, b) => a.running() || b.running(),
+            Outcome::Held(h) => h.running,
         }
     }
 

@@ -191,6 +191,7 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
     env.identity = super::response::Identity {
         session_id: target.session_id.clone(),
         terminal_id: target.terminal_id.clone(),
+        approval_id: target.approval_id.clone(),
     };
 
     // 5. The alias transform (§1 "Required Transform").

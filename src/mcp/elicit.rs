@@ -118,6 +118,12 @@ impl Elicitor for PeerElicitor {
             }
         })
     }
+    /// The client's connection outlives the call: a question held past it is still asked.
+    fn detached(&self) -> Option<std::sync::Arc<dyn Elicitor>> {
+        Some(std::sync::Arc::new(PeerElicitor {
+            peer: self.peer.clone(),
+        }))
+    }
 }
 
 /// From 2026-07-28: the answer if this call brings one, else the question kept for an

@@ -48,17 +48,15 @@ one simple command at a time, the program by name (not a path), no shell operato
 (or simply {\"command\":\"git status\"}), then read_output / terminate / list by session_id. Anything else answers PM_TERM_BLOCKED_DESTRUCTIVE with the allowlist.";
 
 const INTERACTIVE_DESCRIPTION: &str = "Run and drive terminals without losing a byte.\n\
-HEADLESS (builds, tests, one-shot commands; pipes, stdout/stderr apart, stdin closed):\n\
+HEADLESS (builds, tests, one-shot commands; stdout/stderr apart, stdin closed):\n\
   {\"action\":\"execute\",\"invocation\":{\"mode\":\"headless\",\"intent\":\"execute_command\"},\"execution\":{\"command\":\"cargo test\"}}\n\
-  Answers when it exits, or after runtime.wait_ms (default 5000) with running:true and a session_id.\n\
-INTERACTIVE (a real terminal with a shell: REPLs, prompts, full-screen programs, long-lived shells):\n\
-  open a shell: {\"action\":\"execute\",\"invocation\":{\"mode\":\"interactive\",\"intent\":\"open_only\"}} -> terminal_id\n\
-  run a command line in it (exit code + that command's output): {\"action\":\"execute\",\"invocation\":{\"mode\":\"interactive\",\"intent\":\"execute_command\"},\"target\":{\"terminal_id\":\"term_...\"},\"execution\":{\"command\":\"npm run dev\"}}\n\
-  (without target.terminal_id a new terminal is opened for the command)\n\
-  type raw input (prompt answers, REPL lines, Ctrl-C): same with \"execution\":{\"input\":\"y\\n\"} or {\"keys\":[\"ctrl-c\"]}, optionally \"wait_for\":\">>> $\"\n\
-FOLLOW UP: {\"action\":\"read_output\",\"target\":{\"session_id\" or \"terminal_id\":...},\"runtime\":{\"wait_ms\":10000}} returns only what you have not seen (or after output.cursor / stdout_cursor / stderr_cursor). Terminals also have output.view screen (rendered screen, for vim/top) and commands (exit codes).\n\
-STOP: {\"action\":\"terminate\",\"target\":{...}} kills the whole process tree. LIST: {\"action\":\"list\"}.\n\
-runtime.timeout_ms is a hard limit (PM_TERM_TIMEOUT with the output so far). Every failure has error.code PM_TERM_* and a fallback saying what to do next.";
+  Answers at exit, or after runtime.wait_ms (default 5000) with running:true and a session_id.\n\
+INTERACTIVE (a real terminal with a shell: REPLs, prompts, full-screen programs, dev servers):\n\
+  {\"action\":\"execute\",\"invocation\":{\"mode\":\"interactive\",\"intent\":\"execute_command\"},\"execution\":{\"command\":\"npm run dev\"}} opens a terminal and runs it (exit code + its output); add \"target\":{\"terminal_id\":\"term_...\"} to run in that terminal; intent open_only opens a shell.\n\
+  Raw input (prompt answers, REPL lines): \"execution\":{\"input\":\"y\\n\"} or {\"keys\":[\"ctrl-c\"]} with target.terminal_id. An answer comes as soon as the program waits for input (waiting_for_input, prompt).\n\
+NEXT: every answer that leaves something to do has next {why, request}: the request to send (read the rest, answer a prompt, follow a command waiting for a person's approval).\n\
+read_output with target (session_id / terminal_id / approval_id) returns what you have not seen, runtime.wait_ms waits for more. terminate kills the whole process tree. list shows everything.\n\
+Failures: error.code PM_TERM_* and a fallback saying what to do.";
 
 const INSTRUCTIONS: &str = "interactive-terminal-mcp runs commands for you. Use memory_terminal_interactive: \
 execute (headless for builds/tests/one-shot commands; interactive for shells, REPLs, prompts and full-screen \

@@ -18,9 +18,12 @@ fn target(payload: &Value) -> Option<Value> {
     if let Some(s) = id.get("session_id").and_then(Value::as_str) {
         return Some(json!({"session_id": s}));
     }
-    id.get("terminal_id")
+    if let Some(t) = id.get("terminal_id").and_then(Value::as_str) {
+        return Some(json!({"terminal_id": t}));
+    }
+    id.get("approval_id")
         .and_then(Value::as_str)
-        .map(|t| json!({"terminal_id": t}))
+        .map(|a| json!({"approval_id": a}))
 }
 
 /// The next step of a successful answer: why, and the request to send; `None` when there
@@ -31,6 +34,12 @@ pub fn step(payload: &Value) -> Option<Value> {
     }
     let r = payload.get("result")?;
     let target = target(payload)?;
+    if r.get("waiting_for_approval") == Some(&Value::Bool(true)) {
+        return Some(json!({
+            "why": "the command waits for a person's decision: read_output waits for it and then gives the command's answer (terminate withdraws it)",
+            "request": {"action": "read_output", "target": target, "runtime": {"wait_ms": 30000}}
+        }));
+    }
     let full_screen = r
         .get("screen")
         .is_some_and(|s| s.get("alternate_screen") == Some(&Value::Bool(true)));

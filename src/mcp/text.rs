@@ -21,7 +21,8 @@ pub fn render(payload: &Value) -> String {
     let status = str_at(payload, &["status"]).unwrap_or("");
     let r = payload.get("result").unwrap_or(&Value::Null);
     let id = str_at(payload, &["identity", "session_id"])
-        .or_else(|| str_at(payload, &["identity", "terminal_id"]));
+        .or_else(|| str_at(payload, &["identity", "terminal_id"]))
+        .or_else(|| str_at(payload, &["identity", "approval_id"]));
     if action == "list" {
         return render_list(r);
     }
@@ -40,7 +41,9 @@ pub fn render(payload: &Value) -> String {
     }
     let full_screen =
         s(r, &["screen"]).is_some_and(|sc| sc.get("alternate_screen") == Some(&Value::Bool(true)));
-    if r.get("waiting_for_input") == Some(&Value::Bool(true)) && full_screen {
+    if r.get("waiting_for_approval") == Some(&Value::Bool(true)) {
+        head.push_str(" · waiting for a person's decision");
+    } else if r.get("waiting_for_input") == Some(&Value::Bool(true)) && full_screen {
         head.push_str(" · a full-screen program waits for keys: send them with execution.keys or execution.input");
     } else if r.get("waiting_for_input") == Some(&Value::Bool(true)) {
         let prompt = str_at(r, &["prompt"]).unwrap_or("");

@@ -3,22 +3,54 @@
 //! it), else the operator's configured default. A decline is final (`PM_TERM_DECLINED`,
 //! never auto-retried); no decision in time is `PM_TERM_TIMEOUT`.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 
-use super::wait::{Progress, unless_abandoned, with_progress};
-use super::{BoxFuture, Service};
-use crate::contract::result::{Approval, DecidedBy};
+use super::wait::{NoProgress, Progress, abandoned, unless_abandoned, with_progress};
+use super::{BoxFuture, Handled, Service};
+use crate::contract::result::{Approval, Authorization as Verdicted, DecidedBy, Verdict};
 use crate::contract::{ErrorCode, Request, TermError};
 use crate::policy::{Authorization, Decision};
 use crate::runtime::ops::ApprovalArgs;
+
+/// Longest a call waits for a person before it answers `waiting_for_approval`: below the
+/// 60 s after which MCP clients (the TypeScript SDK's default) give up on a call.
+pub const MAX_HOLD: Duration = Duration::from_secs(45);
+
+tokio::task_local! {
+    /// The approval a held command was given, for the run that follows the decision: the
+    /// chain is not asked again. Only the task that put the question sets it, so no
+    /// request can borrow another's approval.
+    static DECIDED: Approval;
+}
+
+/// Why a command did not run (yet).
+pub(crate) enum Stop {
+    Failed(TermError),
+    /// It waits for a person's decision: the call's answer (`service::held`).
+    Held(Handled),
+}
+
+impl From<TermError> for Stop {
+    fn from(e: TermError) -> Stop {
+        Stop::Failed(e)
+    }
+}
 
 /// The MCP client's user, reached through elicitation.
 pub trait Elicitor: Send + Sync {
     /// Whether the client declared elicitation.
     fn supported(&self) -> bool;
     fn ask(&self, message: String, timeout: Duration) -> BoxFuture<'_, ElicitOutcome>;
+    /// One that can still ask after the call has answered (a question held past the call's
+    /// wait); `None` when the question lives in the call (2026-07-28 rounds).
+    fn detached(&self) -> Option<Arc<dyn Elicitor>> {
+        None
+    }
 }
 
 pub enum ElicitOutcome {
@@ -36,6 +68,9 @@ impl Elicitor for NoElicitor {
     }
     fn ask(&self, _message: String, _timeout: Duration) -> BoxFuture<'_, ElicitOutcome> {
         Box::pin(async { ElicitOutcome::NoAnswer })
+    }
+    fn detached(&self) -> Option<Arc<dyn Elicitor>> {
+        Some(Arc::new(NoElicitor))
     }
 }
 
@@ -57,7 +92,7 @@ fn declined(by: &str, reason: Option<String>, command: &str) -> TermError {
 fn withdrawn(command: &str) -> TermError {
     declined(
         "client_cancelled",
-        Some("the client cancelled the call before anyone decided (a new call needs a new correlation.request_id)".into()),
+        Some("the question was withdrawn before anyone decided: the client cancelled its call, or the agent terminated the held command (a new call needs a new correlation.request_id)".into()),
         command,
     )
 }
@@ -101,36 +136,31 @@ impl Service {
         command: &str,
         progress: &dyn Progress,
         elicitor: &dyn Elicitor,
-    ) -> Result<Approval, TermError> {
-        let shown = shown(req, command);
-        let command = shown.as_str();
-        let sandbox = crate::sandbox::current().summary();
-        let question = Question {
-            req,
-            command,
-            warning: Some(format!(
-                "The agent asks to run this OUTSIDE the sandbox ({}, network {}): it could \
-                 write anywhere this server may and reach any network.",
-                sandbox.mode, sandbox.network
-            )),
-            rule: Some(ESCAPE_RULE.into()),
-            timeout: Duration::from_millis(
-                req.runtime
-                    .timeout_ms
-                    .unwrap_or(self.cfg.approval_timeout_ms),
-            ),
-        };
-        tracing::info!(trace_id = %req.correlation.trace_id, %command, "asking to leave the sandbox");
-        let page = Page { app: self };
-        let client = Elicitation { elicitor };
-        if let Some(decided) = first_decision(&[&page, &client], &question, progress).await {
-            return decided;
+    ) -> Result<Approval, Stop> {
+        if let Ok(a) = DECIDED.try_with(Approval::clone) {
+            return Ok(a);
         }
-        Err(declined(
-            "nobody",
-            Some("running outside the sandbox needs a person's approval, and nobody can be asked here (no page, no MCP elicitation); the operator's default does not apply".into()),
+        let command = shown(req, command);
+        let sandbox = crate::sandbox::current().summary();
+        let warning = format!(
+            "The agent asks to run this OUTSIDE the sandbox ({}, network {}): it could write \
+             anywhere this server may and reach any network.",
+            sandbox.mode, sandbox.network
+        );
+        tracing::info!(trace_id = %req.correlation.trace_id, %command, "asking to leave the sandbox");
+        let verdict = Verdict {
+            authorization: Verdicted::AllowedWithWarning,
+            warning: Some(warning.clone()),
+            approval: None,
+        };
+        let question = Question {
+            req: req.clone(),
             command,
-        ))
+            warning: Some(warning),
+            rule: Some(ESCAPE_RULE.into()),
+            timeout: self.approval_timeout(req),
+        };
+        self.ask(question, verdict, None, progress, elicitor).await
     }
 
     /// Whether warned headless commands go through the approval chain too.
@@ -147,37 +177,206 @@ impl Service {
         decision: &Decision,
         progress: &dyn Progress,
         elicitor: &dyn Elicitor,
-    ) -> Result<Approval, TermError> {
-        let shown = shown(req, command);
-        let command = shown.as_str();
+    ) -> Result<Approval, Stop> {
+        if let Ok(a) = DECIDED.try_with(Approval::clone) {
+            return Ok(a);
+        }
         let question = Question {
-            req,
-            command,
+            req: req.clone(),
+            command: shown(req, command),
             // The warning quotes the command: written out the same way.
             warning: decision.warning().map(|w| crate::visible::for_a_person(&w)),
             rule: decision.deciding().map(|f| f.rule.to_string()),
-            timeout: Duration::from_millis(
-                req.runtime
-                    .timeout_ms
-                    .unwrap_or(self.cfg.approval_timeout_ms),
-            ),
+            timeout: self.approval_timeout(req),
         };
-        tracing::info!(trace_id = %req.correlation.trace_id, %command, rule = ?question.rule, "waiting for approval");
-        let page = Page { app: self };
-        let client = Elicitation { elicitor };
-        let operator = OperatorDefault {
-            approve: self.policy.approve_by_default,
+        tracing::info!(trace_id = %req.correlation.trace_id, command = %question.command, rule = ?question.rule, "waiting for approval");
+        let verdict = super::verdict(decision, None);
+        let default = Some(self.policy.approve_by_default);
+        self.ask(question, verdict, default, progress, elicitor)
+            .await
+    }
+
+    fn approval_timeout(&self, req: &Request) -> Duration {
+        Duration::from_millis(
+            req.runtime
+                .timeout_ms
+                .unwrap_or(self.cfg.approval_timeout_ms),
+        )
+    }
+
+    /// Put `q` to the chain (ending in the operator's `default`, when there is one) and wait
+    /// for the decision within the call's wait (at most [`MAX_HOLD`]); past it, the command
+    /// is held (`service::held`) and the call answers that it waits. A chain that cannot be
+    /// asked outside the call is waited for inside it.
+    async fn ask(
+        &self,
+        q: Question,
+        verdict: Verdict,
+        default: Option<bool>,
+        progress: &dyn Progress,
+        elicitor: &dyn Elicitor,
+    ) -> Result<Approval, Stop> {
+        let (Some(app), Some(detached)) = (self.me.upgrade(), elicitor.detached()) else {
+            return Ok(decide(self, &q, default, elicitor, progress).await?);
         };
-        if let Some(decided) =
-            first_decision(&[&page, &client, &operator], &question, progress).await
-        {
-            return decided;
+        let hold = Duration::from_millis(q.req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms))
+            .min(MAX_HOLD);
+        let token = CancellationToken::new();
+        let (tx, mut rx) = oneshot::channel();
+        let slot = Arc::new(Mutex::new(Slot::Waiting(tx)));
+        let (command, timeout) = (q.command.clone(), q.timeout);
+        tokio::spawn(put(app, q, default, detached, token.clone(), slot.clone()));
+        let waited = with_progress(
+            async {
+                tokio::select! {
+                    biased;
+                    () = abandoned(progress) => Waited::Abandoned,
+                    d = &mut rx => Waited::Decided(d.ok()),
+                    () = tokio::time::sleep(hold) => Waited::Hold,
+                }
+            },
+            progress,
+            "waiting for a person's decision",
+        )
+        .await;
+        let gone = || {
+            Stop::Failed(TermError::internal(
+                "the approval task ended without a decision",
+            ))
+        };
+        match waited {
+            Waited::Decided(d) => d.ok_or_else(gone)?.map_err(Stop::Failed),
+            Waited::Abandoned => {
+                // The question is taken back; the task answers with the withdrawal.
+                token.cancel();
+                let _ = tokio::time::timeout(Duration::from_secs(10), rx).await;
+                Err(Stop::Failed(withdrawn(&command)))
+            }
+            Waited::Hold => {
+                let held = {
+                    let mut s = lock(&slot);
+                    if matches!(*s, Slot::Done) {
+                        // Decided as the wait ended: the decision is in the channel.
+                        None
+                    } else {
+                        let held = self.held.hold(&command, verdict, timeout, token.clone());
+                        if let Ok((_, entry)) = &held {
+                            *s = Slot::Held(entry.clone());
+                        }
+                        Some(held)
+                    }
+                };
+                match held {
+                    None => rx.await.map_err(|_| gone())?.map_err(Stop::Failed),
+                    Some(Err(e)) => {
+                        token.cancel();
+                        Err(Stop::Failed(e))
+                    }
+                    Some(Ok((id, entry))) => {
+                        tracing::info!(approval_id = %id, %command, "held for a person's decision");
+                        Err(Stop::Held(super::held::waiting_answer(&id, &entry)))
+                    }
+                }
+            }
         }
-        Err(declined(
+    }
+}
+
+/// How the call's wait for a decision ended.
+enum Waited {
+    Abandoned,
+    /// `None`: the task ended without sending one.
+    Decided(Option<Result<Approval, TermError>>),
+    Hold,
+}
+
+/// Where the asking task puts its decision: to the call still waiting, or, once the call
+/// has answered, into the held command's entry after running it.
+enum Slot {
+    Waiting(oneshot::Sender<Result<Approval, TermError>>),
+    Held(Arc<super::held::Entry>),
+    Done,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The caller of a question put outside its call: nobody sees progress; `token` takes the
+/// question back.
+struct Asking(CancellationToken);
+
+impl Progress for Asking {
+    fn report(&self, _elapsed: Duration, _what: &str) {}
+    fn abandoned(&self) -> Option<&CancellationToken> {
+        Some(&self.0)
+    }
+}
+
+/// Put `q` to the chain, outside the call, and deliver the decision (see [`Slot`]).
+async fn put(
+    app: Arc<Service>,
+    q: Question,
+    default: Option<bool>,
+    elicitor: Arc<dyn Elicitor>,
+    token: CancellationToken,
+    slot: Arc<Mutex<Slot>>,
+) {
+    let decided = decide(&app, &q, default, &*elicitor, &Asking(token)).await;
+    let entry = match std::mem::replace(&mut *lock(&slot), Slot::Done) {
+        Slot::Waiting(tx) => {
+            let _ = tx.send(decided);
+            return;
+        }
+        Slot::Held(entry) => entry,
+        Slot::Done => return,
+    };
+    let handled = match decided {
+        Ok(approval) => run_decided(app, q.req, approval).await,
+        Err(e) => Handled::failed(e),
+    };
+    entry.answer(handled);
+}
+
+/// Run a held request once a person approved it, as its execute would have: the approval
+/// stands in for asking again.
+fn run_decided(app: Arc<Service>, req: Request, approval: Approval) -> BoxFuture<'static, Handled> {
+    Box::pin(async move {
+        tracing::info!(trace_id = %req.correlation.trace_id, "running a held command after its approval");
+        DECIDED
+            .scope(approval, app.dispatch(&req, &NoProgress, &NoElicitor))
+            .await
+    })
+}
+
+/// The chain's decision on `q`: a person on the host's page, the MCP client's user, then
+/// the operator's `default` (`None`: no default; nobody to ask is a no).
+async fn decide(
+    app: &Service,
+    q: &Question,
+    default: Option<bool>,
+    elicitor: &dyn Elicitor,
+    progress: &dyn Progress,
+) -> Result<Approval, TermError> {
+    let page = Page { app };
+    let client = Elicitation { elicitor };
+    let operator = default.map(|approve| OperatorDefault { approve });
+    let mut chain: Vec<&dyn Approver> = vec![&page, &client];
+    if let Some(o) = &operator {
+        chain.push(o);
+    }
+    match first_decision(&chain, q, progress).await {
+        Some(decided) => decided,
+        None if default.is_some() => Err(declined(
             "operator_default",
             Some("no approver was available".into()),
-            command,
-        ))
+            &q.command,
+        )),
+        None => Err(declined(
+            "nobody",
+            Some("running outside the sandbox needs a person's approval, and nobody can be asked here (no page, no MCP elicitation); the operator's default does not apply".into()),
+            &q.command,
+        )),
     }
 }
 
@@ -202,14 +401,14 @@ fn shown(req: &Request, command: &str) -> String {
 /// arriving later has no call left to run for).
 async fn first_decision(
     chain: &[&dyn Approver],
-    question: &Question<'_>,
+    question: &Question,
     progress: &dyn Progress,
 ) -> Option<Result<Approval, TermError>> {
     for approver in chain {
         match unless_abandoned(approver.decide(question, progress), progress).await {
             None => {
                 approver.withdraw(question).await;
-                return Some(Err(withdrawn(question.command)));
+                return Some(Err(withdrawn(&question.command)));
             }
             Some(Some(decided)) => return Some(decided),
             Some(None) => {}
@@ -219,9 +418,9 @@ async fn first_decision(
 }
 
 /// What an approver is asked to decide on.
-pub(crate) struct Question<'a> {
-    req: &'a Request,
-    command: &'a str,
+pub(crate) struct Question {
+    req: Request,
+    command: String,
     warning: Option<String>,
     rule: Option<String>,
     timeout: Duration,
@@ -232,12 +431,12 @@ pub(crate) struct Question<'a> {
 pub(crate) trait Approver: Send + Sync {
     fn decide<'a>(
         &'a self,
-        question: &'a Question<'a>,
+        question: &'a Question,
         progress: &'a dyn Progress,
     ) -> BoxFuture<'a, Option<Result<Approval, TermError>>>;
 
     /// Take the question back: the call was cancelled while it was asked.
-    fn withdraw<'a>(&'a self, _question: &'a Question<'a>) -> BoxFuture<'a, ()> {
+    fn withdraw<'a>(&'a self, _question: &'a Question) -> BoxFuture<'a, ()> {
         Box::pin(async {})
     }
 }
@@ -251,7 +450,7 @@ struct Page<'a> {
 impl Approver for Page<'_> {
     fn decide<'a>(
         &'a self,
-        q: &'a Question<'a>,
+        q: &'a Question,
         progress: &'a dyn Progress,
     ) -> BoxFuture<'a, Option<Result<Approval, TermError>>> {
         Box::pin(async move {
@@ -305,18 +504,18 @@ impl Approver for Page<'_> {
                     approver: answer.decided_by,
                     ..Approval::approved(DecidedBy::Page)
                 })),
-                "declined" => Some(Err(declined("page", answer.reason, q.command))),
-                "timeout" => Some(Err(timed_out("page", q.timeout, q.command))),
+                "declined" => Some(Err(declined("page", answer.reason, &q.command))),
+                "timeout" => Some(Err(timed_out("page", q.timeout, &q.command))),
                 // This request id's question was taken back when its call was cancelled: a
                 // request asked again under the same id gets that outcome, not another
                 // approver (a retry is the same request, as for every other decision).
-                "withdrawn" => Some(Err(withdrawn(q.command))),
+                "withdrawn" => Some(Err(withdrawn(&q.command))),
                 _ => None,
             }
         })
     }
 
-    fn withdraw<'a>(&'a self, q: &'a Question<'a>) -> BoxFuture<'a, ()> {
+    fn withdraw<'a>(&'a self, q: &'a Question) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Some(host) = self.app.runtime.page_host().await {
                 host.withdraw(&q.req.correlation.request_id).await;
@@ -333,7 +532,7 @@ struct Elicitation<'a> {
 impl Approver for Elicitation<'_> {
     fn decide<'a>(
         &'a self,
-        q: &'a Question<'a>,
+        q: &'a Question,
         progress: &'a dyn Progress,
     ) -> BoxFuture<'a, Option<Result<Approval, TermError>>> {
         Box::pin(async move {
@@ -355,8 +554,8 @@ impl Approver for Elicitation<'_> {
             .await;
             Some(match answer {
                 ElicitOutcome::Approved => Ok(Approval::approved(DecidedBy::Elicitation)),
-                ElicitOutcome::Declined(reason) => Err(declined("elicitation", reason, q.command)),
-                ElicitOutcome::NoAnswer => Err(timed_out("elicitation", q.timeout, q.command)),
+                ElicitOutcome::Declined(reason) => Err(declined("elicitation", reason, &q.command)),
+                ElicitOutcome::NoAnswer => Err(timed_out("elicitation", q.timeout, &q.command)),
             })
         })
     }
@@ -370,7 +569,7 @@ struct OperatorDefault {
 impl Approver for OperatorDefault {
     fn decide<'a>(
         &'a self,
-        q: &'a Question<'a>,
+        q: &'a Question,
         _progress: &'a dyn Progress,
     ) -> BoxFuture<'a, Option<Result<Approval, TermError>>> {
         let decided = if self.approve {
@@ -392,7 +591,7 @@ impl Approver for OperatorDefault {
                      policy does not warn about, or ask the operator to set \
                      PM_TERM_APPROVAL_DEFAULT=approve or to start the server with --gui"
                 )),
-                q.command,
+                &q.command,
             )
             .with("rule", json!(q.rule))
             .with("setting", json!("PM_TERM_APPROVAL_DEFAULT")))

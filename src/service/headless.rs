@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use super::approval::Stop;
 use super::failures::exec_error;
 use super::output;
 use super::wait::{Progress, is_abandoned, wait_until};
@@ -31,7 +32,8 @@ impl Service {
     ) -> Handled {
         let (session, verdict) = match self.headless_start(req, progress, elicitor).await {
             Ok(started) => started,
-            Err(e) => return Handled::failed(e),
+            Err(Stop::Failed(e)) => return Handled::failed(e),
+            Err(Stop::Held(held)) => return held,
         };
         let about = Identity::session(&session.id);
         let timeout = req.runtime.timeout_ms.map(Duration::from_millis);
@@ -71,7 +73,7 @@ impl Service {
         req: &Request,
         progress: &dyn Progress,
         elicitor: &dyn super::Elicitor,
-    ) -> Result<(Arc<Session>, Verdict), TermError> {
+    ) -> Result<(Arc<Session>, Verdict), Stop> {
         // Out of the sandbox only with a person's yes (asked below, after the policy).
         let escape = req.runtime.unsandboxed == Some(true)
             && crate::sandbox::current().settings().confines();

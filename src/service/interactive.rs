@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use base64::Engine;
 
-use super::approval::Elicitor;
+use super::approval::{Elicitor, Stop};
 use super::wait::{Progress, is_abandoned, with_progress};
 use super::{Handled, Service, authorize, failures};
 use crate::contract::result::{
@@ -423,10 +423,11 @@ impl Service {
             if self.needs_approval(&d, confined_here(&adapter)) {
                 match self.approve(req, &command, &d, progress, elicitor).await {
                     Ok(a) => approval = Some(a),
-                    Err(e) => {
+                    Err(Stop::Failed(e)) => {
                         let about = Identity::default();
                         return Handled::served_by(adapter.adapter_type(), about, Err(e));
                     }
+                    Err(Stop::Held(held)) => return held,
                 }
             }
             verdict = super::verdict(&d, approval);

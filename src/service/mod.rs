@@ -6,6 +6,7 @@ pub mod approval;
 mod cancel;
 mod failures;
 mod headless;
+mod held;
 mod interactive;
 mod listing;
 pub mod output;
@@ -130,6 +131,10 @@ pub struct Service {
     chat_uri: String,
     /// The agent's raw input not yet entered, per terminal: judged again with what follows.
     unentered: unentered::Unentered,
+    /// Commands held for a person's decision past their call.
+    held: held::Held,
+    /// This service, for work that outlives a call (a held command's run).
+    me: std::sync::Weak<Service>,
 }
 
 impl Service {
@@ -155,7 +160,7 @@ impl Service {
         }
         let instance = ids::new_id("mcp");
         let runtime = Runtime::new(local, cfg.runtime.clone());
-        Arc::new(Service {
+        Arc::new_cyclic(|me| Service {
             cfg,
             policy,
             exec,
@@ -163,6 +168,8 @@ impl Service {
             session_uri: format!("ahp-session:/{instance}"),
             chat_uri: format!("ahp-chat:/{instance}"),
             unentered: unentered::Unentered::default(),
+            held: held::Held::default(),
+            me: me.clone(),
         })
     }
 
@@ -236,6 +243,14 @@ impl Service {
             },
             // Both identities at once: the session's and the terminal's; a failed session
             // stops before the terminal is touched, as a single request would.
+            Action::ReadOutput | Action::Terminate if req.target.approval_id.is_some() => {
+                let id = req.target.approval_id.as_deref().unwrap_or_default();
+                if req.action == Action::ReadOutput {
+                    self.held_read(req, id, progress).await
+                } else {
+                    self.held_withdraw(id, progress).await
+                }
+            }
             Action::ReadOutput | Action::Terminate => {
                 let reads = req.action == Action::ReadOutput;
                 let headless = match session {
