@@ -220,3 +220,39 @@ async fn a_full_screen_program_answers_with_its_screen_in_both_forms() {
     );
     s.stop().await;
 }
+
+#[tokio::test]
+async fn mistakes_are_answered_with_the_way_forward() {
+    let s = server().env("PM_TERM_NO_USER_RC", "1").start().await;
+    // A field one edit away, or in another group, is named.
+    let mut req = headless("true");
+    req["runtime"] = json!({"wait": 5});
+    let p = s.call(req).await;
+    let msg = p["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("did you mean runtime.wait_ms?"), "{p:#}");
+    let mut req = headless("true");
+    req["execution"]["cwd"] = json!("/");
+    let p = s.call(req).await;
+    assert!(
+        p["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean runtime.cwd?"),
+        "{p:#}"
+    );
+    // A busy terminal is not a malformed request: the answer says how to go on.
+    let r = s
+        .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "execution": {"command": "sleep 30"}, "runtime": {"wait_ms": 300}}))
+        .await;
+    let id = r["identity"]["terminal_id"].as_str().unwrap().to_string();
+    let p = s.call(terminal_command(&id, "ls")).await;
+    assert_eq!(p["error"]["details"]["busy"], true, "{p:#}");
+    let hint = p["fallback"]["user_message"].as_str().unwrap();
+    assert!(!hint.contains("malformed"), "{hint}");
+    assert!(hint.contains("read_output"), "{hint}");
+    assert_eq!(p["fallback"]["next_action"], "read_output");
+    s.call(json!({"action": "terminate", "target": {"terminal_id": id}}))
+        .await;
+    s.stop().await;
+}

@@ -11,6 +11,7 @@ pub mod request;
 pub mod response;
 pub mod result;
 pub mod schema;
+mod suggest;
 pub mod validate;
 
 #[cfg(test)]

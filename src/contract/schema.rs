@@ -126,12 +126,26 @@ pub fn check_request(instance: &Value) -> Result<Vec<Violation>, String> {
     if c.request.is_valid(instance) {
         return Ok(Vec::new());
     }
+    let doc = documents()?;
     Ok(c.request
         .iter_errors(instance)
         .take(MAX_REPORTED_VIOLATIONS)
-        .map(|e| Violation {
-            path: display_path(e.instance_path().as_str()),
-            message: message_of(&e),
+        .map(|e| {
+            let path = display_path(e.instance_path().as_str());
+            let mut message = message_of(&e);
+            if let jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } =
+                e.kind()
+            {
+                let at = e.instance_path().as_str().trim_start_matches('/');
+                let meant: Vec<String> = unexpected
+                    .iter()
+                    .filter_map(|u| super::suggest::field_meant(&doc.request, at, u))
+                    .collect();
+                if !meant.is_empty() {
+                    message.push_str(&format!("; did you mean {}?", meant.join(", ")));
+                }
+            }
+            Violation { path, message }
         })
         .collect())
 }

@@ -67,10 +67,15 @@ fn answer(id: Value, code: i64, message: &str) -> Verdict {
 }
 
 /// An id rmcp accepts: a string or an integer that fits an `i64`.
+/// Largest integer id every client holds exactly: JavaScript numbers (and I-JSON) stop
+/// there, so a larger id would come back as another number to a client that keeps ids as
+/// numbers.
+const MAX_SAFE_ID: i64 = (1 << 53) - 1;
+
 fn acceptable_id(id: &Value) -> bool {
     match id {
         Value::String(_) => true,
-        Value::Number(n) => n.as_i64().is_some(),
+        Value::Number(n) => n.as_i64().is_some_and(|i| i.abs() <= MAX_SAFE_ID),
         _ => false,
     }
 }
@@ -234,10 +239,11 @@ fn classify_object(obj: Map<String, Value>) -> Verdict {
         );
     }
     if has_id && !obj.get("id").is_some_and(acceptable_id) {
+        // JSON-RPC 2.0: an id that cannot be told is answered with a null one.
         return answer(
-            id,
+            Value::Null,
             INVALID_REQUEST,
-            "Invalid Request: id must be a string or an integer (64-bit)",
+            "Invalid Request: id must be a string or an integer between -(2^53-1) and 2^53-1",
         );
     }
     if is_request {
@@ -421,7 +427,7 @@ mod tests {
             (
                 r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
                 INVALID_REQUEST,
-                json!(1.5),
+                Value::Null,
             ),
             (
                 r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
@@ -431,7 +437,12 @@ mod tests {
             (
                 r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#,
                 INVALID_REQUEST,
-                json!(18446744073709551616.0_f64),
+                Value::Null,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#,
+                INVALID_REQUEST,
+                Value::Null,
             ),
             (
                 r#"{"jsonrpc":"2.0","id":5,"method":7}"#,

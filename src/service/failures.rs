@@ -39,6 +39,15 @@ pub(crate) fn from_runtime(e: RuntimeError, req: &Request) -> TermError {
     }
 }
 
+/// A terminal busy with a command: the request was well formed, the terminal not free.
+const BUSY_HINT: &str = "The terminal is busy with a command that still runs, so nothing was sent. \
+Follow it with read_output (runtime.wait_ms to wait for it), answer it with execution.input, \
+interrupt it with execution.keys [\"ctrl-c\"], or run this in a new terminal (no target).";
+
+/// One of the operator's limits was reached: nothing wrong with the request itself.
+pub(crate) const LIMIT_HINT: &str = "One of the operator's limits was reached (error.details.limit), so \
+nothing started. Terminate what you no longer need (list shows it), then send the request again.";
+
 fn op_error(e: OpError, terminal_id: Option<&str>, timeout_ms: Option<u64>) -> TermError {
     match e.kind {
         OpErrorKind::NotFound => {
@@ -60,7 +69,9 @@ fn op_error(e: OpError, terminal_id: Option<&str>, timeout_ms: Option<u64>) -> T
         }
         OpErrorKind::Invalid => TermError::payload(e.message),
         OpErrorKind::Busy => {
-            let mut err = TermError::payload(e.message).with("busy", json!(true));
+            let mut err = TermError::payload(e.message)
+                .with("busy", json!(true))
+                .with_hint(Some(Action::ReadOutput), BUSY_HINT);
             // A terminal that is not ready yet (its rc files ask something): where, and what
             // it shows.
             if let Some(p) = e.partial {
@@ -71,7 +82,9 @@ fn op_error(e: OpError, terminal_id: Option<&str>, timeout_ms: Option<u64>) -> T
             }
             err
         }
-        OpErrorKind::Limit => TermError::payload(e.message).with("limit", json!("live_terminals")),
+        OpErrorKind::Limit => TermError::payload(e.message)
+            .with("limit", json!("live_terminals"))
+            .with_hint(Some(Action::List), LIMIT_HINT),
         OpErrorKind::Internal => TermError::internal(e.message),
         OpErrorKind::Timeout => {
             let mut err = TermError::new(ErrorCode::Timeout, e.message)
@@ -153,6 +166,7 @@ pub(crate) fn exec_error(e: ExecError) -> TermError {
         },
         ExecError::Limit { max } => TermError::payload(e.to_string())
             .with("limit", json!("running_sessions"))
-            .with("max", json!(max)),
+            .with("max", json!(max))
+            .with_hint(Some(Action::List), LIMIT_HINT),
     }
 }

@@ -91,7 +91,11 @@ impl Held {
                  (terminate), then ask again"
             ))
             .with("limit", json!("held_approvals"))
-            .with("max", json!(MAX_WAITING)));
+            .with("max", json!(MAX_WAITING))
+            .with_hint(
+                Some(crate::contract::Action::List),
+                super::failures::LIMIT_HINT,
+            ));
         }
         // The oldest answered ones go first (ids sort by time).
         while entries.len() >= MAX_KEPT {
