@@ -11,6 +11,7 @@ mod interactive;
 mod listing;
 pub mod output;
 mod strict;
+mod terminal_answer;
 mod unentered;
 pub mod wait;
 
