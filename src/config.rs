@@ -27,6 +27,8 @@ use crate::runtime::mode::{
 pub const DEFAULT_ANSWER_BUDGET: u64 = 30_000;
 
 pub const DEFAULT_EXECUTE_WAIT_MS: u64 = 5_000;
+/// How long a terminal opened for one command may sit idle before it is closed.
+pub const DEFAULT_IDLE_CLOSE_MS: u64 = 600_000;
 /// Longest any single call may wait.
 pub const MAX_WAIT_MS: u64 = 600_000;
 /// With the GUI, how long an approval waits for a page to connect.
@@ -95,6 +97,12 @@ pub struct ServerArgs {
     /// with the bytes left out named for reading by cursor.
     #[arg(long, env = "PM_TERM_ANSWER_BUDGET", value_name = "CHARS", default_value_t = DEFAULT_ANSWER_BUDGET, value_parser = clap::value_parser!(u64).range(4_000..=100_000_000))]
     answer_budget: u64,
+
+    /// A terminal opened for one command (execute without target.terminal_id) is closed once
+    /// nothing has used it, printed or run in it for this long; one holding background jobs
+    /// stays. 0: never.
+    #[arg(long, env = "PM_TERM_IDLE_CLOSE_MS", value_name = "MS", default_value_t = DEFAULT_IDLE_CLOSE_MS)]
+    idle_close_ms: u64,
 
     /// Most headless sessions running at once; beyond it execute is refused with the limit.
     #[arg(long, env = "PM_TERM_MAX_SESSIONS", value_name = "N", default_value_t = NonZeroUsize::MIN.saturating_add(crate::exec::DEFAULT_MAX_RUNNING - 1))]
@@ -330,6 +338,8 @@ pub struct Config {
     pub output_memory: usize,
     /// Characters a default answer may take (text and structured together).
     pub answer_budget: usize,
+    /// See [`DEFAULT_IDLE_CLOSE_MS`]; 0: never.
+    pub idle_close_ms: u64,
     pub max_sessions: usize,
     pub max_retained: usize,
     pub default_wait_ms: u64,
@@ -391,6 +401,7 @@ impl Default for Config {
             spool_dir: default_spool_dir(),
             output_memory: crate::spool::DEFAULT_MEMORY_LIMIT,
             answer_budget: DEFAULT_ANSWER_BUDGET as usize,
+            idle_close_ms: DEFAULT_IDLE_CLOSE_MS,
             max_sessions: crate::exec::DEFAULT_MAX_RUNNING,
             max_retained: crate::exec::DEFAULT_MAX_RETAINED,
             default_wait_ms: DEFAULT_EXECUTE_WAIT_MS,
@@ -450,6 +461,7 @@ impl Config {
             spool_dir: a.terminals.spool_dir.unwrap_or_else(default_spool_dir),
             output_memory: a.output_memory.get(),
             answer_budget: a.answer_budget as usize,
+            idle_close_ms: a.idle_close_ms,
             max_sessions: a.max_sessions.get(),
             max_retained: a.max_retained.get(),
             default_wait_ms: a.wait_ms,

@@ -358,6 +358,11 @@ mod tests {
                         supports_command_detection: true,
                         shell_integration: "full".into(),
                         output_bytes: 10,
+                        background_jobs: vec![crate::process::jobs::Job {
+                            pid: 42,
+                            command: "npm run dev".into(),
+                        }],
+                        closes_when_idle_ms: Some(600_000),
                     }),
                 ],
             }),

@@ -215,6 +215,12 @@ pub enum ItemKind {
         supports_command_detection: bool,
         shell_integration: String,
         output_bytes: u64,
+        /// What runs there besides the shell and its foreground program.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        background_jobs: Vec<crate::process::jobs::Job>,
+        /// Opened for one command: closed once idle this long (`--idle-close-ms`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        closes_when_idle_ms: Option<u64>,
     },
 }
 

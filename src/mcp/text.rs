@@ -155,6 +155,24 @@ fn render_list(r: &Value) -> String {
             age,
             what
         ));
+        for job in i
+            .get("background_jobs")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            out.push_str(&format!(
+                "  background: pid {} {}\n",
+                job.get("pid").and_then(Value::as_i64).unwrap_or(0),
+                str_at(job, &["command"]).unwrap_or("")
+            ));
+        }
+        if let Some(ms) = i.get("closes_when_idle_ms").and_then(Value::as_u64) {
+            out.push_str(&format!(
+                "  opened for one command: closed after {} s without use\n",
+                ms / 1000
+            ));
+        }
     }
     if let Some(next) = str_at(r, &["next_cursor"]) {
         let total = r.get("total").and_then(Value::as_u64).unwrap_or(0);

@@ -11,6 +11,7 @@
 //! programs back the one it was given.
 
 pub mod inspect;
+pub mod jobs;
 pub mod namespace;
 pub mod open_files;
 pub mod reaper;

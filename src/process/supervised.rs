@@ -180,6 +180,14 @@ pub struct Supervised {
 /// Start a session, inside the operator's sandbox. Fails as starting the program would
 /// (`NotFound`, `PermissionDenied`…), and with `PermissionDenied` when the sandbox cannot be
 /// set up: nothing starts unconfined.
+impl Supervised {
+    /// The supervisor's pid: everything the program leaves (background jobs, orphans) lives
+    /// below it.
+    pub fn supervisor_pid(&self) -> i32 {
+        self.supervisor
+    }
+}
+
 pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
     let launch = if spec.confined {
         crate::sandbox::current()

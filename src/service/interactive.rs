@@ -57,6 +57,8 @@ pub(crate) fn terminal_item(adapter: AdapterType, t: TermSummary) -> ListItem {
             supports_command_detection: t.supports_command_detection,
             shell_integration: t.shell_integration.as_str().to_string(),
             output_bytes: t.output_bytes,
+            background_jobs: t.background_jobs,
+            closes_when_idle_ms: None,
         },
     }
 }
@@ -281,6 +283,7 @@ impl Service {
             TermRequest::Input(a) => Some((a.terminal_id.clone(), a.data.clone())),
             _ => None,
         };
+        let for_one_command = matches!(&op, TermRequest::Open(a) if a.command.is_some());
         let wait = Duration::from_millis(req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms));
         let mut handled = self
             .op_stopped_on_cancel(&adapter, req, op, wait, progress)
@@ -308,8 +311,32 @@ impl Service {
             if confined_here(&adapter) {
                 out.sandbox_denial = denial(out);
             }
+            if for_one_command && let Some(id) = &handled.about.terminal_id {
+                self.opened_for_one_command(id);
+                let stays = self.stays_open_note(id);
+                out.note = Some(match out.note.take() {
+                    Some(n) => format!("{n}; {stays}"),
+                    None => stays,
+                });
+            }
         }
         handled
+    }
+
+    /// What an answer that opened a terminal for its command says about it: that it stays,
+    /// and until when.
+    fn stays_open_note(&self, id: &str) -> String {
+        match self.idle_close() {
+            Some(idle) => format!(
+                "terminal {id} was opened for this command and stays open for the next one \
+                 (target.terminal_id); it is closed after {} s without use unless it holds \
+                 background jobs; terminate closes it now",
+                idle.as_secs()
+            ),
+            None => {
+                format!("terminal {id} was opened for this command and stays open until terminated")
+            }
+        }
     }
 
     pub(crate) async fn interactive_read(
@@ -343,6 +370,7 @@ impl Service {
             Err(e) => return Handled::failed(e),
         };
         self.unentered.forget(id);
+        self.implicit.forget(id);
         let op = TermRequest::Kill {
             terminal_id: id.to_string(),
         };
@@ -354,7 +382,22 @@ impl Service {
             .list()
             .await
             .into_iter()
-            .map(|(a, t)| terminal_item(a, t))
+            .map(|(a, t)| {
+                let watched = t.running && self.implicit.contains(&t.terminal_id);
+                let mut item = terminal_item(a, t);
+                if let (
+                    true,
+                    Some(idle),
+                    ItemKind::Terminal {
+                        closes_when_idle_ms,
+                        ..
+                    },
+                ) = (watched, self.idle_close(), &mut item.kind)
+                {
+                    *closes_when_idle_ms = Some(idle.as_millis() as u64);
+                }
+                item
+            })
             .collect()
     }
 }

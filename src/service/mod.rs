@@ -7,6 +7,7 @@ mod cancel;
 mod failures;
 mod headless;
 mod held;
+mod idle;
 mod interactive;
 mod listing;
 pub mod output;
@@ -134,6 +135,8 @@ pub struct Service {
     unentered: unentered::Unentered,
     /// Commands held for a person's decision past their call.
     held: held::Held,
+    /// Terminals opened for one command, closed once idle.
+    implicit: idle::Implicit,
     /// This service, for work that outlives a call (a held command's run).
     me: std::sync::Weak<Service>,
 }
@@ -170,6 +173,7 @@ impl Service {
             chat_uri: format!("ahp-chat:/{instance}"),
             unentered: unentered::Unentered::default(),
             held: held::Held::default(),
+            implicit: idle::Implicit::default(),
             me: me.clone(),
         })
     }
@@ -236,6 +240,9 @@ impl Service {
         elicitor: &dyn Elicitor,
     ) -> Handled {
         let (session, terminal) = (&req.target.session_id, &req.target.terminal_id);
+        if let Some(id) = terminal {
+            self.implicit.used(id);
+        }
         match req.action {
             Action::List => Handled::about(Identity::default(), self.list(req).await),
             Action::Execute => match req.mode {

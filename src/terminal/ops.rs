@@ -54,7 +54,17 @@ pub async fn execute(core: &Arc<Core>, req: TermRequest, caller: Option<&str>) -
             }))
         }
         TermRequest::List => Ok(TermResponse::List {
-            terminals: core.list().iter().map(|t| summary(t)).collect(),
+            terminals: core
+                .list()
+                .iter()
+                .map(|t| {
+                    let mut s = summary(t);
+                    if s.running {
+                        s.background_jobs = t.pty.background_jobs();
+                    }
+                    s
+                })
+                .collect(),
         }),
         TermRequest::Interrupt { terminal_id, claim } => {
             let t = find(core, &terminal_id)?;

@@ -255,6 +255,10 @@ pub struct TermSummary {
     pub age_ms: u64,
     pub started_at_ms: u64,
     pub workspace_id: Option<String>,
+    /// What runs besides the shell and its foreground program (`list` only). Absent from
+    /// hosts that predate it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub background_jobs: Vec<crate::process::jobs::Job>,
 }
 
 /// A piece of the terminal stream in the requested view.

@@ -60,9 +60,14 @@ pub trait Pty: Send + Sync {
     fn input_wait(&self) -> InputWait {
         InputWait::Unknown
     }
+    /// What runs besides the shell and the foreground program (`process::jobs`).
+    fn background_jobs(&self) -> Vec<Job> {
+        Vec::new()
+    }
 }
 
 pub use crate::process::inspect::InputWait;
+pub use crate::process::jobs::Job;
 
 /// A kernel pty with the shell's session under its own supervisor.
 pub struct KernelPty {
@@ -83,6 +88,23 @@ impl Pty for KernelPty {
         crate::locks::lock(&self.master)
             .get_termios()
             .is_some_and(|t| t.local_flags.contains(LocalFlags::ICANON))
+    }
+
+    fn background_jobs(&self) -> Vec<Job> {
+        let foreground = {
+            let master = crate::locks::lock(&self.master);
+            let Some(fd) = master.as_raw_fd() else {
+                return Vec::new();
+            };
+            // SAFETY: tcgetpgrp on the master's descriptor, which `master` keeps open for
+            // the length of the call; it takes no pointer.
+            unsafe { nix::libc::tcgetpgrp(fd) }
+        };
+        crate::process::jobs::background(
+            self.supervised.supervisor_pid(),
+            self.supervised.pid,
+            foreground,
+        )
     }
 
     fn input_wait(&self) -> InputWait {

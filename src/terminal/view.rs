@@ -40,6 +40,7 @@ pub fn summary(t: &Terminal) -> TermSummary {
         age_ms: t.created.elapsed().as_millis() as u64,
         started_at_ms: crate::clock::unix_ms(t.created_at),
         workspace_id: t.workspace_id.clone(),
+        background_jobs: Vec::new(),
     }
 }
 
