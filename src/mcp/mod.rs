@@ -152,8 +152,8 @@ impl McpServer {
     }
 
     /// Turn a payload into a tool result: structured content plus its text rendering.
-    fn tool_result(mut payload: Value) -> CallToolResult {
-        if let Some(step) = next::step(&payload)
+    fn tool_result(&self, mut payload: Value) -> CallToolResult {
+        if let Some(step) = next::step(&payload, self.app.output_budget() as u64)
             && let Value::Object(m) = &mut payload
         {
             m.insert("next".into(), step);
@@ -371,14 +371,14 @@ impl McpServer {
         };
         if strict {
             let payload = self.app.handle_strict(&args, &progress).await;
-            return Ok(McpServer::tool_result(payload).into());
+            return Ok(self.tool_result(payload).into());
         }
         if !in_rounds {
             let elicitor = elicit::PeerElicitor {
                 peer: context.peer.clone(),
             };
             let payload = self.app.handle(&args, &progress, &elicitor).await;
-            return Ok(McpServer::tool_result(payload).into());
+            return Ok(self.tool_result(payload).into());
         }
         let supported = context
             .meta
@@ -399,6 +399,6 @@ impl McpServer {
             // (no decision in time) is dropped for the question.
             return Ok(asked.into());
         }
-        Ok(McpServer::tool_result(payload).into())
+        Ok(self.tool_result(payload).into())
     }
 }

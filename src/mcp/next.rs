@@ -10,9 +10,6 @@
 
 use serde_json::{Value, json};
 
-/// The page a continuation asks for at most.
-const PAGE: u64 = crate::views::DEFAULT_MAX_BYTES as u64;
-
 fn target(payload: &Value) -> Option<Value> {
     let id = payload.get("identity")?;
     if let Some(s) = id.get("session_id").and_then(Value::as_str) {
@@ -28,7 +25,9 @@ fn target(payload: &Value) -> Option<Value> {
 
 /// The next step of a successful answer: why, and the request to send; `None` when there
 /// is nothing left to do with it.
-pub fn step(payload: &Value) -> Option<Value> {
+/// `page`: the most bytes a continuation asks for (the answer budget's share for output, so
+/// that following the steps keeps every answer within the budget).
+pub fn step(payload: &Value, page: u64) -> Option<Value> {
     if payload.get("success") != Some(&Value::Bool(true)) {
         return None;
     }
@@ -71,7 +70,7 @@ pub fn step(payload: &Value) -> Option<Value> {
             return Some(json!({
                 "why": format!("{} bytes of {name} between the head and the tail shown were left out: read them if you need them", to - from),
                 "request": {"action": "read_output", "target": target,
-                    "output": {key: from, "max_bytes": (to - from).min(PAGE)}}
+                    "output": {key: from, "max_bytes": (to - from).min(page)}}
             }));
         }
     }
@@ -88,7 +87,7 @@ pub fn step(payload: &Value) -> Option<Value> {
             return Some(json!({
                 "why": format!("{after} more bytes of {name} after this page"),
                 "request": {"action": "read_output", "target": target,
-                    "output": {cursor_key(name): end, "max_bytes": after.min(PAGE)}}
+                    "output": {cursor_key(name): end, "max_bytes": after.min(page)}}
             }));
         }
     }
@@ -121,7 +120,7 @@ mod tests {
             json!({"running": false, "streams": {"stdout": {"start": 0, "end": 900, "total": 900,
             "truncated": false, "bytes_omitted": 0, "left_out": {"from": 100, "to": 800}}}}),
         );
-        let s = step(&left).expect("a step");
+        let s = step(&left, 65_536).expect("a step");
         assert_eq!(s["request"]["output"]["stdout_cursor"], 100);
         assert_eq!(s["request"]["output"]["max_bytes"], 700);
         let page = base(
@@ -129,20 +128,20 @@ mod tests {
             "truncated": true, "bytes_omitted": 834464}}}),
         );
         assert_eq!(
-            step(&page).expect("a step")["request"]["output"]["stdout_cursor"],
+            step(&page, 65_536).expect("a step")["request"]["output"]["stdout_cursor"],
             65536
         );
         let running = base(json!({"running": true}));
         assert_eq!(
-            step(&running).expect("a step")["request"]["action"],
+            step(&running, 65_536).expect("a step")["request"]["action"],
             "read_output"
         );
-        assert!(step(&base(json!({"running": false}))).is_none());
+        assert!(step(&base(json!({"running": false})), 65_536).is_none());
         let mut waiting =
             base(json!({"running": true, "waiting_for_input": true, "prompt": ">>> "}));
         waiting["identity"] = json!({"terminal_id": "term_1"});
         assert_eq!(
-            step(&waiting).expect("a step")["request"]["target"]["terminal_id"],
+            step(&waiting, 65_536).expect("a step")["request"]["target"]["terminal_id"],
             "term_1"
         );
     }

@@ -280,7 +280,7 @@ impl Service {
     /// Bytes of output one form of a default answer shows, across its streams: two fifths
     /// of the answer budget, so that the text and the structured form, each complete, fit
     /// it together with their other fields.
-    pub(crate) fn output_budget(&self) -> usize {
+    pub fn output_budget(&self) -> usize {
         self.cfg.answer_budget * 2 / 5
     }
 

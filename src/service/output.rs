@@ -87,10 +87,9 @@ pub fn render_excerpt(
 /// (`cursor_key`: `cursor` for a terminal, `stdout_cursor`/`stderr_cursor` for a session).
 pub fn left_out_line(cursor_key: &str, from: u64, to: u64) -> String {
     format!(
-        "\n[… {} bytes left out here: read them with read_output output.{cursor_key}={from} \
-         (output.max_bytes={}) …]\n",
-        to - from,
-        (to - from).min(crate::views::DEFAULT_MAX_BYTES as u64)
+        "\n[… {} bytes left out here: read_output with output.{cursor_key}={from} reads them \
+         (the answer's next step) …]\n",
+        to - from
     )
 }
 
