@@ -37,7 +37,7 @@ async fn idle_terminals_opened_for_one_command_are_closed_and_the_rest_shown() {
         .to_string();
     let note = once["result"]["note"].as_str().unwrap();
     assert!(
-        note.contains("opened for this command") && note.contains("closed after 1 s"),
+        note.contains("stays open") && note.contains("closed after 1 s"),
         "{once:#}"
     );
     let jobs = s.call(open_running("sleep 1000 & echo started")).await;

@@ -328,14 +328,14 @@ impl Service {
     fn stays_open_note(&self, id: &str) -> String {
         match self.idle_close() {
             Some(idle) => format!(
-                "terminal {id} was opened for this command and stays open for the next one \
-                 (target.terminal_id); it is closed after {} s without use unless it holds \
-                 background jobs; terminate closes it now",
+                "terminal {id} stays open for your next command (target.terminal_id); closed \
+                 after {} s unused unless it holds background jobs",
                 idle.as_secs()
             ),
-            None => {
-                format!("terminal {id} was opened for this command and stays open until terminated")
-            }
+            None => format!(
+                "terminal {id} stays open for your next command (target.terminal_id) until \
+                 terminated"
+            ),
         }
     }
 

@@ -52,7 +52,8 @@ fn with_chunk(mut out: TerminalOutput, o: &Chunk, encoding: Encoding) -> Termina
         Encoding::Base64 => base64::engine::general_purpose::STANDARD.encode(text.as_bytes()),
     });
     out.encoding = (encoding == Encoding::Base64).then_some(encoding);
-    out.view = Some(o.view);
+    // The default view goes unsaid: every byte of an answer is read by a model.
+    out.view = (o.view != View::Text).then_some(o.view);
     out.cursor = Some(Cursors {
         output: Some(o.end),
         ..Cursors::default()
@@ -69,7 +70,7 @@ fn with_chunk(mut out: TerminalOutput, o: &Chunk, encoding: Encoding) -> Termina
         }),
         ..Streams::default()
     });
-    out.truncated = Some(truncated);
+    out.truncated = truncated.then_some(true);
     out
 }
 
