@@ -60,8 +60,8 @@ pub struct TerminalArgs {
     #[arg(long, env = "PM_TERM_SPOOL_DIR", value_name = "DIR", value_parser = absolute_dir)]
     pub spool_dir: Option<PathBuf>,
 
-    /// Most live interactive terminals; beyond it a new one is refused with the limit. Exited
-    /// terminals are pruned oldest first.
+    /// Most live interactive terminals, for the whole server; beyond it a new one is refused
+    /// with the limit. Exited terminals are pruned oldest first.
     #[arg(long, env = "PM_TERM_MAX_TERMINALS", value_name = "N", default_value_t = NonZeroUsize::MIN.saturating_add(crate::terminal::DEFAULT_MAX_TERMINALS - 1))]
     pub max_terminals: NonZeroUsize,
 
@@ -74,6 +74,23 @@ pub struct TerminalArgs {
     /// (clean, reproducible shells).
     #[arg(long, env = "PM_TERM_NO_USER_RC", value_parser = BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
     pub no_user_rc: bool,
+
+    /// Most bytes kept of one stream (a command's output, a terminal's); past it the middle
+    /// is dropped, the head and the newest bytes kept, and answers say what went.
+    #[arg(long, env = "PM_TERM_SPOOL_MAX_STREAM", value_name = "BYTES", default_value_t = crate::spool::cap::DEFAULT_MAX_PER_STREAM, value_parser = clap::value_parser!(u64).range(1024 * 1024..))]
+    pub spool_max_stream: u64,
+
+    /// Most bytes of output on disk for the whole server; past it every stream keeps only its
+    /// head and its newest bytes until space comes back.
+    #[arg(long, env = "PM_TERM_SPOOL_MAX_TOTAL", value_name = "BYTES", default_value_t = crate::spool::cap::DEFAULT_MAX_TOTAL, value_parser = clap::value_parser!(u64).range(1024 * 1024..))]
+    pub spool_max_total: u64,
+}
+
+impl TerminalArgs {
+    /// The spool limits hold for every stream of the process.
+    pub fn apply_spool_limits(&self) {
+        crate::spool::cap::set_limits(self.spool_max_stream, self.spool_max_total);
+    }
 }
 
 /// The operator's sandbox, the same in both binaries: the MCP server confines its headless

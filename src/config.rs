@@ -104,7 +104,8 @@ pub struct ServerArgs {
     #[arg(long, env = "PM_TERM_IDLE_CLOSE_MS", value_name = "MS", default_value_t = DEFAULT_IDLE_CLOSE_MS)]
     idle_close_ms: u64,
 
-    /// Most headless sessions running at once; beyond it execute is refused with the limit.
+    /// Most headless commands running at once, for the whole server (every HTTP session
+    /// together); a command over it waits for a place (see docs/limits.md).
     #[arg(long, env = "PM_TERM_MAX_SESSIONS", value_name = "N", default_value_t = NonZeroUsize::MIN.saturating_add(crate::exec::DEFAULT_MAX_RUNNING - 1))]
     max_sessions: NonZeroUsize,
 
@@ -340,7 +341,11 @@ pub struct Config {
     pub answer_budget: usize,
     /// See [`DEFAULT_IDLE_CLOSE_MS`]; 0: never.
     pub idle_close_ms: u64,
-    pub max_sessions: usize,
+    /// Places for running headless commands: one cap for the whole server, every HTTP
+    /// session included (clones of this config share it).
+    pub places: std::sync::Arc<crate::exec::Places>,
+    /// Places for live terminals, shared the same way.
+    pub terminal_places: std::sync::Arc<crate::exec::Places>,
     pub max_retained: usize,
     pub default_wait_ms: u64,
     pub interactive_shell: Option<String>,
@@ -402,11 +407,15 @@ impl Default for Config {
             output_memory: crate::spool::DEFAULT_MEMORY_LIMIT,
             answer_budget: DEFAULT_ANSWER_BUDGET as usize,
             idle_close_ms: DEFAULT_IDLE_CLOSE_MS,
-            max_sessions: crate::exec::DEFAULT_MAX_RUNNING,
+            places: crate::exec::Places::new(
+                crate::exec::DEFAULT_MAX_RUNNING,
+                crate::exec::places::DEFAULT_QUEUE,
+            ),
             max_retained: crate::exec::DEFAULT_MAX_RETAINED,
             default_wait_ms: DEFAULT_EXECUTE_WAIT_MS,
             interactive_shell: None,
             max_terminals: crate::terminal::DEFAULT_MAX_TERMINALS,
+            terminal_places: crate::exec::Places::new(crate::terminal::DEFAULT_MAX_TERMINALS, 0),
             scrollback_bytes: crate::terminal::DEFAULT_SCROLLBACK_BYTES,
             no_user_rc: false,
             runtime: RuntimeInputs::default(),
@@ -446,6 +455,7 @@ impl Config {
     }
 
     fn from_args(a: ServerArgs) -> Config {
+        a.terminals.apply_spool_limits();
         let bridge = BridgeInputs {
             alias: a.host_alias,
             fallback_alias: a.host_fallback_alias,
@@ -462,11 +472,15 @@ impl Config {
             output_memory: a.output_memory.get(),
             answer_budget: a.answer_budget as usize,
             idle_close_ms: a.idle_close_ms,
-            max_sessions: a.max_sessions.get(),
+            places: crate::exec::Places::new(
+                a.max_sessions.get(),
+                crate::exec::places::DEFAULT_QUEUE,
+            ),
             max_retained: a.max_retained.get(),
             default_wait_ms: a.wait_ms,
             interactive_shell: a.interactive_shell,
             max_terminals: a.terminals.max_terminals.get(),
+            terminal_places: crate::exec::Places::new(a.terminals.max_terminals.get(), 0),
             scrollback_bytes: a.terminals.scrollback.get(),
             no_user_rc: a.terminals.no_user_rc,
             runtime: RuntimeInputs {

@@ -23,6 +23,7 @@ pub mod preflight;
 pub mod private_dir;
 pub mod process;
 pub mod program;
+pub mod resource;
 pub mod runtime;
 pub mod sandbox;
 pub mod service;

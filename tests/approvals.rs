@@ -749,13 +749,21 @@ async fn limits_answer_clearly() {
     s.call(long.clone()).await;
     s.call(long.clone()).await;
     let p = s.call(long).await;
-    assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD", "{p:#}");
-    assert_eq!(p["error"]["details"]["limit"], "running_sessions");
+    assert_eq!(code(&p), "PM_TERM_TIMEOUT", "{p:#}");
+    assert_eq!(p["error"]["retriable"], true, "{p:#}");
+    assert_eq!(p["error"]["details"]["limit"], "running_commands");
+    assert!(
+        p["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("limit of 2 running commands"),
+        "{p:#}"
+    );
     let open =
         json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}});
     assert_eq!(s.call(open.clone()).await["success"], true);
     let p = s.call(open).await;
-    assert_eq!(code(&p), "PM_TERM_INVALID_PAYLOAD");
+    assert_eq!(code(&p), "PM_TERM_TIMEOUT", "{p:#}");
     assert_eq!(p["error"]["details"]["limit"], "live_terminals");
     // Oversized requests and environments.
     let big = "x".repeat(1_100_000);

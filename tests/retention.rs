@@ -75,7 +75,7 @@ async fn the_running_limit_holds_under_calls_at_once_and_frees_as_commands_end()
     let started: Vec<&Value> = answers.iter().filter(|p| p["success"] == true).collect();
     assert_eq!(started.len(), MAX, "{answers:#?}");
     for p in answers.iter().filter(|p| p["success"] != true) {
-        assert_eq!(p["error"]["details"]["limit"], "running_sessions", "{p:#}");
+        assert_limit(p);
     }
     for p in &started {
         let t = s
@@ -88,6 +88,50 @@ async fn the_running_limit_holds_under_calls_at_once_and_frees_as_commands_end()
         assert_eq!(s.call(long_running()).await["success"], true);
     }
     let p = s.call(long_running()).await;
-    assert_eq!(p["error"]["details"]["limit"], "running_sessions", "{p:#}");
+    assert_limit(&p);
+    s.stop().await;
+}
+
+/// A refusal by the running cap: a cap, retriable, saying when to retry and how long the
+/// call waited for a place (its wait_ms, 50 ms).
+fn assert_limit(p: &Value) {
+    assert_eq!(p["error"]["code"], "PM_TERM_TIMEOUT", "{p:#}");
+    assert_eq!(p["error"]["retriable"], true, "{p:#}");
+    let d = &p["error"]["details"];
+    assert_eq!(d["limit"], "running_commands", "{p:#}");
+    assert!(d["retry_after_ms"].as_u64().unwrap() > 0, "{p:#}");
+    assert!(d["queued_ms"].as_u64().unwrap() >= 50, "{p:#}");
+    assert_eq!(d["may_have_run"], false, "{p:#}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_burst_over_the_running_cap_waits_its_turn_and_every_call_is_answered() {
+    const MAX: usize = 2;
+    let s = quiet_server("PM_TERM_MAX_SESSIONS", MAX).await;
+    // The places are taken by commands that end in a moment; a burst of 40 arrives meanwhile.
+    let mut short = headless("sleep 0.5");
+    short["runtime"] = json!({"wait_ms": 50});
+    for _ in 0..MAX {
+        assert_eq!(s.call(short.clone()).await["success"], true);
+    }
+    let answers =
+        futures_util::future::join_all((0..40).map(|i| s.call(headless(&format!("echo {i}")))))
+            .await;
+    let mut waited = 0;
+    for (i, p) in answers.iter().enumerate() {
+        assert_eq!(p["success"], true, "call {i} of the burst: {p:#}");
+        assert_eq!(p["result"]["stdout"], format!("{i}\n"), "{p:#}");
+        if let Some(note) = p["result"]["note"].as_str() {
+            assert!(
+                note.contains("for a place") && note.contains("at most 2 commands"),
+                "{p:#}"
+            );
+            waited += 1;
+        }
+    }
+    assert!(
+        waited >= 1,
+        "some of the burst waited behind the sleeps: {answers:#?}"
+    );
     s.stop().await;
 }

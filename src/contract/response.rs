@@ -227,6 +227,7 @@ mod tests {
             bytes_omitted: 3,
             lossy: true,
             left_out: Some(crate::contract::result::LeftOut { from: 2, to: 3 }),
+            dropped: None,
         }
     }
 
@@ -281,6 +282,7 @@ mod tests {
                 target: Some("/etc/motd".into()),
                 message: "refused".into(),
             }),
+            note: None,
         }))
     }
 

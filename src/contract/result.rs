@@ -79,6 +79,43 @@ pub struct StreamInfo {
     /// were left out (read them by cursor).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub left_out: Option<LeftOut>,
+    /// Bytes of the stream the server did not keep (see [`Dropped`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<Dropped>,
+}
+
+/// Bytes of a stream the server did not keep: past a spool limit its middle is dropped (the
+/// head and the newest bytes stay), and a disk that refuses keeps only the newest in memory.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct Dropped {
+    /// From the first byte dropped to the end of the last range dropped.
+    pub from: u64,
+    pub to: u64,
+    /// Bytes dropped in all.
+    pub bytes: u64,
+    /// Which limit: `spool_per_stream`, `spool_total` or `disk_space`.
+    pub limit: String,
+}
+
+impl Dropped {
+    pub fn of(s: &crate::spool::cap::DroppedSummary) -> Dropped {
+        Dropped {
+            from: s.from,
+            to: s.to,
+            bytes: s.bytes,
+            limit: s.cause.as_str().to_string(),
+        }
+    }
+
+    /// What the model is told.
+    pub fn note(&self) -> String {
+        let why = crate::spool::cap::Cause::named(&self.limit)
+            .map_or_else(|| self.limit.clone(), crate::spool::cap::Cause::says);
+        format!(
+            "{} bytes of this output (offsets {} to {}) were not kept: {why}",
+            self.bytes, self.from, self.to
+        )
+    }
 }
 
 /// Bytes of a stream an answer left out, and the one request that reads them.
@@ -130,6 +167,9 @@ pub struct SessionOutput {
     /// The operator's sandbox refused what the failed command tried (from its output).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandbox_denial: Option<crate::sandbox::denial::Denial>,
+    /// What the model should know that the fields do not say (a wait for a place).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// A headless session's answer to terminate.

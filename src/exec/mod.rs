@@ -1,14 +1,15 @@
 //! Headless execution: one manager owning every pipe-based session, its limits as named
 //! constants, every session's output kept by cursor until it is pruned.
 
+pub mod places;
 pub mod session;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-pub use session::{Program, RunningSlot, Session, StartSpec, Status, Stream};
+pub use places::{NoPlace, Places, RunningSlot};
+pub use session::{Program, Session, StartSpec, Status, Stream};
 
 use crate::ids;
 
@@ -21,7 +22,8 @@ pub const DEFAULT_MAX_RETAINED: usize = 256;
 pub struct ExecConfig {
     pub spool_dir: PathBuf,
     pub memory_limit: usize,
-    pub max_running: usize,
+    /// Places for running sessions, shared with every other session of the server.
+    pub places: Arc<Places>,
     pub max_retained: usize,
 }
 
@@ -35,21 +37,32 @@ pub enum ExecError {
         #[source]
         source: std::io::Error,
     },
-    #[error("too many running sessions ({max}); terminate some or wait for them to finish")]
-    Limit { max: usize },
+    #[error("{}", no_place(.0))]
+    NoPlace(NoPlace),
 }
 
 pub struct ExecManager {
     cfg: ExecConfig,
     /// Keyed by id: ULIDs sort by creation time, so iteration is oldest first.
     sessions: Mutex<BTreeMap<String, Arc<Session>>>,
-    /// Running sessions: places taken (see [`RunningSlot`]).
-    running: Arc<AtomicUsize>,
     /// Pruned sessions whose processes still run (killed at shutdown).
     lingering: Mutex<Vec<Arc<Session>>>,
 }
 
 use crate::locks::lock;
+
+/// What a start that got no place is told.
+fn no_place(n: &NoPlace) -> String {
+    match n {
+        NoPlace::QueueFull { max, queue } => format!(
+            "the server's limit of {max} running commands is reached and {queue} more already wait for a place"
+        ),
+        NoPlace::Waited { max, waited } => format!(
+            "the server's limit of {max} running commands is reached and no place came free in {} ms",
+            waited.as_millis()
+        ),
+    }
+}
 
 /// Resolve and check a working directory: it must exist and be a directory; a relative
 /// path is taken from the server's own directory.
@@ -83,16 +96,23 @@ impl ExecManager {
         ExecManager {
             cfg,
             sessions: Mutex::new(BTreeMap::new()),
-            running: Arc::new(AtomicUsize::new(0)),
             lingering: Mutex::new(Vec::new()),
         }
     }
 
-    pub async fn start(&self, spec: StartSpec) -> Result<Arc<Session>, ExecError> {
-        let slot =
-            RunningSlot::take(&self.running, self.cfg.max_running).ok_or(ExecError::Limit {
-                max: self.cfg.max_running,
-            })?;
+    /// Start a session once a place is free, waiting at most `wait` for one; with the time
+    /// it waited.
+    pub async fn start(
+        &self,
+        spec: StartSpec,
+        wait: std::time::Duration,
+    ) -> Result<(Arc<Session>, std::time::Duration), ExecError> {
+        let (slot, waited) = self
+            .cfg
+            .places
+            .take(wait)
+            .await
+            .map_err(ExecError::NoPlace)?;
         let id = ids::new_id(ids::SESSION);
         let program = match &spec.program {
             Program::Shell { shell, .. } => shell.display().to_string(),
@@ -113,9 +133,7 @@ impl ExecManager {
         // Every session kept is running or has exited; the running hold places. (A start
         // under way elsewhere holds one too, so this count may fall short by it, for a
         // moment: a later start prunes what this one left.)
-        let exited = sessions
-            .len()
-            .saturating_sub(self.running.load(Ordering::Acquire));
+        let exited = sessions.len().saturating_sub(self.cfg.places.taken());
         let pruned = prune(
             &mut sessions,
             exited,
@@ -125,7 +143,7 @@ impl ExecManager {
         // A pruned session is forgotten, but what it left running (a server it started in
         // the background) stays until the server ends.
         lock(&self.lingering).extend(pruned.into_iter().filter(|s| s.has_processes()));
-        Ok(session)
+        Ok((session, waited))
     }
 
     pub fn get(&self, id: &str) -> Option<Arc<Session>> {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Read;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -17,6 +17,7 @@ use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio::sync::watch;
 
+use super::places::RunningSlot;
 use crate::process::{self, ChildExit, SessionIo, SessionSpec, Supervised};
 use crate::spool::{Slice, Spool};
 
@@ -128,30 +129,6 @@ pub struct Session {
 }
 
 use crate::locks::lock;
-
-/// A place among the running sessions: taken before the program starts, given back when
-/// the session has exited (or did not start). The manager's count of running sessions is
-/// the number of places taken, so a start neither walks the hundreds of ended sessions kept
-/// nor lets two starts at once both pass the limit.
-pub struct RunningSlot(Arc<AtomicUsize>);
-
-impl RunningSlot {
-    /// A place, unless `count` places of at most `max` are taken.
-    pub fn take(count: &Arc<AtomicUsize>, max: usize) -> Option<RunningSlot> {
-        count
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < max).then_some(n + 1)
-            })
-            .ok()
-            .map(|_| RunningSlot(count.clone()))
-    }
-}
-
-impl Drop for RunningSlot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
 
 impl Session {
     /// Start the process under its own supervisor, holding `slot` until it has exited. The
@@ -416,6 +393,11 @@ impl Session {
             d[which.index()] = d[which.index()].max(e.end());
         }
         Ok(e)
+    }
+
+    /// What the server did not keep of a stream, if anything.
+    pub fn dropped(&self, which: Stream) -> Option<crate::spool::cap::DroppedSummary> {
+        lock(&self.streams[which.index()]).dropped()
     }
 
     /// Bytes of a stream not delivered yet.

@@ -132,6 +132,7 @@ impl HostStart {
     }
 
     fn from_args(a: HostArgs) -> HostStart {
+        a.terminals.apply_spool_limits();
         let spool = a.terminals.spool_dir.unwrap_or_else(|| {
             let uid = nix::unistd::getuid().as_raw();
             std::env::temp_dir().join(format!("interactive-terminal-{uid}"))

@@ -110,11 +110,11 @@ pub async fn serve(
             },
         };
         let _ = stream.set_nodelay(true);
-        let (service, token) = (service.clone(), token.clone());
+        let (service, token, live) = (service.clone(), token.clone(), sessions.clone());
         tokio::spawn(async move {
             let handler = hyper::service::service_fn(move |req: Request<Incoming>| {
-                let (service, token) = (service.clone(), token.clone());
-                async move { Ok::<_, Infallible>(answer(&service, &token, req).await) }
+                let (service, token, live) = (service.clone(), token.clone(), live.clone());
+                async move { Ok::<_, Infallible>(answer(&service, &token, &live, req).await) }
             });
             if let Err(e) = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), handler)
@@ -136,6 +136,7 @@ pub async fn serve(
 async fn answer(
     service: &StreamableHttpService<McpServer, LocalSessionManager>,
     token: &str,
+    live: &Sessions,
     req: Request<Incoming>,
 ) -> Response<Body> {
     if req.uri().path() != MCP_PATH {
@@ -157,6 +158,11 @@ async fn answer(
         );
         return r;
     }
+    let opening =
+        req.method() == hyper::Method::POST && !req.headers().contains_key("mcp-session-id");
+    if opening && live_sessions(live) >= MAX_SESSIONS {
+        return sessions_full();
+    }
     let ending = req.method() == hyper::Method::DELETE;
     let mut r = service.handle(req).await;
     if ending && r.status() == StatusCode::ACCEPTED {
@@ -164,6 +170,43 @@ async fn answer(
         // 202 to a DELETE as a failed termination and say so in their logs.
         *r.status_mut() = StatusCode::OK;
     }
+    r
+}
+
+/// Most MCP sessions at once over HTTP. Each holds its own terminals and commands (within the
+/// server-wide caps), so a client that opens sessions without end is refused past this.
+pub const MAX_SESSIONS: usize = 64;
+
+/// Sessions whose service is alive.
+fn live_sessions(live: &Sessions) -> usize {
+    let mut apps = lock(live);
+    apps.retain(|w| w.strong_count() > 0);
+    apps.len()
+}
+
+/// A new session past [`MAX_SESSIONS`]: 503 with Retry-After, and a JSON-RPC error that
+/// names the limit, for clients that show the body.
+fn sessions_full() -> Response<Body> {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {
+            "code": -32000,
+            "message": format!("the server's limit of {MAX_SESSIONS} MCP sessions at once is reached: end a session (HTTP DELETE) or retry later"),
+            "data": {"limit": "http_sessions", "max": MAX_SESSIONS, "retry_after_ms": 5000}
+        }
+    });
+    let mut r = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *r.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    let h = r.headers_mut();
+    h.insert(
+        hyper::header::RETRY_AFTER,
+        hyper::header::HeaderValue::from_static("5"),
+    );
+    h.insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
     r
 }
 

@@ -46,7 +46,7 @@ interrupt it with execution.keys [\"ctrl-c\"], or run this in a new terminal (no
 
 /// One of the operator's limits was reached: nothing wrong with the request itself.
 pub(crate) const LIMIT_HINT: &str = "One of the operator's limits was reached (error.details.limit), so \
-nothing started. Terminate what you no longer need (list shows it), then send the request again.";
+nothing started. Terminate what you no longer need (list shows it), or wait error.details.retry_after_ms, then send the request again.";
 
 fn op_error(e: OpError, terminal_id: Option<&str>, timeout_ms: Option<u64>) -> TermError {
     match e.kind {
@@ -82,9 +82,11 @@ fn op_error(e: OpError, terminal_id: Option<&str>, timeout_ms: Option<u64>) -> T
             }
             err
         }
-        OpErrorKind::Limit => TermError::payload(e.message)
-            .with("limit", json!("live_terminals"))
-            .with_hint(Some(Action::List), LIMIT_HINT),
+        OpErrorKind::Limit => limit_reached("live_terminals", None, e.message, RETRY_AFTER_MS),
+        OpErrorKind::Resource => {
+            let limit = e.limit.as_deref().unwrap_or("resources");
+            limit_reached(limit, None, e.message.clone(), RETRY_AFTER_MS)
+        }
         OpErrorKind::Internal => TermError::internal(e.message),
         OpErrorKind::Timeout => {
             let mut err = TermError::new(ErrorCode::Timeout, e.message)
@@ -162,11 +164,46 @@ pub(crate) fn exec_error(e: ExecError) -> TermError {
                     .with("field", json!("execution.command"))
                     .with("program", json!(program))
             }
-            _ => TermError::internal(e),
+            _ => match crate::resource::exhausted(source) {
+                Some(limit) => limit_reached(limit, None, e.to_string(), RETRY_AFTER_MS),
+                None => TermError::internal(e),
+            },
         },
-        ExecError::Limit { max } => TermError::payload(e.to_string())
-            .with("limit", json!("running_sessions"))
-            .with("max", json!(max))
-            .with_hint(Some(Action::List), LIMIT_HINT),
+        ExecError::NoPlace(n) => {
+            let max = match n {
+                crate::exec::NoPlace::QueueFull { max, .. }
+                | crate::exec::NoPlace::Waited { max, .. } => max,
+            };
+            let mut err =
+                limit_reached("running_commands", Some(max), e.to_string(), RETRY_AFTER_MS);
+            if let crate::exec::NoPlace::Waited { waited, .. } = n {
+                err = err.with("queued_ms", json!(waited.as_millis() as u64));
+            }
+            err
+        }
     }
+}
+
+/// When a refusal by a limit suggests trying again.
+const RETRY_AFTER_MS: u64 = 2000;
+
+/// One of the server's limits was reached: nothing is wrong with the request and sending it
+/// again later may work. Answered with the contract's retriable runtime code
+/// (`PM_TERM_TIMEOUT`: what the request needed did not come in time), naming the limit, its
+/// value and when to retry, never as a malformed request or an internal error.
+pub(crate) fn limit_reached(
+    limit: &str,
+    max: Option<usize>,
+    message: String,
+    retry_after_ms: u64,
+) -> TermError {
+    let mut err = TermError::new(ErrorCode::Timeout, message)
+        .with("limit", json!(limit))
+        .with("retry_after_ms", json!(retry_after_ms))
+        .with("may_have_run", json!(false))
+        .with_hint(Some(Action::List), LIMIT_HINT);
+    if let Some(max) = max {
+        err = err.with("max", json!(max));
+    }
+    err
 }

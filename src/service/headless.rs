@@ -30,7 +30,7 @@ impl Service {
         progress: &dyn Progress,
         elicitor: &dyn super::Elicitor,
     ) -> Handled {
-        let (session, verdict) = match self.headless_start(req, progress, elicitor).await {
+        let (session, verdict, queued) = match self.headless_start(req, progress, elicitor).await {
             Ok(started) => started,
             Err(Stop::Failed(e)) => return Handled::failed(e),
             Err(Stop::Held(held)) => return held,
@@ -62,6 +62,17 @@ impl Service {
             .session_output(req, &session, true, remember)
             .map(|mut out| {
                 out.verdict = Some(verdict);
+                if !queued.is_zero() {
+                    let waited = format!(
+                        "waited {} ms for a place: at most {} commands run at once",
+                        queued.as_millis(),
+                        self.cfg.places.max()
+                    );
+                    out.note = Some(match out.note.take() {
+                        Some(n) => format!("{waited}; {n}"),
+                        None => waited,
+                    });
+                }
                 Outcome::Session(Box::new(out))
             });
         Handled::about(about, result)
@@ -73,7 +84,7 @@ impl Service {
         req: &Request,
         progress: &dyn Progress,
         elicitor: &dyn super::Elicitor,
-    ) -> Result<(Arc<Session>, Verdict), Stop> {
+    ) -> Result<(Arc<Session>, Verdict, Duration), Stop> {
         // Out of the sandbox only with a person's yes (asked below, after the policy).
         let escape = req.runtime.unsandboxed == Some(true)
             && crate::sandbox::current().settings().confines();
@@ -144,8 +155,11 @@ impl Service {
             workspace_id: req.runtime.workspace_id.clone(),
             confined: !escape,
         };
-        let session = self.exec.start(spec).await.map_err(exec_error)?;
-        Ok((session, super::verdict(&decision, approval)))
+        // A start over the running cap waits its turn within the request's wait (or the
+        // queue's own bound).
+        let wait = Duration::from_millis(req.runtime.wait_ms.unwrap_or(u64::MAX));
+        let (session, queued) = self.exec.start(spec, wait).await.map_err(exec_error)?;
+        Ok((session, super::verdict(&decision, approval), queued))
     }
 
     pub(crate) async fn headless_read(
@@ -280,6 +294,17 @@ impl Service {
                 ),
             )
         };
+        let (mut out, mut err) = (out, err);
+        for (o, which) in [(&mut out, Stream::Stdout), (&mut err, Stream::Stderr)] {
+            o.info.dropped = session
+                .dropped(which)
+                .filter(|d| d.to >= o.info.start)
+                .map(|d| crate::contract::result::Dropped::of(&d));
+        }
+        let dropped_note = [&out, &err]
+            .iter()
+            .filter_map(|o| o.info.dropped.as_ref().map(|d| d.note()))
+            .collect::<Vec<_>>();
         let cursors = Cursors {
             stdout: Some(out.next_cursor),
             stderr: Some(err.next_cursor),
@@ -317,6 +342,7 @@ impl Service {
             },
             verdict: None,
             sandbox_denial: sandbox_denial(&st, session),
+            note: (!dropped_note.is_empty()).then(|| dropped_note.join("; ")),
         })
     }
 

@@ -85,16 +85,15 @@ impl Held {
         let mut entries = lock(&self.entries);
         let waiting = entries.values().filter(|e| e.waiting()).count();
         if waiting >= MAX_WAITING {
-            return Err(TermError::payload(format!(
-                "{waiting} commands already wait for a person's decision; this one was not \
-                 asked. Follow those (read_output on their approval_id) or withdraw some \
-                 (terminate), then ask again"
-            ))
-            .with("limit", json!("held_approvals"))
-            .with("max", json!(MAX_WAITING))
-            .with_hint(
-                Some(crate::contract::Action::List),
-                super::failures::LIMIT_HINT,
+            return Err(super::failures::limit_reached(
+                "held_approvals",
+                Some(MAX_WAITING),
+                format!(
+                    "{waiting} commands already wait for a person's decision; this one was not \
+                     asked. Follow those (read_output on their approval_id) or withdraw some \
+                     (terminate), then ask again"
+                ),
+                super::approval::MAX_HOLD.as_millis() as u64,
             ));
         }
         // The oldest answered ones go first (ids sort by time).

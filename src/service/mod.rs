@@ -146,13 +146,14 @@ impl Service {
         let exec = ExecManager::new(ExecConfig {
             spool_dir: cfg.spool_dir.clone(),
             memory_limit: cfg.output_memory,
-            max_running: cfg.max_sessions,
+            places: cfg.places.clone(),
             max_retained: cfg.max_retained,
         });
         let mut core_cfg =
             crate::runtime::ops::CoreConfig::new(cfg.spool_dir.clone(), cfg.output_memory);
         core_cfg.default_shell = cfg.interactive_shell.clone();
         core_cfg.max_terminals = cfg.max_terminals;
+        core_cfg.shared_places = Some(cfg.terminal_places.clone());
         core_cfg.scrollback_bytes = cfg.scrollback_bytes;
         core_cfg.skip_user_rc = cfg.no_user_rc;
         let local = LocalAdapter::start(core_cfg);

@@ -34,6 +34,7 @@ pub fn render(slice: Slice, encoding: Encoding, total: u64) -> StreamOut {
         bytes_omitted: slice.omitted_after + slice.omitted_before,
         lossy,
         left_out: None,
+        dropped: None,
     };
     StreamOut {
         text,
@@ -74,6 +75,7 @@ pub fn render_excerpt(
         bytes_omitted: omitted_after,
         lossy,
         left_out: gap.map(|(from, to)| crate::contract::result::LeftOut { from, to }),
+        dropped: None,
     };
     StreamOut {
         text,

@@ -67,10 +67,28 @@ fn with_chunk(mut out: TerminalOutput, o: &Chunk, encoding: Encoding) -> Termina
             bytes_omitted: o.omitted_after + o.omitted_before,
             lossy: false,
             left_out: o.gap.map(|(from, to)| LeftOut { from, to }),
+            dropped: o.dropped.clone(),
         }),
         ..Streams::default()
     });
     out.truncated = truncated.then_some(true);
+    out
+}
+
+/// An answer over bytes the server did not keep says so in its note.
+fn with_dropped_note(mut out: TerminalOutput) -> TerminalOutput {
+    let dropped = out
+        .streams
+        .as_ref()
+        .and_then(|s| s.output.as_ref())
+        .and_then(|o| o.dropped.as_ref())
+        .map(crate::contract::result::Dropped::note);
+    if let Some(d) = dropped {
+        out.note = Some(match out.note.take() {
+            Some(n) => format!("{n}; {d}"),
+            None => d,
+        });
+    }
     out
 }
 
@@ -104,6 +122,10 @@ fn shown_as_screen(mut out: TerminalOutput, screen: Option<&ScreenView>) -> Term
 
 /// The contract's result for a terminal operation's answer.
 pub(super) fn terminal_output(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
+    with_dropped_note(answer(r, encoding))
+}
+
+fn answer(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
     match r {
         TermResponse::Ran(r) => {
             let mut out = with_chunk(terminal_state(&r.terminal, r.running), &r.output, encoding);

@@ -5,6 +5,7 @@
 //! left behind even if the server is killed. Every byte ever appended stays readable by
 //! offset for the spool's lifetime: readers pass a cursor and get exactly what follows it.
 
+pub mod cap;
 pub mod excerpt;
 
 use std::fs::{File, OpenOptions};
@@ -37,6 +38,21 @@ pub struct Spool {
     next_spill_at: usize,
     /// The last spill was refused: only the first refusal in a row is worth a warning.
     refused: bool,
+    /// Most bytes kept of this stream ([`cap::max_per_stream`] when it was made).
+    per_stream: u64,
+    /// Bytes this stream holds on disk (written, not punched out).
+    held: u64,
+    /// Where the kept head ends, once the stream's middle is being dropped.
+    head_end: Option<u64>,
+    /// The end of the file range dropped so far (the stream's middle).
+    file_dropped_to: u64,
+    dropped: cap::Dropped,
+}
+
+impl Drop for Spool {
+    fn drop(&mut self) {
+        cap::release(self.held);
+    }
 }
 
 /// A slice of the stream: `bytes` are the stream's bytes `start..end`.
@@ -63,7 +79,17 @@ impl Spool {
             spilled_bytes: 0,
             next_spill_at: limit,
             refused: false,
+            per_stream: cap::max_per_stream(),
+            held: 0,
+            head_end: None,
+            file_dropped_to: 0,
+            dropped: cap::Dropped::default(),
         }
+    }
+
+    /// What was dropped of this stream, if anything (see [`cap`]).
+    pub fn dropped(&self) -> Option<cap::DroppedSummary> {
+        self.dropped.summary()
     }
 
     /// Total bytes ever appended: the offset the next byte will have.
@@ -108,6 +134,7 @@ impl Spool {
             }
             self.refused = true;
             self.next_spill_at = held.saturating_add(self.limit);
+            self.drop_oldest_in_memory();
             return;
         }
         if self.refused {
@@ -118,9 +145,67 @@ impl Spool {
         self.mem.drain(..n);
         self.mem_start += n as u64;
         self.spilled_bytes += n as u64;
+        self.held += n as u64;
+        cap::hold(n as u64);
         if self.mem.capacity() > self.limit * 2 {
             self.mem.shrink_to(self.limit);
         }
+        self.drop_middle();
+    }
+
+    /// Past the per-stream limit (or with all streams past the total), punch out the file's
+    /// bytes between the kept head and the newest half of the limit (none of it when over
+    /// the total: the newest bytes are then those in memory).
+    fn drop_middle(&mut self) {
+        let per = self.per_stream;
+        let over = cap::over_total();
+        let file_end = self.mem_start;
+        if self.head_end.is_none() && (file_end > per / 2 || over) {
+            self.head_end = Some(file_end.min(per / 2));
+        }
+        let Some(head) = self.head_end else { return };
+        let tail = if over {
+            0
+        } else {
+            (per / 2).saturating_sub(self.mem.len() as u64)
+        };
+        let from = self.file_dropped_to.max(head);
+        let to = file_end.saturating_sub(tail);
+        if to <= from {
+            return;
+        }
+        let Some(file) = &self.file else { return };
+        if let Err(e) = cap::punch(file, from, to) {
+            tracing::warn!(error = %e, dir = %self.dir.display(), "cannot give spooled output back to the disk; keeping it");
+            return;
+        }
+        let cause = if over {
+            cap::Cause::TotalLimit
+        } else {
+            cap::Cause::StreamLimit
+        };
+        self.dropped.add(from, to, cause);
+        self.file_dropped_to = to;
+        self.held -= (to - from).min(self.held);
+        cap::release(to - from);
+    }
+
+    /// The disk refuses and memory holds more than its ceiling: the oldest bytes in memory go,
+    /// the newest half of the memory limit stays.
+    fn drop_oldest_in_memory(&mut self) {
+        if self.mem.len() <= cap::memory_ceiling(self.limit) {
+            return;
+        }
+        let n = self.mem.len() - self.limit / 2;
+        self.dropped.add(
+            self.mem_start,
+            self.mem_start + n as u64,
+            cap::Cause::DiskRefused,
+        );
+        self.mem.drain(..n);
+        self.mem_start += n as u64;
+        self.mem.shrink_to(self.limit);
+        self.next_spill_at = self.limit;
     }
 
     /// Write `mem[..n]` at its own offset in the file. Positioned, not at the handle's
@@ -136,11 +221,21 @@ impl Spool {
         }
     }
 
-    /// Up to `max` bytes starting at `from`. Offsets past the end give an empty slice.
+    /// Up to `max` bytes starting at `from`. Offsets past the end give an empty slice. A
+    /// read from inside a dropped range starts at its end (`omitted_before` says how far
+    /// that was); a read stops where the next dropped range begins.
     pub fn read(&self, from: u64, max: usize) -> io::Result<Slice> {
         let len = self.len();
-        let start = from.min(len);
-        let end = start.saturating_add(max as u64).min(len);
+        let mut start = from.min(len);
+        let skipped = match self.dropped.containing(start) {
+            Some(end) => end.min(len) - start,
+            None => 0,
+        };
+        start += skipped;
+        let mut end = start.saturating_add(max as u64).min(len);
+        if let Some(next) = self.dropped.next_from(start) {
+            end = end.min(next.max(start));
+        }
         let mut bytes = Vec::with_capacity((end - start) as usize);
         let mut pos = start;
         if pos < self.mem_start {
@@ -163,7 +258,7 @@ impl Spool {
             start,
             end,
             omitted_after: len - end,
-            omitted_before: 0,
+            omitted_before: skipped,
         })
     }
 
@@ -185,7 +280,7 @@ impl Spool {
             }
         }
         let mut s = self.read(start, (len - start) as usize)?;
-        s.omitted_before = start - from;
+        s.omitted_before = s.start - from;
         Ok(s)
     }
 }

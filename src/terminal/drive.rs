@@ -498,6 +498,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
                 "the command ran past timeout_ms {limit_ms}; it was interrupted with Ctrl-C"
             ),
             partial: Some(Box::new(r)),
+            limit: None,
         });
     }
     Ok(r)

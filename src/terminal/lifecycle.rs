@@ -223,10 +223,13 @@ impl Core {
             &nonce,
             self.cfg.skip_user_rc,
         )
-        .map_err(|e| CoreError::Spawn(format!("cannot prepare shell integration: {e}")))?;
+        .map_err(|e| {
+            let dir = self.cfg.runtime_dir.display();
+            CoreError::starting(format!("cannot prepare shell integration in {dir}"), &e)
+        })?;
         let pty = super::pty::spawn(&launch, &spec.cwd, &spec.env, spec.cols, spec.rows)
             .await
-            .map_err(|e| CoreError::Spawn(format!("cannot start {}: {e}", program.display())))?;
+            .map_err(|e| CoreError::starting(format!("cannot start {}", program.display()), &e))?;
         Ok(self.adopt(
             id,
             spec,

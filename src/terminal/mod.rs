@@ -3,6 +3,7 @@
 //! with server sequence numbers, subscriptions, and the operations every runtime adapter
 //! and the host service serve (`ops`).
 
+mod catch_up;
 pub mod clients;
 pub mod core;
 pub mod drive;
@@ -38,9 +39,11 @@ pub const DEFAULT_SCROLLBACK_BYTES: usize = 512 * 1024;
 pub const DEFAULT_MAX_TERMINALS: usize = 64;
 /// Default most exited terminals kept readable.
 pub const DEFAULT_MAX_EXITED: usize = 64;
-/// Default action log bounds.
+/// Default action log bounds. The log lets a subscriber that fell behind catch up by
+/// replay (one further behind gets a snapshot); every terminal's output passes through it,
+/// so its bytes bound what a busy session holds beyond its terminals' own memory.
 pub const DEFAULT_LOG_ACTIONS: usize = 50_000;
-pub const DEFAULT_LOG_BYTES: usize = 32 * 1024 * 1024;
+pub const DEFAULT_LOG_BYTES: usize = 8 * 1024 * 1024;
 /// Default terminal size.
 pub const DEFAULT_COLS: u16 = 120;
 pub const DEFAULT_ROWS: u16 = 30;
@@ -59,6 +62,9 @@ pub struct CoreConfig {
     pub skip_user_rc: bool,
     pub log_max_actions: usize,
     pub log_max_bytes: usize,
+    /// Places for live terminals shared with other cores of the server (each HTTP session
+    /// has its own): a live terminal holds one until its shell ends.
+    pub shared_places: Option<std::sync::Arc<crate::exec::Places>>,
 }
 
 impl CoreConfig {
@@ -74,6 +80,7 @@ impl CoreConfig {
             skip_user_rc: false,
             log_max_actions: DEFAULT_LOG_ACTIONS,
             log_max_bytes: DEFAULT_LOG_BYTES,
+            shared_places: None,
         }
     }
 }
@@ -104,6 +111,26 @@ pub enum CoreError {
     Limit(usize),
     #[error("{0}")]
     Spawn(String),
+    /// A machine resource ran out (`limit`: see [`crate::resource::exhausted`]).
+    #[error("{message}")]
+    Resource {
+        limit: &'static str,
+        message: String,
+    },
     #[error("terminal {0:?} already exists")]
     Exists(String),
+}
+
+impl CoreError {
+    /// `what` failed with `e`: a resource that ran out is named, anything else is a failure
+    /// to start.
+    pub fn starting(what: String, e: &std::io::Error) -> CoreError {
+        match crate::resource::exhausted(e) {
+            Some(limit) => CoreError::Resource {
+                limit,
+                message: format!("{what}: {e} ({limit} ran out)"),
+            },
+            None => CoreError::Spawn(format!("{what}: {e}")),
+        }
+    }
 }

@@ -282,6 +282,9 @@ pub struct Chunk {
     pub gap: Option<(u64, u64)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tail: Option<String>,
+    /// Bytes of the stream the server did not keep. Absent from hosts that predate it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<crate::contract::result::Dropped>,
 }
 
 /// The answer of `open`, `run` and `input`: the terminal, the output since the command or
@@ -419,6 +422,8 @@ pub enum OpErrorKind {
     Limit,
     Timeout,
     Internal,
+    /// A machine resource ran out (`OpError::limit` names it).
+    Resource,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -427,6 +432,9 @@ pub struct OpError {
     pub message: String,
     /// What was there when it failed (a timeout carries the output so far).
     pub partial: Option<Box<Ran>>,
+    /// The resource that ran out, for [`OpErrorKind::Resource`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
 }
 
 impl OpError {
@@ -435,13 +443,20 @@ impl OpError {
             kind,
             message: message.into(),
             partial: None,
+            limit: None,
         }
     }
 }
 
 impl From<CoreError> for OpError {
     fn from(e: CoreError) -> Self {
+        if let CoreError::Resource { limit, message } = e {
+            let mut err = OpError::new(OpErrorKind::Resource, message);
+            err.limit = Some(limit.to_string());
+            return err;
+        }
         let kind = match e {
+            CoreError::Resource { .. } => OpErrorKind::Resource,
             CoreError::NotFound(_) => OpErrorKind::NotFound,
             CoreError::Invalid(_) | CoreError::Exists(_) => OpErrorKind::Invalid,
             CoreError::Limit(_) => OpErrorKind::Limit,

@@ -85,6 +85,12 @@ pub fn chunk(
     let end_limit = until.unwrap_or(u64::MAX).min(st.spool.len());
     let io =
         |e: std::io::Error| OpError::new(OpErrorKind::Internal, format!("reading output: {e}"));
+    // What the server did not keep of what this read covers.
+    let dropped = st
+        .spool
+        .dropped()
+        .filter(|d| from < d.to)
+        .map(|d| crate::contract::result::Dropped::of(&d));
     let render = |bytes: Vec<u8>| match spec.view {
         View::Raw => crate::spool::into_text(bytes).0,
         _ => strip_escapes(&bytes),
@@ -115,6 +121,7 @@ pub fn chunk(
             delivered_before: Some(delivered_before),
             gap,
             tail: e.tail.map(|t| render(t.bytes)),
+            dropped,
         });
     }
     // The spool holds whole characters only (the scanner carries a split one over), so what
@@ -150,6 +157,7 @@ pub fn chunk(
         delivered_before: Some(delivered_before),
         gap: None,
         tail: None,
+        dropped,
     })
 }
 

@@ -29,9 +29,20 @@ def free_port():
 
 @pytest.fixture
 def http_server():
+    yield from start_http({})
+
+
+@pytest.fixture
+def small_http_server():
+    """Caps of 2 running commands and 1 live terminal, for the whole server."""
+    yield from start_http({"PM_TERM_MAX_SESSIONS": "2", "PM_TERM_MAX_TERMINALS": "1"})
+
+
+def start_http(extra):
     port = free_port()
     home = tempfile.mkdtemp(prefix="itmcp-http-")
-    env = {**os.environ, "HOME": home, "PM_TERM_LOG": "warn", "PM_TERM_HTTP_TOKEN": TOKEN, "PM_TERM_NO_USER_RC": "1"}
+    env = {**os.environ, "HOME": home, "PM_TERM_LOG": "warn", "PM_TERM_HTTP_TOKEN": TOKEN, "PM_TERM_NO_USER_RC": "1",
+           **extra}
     proc = subprocess.Popen(
         [os.path.abspath(SERVER), "--http", str(port)], env=env, cwd=home, stderr=subprocess.PIPE, text=True
     )
@@ -211,3 +222,70 @@ async def test_a_dropped_stream_resumes_with_last_event_id(http_server):
                         break
         assert answer is not None
         assert answer["result"]["structuredContent"]["result"]["stdout"] == "resumed\n", answer
+
+
+def open_session(http, url):
+    """A raw initialize: the new session's id, or the refusal."""
+    r = http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "cap", "version": "1"}}},
+        headers={"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {TOKEN}"})
+    return r
+
+
+def test_sessions_are_capped_for_the_whole_server_and_places_come_back(http_server):
+    url, proc = http_server
+    with httpx2.Client(timeout=30) as http:
+        ids = []
+        for i in range(64):
+            r = open_session(http, url)
+            assert r.status_code == 200, (i, r.status_code, r.text)
+            ids.append(r.headers["mcp-session-id"])
+        refused = open_session(http, url)
+        assert refused.status_code == 503, refused.text
+        assert refused.headers["retry-after"] == "5"
+        err = refused.json()["error"]
+        assert err["data"]["limit"] == "http_sessions" and err["data"]["max"] == 64, err
+        assert "limit of 64 MCP sessions" in err["message"], err
+        # Sessions ended give their places back, over and over: nothing they held stays.
+        for sid in ids:
+            d = http.delete(url, headers={"mcp-session-id": sid, "Authorization": f"Bearer {TOKEN}"})
+            assert d.status_code in (200, 202), d.text
+        for i in range(100):
+            r = open_session(http, url)
+            assert r.status_code == 200, (i, r.status_code, r.text)
+            d = http.delete(url, headers={"mcp-session-id": r.headers["mcp-session-id"],
+                                          "Authorization": f"Bearer {TOKEN}"})
+            assert d.status_code in (200, 202), d.text
+
+
+@pytest.mark.anyio
+async def test_running_commands_and_terminals_are_capped_across_sessions(small_http_server):
+    url, _ = small_http_server
+    tag = f"itmcp-caps-{os.getpid()}-{time.time_ns()}"
+    async with client() as a_http, client() as b_http:
+        async with streamable_http_client(url, http_client=a_http) as (ra, wa), \
+                streamable_http_client(url, http_client=b_http) as (rb, wb):
+            async with ClientSession(ra, wa) as a, ClientSession(rb, wb) as b:
+                await a.initialize()
+                await b.initialize()
+                for _ in range(2):
+                    r = await a.call_tool(TOOL, headless(f"sleep 30 # {tag}", runtime={"wait_ms": 50}))
+                    assert r.structured_content["result"]["running"] is True, r.structured_content
+                # B's session has caps of its own no more: the server's are reached.
+                r = await b.call_tool(TOOL, headless("echo b", runtime={"wait_ms": 100}))
+                err = r.structured_content["error"]
+                assert err["code"] == "PM_TERM_TIMEOUT" and err["retriable"] is True, err
+                assert err["details"]["limit"] == "running_commands", err
+                opened = await a.call_tool(TOOL, {"action": "execute",
+                                                  "invocation": {"mode": "interactive", "intent": "open_only"}})
+                assert not opened.is_error, opened.structured_content
+                r = await b.call_tool(TOOL, {"action": "execute",
+                                             "invocation": {"mode": "interactive", "intent": "open_only"}})
+                err = r.structured_content["error"]
+                assert err["details"]["limit"] == "live_terminals" and err["retriable"] is True, err
+                # A terminal closed gives its place back to everyone.
+                tid = opened.structured_content["identity"]["terminal_id"]
+                await a.call_tool(TOOL, {"action": "terminate", "target": {"terminal_id": tid}})
+                r = await b.call_tool(TOOL, {"action": "execute",
+                                             "invocation": {"mode": "interactive", "intent": "open_only"}})
+                assert not r.is_error, r.structured_content

@@ -37,6 +37,7 @@ use ahp_types::state::{
 use ahp_types::{ActionEnvelope, ROOT_RESOURCE_URI};
 use tokio::sync::broadcast;
 
+use super::catch_up;
 use super::file_uri::file_uri;
 use super::osc::{Event, Item};
 use super::term::{CommandRecord, ExitInfo, TermState, Terminal, decode_utf8, lock};
@@ -71,6 +72,8 @@ pub(super) struct Registry {
     infos: BTreeMap<String, TerminalInfo>,
     /// Ids of terminals whose shell is starting.
     starting: BTreeSet<String>,
+    /// The server-wide places live terminals (and starting ones) hold, by id.
+    places: BTreeMap<String, crate::exec::RunningSlot>,
 }
 
 pub struct Core {
@@ -79,6 +82,16 @@ pub struct Core {
     me: std::sync::Weak<Core>,
     inner: Mutex<Registry>,
     tx: broadcast::Sender<Arc<ActionEnvelope>>,
+}
+
+/// Run `f`, which may take a while, without holding up the runtime's other tasks: on a
+/// multi-threaded runtime this worker hands its queue to another thread first.
+fn off_the_workers<T>(f: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
+        _ => f(),
+    }
 }
 
 fn info_of(uri: &str, st: &TerminalState) -> TerminalInfo {
@@ -154,6 +167,7 @@ impl Core {
                 terminals: BTreeMap::new(),
                 infos: BTreeMap::new(),
                 starting: BTreeSet::new(),
+                places: BTreeMap::new(),
             }),
             tx,
         })
@@ -291,25 +305,56 @@ impl Core {
 
     /// Catch the rendered screen up with the stream. Every reader of the screen calls this
     /// first: the screen is rendered when it is looked at, never on the pty's reading path,
-    /// and a terminal nobody looks at never holds a screen at all.
+    /// and a terminal nobody looks at never holds a screen at all. At most
+    /// [`catch_up::MAX_REPLAY`] bytes are replayed whatever the backlog, and the work is
+    /// moved off the runtime's workers, so a screen read never stalls other calls.
     pub fn sync_screen(&self, term: &Terminal) {
+        off_the_workers(|| self.catch_up(term));
+    }
+
+    fn catch_up(&self, term: &Terminal) {
         let mut vt = lock(&term.vt);
-        loop {
-            let bytes = {
-                let st = term.state();
-                if vt.pos >= st.spool.len() {
-                    break;
-                }
-                match st.spool.read(vt.pos, RENDER_STEP) {
-                    Ok(s) => s.bytes,
-                    Err(e) => {
-                        tracing::warn!(terminal = %term.id, error = %e, "screen catch-up failed");
-                        break;
-                    }
-                }
-            };
+        let len = term.state().spool.len();
+        if len.saturating_sub(vt.pos) > catch_up::MAX_REPLAY {
+            let cut = len - catch_up::MAX_REPLAY;
+            let mut modes = catch_up::Modes::default();
+            while vt.pos < cut {
+                let Some((bytes, end)) = self.stream_step(term, vt.pos, cut) else {
+                    return;
+                };
+                modes.scan(&bytes);
+                vt.pos = end;
+            }
+            let replay = modes.replay();
+            vt.parser().process(&replay);
+            if let Some((window, end)) = self.stream_step(term, cut, len) {
+                let start = end - window.len() as u64;
+                vt.pos = start + catch_up::line_start(&window) as u64;
+            }
+        }
+        while let Some((bytes, end)) = self.stream_step(term, vt.pos, u64::MAX) {
             vt.parser().process(&bytes);
-            vt.pos += bytes.len() as u64;
+            vt.pos = end;
+        }
+    }
+
+    /// The stream's bytes from `from` (past any range dropped there), at most
+    /// [`RENDER_STEP`] and not past `to`, with the offset they end at; `None` at the end. The
+    /// stream lock is held for the read only.
+    fn stream_step(&self, term: &Terminal, from: u64, to: u64) -> Option<(Vec<u8>, u64)> {
+        let st = term.state();
+        let end = st.spool.len().min(to);
+        if from >= end {
+            return None;
+        }
+        let max = (end - from).min(RENDER_STEP as u64) as usize;
+        match st.spool.read(from, max) {
+            Ok(s) if !s.bytes.is_empty() => Some((s.bytes, s.end)),
+            Ok(_) => None,
+            Err(e) => {
+                tracing::warn!(terminal = %term.id, error = %e, "screen catch-up failed");
+                None
+            }
         }
     }
 
@@ -341,6 +386,7 @@ impl Core {
         if let Some(f) = &term.nonce_file {
             let _ = std::fs::remove_file(f);
         }
+        self.inner().places.remove(&term.id);
         tracing::debug!(terminal = %term.id, ?info, "terminal exited");
         term.bump();
     }
@@ -360,13 +406,24 @@ impl Core {
         if live + inner.starting.len() >= self.cfg.max_terminals {
             return Err(CoreError::Limit(self.cfg.max_terminals));
         }
+        if let Some(shared) = &self.cfg.shared_places {
+            let Some(place) = shared.try_take() else {
+                return Err(CoreError::Limit(shared.max()));
+            };
+            inner.places.insert(id.to_string(), place);
+        }
         inner.starting.insert(id.to_string());
         Ok(())
     }
 
-    /// Release a reservation (the terminal was added, or its start failed).
+    /// Release a reservation (the terminal was added, or its start failed: then its place
+    /// goes back too).
     pub(super) fn release(&self, id: &str) {
-        self.inner().starting.remove(id);
+        let mut inner = self.inner();
+        inner.starting.remove(id);
+        if !inner.terminals.contains_key(id) {
+            inner.places.remove(id);
+        }
     }
 
     /// Add a started terminal to the table and the root list.
