@@ -21,6 +21,9 @@ use super::places::RunningSlot;
 use crate::process::{self, ChildExit, SessionIo, SessionSpec, Supervised};
 use crate::spool::{Slice, Spool};
 
+/// A read this large means the program prints faster than it is read.
+const FLOOD_READ: usize = 64 * 1024;
+
 /// Read size for the stdout / stderr pipes.
 const PIPE_READ_SIZE: usize = 256 * 1024;
 
@@ -258,24 +261,29 @@ impl Session {
             // (and its page faults) even when it printed two bytes.
             let mut buf = Vec::with_capacity(PIPE_READ_SIZE);
             let file = File::from(fd);
-            if !self.read_available(&file, which, &mut buf) {
-                return;
-            }
-            let mut r = match pipe::Receiver::from_owned_fd(OwnedFd::from(file)) {
-                Ok(r) => r,
-                Err(e) => {
-                    tracing::warn!(session = %self.id, stream = ?which, error = %e,
-                        "the output pipe could not be watched: what the program writes from now on is lost");
-                    return;
+            if self.read_available(&file, which, &mut buf) {
+                match pipe::Receiver::from_owned_fd(OwnedFd::from(file)) {
+                    Ok(mut r) => loop {
+                        buf.clear();
+                        match r.read_buf(&mut buf).await {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => self.append(which, &buf[..n]),
+                        }
+                        // A flood is read a big piece at a time, each after the other tasks
+                        // had their turn: a program printing at pipe speed never holds up
+                        // another caller's answer.
+                        if buf.len() >= FLOOD_READ {
+                            tokio::task::yield_now().await;
+                        }
+                    },
+                    Err(e) => {
+                        tracing::warn!(session = %self.id, stream = ?which, error = %e,
+                            "the output pipe could not be watched: what the program writes from now on is lost");
+                    }
                 }
-            };
-            loop {
-                buf.clear();
-                match r.read_buf(&mut buf).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => self.append(which, &buf),
-                }
             }
+            // The stream is over: a flood gives back its disk (`Spool::settle`).
+            lock(&self.streams[which.index()]).settle();
         })
     }
 

@@ -67,7 +67,13 @@ pub enum Cause {
     StreamLimit,
     TotalLimit,
     DiskRefused,
+    /// A stream that had passed a limit ended: it keeps [`ENDED_KEEP`] of head and of tail.
+    Ended,
 }
+
+/// Bytes of head, and of tail, that a stream which passed a limit keeps once it has ended:
+/// a flood that is over gives its space back to the streams still running.
+pub const ENDED_KEEP: u64 = 1024 * 1024;
 
 impl Cause {
     /// The limit's name, as answers give it.
@@ -76,13 +82,19 @@ impl Cause {
             Cause::StreamLimit => "spool_per_stream",
             Cause::TotalLimit => "spool_total",
             Cause::DiskRefused => "disk_space",
+            Cause::Ended => "spool_ended",
         }
     }
 
     pub fn named(s: &str) -> Option<Cause> {
-        [Cause::StreamLimit, Cause::TotalLimit, Cause::DiskRefused]
-            .into_iter()
-            .find(|c| c.as_str() == s)
+        [
+            Cause::StreamLimit,
+            Cause::TotalLimit,
+            Cause::DiskRefused,
+            Cause::Ended,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == s)
     }
 
     /// Why, in words a model acts on.
@@ -99,6 +111,10 @@ impl Cause {
             Cause::DiskRefused => {
                 "the spool directory's disk refused the output (full, or a quota): only the newest bytes are kept in memory".to_string()
             }
+            Cause::Ended => format!(
+                "the output passed a spool limit, and once it ended only its first and last {} MiB were kept",
+                ENDED_KEEP >> 20
+            ),
         }
     }
 }
@@ -122,16 +138,22 @@ pub struct DroppedSummary {
 }
 
 impl Dropped {
-    /// Note `[from, to)` as dropped, joined to the last range when they touch.
+    /// Note `[from, to)` as dropped, joined to the ranges it touches.
     pub fn add(&mut self, from: u64, to: u64, cause: Cause) {
         if to <= from {
             return;
         }
         self.cause = Some(cause);
-        match self.ranges.last_mut() {
-            Some(last) if last.1 >= from => last.1 = last.1.max(to),
-            _ => self.ranges.push((from, to)),
+        self.ranges.push((from, to));
+        self.ranges.sort_unstable();
+        let mut joined: Vec<(u64, u64)> = Vec::with_capacity(self.ranges.len());
+        for (a, b) in self.ranges.drain(..) {
+            match joined.last_mut() {
+                Some(last) if last.1 >= a => last.1 = last.1.max(b),
+                _ => joined.push((a, b)),
+            }
         }
+        self.ranges = joined;
     }
 
     /// The end of the dropped range holding `at`, if one does.
@@ -256,6 +278,31 @@ mod tests {
         // A read from inside the dropped range starts past it and says how far that was.
         let r = s.read(d.from + 10, 100).unwrap();
         assert_eq!((r.start, r.omitted_before), (d.to, d.to - d.from - 10));
+    }
+
+    #[test]
+    fn a_flood_that_ended_keeps_a_little_of_its_head_and_tail() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = std::env::temp_dir().join(format!("itmcp-cap-end-{}", std::process::id()));
+        let mut s = super::super::Spool::new(&dir, 64 * 1024);
+        s.per_stream = 8 * 1024 * 1024;
+        let all = lines(1_600_000); // 20.8 MB
+        for c in all.chunks(65536) {
+            s.append(c);
+        }
+        s.settle();
+        let (kept, skipped) = read_by_cursor(&s);
+        assert_eq!(kept.len() as u64 + skipped, all.len() as u64);
+        let keep = ENDED_KEEP as usize;
+        assert_eq!(kept.len(), 2 * keep, "the first and last MiB");
+        assert_eq!(&kept[..keep], &all[..keep]);
+        assert_eq!(&kept[keep..], &all[all.len() - keep..]);
+        assert_eq!(s.dropped().unwrap().cause, Cause::Ended);
+        let on_disk = s.file.as_ref().unwrap().metadata().unwrap().blocks() * 512;
+        assert!(
+            on_disk <= 2 * ENDED_KEEP + 256 * 1024,
+            "{on_disk} bytes on disk"
+        );
     }
 
     #[test]

@@ -190,6 +190,32 @@ impl Spool {
         cap::release(to - from);
     }
 
+    /// The stream has ended. One that passed a limit (a flood) keeps [`cap::ENDED_KEEP`] of
+    /// its head and of its tail and gives the rest of its disk back; any other keeps all.
+    pub fn settle(&mut self) {
+        let Some(head) = self.head_end else { return };
+        let Some(file) = &self.file else { return };
+        let keep = cap::ENDED_KEEP;
+        let file_end = self.mem_start;
+        let tail_from = file_end.saturating_sub(keep.saturating_sub(self.mem.len() as u64));
+        let mut punched = 0;
+        // The head past its first `keep` bytes, then the file's part of the tail before the
+        // last `keep` bytes of the stream.
+        for (from, to) in [
+            (keep.min(head), head),
+            (self.file_dropped_to.max(head), tail_from),
+        ] {
+            if to > from && cap::punch(file, from, to).is_ok() {
+                self.dropped.add(from, to, cap::Cause::Ended);
+                punched += to - from;
+            }
+        }
+        self.head_end = Some(keep.min(head));
+        self.file_dropped_to = self.file_dropped_to.max(tail_from);
+        self.held -= punched.min(self.held);
+        cap::release(punched);
+    }
+
     /// The disk refuses and memory holds more than its ceiling: the oldest bytes in memory go,
     /// the newest half of the memory limit stays.
     fn drop_oldest_in_memory(&mut self) {

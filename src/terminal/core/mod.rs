@@ -378,6 +378,7 @@ impl Core {
                 self.finish_command(&mut inner, term, &mut st, code);
             }
             st.exit = Some(info.clone());
+            st.spool.settle();
             let a = StateAction::TerminalExited(TerminalExitedAction {
                 exit_code: info.exit_code,
             });
