@@ -164,6 +164,14 @@ def dc_pid(text):
     return int(m.group(1)) if m else None
 
 
+async def dc_type_into(d, t, command, keys):
+    """Start `command` there, type `keys` into it, then stop whatever is left of it."""
+    pid = dc_pid(await d.call(t, "start_process", {"command": command, "timeout_ms": 8000}))
+    if pid:
+        await d.call(t, "interact_with_process", {"pid": pid, "input": keys, "timeout_ms": 8000})
+        await d.s.call_tool("force_terminate", {"pid": pid})
+
+
 async def dc_tasks(s, work):
     d = Dc(s)
     out = {}
@@ -194,14 +202,9 @@ async def dc_tasks(s, work):
     subprocess.run(f"git init -q {repo} && cd {repo} && git config user.email a@b && git config user.name a && echo x > f && git add f",
                    shell=True, check=True)
     t = Tally()
-    text = await d.call(t, "start_process", {"command": f"cd {repo} && GIT_EDITOR='vim -u NONE' git commit", "timeout_ms": 8000})
-    pid = dc_pid(text)
-    if pid:
-        await d.call(t, "interact_with_process", {"pid": pid, "input": "iadd f\x1b:wq", "timeout_ms": 8000})
+    await dc_type_into(d, t, f"cd {repo} && GIT_EDITOR='vim -u NONE' git commit", "iadd f\x1b:wq")
     log = subprocess.run(["git", "-C", repo, "log", "--format=%s"], capture_output=True, text=True).stdout
     out[TASKS[3]] = (t, log.strip() == "add f")
-    if pid:
-        await d.s.call_tool("force_terminate", {"pid": pid})
 
     t = Tally()
     text = await d.call(t, "start_process", {"command": "bash -c 'read -p \"Continue? \" a; echo \"got $a\"'", "timeout_ms": 8000})
@@ -218,13 +221,8 @@ async def dc_tasks(s, work):
     with open(path, "w") as f:
         f.write("one\ntwo\n")
     t = Tally()
-    text = await d.call(t, "start_process", {"command": f"vim -u NONE {path}", "timeout_ms": 8000})
-    pid = dc_pid(text)
-    if pid:
-        await d.call(t, "interact_with_process", {"pid": pid, "input": "Gothree\x1b:wq", "timeout_ms": 8000})
+    await dc_type_into(d, t, f"vim -u NONE {path}", "Gothree\x1b:wq")
     out[TASKS[6]] = (t, open(path).read() == "one\ntwo\nthree\n")
-    if pid:
-        await d.s.call_tool("force_terminate", {"pid": pid})
 
     t = Tally()
     text = await d.call(t, "start_process", {"command": "sleep 100; echo not-interrupted", "timeout_ms": 1000})
