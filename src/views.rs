@@ -70,5 +70,8 @@ pub struct ScreenView {
     pub cursor_row: u16,
     pub cursor_col: u16,
     pub alternate_screen: bool,
+    /// The program hid the cursor (`CSI ? 25 l`): said only then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cursor_hidden: bool,
     pub text: String,
 }

@@ -60,6 +60,7 @@ fn run(id: &str, command: &str) -> TermRequest {
         claim: Some(claim()),
         output: OutputSpec::default(),
         unseen_line: false,
+        size: None,
     })
 }
 
@@ -305,6 +306,7 @@ fn repl_line(id: &str, data: &str) -> TermRequest {
         claim: None,
         output: OutputSpec::default(),
         unseen_line: false,
+        size: None,
     })
 }
 

@@ -316,12 +316,14 @@ mod tests {
                 cursor_row: 1,
                 cursor_col: 2,
                 alternate_screen: false,
+                cursor_hidden: false,
                 text: "$ make".into(),
             }),
             terminated: Some(vec![41, 42]),
             note: Some("no shell integration".into()),
             verdict: verdict(),
             sandbox_denial: None,
+            reached_line_editor: None,
         }))
     }
 

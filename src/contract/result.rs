@@ -234,6 +234,10 @@ pub struct TerminalOutput {
     /// The operator's sandbox refused what the failed command tried (from its output).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandbox_denial: Option<crate::sandbox::denial::Denial>,
+    /// Not part of the answer: whether input reached the shell's line editor (see
+    /// `Ran::reached_line_editor`), for the service's tracking of what was left unentered.
+    #[serde(skip)]
+    pub reached_line_editor: Option<bool>,
 }
 
 /// What a list row is about.

@@ -118,6 +118,7 @@ impl Service {
                         claim: None,
                         output: OutputSpec::default(),
                         unseen_line: false,
+                        size: None,
                     }))
                     .await
                     .map(|_| "interrupted its command"),

@@ -181,6 +181,9 @@ impl Service {
             ),
             (Some(id), _) => {
                 let adapter = self.adapter_for(req, id).await?;
+                // cols/rows on an existing terminal resize it before what is sent.
+                let size = (execution.cols.is_some() || execution.rows.is_some())
+                    .then_some((execution.cols, execution.rows));
                 let op = match (&execution.command, &execution.input) {
                     (Some(command), _) => TermRequest::Run(RunArgs {
                         terminal_id: id.clone(),
@@ -190,6 +193,7 @@ impl Service {
                         claim: Some(claim),
                         output,
                         unseen_line: false,
+                        size,
                     }),
                     (None, Some(data)) => TermRequest::Input(InputArgs {
                         terminal_id: id.clone(),
@@ -199,6 +203,7 @@ impl Service {
                         claim: Some(claim),
                         output,
                         unseen_line: false,
+                        size,
                     }),
                     (None, None) => {
                         return Err(TermError::payload(
@@ -302,7 +307,11 @@ impl Service {
                         | ErrorCode::BlockedDestructive
                 ),
             };
-            if sent {
+            // Keys a program reading the terminal raw took (less, vim, `read -s -n1`) never
+            // reach the shell's line editor: nothing is left unentered there.
+            let to_program = matches!(&handled.result,
+                Ok(Outcome::Terminal(o)) if o.reached_line_editor == Some(false));
+            if sent && !to_program {
                 self.unentered.typed(&id, &text);
             }
         }

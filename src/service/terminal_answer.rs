@@ -135,6 +135,7 @@ fn answer(r: &TermResponse, encoding: Encoding) -> TerminalOutput {
                 out.duration_ms = c.duration_ms.map(|d| d.max(0));
             }
             out.note = r.note.clone();
+            out.reached_line_editor = r.reached_line_editor;
             if let Some(prompt) = &r.waiting_for_input {
                 out.waiting_for_input = true;
                 out.prompt = Some(prompt.clone());

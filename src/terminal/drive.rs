@@ -117,6 +117,7 @@ pub async fn open(core: &Arc<Core>, a: OpenArgs, caller: Option<&str>) -> RanRes
                 claim: Some(a.claim),
                 output: a.output,
                 unseen_line: false,
+                size: None,
             },
         )
         .await;
@@ -211,11 +212,7 @@ fn unseen_by_the_policy(t: &Terminal, unseen: bool) -> Result<(), OpError> {
     if !unseen || t.nonce_file.is_none() || t.prompt_only {
         return Ok(());
     }
-    let at_prompt = {
-        let st = t.state();
-        st.at_prompt && st.executing().is_none()
-    };
-    if !at_prompt && !t.pty.canonical() {
+    if !reaches_line_editor(t) {
         return Ok(());
     }
     Err(OpError::new(
@@ -228,6 +225,34 @@ fn unseen_by_the_policy(t: &Terminal, unseen: bool) -> Result<(), OpError> {
             t.shell, t.id
         ),
     ))
+}
+
+/// Resize the terminal to `size` (cols, rows; a missing one stays) when asked.
+fn resize_to(core: &Core, t: &Terminal, size: Option<(Option<u16>, Option<u16>)>) {
+    let Some((cols, rows)) = size else { return };
+    let (now_rows, now_cols) = {
+        let mut vt = super::term::lock(&t.vt);
+        vt.parser().screen().size()
+    };
+    let (cols, rows) = (
+        cols.unwrap_or(now_cols.get()),
+        rows.unwrap_or(now_rows.get()),
+    );
+    if (cols, rows) != (now_cols.get(), now_rows.get()) {
+        lifecycle::resize(core, t, cols, rows, None);
+    }
+}
+
+/// Whether keys typed now reach the shell's line editor: at its prompt, or through the line
+/// discipline of a program reading lines (what it leaves unread, the editor takes once the
+/// prompt is back). A program reading the terminal raw (a full-screen program, a REPL with
+/// its own editor, `read -s -n1`) takes them itself.
+fn reaches_line_editor(t: &Terminal) -> bool {
+    let at_prompt = {
+        let st = t.state();
+        st.at_prompt && st.executing().is_none()
+    };
+    at_prompt || t.pty.canonical()
 }
 
 /// Refuse text with a line the terminal's line discipline would cut: the program would get
@@ -283,6 +308,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     }
     let t = find_running(core, &a.terminal_id)?;
     unseen_by_the_policy(&t, a.unseen_line)?;
+    resize_to(core, &t, a.size);
     if let Some(why) = crate::typed_text::refusal("the command line", &a.command) {
         return Err(OpError::new(OpErrorKind::Invalid, why));
     }
@@ -534,6 +560,7 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
     };
     fits_the_line_discipline(&t, &a.data)?;
     unseen_by_the_policy(&t, a.unseen_line)?;
+    resize_to(core, &t, a.size);
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, true);
     }
@@ -541,6 +568,7 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
         let st = t.state();
         (st.spool.len(), st.commands.back().cloned())
     };
+    let to_editor = reaches_line_editor(&t);
     lifecycle::input(core, &t, &a.data, None)
         .await
         .map_err(|e| {
@@ -577,6 +605,7 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
     }
     let out = chunk(&t, Some(before), None, &a.output)?;
     let mut r = ran(&t, out, t.is_running());
+    r.reached_line_editor = Some(to_editor);
     if waits_for_input {
         r.waiting_for_input = Some(super::view::prompt_line(core, &t));
     }

@@ -49,10 +49,17 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
     let (c, t) = (core.clone(), term.clone());
     tokio::spawn(async move {
         let mut buf = vec![0u8; PTY_READ_SIZE];
+        let mut queries = super::queries::Queries::default();
         loop {
             match t.pty.read(&mut buf).await {
                 Ok(0) => break,
-                Ok(n) => c.ingest(&t, &buf[..n]),
+                Ok(n) => {
+                    c.ingest(&t, &buf[..n]);
+                    let asked = queries.scan(&buf[..n]);
+                    if !asked.is_empty() {
+                        answer_queries(&c, &t, asked);
+                    }
+                }
                 Err(e) => {
                     tracing::debug!(terminal = %t.id, error = %e, "pty read ended");
                     break;
@@ -93,6 +100,36 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
     });
 }
 
+/// Answer what the program asked its terminal (see `queries`): written to the pty as a
+/// terminal writes it, not as the agent's input (no action, no line tracking). The answer is
+/// made now (the cursor where the query found it) and written by a task of its own, so the
+/// reader never waits on a program that does not read its input.
+fn answer_queries(core: &Core, term: &Arc<Terminal>, asked: Vec<super::queries::Query>) {
+    use super::queries::{Query, answer, private_mode};
+    let mut reply = Vec::new();
+    for q in asked {
+        let mut screen = || {
+            core.sync_screen(term);
+            let mut vt = lock(&term.vt);
+            let s = vt.parser().screen();
+            let (row, col) = s.cursor_position();
+            let set = match q {
+                Query::PrivateMode(n) => private_mode(s, n),
+                _ => None,
+            };
+            Some((row, col, set))
+        };
+        reply.extend(answer(q, &mut screen));
+    }
+    let term = term.clone();
+    tokio::spawn(async move {
+        let _serial = term.write_lock.lock().await;
+        if let Err(e) = term.pty.write_all(&reply).await {
+            tracing::debug!(terminal = %term.id, error = %e, "a query's answer could not be written");
+        }
+    });
+}
+
 /// Write keystrokes or text to the terminal, recorded as a `terminal/input` action.
 pub async fn input(
     core: &Core,
@@ -125,7 +162,27 @@ pub async fn input(
         }),
         origin,
     );
+    let data = in_cursor_mode(core, term, data);
     term.pty.write_all(data.as_bytes()).await
+}
+
+/// Cursor keys as the program asked for them: in application cursor mode (DECCKM, set by
+/// vim, less, curses programs with `keypad`) a terminal sends `ESC O A` for Up where it
+/// sends `ESC [ A` otherwise. Named keys are encoded in the normal form; here they take the
+/// program's current one, as a terminal's keys do.
+fn in_cursor_mode<'a>(core: &Core, term: &Terminal, data: &'a str) -> std::borrow::Cow<'a, str> {
+    if !data.contains("\x1b[") {
+        return data.into();
+    }
+    core.sync_screen(term);
+    if !lock(&term.vt).parser().screen().application_cursor() {
+        return data.into();
+    }
+    let mut out = data.to_string();
+    for k in ['A', 'B', 'C', 'D', 'H', 'F'] {
+        out = out.replace(&format!("\x1b[{k}"), &format!("\x1bO{k}"));
+    }
+    out.into()
 }
 
 /// A prompt-only shell reports no command line: keep what is typed at its prompt, so the

@@ -281,6 +281,7 @@ mod tests {
             claim: None,
             output: output(),
             unseen_line: false,
+            size: None,
         });
         match ops::execute(core, req, None).await {
             Ok(TermResponse::Ran(ran)) => ran,

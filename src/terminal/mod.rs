@@ -18,6 +18,7 @@ pub mod ops;
 pub mod osc;
 pub mod protocol;
 pub mod pty;
+mod queries;
 pub mod ready;
 pub mod shell;
 pub mod submission;

@@ -92,6 +92,9 @@ pub struct RunArgs {
     /// See [`InputArgs::unseen_line`]: what the agent left unentered before this line.
     #[serde(default)]
     pub unseen_line: bool,
+    /// New size (cols, rows) first: the program gets SIGWINCH and redraws.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<(Option<u16>, Option<u16>)>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -107,6 +110,9 @@ pub struct InputArgs {
     /// the policy never saw. The terminal refuses them where they reach such an editor.
     #[serde(default)]
     pub unseen_line: bool,
+    /// See [`RunArgs::size`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<(Option<u16>, Option<u16>)>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -307,6 +313,11 @@ pub struct Ran {
     /// that predate it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screen: Option<ScreenView>,
+    /// For input: whether the keys reached the shell's line editor (or a program reading
+    /// lines, whose leftovers the editor takes), rather than a program reading the terminal
+    /// raw. Absent from hosts that predate it: taken as yes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reached_line_editor: Option<bool>,
 }
 
 /// What a `read` shows, in the view it asked for.

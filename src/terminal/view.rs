@@ -56,7 +56,10 @@ pub fn screen(core: &Core, t: &Terminal) -> ScreenView {
         cursor_row,
         cursor_col,
         alternate_screen: s.alternate_screen(),
-        text: trimmed(&s.contents()),
+        cursor_hidden: s.hide_cursor(),
+        // One text row per screen row (a wrapped line stays on its rows), so the cursor's
+        // row indexes the text.
+        text: trimmed(&s.rows(0, cols.get()).collect::<Vec<_>>().join("\n")),
     }
 }
 
@@ -171,6 +174,7 @@ pub fn ran(t: &Terminal, output: Chunk, running: bool) -> Ran {
         note: None,
         waiting_for_input: None,
         screen: None,
+        reached_line_editor: None,
     }
 }
 
