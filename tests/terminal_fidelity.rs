@@ -1,9 +1,7 @@
-//! A program that asks its terminal something gets the answer a terminal gives (device
-//! attributes, status, the cursor's position where the program left it, the terminal's
-//! version, a mode report), and the agent's next keystrokes are never eaten as an answer;
-//! named keys take the form the program's cursor mode asks for.
-//! cols/rows resize an existing terminal; the screen view keeps a text row per screen row.
-//! Through the real binary, a real pty and bash.
+//! The terminal behaves as the one a person uses: named keys take the form the program's
+//! cursor mode asks for, and keys a raw program took never make the next command line look
+//! like history recall; cols/rows resize an existing terminal; the screen view keeps a text
+//! row per screen row and says a hidden cursor. Through the real binary, a real pty and bash.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
@@ -17,61 +15,20 @@ fn run(id: &str, command: &str) -> Value {
         "runtime": {"wait_ms": 15000}})
 }
 
-/// `printf` a query, read its answer with the terminal in raw mode (as programs do) up to
-/// the answer's last byte, and print what came between brackets.
-fn ask(query: &str, last: &str) -> String {
-    format!(
-        "old=$(stty -g); stty raw -echo; printf '{query}'; IFS= read -rs -t 5 -d '{last}' a; \
-         stty \"$old\"; printf '[%s]\\n' \"${{a#?}}\""
-    )
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn a_program_that_asks_its_terminal_gets_the_answer() {
+/// A server (no rc files; no person to ask, so the test's own commands are not held) and a
+/// terminal of it.
+async fn shell() -> (Server, String) {
     let s = server()
         .envs(&[("PM_TERM_NO_USER_RC", "1"), ("PM_TERM_APPROVAL", "never")])
         .start()
         .await;
     let id = open_shell(&s).await;
-    let out = |r: &Value| r["result"]["output"].as_str().unwrap_or("").to_string();
-    // Primary and secondary device attributes.
-    let r = s.call(run(&id, &ask("\\033[c", "c"))).await;
-    assert!(out(&r).contains("[[?1;2]"), "{r:#}");
-    let r = s.call(run(&id, &ask("\\033[>c", "c"))).await;
-    assert!(out(&r).contains("[[>0;10;1]"), "{r:#}");
-    // Status, and the cursor where the program left it: row 3, column 6 of a cleared screen.
-    let r = s.call(run(&id, &ask("\\033[5n", "n"))).await;
-    assert!(out(&r).contains("[[0]"), "{r:#}");
-    let r = s
-        .call(run(
-            &id,
-            &format!(
-                "clear; printf 'one\\ntwo\\nthree'; {}",
-                ask("\\033[6n", "R")
-            ),
-        ))
-        .await;
-    assert!(out(&r).contains("[[3;6]"), "{r:#}");
-    // The terminal's name and version.
-    let r = s.call(run(&id, &ask("\\033[>q", "\\\\"))).await;
-    assert!(out(&r).contains("interactive-terminal-mcp("), "{r:#}");
-    // A mode report: bracketed paste is off while this command runs.
-    let r = s.call(run(&id, &ask("\\033[?2004$p", "y"))).await;
-    assert!(out(&r).contains("[[?2004;2$]"), "{r:#}");
-    // The answers went to the program, not into the agent's next command.
-    let r = s.call(run(&id, "echo after-queries")).await;
-    assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
-    assert!(out(&r).contains("after-queries"), "{r:#}");
-    s.stop().await;
+    (s, id)
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn named_keys_follow_the_programs_cursor_mode() {
-    let s = server()
-        .envs(&[("PM_TERM_NO_USER_RC", "1"), ("PM_TERM_APPROVAL", "never")])
-        .start()
-        .await;
-    let id = open_shell(&s).await;
+    let (s, id) = shell().await;
     // A program that reads one key press in raw mode and shows its bytes, in application
     // cursor mode (`?1h`, as vim and curses programs with keypad set it) and in normal mode.
     for (mode, expect) in [("h", "033   O   A"), ("l", "033   [   A")] {
@@ -95,11 +52,7 @@ async fn named_keys_follow_the_programs_cursor_mode() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn cols_and_rows_on_an_existing_terminal_resize_it() {
-    let s = server()
-        .envs(&[("PM_TERM_NO_USER_RC", "1"), ("PM_TERM_APPROVAL", "never")])
-        .start()
-        .await;
-    let id = open_shell(&s).await;
+    let (s, id) = shell().await;
     let sized = |cols: u16, rows: u16| {
         json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
             "target": {"terminal_id": id}, "execution": {"command": "stty size", "cols": cols, "rows": rows},
@@ -126,11 +79,7 @@ async fn cols_and_rows_on_an_existing_terminal_resize_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_screen_view_has_a_text_row_per_screen_row_and_says_a_hidden_cursor() {
-    let s = server()
-        .envs(&[("PM_TERM_NO_USER_RC", "1"), ("PM_TERM_APPROVAL", "never")])
-        .start()
-        .await;
-    let id = open_shell(&s).await;
+    let (s, id) = shell().await;
     let r = s
         .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
             "target": {"terminal_id": id},

@@ -49,17 +49,10 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
     let (c, t) = (core.clone(), term.clone());
     tokio::spawn(async move {
         let mut buf = vec![0u8; PTY_READ_SIZE];
-        let mut queries = super::queries::Queries::default();
         loop {
             match t.pty.read(&mut buf).await {
                 Ok(0) => break,
-                Ok(n) => {
-                    c.ingest(&t, &buf[..n]);
-                    let asked = queries.scan(&buf[..n]);
-                    if !asked.is_empty() {
-                        answer_queries(&c, &t, asked);
-                    }
-                }
+                Ok(n) => c.ingest(&t, &buf[..n]),
                 Err(e) => {
                     tracing::debug!(terminal = %t.id, error = %e, "pty read ended");
                     break;
@@ -97,36 +90,6 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
             },
         };
         c.on_exit(&t, info);
-    });
-}
-
-/// Answer what the program asked its terminal (see `queries`): written to the pty as a
-/// terminal writes it, not as the agent's input (no action, no line tracking). The answer is
-/// made now (the cursor where the query found it) and written by a task of its own, so the
-/// reader never waits on a program that does not read its input.
-fn answer_queries(core: &Core, term: &Arc<Terminal>, asked: Vec<super::queries::Query>) {
-    use super::queries::{Query, answer, private_mode};
-    let mut reply = Vec::new();
-    for q in asked {
-        let mut screen = || {
-            core.sync_screen(term);
-            let mut vt = lock(&term.vt);
-            let s = vt.parser().screen();
-            let (row, col) = s.cursor_position();
-            let set = match q {
-                Query::PrivateMode(n) => private_mode(s, n),
-                _ => None,
-            };
-            Some((row, col, set))
-        };
-        reply.extend(answer(q, &mut screen));
-    }
-    let term = term.clone();
-    tokio::spawn(async move {
-        let _serial = term.write_lock.lock().await;
-        if let Err(e) = term.pty.write_all(&reply).await {
-            tracing::debug!(terminal = %term.id, error = %e, "a query's answer could not be written");
-        }
     });
 }
 

@@ -18,7 +18,6 @@ pub mod ops;
 pub mod osc;
 pub mod protocol;
 pub mod pty;
-mod queries;
 pub mod ready;
 pub mod shell;
 pub mod submission;
