@@ -332,42 +332,74 @@ fn matches_a_program(pattern: &str) -> bool {
         .any(|d| glob_matches(&format!("{d}/{pattern}"), None))
 }
 
-/// Shell pattern matching of one name: `*`, `?`, `[…]` (with `!`/`^` and ranges).
+/// Shell pattern matching of one name: `*`, `?`, `[…]` (with `!`/`^` and ranges). One
+/// pass with the last `*` as the only point to come back to: time in the pattern's length
+/// times the name's, whatever the stars (a recursive match was exponential in them, and a
+/// hostile command line decides how many there are).
 fn fnmatch(pattern: &str, name: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
-    fn go(p: &[char], n: &[char]) -> bool {
-        match p.first() {
-            None => n.is_empty(),
-            Some('*') => (0..=n.len()).any(|i| go(&p[1..], &n[i..])),
-            Some('?') => !n.is_empty() && go(&p[1..], &n[1..]),
-            Some('[') => {
-                let Some(close) = p.iter().skip(2).position(|c| *c == ']').map(|i| i + 2) else {
-                    return n.first() == Some(&'[') && go(&p[1..], &n[1..]);
-                };
-                let Some(&c) = n.first() else { return false };
-                let set = &p[1..close];
-                let (negate, set) = match set.first() {
-                    Some('!' | '^') => (true, &set[1..]),
-                    _ => (false, set),
-                };
-                let mut hit = false;
-                let mut i = 0;
-                while i < set.len() {
-                    if i + 2 < set.len() && set[i + 1] == '-' {
-                        hit |= set[i] <= c && c <= set[i + 2];
-                        i += 3;
-                    } else {
-                        hit |= set[i] == c;
-                        i += 1;
-                    }
-                }
-                hit != negate && go(&p[close + 1..], &n[1..])
+    let (mut pi, mut ni) = (0, 0);
+    // Just after the last star, and where in the name it began to match.
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        if p.get(pi) == Some(&'*') {
+            pi += 1;
+            star = Some((pi, ni));
+            continue;
+        }
+        if let Some(next) = one(&p, pi, n[ni]) {
+            pi = next;
+            ni += 1;
+            continue;
+        }
+        match star {
+            Some((after, from)) => {
+                pi = after;
+                ni = from + 1;
+                star = Some((after, from + 1));
             }
-            Some(&c) => n.first() == Some(&c) && go(&p[1..], &n[1..]),
+            None => return false,
         }
     }
-    go(&p, &n)
+    p[pi.min(p.len())..].iter().all(|c| *c == '*')
+}
+
+/// Whether the element of the pattern at `pi` (a character, `?`, or a `[…]` class) matches
+/// `c`: where the pattern goes on if it does.
+fn one(p: &[char], pi: usize, c: char) -> Option<usize> {
+    match p.get(pi)? {
+        '*' => None,
+        '?' => Some(pi + 1),
+        '[' => {
+            let Some(close) = p[pi..]
+                .iter()
+                .skip(2)
+                .position(|x| *x == ']')
+                .map(|i| pi + i + 2)
+            else {
+                return (c == '[').then_some(pi + 1);
+            };
+            let set = &p[pi + 1..close];
+            let (negate, set) = match set.first() {
+                Some('!' | '^') => (true, &set[1..]),
+                _ => (false, set),
+            };
+            let mut hit = false;
+            let mut i = 0;
+            while i < set.len() {
+                if i + 2 < set.len() && set[i + 1] == '-' {
+                    hit |= set[i] <= c && c <= set[i + 2];
+                    i += 3;
+                } else {
+                    hit |= set[i] == c;
+                    i += 1;
+                }
+            }
+            (hit != negate).then_some(close + 1)
+        }
+        x => (*x == c).then_some(pi + 1),
+    }
 }
 
 #[cfg(test)]
@@ -381,6 +413,14 @@ mod glob_tests {
         assert!(fnmatch("r[!x]", "rm"));
         assert!(fnmatch("*.rs", "main.rs"));
         assert!(!fnmatch("r?", "rmdir"));
+        assert!(fnmatch("a*b*c", "axxbyyc") && !fnmatch("a*b*c", "axxbyy"));
+        assert!(fnmatch("*", "") && fnmatch("**", "x") && !fnmatch("?", ""));
+        assert!(fnmatch("[a-c]*[!z]", "bqq") && !fnmatch("[a-c]*[!z]", "bqz"));
+        assert!(fnmatch("x[y", "x[y") && !fnmatch("x[y", "xy"));
+        // Stars a hostile line piles up cost time in the lengths, not exponential in them.
+        let long = "O".repeat(200);
+        assert!(!fnmatch(&format!("{}X", "*".repeat(60)), &long));
+        assert!(fnmatch(&"*O".repeat(60), &long));
         assert!(glob_matches("/bin/r?", None));
         assert!(!glob_matches("/bin/zz?zz", None));
         assert!(!glob_matches("3*4", Some("/")));
