@@ -343,9 +343,9 @@ pub struct Config {
     pub idle_close_ms: u64,
     /// Places for running headless commands: one cap for the whole server, every HTTP
     /// session included (clones of this config share it).
-    pub places: std::sync::Arc<crate::exec::Places>,
+    pub places: std::sync::Arc<crate::places::Places>,
     /// Places for live terminals, shared the same way.
-    pub terminal_places: std::sync::Arc<crate::exec::Places>,
+    pub terminal_places: std::sync::Arc<crate::places::Places>,
     pub max_retained: usize,
     pub default_wait_ms: u64,
     pub interactive_shell: Option<String>,
@@ -407,15 +407,15 @@ impl Default for Config {
             output_memory: crate::spool::DEFAULT_MEMORY_LIMIT,
             answer_budget: DEFAULT_ANSWER_BUDGET as usize,
             idle_close_ms: DEFAULT_IDLE_CLOSE_MS,
-            places: crate::exec::Places::new(
+            places: crate::places::Places::new(
                 crate::exec::DEFAULT_MAX_RUNNING,
-                crate::exec::places::DEFAULT_QUEUE,
+                crate::places::DEFAULT_QUEUE,
             ),
             max_retained: crate::exec::DEFAULT_MAX_RETAINED,
             default_wait_ms: DEFAULT_EXECUTE_WAIT_MS,
             interactive_shell: None,
             max_terminals: crate::terminal::DEFAULT_MAX_TERMINALS,
-            terminal_places: crate::exec::Places::new(crate::terminal::DEFAULT_MAX_TERMINALS, 0),
+            terminal_places: crate::places::Places::new(crate::terminal::DEFAULT_MAX_TERMINALS, 0),
             scrollback_bytes: crate::terminal::DEFAULT_SCROLLBACK_BYTES,
             no_user_rc: false,
             runtime: RuntimeInputs::default(),
@@ -472,15 +472,12 @@ impl Config {
             output_memory: a.output_memory.get(),
             answer_budget: a.answer_budget as usize,
             idle_close_ms: a.idle_close_ms,
-            places: crate::exec::Places::new(
-                a.max_sessions.get(),
-                crate::exec::places::DEFAULT_QUEUE,
-            ),
+            places: crate::places::Places::new(a.max_sessions.get(), crate::places::DEFAULT_QUEUE),
             max_retained: a.max_retained.get(),
             default_wait_ms: a.wait_ms,
             interactive_shell: a.interactive_shell,
             max_terminals: a.terminals.max_terminals.get(),
-            terminal_places: crate::exec::Places::new(a.terminals.max_terminals.get(), 0),
+            terminal_places: crate::places::Places::new(a.terminals.max_terminals.get(), 0),
             scrollback_bytes: a.terminals.scrollback.get(),
             no_user_rc: a.terminals.no_user_rc,
             runtime: RuntimeInputs {

@@ -18,6 +18,7 @@ pub mod ids;
 pub mod locks;
 pub mod mcp;
 pub mod pattern;
+pub mod places;
 pub mod policy;
 pub mod preflight;
 pub mod private_dir;

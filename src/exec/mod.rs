@@ -1,14 +1,13 @@
 //! Headless execution: one manager owning every pipe-based session, its limits as named
 //! constants, every session's output kept by cursor until it is pruned.
 
-pub mod places;
 pub mod session;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-pub use places::{NoPlace, Places, RunningSlot};
+pub use crate::places::{NoPlace, Places, RunningSlot};
 pub use session::{Program, Session, StartSpec, Status, Stream};
 
 use crate::ids;

@@ -17,7 +17,7 @@ use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio::sync::watch;
 
-use super::places::RunningSlot;
+use crate::places::RunningSlot;
 use crate::process::{self, ChildExit, SessionIo, SessionSpec, Supervised};
 use crate::spool::{Slice, Spool};
 

@@ -17,7 +17,7 @@ use super::view::{chunk, find, ran};
 pub use super::waits::{
     INPUT_QUIET, PROMPT_END_GRACE, STARTUP_WAIT, quiet_after, quiet_or_input, wait_for,
 };
-use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, fish_syntax, held, lifecycle};
+use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, fish_syntax, guard, held, lifecycle};
 
 /// After keys are typed, how long a program that shows nothing may take to read them before
 /// the kernel's word that it waits for input is taken (until then it may still be waiting
@@ -202,78 +202,6 @@ fn bracketed_paste(st: &TermState) -> bool {
     on.is_some_and(|on| off.is_none_or(|off| on > off))
 }
 
-/// Refuse keys that would have the shell's line editor enter a line the policy never saw
-/// (history recalled, the cursor moved, text yanked or completed before Enter: `unseen`,
-/// judged by the service with what the agent left unentered), where they reach that editor:
-/// at the shell's prompt, or while a program reads through the line discipline, whose unread
-/// keys the editor takes once the prompt is back. A full-screen program or a REPL with a
-/// line editor of its own takes them itself, and may.
-fn unseen_by_the_policy(t: &Terminal, unseen: bool) -> Result<(), OpError> {
-    if !unseen || t.nonce_file.is_none() || t.prompt_only {
-        return Ok(());
-    }
-    if !reaches_line_editor(t) {
-        return Ok(());
-    }
-    Err(OpError::new(
-        OpErrorKind::Invalid,
-        format!(
-            "these keys would reach the line editor of {} in terminal {} and recall history, \
-             move the cursor, yank or complete before Enter, so the line it would run is one \
-             the operator's policy never saw; nothing was typed: send the whole command line \
-             as execution.command (a Ctrl-C first, as raw input, drops what was left typed)",
-            t.shell, t.id
-        ),
-    ))
-}
-
-/// Resize the terminal to `size` (cols, rows; a missing one stays) when asked.
-fn resize_to(core: &Core, t: &Terminal, size: Option<(Option<u16>, Option<u16>)>) {
-    let Some((cols, rows)) = size else { return };
-    let (now_rows, now_cols) = {
-        let mut vt = super::term::lock(&t.vt);
-        vt.parser().screen().size()
-    };
-    let (cols, rows) = (
-        cols.unwrap_or(now_cols.get()),
-        rows.unwrap_or(now_rows.get()),
-    );
-    if (cols, rows) != (now_cols.get(), now_rows.get()) {
-        lifecycle::resize(core, t, cols, rows, None);
-    }
-}
-
-/// Whether keys typed now reach the shell's line editor: at its prompt, or through the line
-/// discipline of a program reading lines (what it leaves unread, the editor takes once the
-/// prompt is back). A program reading the terminal raw (a full-screen program, a REPL with
-/// its own editor, `read -s -n1`) takes them itself.
-fn reaches_line_editor(t: &Terminal) -> bool {
-    let at_prompt = {
-        let st = t.state();
-        st.at_prompt && st.executing().is_none()
-    };
-    at_prompt || t.pty.canonical()
-}
-
-/// Refuse text with a line the terminal's line discipline would cut: the program would get
-/// (and a shell would run) the line's start alone.
-fn fits_the_line_discipline(t: &Terminal, text: &str) -> Result<(), OpError> {
-    let longest = text.split(['\r', '\n']).map(str::len).max().unwrap_or(0);
-    if longest <= CANONICAL_LINE_MAX || !t.pty.canonical() {
-        return Ok(());
-    }
-    Err(OpError::new(
-        OpErrorKind::Invalid,
-        format!(
-            "terminal {} reads lines through the kernel's line discipline (no line editor takes \
-             the keys now), which keeps {CANONICAL_LINE_MAX} bytes of a line and drops the rest; \
-             this text has a line of {longest} bytes, so nothing was typed: run it headless, \
-             split it over lines, or write it to a file first",
-            t.id
-        ),
-    ))
-}
-
 /// A terminal that can still take input.
 fn find_running(core: &Core, id: &str) -> Result<Arc<Terminal>, OpError> {
     let t = find(core, id)?;
@@ -307,8 +235,8 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         a.command = a.command.replace("\r\n", "\n");
     }
     let t = find_running(core, &a.terminal_id)?;
-    unseen_by_the_policy(&t, a.unseen_line)?;
-    resize_to(core, &t, a.size);
+    guard::unseen_by_the_policy(&t, a.unseen_line)?;
+    lifecycle::resize_to(core, &t, a.size);
     if let Some(why) = crate::typed_text::refusal("the command line", &a.command) {
         return Err(OpError::new(OpErrorKind::Invalid, why));
     }
@@ -388,7 +316,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         }
         (st.next_command, st.spool.len())
     };
-    if let Err(e) = fits_the_line_discipline(&t, &a.command) {
+    if let Err(e) = guard::fits_the_line_discipline(&t, &a.command) {
         return showing(e);
     }
     if let (Some(h), Some(ms)) = (hard, a.timeout_ms)
@@ -558,9 +486,9 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
         })?),
         None => None,
     };
-    fits_the_line_discipline(&t, &a.data)?;
-    unseen_by_the_policy(&t, a.unseen_line)?;
-    resize_to(core, &t, a.size);
+    guard::fits_the_line_discipline(&t, &a.data)?;
+    guard::unseen_by_the_policy(&t, a.unseen_line)?;
+    lifecycle::resize_to(core, &t, a.size);
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, true);
     }
@@ -568,7 +496,7 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
         let st = t.state();
         (st.spool.len(), st.commands.back().cloned())
     };
-    let to_editor = reaches_line_editor(&t);
+    let to_editor = guard::reaches_line_editor(&t);
     lifecycle::input(core, &t, &a.data, None)
         .await
         .map_err(|e| {

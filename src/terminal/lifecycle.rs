@@ -175,6 +175,22 @@ fn track_typed(st: &mut super::term::TermState, data: &str) {
     }
 }
 
+/// Resize the terminal to `size` (cols, rows; a missing one stays) when asked.
+pub fn resize_to(core: &Core, t: &Terminal, size: Option<(Option<u16>, Option<u16>)>) {
+    let Some((cols, rows)) = size else { return };
+    let (now_rows, now_cols) = {
+        let mut vt = lock(&t.vt);
+        vt.parser().screen().size()
+    };
+    let (cols, rows) = (
+        cols.unwrap_or(now_cols.get()),
+        rows.unwrap_or(now_rows.get()),
+    );
+    if (cols, rows) != (now_cols.get(), now_rows.get()) {
+        resize(core, t, cols, rows, None);
+    }
+}
+
 /// Resize the pty (programs get SIGWINCH) and the rendered screen.
 pub fn resize(core: &Core, term: &Terminal, cols: u16, rows: u16, origin: Option<ActionOrigin>) {
     if let Err(e) = term.pty.resize(cols, rows) {

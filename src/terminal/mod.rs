@@ -10,6 +10,7 @@ pub mod drive;
 pub mod file_uri;
 mod fish_syntax;
 pub mod frame;
+mod guard;
 pub mod held;
 pub mod lifecycle;
 #[cfg(test)]
@@ -64,7 +65,7 @@ pub struct CoreConfig {
     pub log_max_bytes: usize,
     /// Places for live terminals shared with other cores of the server (each HTTP session
     /// has its own): a live terminal holds one until its shell ends.
-    pub shared_places: Option<std::sync::Arc<crate::exec::Places>>,
+    pub shared_places: Option<std::sync::Arc<crate::places::Places>>,
 }
 
 impl CoreConfig {

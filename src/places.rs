@@ -1,4 +1,5 @@
-//! Places for running commands, shared by every session of the server: a cap that a burst
+//! Places under a cap shared by every session of the server (running commands, live
+//! terminals): a cap that a burst
 //! queues behind instead of being refused.
 //!
 //! A command takes a place before it starts and gives it back when it has exited. When all
