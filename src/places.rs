@@ -1,6 +1,5 @@
 //! Places under a cap shared by every session of the server (running commands, live
-//! terminals): a cap that a burst
-//! queues behind instead of being refused.
+//! terminals): a cap that a burst queues behind instead of being refused.
 //!
 //! A command takes a place before it starts and gives it back when it has exited. When all
 //! places are taken, a start waits its turn (at most [`Places::queue`] starts wait at once,
