@@ -2,7 +2,7 @@
 //! (xterm sequences in normal cursor mode, as bash, zsh, python and vim expect).
 
 /// Key names and the bytes they send.
-const NAMED: [(&str, &str); 14] = [
+const NAMED: [(&str, &str); 28] = [
     ("enter", "\r"),
     ("tab", "\t"),
     ("escape", "\x1b"),
@@ -17,6 +17,20 @@ const NAMED: [(&str, &str); 14] = [
     ("pageup", "\x1b[5~"),
     ("pagedown", "\x1b[6~"),
     ("delete", "\x1b[3~"),
+    ("insert", "\x1b[2~"),
+    ("shift-tab", "\x1b[Z"),
+    ("f1", "\x1bOP"),
+    ("f2", "\x1bOQ"),
+    ("f3", "\x1bOR"),
+    ("f4", "\x1bOS"),
+    ("f5", "\x1b[15~"),
+    ("f6", "\x1b[17~"),
+    ("f7", "\x1b[18~"),
+    ("f8", "\x1b[19~"),
+    ("f9", "\x1b[20~"),
+    ("f10", "\x1b[21~"),
+    ("f11", "\x1b[23~"),
+    ("f12", "\x1b[24~"),
 ];
 
 /// The bytes of one named key, or `None` for an unknown name. `ctrl-a` .. `ctrl-z` map to
@@ -52,6 +66,9 @@ mod tests {
         assert_eq!(encode("Ctrl-D").as_deref(), Some("\x04"));
         assert_eq!(encode("enter").as_deref(), Some("\r"));
         assert_eq!(encode("up").as_deref(), Some("\x1b[A"));
+        assert_eq!(encode("F10").as_deref(), Some("\x1b[21~"));
+        assert_eq!(encode("f1").as_deref(), Some("\x1bOP"));
+        assert_eq!(encode("shift-tab").as_deref(), Some("\x1b[Z"));
         assert_eq!(encode("ctrl-1"), None);
         assert_eq!(encode("hyper"), None);
     }

@@ -67,6 +67,8 @@ pub struct ExitInfo {
 /// rendered: an idle terminal nobody looks at holds none.
 pub struct Screen {
     parser: Option<vt100::Parser>,
+    /// What the parser does not draw by itself (see `emulate`).
+    front: super::emulate::Front,
     rows: u16,
     cols: u16,
     pub pos: u64,
@@ -76,6 +78,7 @@ impl Screen {
     pub fn new(rows: u16, cols: u16) -> Screen {
         Screen {
             parser: None,
+            front: super::emulate::Front::default(),
             rows,
             cols,
             pos: 0,
@@ -88,6 +91,14 @@ impl Screen {
         self.parser.get_or_insert_with(|| {
             vt100::Parser::new(dim(rows), dim(cols), SCREEN_SCROLLBACK_LINES)
         })
+    }
+
+    /// Draw what the program printed.
+    pub fn process(&mut self, bytes: &[u8]) {
+        self.parser();
+        if let Some(p) = self.parser.as_mut() {
+            self.front.process(p, bytes);
+        }
     }
 
     /// New size: output rendered from now on is drawn at it.
@@ -243,7 +254,10 @@ pub struct Terminal {
     /// The rendered screen, caught up from the stream by whoever reads it.
     pub vt: Mutex<Screen>,
     pub changed: watch::Sender<u64>,
-    pub write_lock: tokio::sync::Mutex<()>,
+    /// Serialises writes to the pty: the agent's input, and the answers to the program's
+    /// queries (shared, so the reader can hold it from the moment it finds a query until
+    /// the answer is written, and input sent after that point comes after the answer).
+    pub write_lock: std::sync::Arc<tokio::sync::Mutex<()>>,
     /// Held by a command line from the look at whether the terminal is free until it is
     /// typed: two calls at once into one terminal see each other (the second finds the
     /// first entered, and waits for it or is refused as busy) instead of both typing.

@@ -326,14 +326,14 @@ impl Core {
                 vt.pos = end;
             }
             let replay = modes.replay();
-            vt.parser().process(&replay);
+            vt.process(&replay);
             if let Some((window, end)) = self.stream_step(term, cut, len) {
                 let start = end - window.len() as u64;
                 vt.pos = start + catch_up::line_start(&window) as u64;
             }
         }
         while let Some((bytes, end)) = self.stream_step(term, vt.pos, u64::MAX) {
-            vt.parser().process(&bytes);
+            vt.process(&bytes);
             vt.pos = end;
         }
     }
