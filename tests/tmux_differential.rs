@@ -71,6 +71,11 @@ fn scenarios(dir: &Path) -> Vec<Scenario> {
         ("origin mode", p("\\033[3;8r\\033[?6h\\033[1;1Htop\\033[10;1Hbottom\\033[?6l\\033[r\\033[1;1Habs"), vec![]),
         ("autowrap off", p("\\033[?7l\\033[1;75Habcdefghij\\033[?7h\\033[3;1Hnext\\033[2;78Hwrapped"), vec![]),
         ("column mode clears", p("junk\\033[?3lX"), vec![]),
+        (
+            "line drawing",
+            p("\\033(0lqqqk\\nx a x\\nmqqqj\\033(B q x\\n\\033)0\\016ltwuk\\017 t\\n\\033[!p\\033[4hsoft"),
+            vec![],
+        ),
         ("colours as text", p("\\033[31mred\\033[1;42m bold on green\\033[0m\\033[7m inverse\\033[0m plain"), vec![]),
         ("less on a file", format!("TERM=xterm-256color less {f}"), vec![" ", "G", "?line 1\r", "g", "key:down", "key:down"]),
         ("vim on a file", format!("TERM=xterm-256color vim -u NONE -N -n -i NONE {f}"), vec!["50G", "ddjp", "ohello", "key:escape", ":set nu\r", "key:up", "key:down"]),
@@ -168,6 +173,32 @@ fn rows(text: &str) -> Vec<String> {
     rows
 }
 
+/// The text of `capture-pane -e`: escapes taken out, and the runs tmux marks as drawn in
+/// the DEC line-drawing set (between SO and SI; tmux keeps their letters) as the lines a
+/// terminal shows.
+fn text_of(captured: &str) -> String {
+    const SET: &str = " ◆▒␉␌␍␊°±␤␋┘┐┌└┼⎺⎻─⎼⎽├┤┴┬│≤≥π≠£·";
+    let mut out = String::new();
+    let mut drawing = false;
+    let mut chars = captured.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\x1b' => {
+                if chars.next() == Some('[') {
+                    while chars.next().is_some_and(|b| !('@'..='~').contains(&b)) {}
+                }
+            }
+            '\x0e' => drawing = true,
+            '\x0f' => drawing = false,
+            '_'..='~' if drawing => {
+                out.push(SET.chars().nth(c as usize - 0x5f).unwrap());
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// tmux on its own socket, with no configuration but no status line.
 struct Tmux {
     socket: String,
@@ -243,7 +274,7 @@ impl Tmux {
         let mut same = 0;
         while same < 3 && started.elapsed() < Duration::from_secs(10) {
             std::thread::sleep(Duration::from_millis(100));
-            let screen = self.out(&["capture-pane", "-p", "-t", name]);
+            let screen = text_of(&self.out(&["capture-pane", "-p", "-e", "-t", name]));
             let cursor = self.out(&["display", "-p", "-t", name, "#{cursor_y} #{cursor_x}"]);
             let mut at = cursor.split_whitespace().map(|n| n.parse::<u64>().unwrap());
             let now = (rows(&screen), (at.next().unwrap(), at.next().unwrap()));

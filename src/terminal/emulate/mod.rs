@@ -31,37 +31,17 @@ pub struct Front {
     no_wrap: bool,
     /// Tab stops set by the program; `None` is a stop every 8 columns.
     tabs: Option<Vec<u16>>,
+    /// G0 and G1 hold the DEC line-drawing set (`ESC ( 0`, `ESC ) 0`).
+    graphics: [bool; 2],
+    /// G1 is shifted in (SO) in place of G0 (SI).
+    shifted: bool,
+    /// The sets and shift saved with the cursor (a terminal saves them together).
+    saved: ([bool; 2], bool),
 }
 
-/// A sequence this front handles.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Ours {
-    SaveCursor,
-    RestoreCursor,
-    Index,
-    NextLine,
-    SetTab,
-    ClearTab(u16),
-    ForwardTab(u16),
-    BackTab(u16),
-    Insert(bool),
-    /// `CSI ? … 7 … h/l` (`true`: wrap); the sequence still goes to the screen.
-    Wrap(bool),
-    /// `CSI ? … 3 … h/l`: the sequence itself still goes to the screen (for its other modes).
-    ColumnMode,
-    Align,
-    Reset,
-}
+mod sequences;
 
-/// What starts at an escape byte.
-enum Seq {
-    Ours(Ours, usize),
-    /// Not ours: this many bytes go through.
-    Other(usize),
-    /// A control string starts: this many bytes, then its body.
-    String(usize),
-    Incomplete,
-}
+use sequences::{Ours, Seq, is_continuation, line_drawing, parse, utf8_len};
 
 impl Front {
     /// Draw `bytes` on `p`'s screen.
@@ -130,6 +110,20 @@ impl Front {
                     return;
                 }
                 0xef if !(self.insert || self.no_wrap) => at += 1,
+                0x0e | 0x0f => {
+                    p.process(&data[from..at]);
+                    self.shifted = data[at] == 0x0e;
+                    at += 1;
+                    from = at;
+                }
+                b @ 0x5f..=0x7e if self.line_drawing() => {
+                    p.process(&data[from..at]);
+                    at += 1;
+                    from = at;
+                    self.before_char(p, 1);
+                    let mut utf8 = [0; 4];
+                    p.process(line_drawing(b).encode_utf8(&mut utf8).as_bytes());
+                }
                 b'\t' => {
                     p.process(&data[from..at]);
                     at += 1;
@@ -137,8 +131,7 @@ impl Front {
                     self.tab(p, 1, true);
                 }
                 _ => {
-                    // A printed character in insert mode: make room for it first; with
-                    // autowrap off, at the last column: write over it instead of wrapping.
+                    // A printed character in insert mode or with autowrap off.
                     let len = utf8_len(data[at]);
                     if data.len() - at < len {
                         p.process(&data[from..at]);
@@ -153,16 +146,7 @@ impl Front {
                     if width > 0 {
                         p.process(&data[from..at]);
                         from = at;
-                        if self.no_wrap {
-                            let cols = size(p).1;
-                            if p.screen().cursor_position().1 + width > cols {
-                                let col = cols.saturating_sub(width) + 1;
-                                p.process(format!("\x1b[{col}G").as_bytes());
-                            }
-                        }
-                        if self.insert {
-                            p.process(format!("\x1b[{width}@").as_bytes());
-                        }
+                        self.before_char(p, width);
                     }
                     at += len;
                 }
@@ -171,12 +155,20 @@ impl Front {
         p.process(&data[from..]);
     }
 
-    /// Where the next byte this front may act on is: escapes always, tabs while the program
-    /// set its own stops, printed characters in insert mode or with autowrap off.
+    /// Where the next byte this front may act on is: escapes and `0xEF` always, tabs while
+    /// the program set its own stops, shifts once a set was designated, the letters of the
+    /// line-drawing set while it is in use, printed characters in insert mode or with
+    /// autowrap off.
     fn next_interesting(&self, s: &[u8]) -> Option<usize> {
-        if self.insert || self.no_wrap {
+        let each_char = self.insert || self.no_wrap;
+        let drawing = self.line_drawing();
+        if each_char || drawing || self.graphics[1] || self.shifted {
+            let tabs = self.tabs.is_some();
             return s.iter().position(|&b| {
-                b == 0x1b || b == b'\t' || (b >= 0x20 && b != 0x7f && !is_continuation(b))
+                matches!(b, 0x1b | 0xef | 0x0e | 0x0f)
+                    || (tabs && b == b'\t')
+                    || (drawing && (0x5f..=0x7e).contains(&b))
+                    || (each_char && b >= 0x20 && b != 0x7f && !is_continuation(b))
             });
         }
         if self.tabs.is_some() {
@@ -185,10 +177,40 @@ impl Front {
         memchr::memchr2(0x1b, 0xef, s)
     }
 
+    fn save_cursor(&mut self, p: &mut vt100::Parser) {
+        self.saved = (self.graphics, self.shifted);
+        p.process(b"\x1b7");
+    }
+
+    fn restore_cursor(&mut self, p: &mut vt100::Parser) {
+        (self.graphics, self.shifted) = self.saved;
+        p.process(b"\x1b8");
+    }
+
+    /// The set in use draws lines.
+    fn line_drawing(&self) -> bool {
+        self.graphics[usize::from(self.shifted)]
+    }
+
+    /// Before a character `width` columns wide is printed: with autowrap off, at the last
+    /// column, write over it instead of wrapping; in insert mode, make room for it.
+    fn before_char(&self, p: &mut vt100::Parser, width: u16) {
+        if self.no_wrap {
+            let cols = size(p).1;
+            if p.screen().cursor_position().1 + width > cols {
+                let col = cols.saturating_sub(width) + 1;
+                p.process(format!("\x1b[{col}G").as_bytes());
+            }
+        }
+        if self.insert {
+            p.process(format!("\x1b[{width}@").as_bytes());
+        }
+    }
+
     fn act(&mut self, p: &mut vt100::Parser, ours: Ours, seq: &[u8]) {
         match ours {
-            Ours::SaveCursor => p.process(b"\x1b7"),
-            Ours::RestoreCursor => p.process(b"\x1b8"),
+            Ours::SaveCursor => self.save_cursor(p),
+            Ours::RestoreCursor => self.restore_cursor(p),
             // vt100's line feed is an index: down a row, scrolling at the bottom margin.
             Ours::Index => p.process(b"\n"),
             Ours::NextLine => p.process(b"\r\n"),
@@ -229,8 +251,36 @@ impl Front {
                 fill.extend_from_slice(b"\x1b[H");
                 p.process(&fill);
             }
+            Ours::Charset(g, graphics) => self.graphics[g] = graphics,
+            Ours::Alternate(on) => {
+                p.process(seq);
+                p.process(if on {
+                    b"\x1b[?47h"
+                } else {
+                    b"\x1b[2J\x1b[?47l"
+                });
+            }
+            Ours::CursorMode(on) => {
+                p.process(seq);
+                if on {
+                    self.save_cursor(p);
+                } else {
+                    self.restore_cursor(p);
+                }
+            }
+            Ours::SoftReset => {
+                (self.insert, self.no_wrap) = (false, false);
+                (self.graphics, self.shifted) = ([false; 2], false);
+                // Margins and origin mode reset (both home the cursor: it is put back),
+                // attributes, a visible cursor, normal cursor keys and keypad.
+                let (row, col) = p.screen().cursor_position();
+                p.process(b"\x1b[?6l\x1b[r\x1b[0m\x1b[?25h\x1b[?1l\x1b>");
+                p.process(format!("\x1b[{};{}H", row + 1, col + 1).as_bytes());
+            }
             Ours::Reset => {
                 (self.insert, self.no_wrap, self.tabs) = (false, false, None);
+                (self.graphics, self.shifted) = ([false; 2], false);
+                self.saved = ([false; 2], false);
                 p.process(seq);
             }
         }
@@ -264,91 +314,6 @@ impl Front {
 fn size(p: &vt100::Parser) -> (u16, u16) {
     let (rows, cols) = p.screen().size();
     (rows.get(), cols.get())
-}
-
-fn is_continuation(b: u8) -> bool {
-    (0x80..0xc0).contains(&b)
-}
-
-/// Bytes of the UTF-8 character led by `b` (1 for anything that does not lead one).
-fn utf8_len(b: u8) -> usize {
-    match b {
-        0xc0..=0xdf => 2,
-        0xe0..=0xef => 3,
-        0xf0..=0xf7 => 4,
-        _ => 1,
-    }
-}
-
-/// The sequence `s` (starting with ESC) begins with.
-fn parse(s: &[u8]) -> Seq {
-    let Some(&second) = s.get(1) else {
-        return Seq::Incomplete;
-    };
-    match second {
-        b'[' => csi(s),
-        b']' | b'P' | b'_' | b'^' | b'X' => Seq::String(2),
-        b'D' => Seq::Ours(Ours::Index, 2),
-        b'E' => Seq::Ours(Ours::NextLine, 2),
-        b'H' => Seq::Ours(Ours::SetTab, 2),
-        b'c' => Seq::Ours(Ours::Reset, 2),
-        b'#' => match s.get(2) {
-            None => Seq::Incomplete,
-            Some(b'8') => Seq::Ours(Ours::Align, 3),
-            Some(_) => Seq::Other(3),
-        },
-        // ESC, intermediates, a final byte (charsets, keypad modes, ESC 7/8 …).
-        _ => match s[1..].iter().position(|b| !(0x20..=0x2f).contains(b)) {
-            Some(i) => Seq::Other(i + 2),
-            None => Seq::Incomplete,
-        },
-    }
-}
-
-fn csi(s: &[u8]) -> Seq {
-    let body = &s[2..];
-    let Some(end) = body.iter().position(|b| !(0x20..=0x3f).contains(b)) else {
-        return Seq::Incomplete;
-    };
-    let last = body[end];
-    if !(0x40..=0x7e).contains(&last) {
-        // A control inside the sequence: the screen model deals with it.
-        return Seq::Other(2);
-    }
-    let len = 2 + end + 1;
-    let (head, intermediates) = match body[..end].iter().position(|b| (0x20..=0x2f).contains(b)) {
-        Some(i) => (&body[..i], &body[i..end]),
-        None => (&body[..end], &body[..0]),
-    };
-    if !intermediates.is_empty() {
-        return Seq::Other(len);
-    }
-    let (private, params) = match head.first() {
-        Some(m @ (b'<' | b'=' | b'>' | b'?')) => (Some(*m), &head[1..]),
-        _ => (None, head),
-    };
-    let numbers: Vec<u16> = params
-        .split(|&b| b == b';')
-        .map(|p| {
-            std::str::from_utf8(p)
-                .ok()
-                .and_then(|p| p.parse().ok())
-                .unwrap_or(0)
-        })
-        .collect();
-    let first = numbers.first().copied().unwrap_or(0);
-    let ours = match (private, last) {
-        (None, b's') if params.is_empty() => Ours::SaveCursor,
-        (None, b'u') if params.is_empty() => Ours::RestoreCursor,
-        (None, b'I') => Ours::ForwardTab(first.max(1)),
-        (None, b'Z') => Ours::BackTab(first.max(1)),
-        (None, b'g') => Ours::ClearTab(first),
-        (None, b'h' | b'l') if numbers.contains(&4) => Ours::Insert(last == b'h'),
-        (Some(b'?'), b'h' | b'l') if numbers.contains(&3) => Ours::ColumnMode,
-        (Some(b'?'), b'h' | b'l') if numbers.contains(&7) => Ours::Wrap(last == b'h'),
-        _ => return Seq::Other(len),
-    };
-    Seq::Ours(ours, len)
 }
 
 #[cfg(test)]
@@ -426,6 +391,25 @@ mod tests {
         let mut p = vt100::Parser::new(dim(4), dim(20), 0);
         Front::default().process(&mut p, "❤️".as_bytes());
         assert_eq!(p.screen().cursor_position(), (0, 1));
+    }
+
+    #[test]
+    fn soft_reset_and_the_other_alternate_screen() {
+        assert_eq!(
+            both(
+                b"ab\x1b[4h\x1b[!pX\r\n\x1b[?1047hALT\x1b[?1047l\x1b[?1048h\x1b[3;3Hq\x1b[?1048lz"
+            ),
+            ["abX", "z", "  q", ""]
+        );
+    }
+
+    #[test]
+    fn the_line_drawing_set_draws_lines() {
+        let rows = both(b"\x1b(0lqqk\r\nx  x\r\nmqqj\x1b(B q\r\n\x1b)0\x0eltk\x0f t");
+        assert_eq!(rows, ["┌──┐", "│  │", "└──┘ q", "┌├┐ t"]);
+        // The sets are saved and restored with the cursor.
+        let rows = both(b"\x1b(0qq\x1b7\x1b[2;1H\x1b(BA\x1b8qq\x1b[sx\x1b(Bx\x1b[uq");
+        assert_eq!(rows[..2], ["─────x", "A"]);
     }
 
     #[test]
