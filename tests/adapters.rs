@@ -38,6 +38,22 @@ async fn suite(s: &Server, adapter: &str) {
     assert_eq!(r["result"]["output"], "one\ntwo\n", "{r:#}");
     assert_eq!(r["result"]["exit_code"], 5);
     assert_eq!(r["resolved"]["adapter"], adapter);
+    // The same terminal whatever the adapter: it answers a program's query (device
+    // attributes) and draws the line-drawing set.
+    let r = s
+        .call(exec(
+            Some(&id),
+            json!({"command": "old=$(stty -g); stty raw -echo; printf '\\033[c'; read -rs -t 5 -d c a; stty \"$old\"; printf 'da[%s]\\n' \"${a#?}\"; printf '\\033(0lqk\\033(B\\n'"}),
+        ))
+        .await;
+    assert!(r["result"]["output"].as_str().unwrap_or_default().contains("da[[?1;2]"), "{r:#}");
+    let screen = s
+        .call(json!({"action": "read_output", "target": {"terminal_id": id}, "output": {"view": "screen"}}))
+        .await;
+    assert!(
+        screen["result"]["screen"]["text"].as_str().unwrap_or_default().contains("┌─┐"),
+        "{screen:#}"
+    );
     // A new terminal running a command.
     let n = s.call(exec(None, json!({"command": "pwd"}))).await;
     assert_eq!(n["result"]["exit_code"], 0, "{n:#}");
