@@ -46,12 +46,21 @@ async fn suite(s: &Server, adapter: &str) {
             json!({"command": "old=$(stty -g); stty raw -echo; printf '\\033[c'; read -rs -t 5 -d c a; stty \"$old\"; printf 'da[%s]\\n' \"${a#?}\"; printf '\\033(0lqk\\033(B\\n'"}),
         ))
         .await;
-    assert!(r["result"]["output"].as_str().unwrap_or_default().contains("da[[?1;2]"), "{r:#}");
+    assert!(
+        r["result"]["output"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("da[[?1;2]"),
+        "{r:#}"
+    );
     let screen = s
         .call(json!({"action": "read_output", "target": {"terminal_id": id}, "output": {"view": "screen"}}))
         .await;
     assert!(
-        screen["result"]["screen"]["text"].as_str().unwrap_or_default().contains("┌─┐"),
+        screen["result"]["screen"]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("┌─┐"),
         "{screen:#}"
     );
     // A new terminal running a command.

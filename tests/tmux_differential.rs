@@ -13,7 +13,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -93,6 +92,21 @@ fn scenarios(dir: &Path) -> Vec<Scenario> {
             "vttest: insert and delete",
             "TERM=xterm-256color vttest".into(),
             vttest("8\r", 14),
+        ),
+        (
+            "vttest: character sets",
+            "TERM=xterm-256color vttest".into(),
+            vec!["3\r", "\r"],
+        ),
+        (
+            "vttest: known bugs",
+            "TERM=xterm-256color vttest".into(),
+            vec!["9\r", "1\r", "\r", "2\r", "\r", "7\r", "\r", "9\r", "\r", "\r"],
+        ),
+        (
+            "vttest: resets",
+            "TERM=xterm-256color vttest".into(),
+            vec!["10\r", "1\r", "\r", "3\r", "\r"],
         ),
         (
             "a curses program",
@@ -208,28 +222,44 @@ struct Tmux {
 impl Tmux {
     fn new(dir: &Path) -> Tmux {
         let conf = dir.join("tmux.conf");
-        std::fs::write(&conf, "set -g status off\n").unwrap();
-        Tmux {
+        std::fs::write(&conf, "set -g status off\nset -g remain-on-exit on\n").unwrap();
+        let tmux = Tmux {
             socket: format!("differential-{}", std::process::id()),
             conf,
-        }
+        };
+        // One server for every scenario, kept up by a session of its own (sessions started at
+        // once would each try to start one).
+        let o = tmux
+            .cmd()
+            .args(["new-session", "-d", "-s", "keep", "sleep", "100000"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "tmux: {o:?}");
+        tmux
     }
 
-    fn cmd(&self) -> Command {
-        let mut c = Command::new("tmux");
+    fn cmd(&self) -> std::process::Command {
+        let mut c = std::process::Command::new("tmux");
         c.arg("-L").arg(&self.socket).arg("-f").arg(&self.conf);
         c.env_remove("TMUX");
         c
     }
 
-    fn out(&self, args: &[&str]) -> String {
-        let o = self.cmd().args(args).output().unwrap();
-        assert!(o.status.success(), "tmux {args:?}: {o:?}");
+    async fn out(&self, args: &[&str]) -> String {
+        let o = tokio::process::Command::from(self.cmd())
+            .args(args)
+            .output()
+            .await
+            .unwrap();
+        if !o.status.success() {
+            let ls = self.cmd().args(["ls"]).output().unwrap();
+            panic!("tmux {args:?}: {o:?}\nsessions: {}", String::from_utf8_lossy(&ls.stdout));
+        }
         String::from_utf8_lossy(&o.stdout).into_owned()
     }
 
     /// Start `command` in session `name`, at the size every scenario has.
-    fn start(&self, name: &str, command: &str) {
+    async fn start(&self, name: &str, command: &str) {
         let script = format!("printf '\\033[H\\033[2J'; {command}; read x");
         let (x, y) = (COLS.to_string(), ROWS.to_string());
         self.out(&[
@@ -244,11 +274,12 @@ impl Tmux {
             "sh",
             "-c",
             &script,
-        ]);
+        ])
+        .await;
     }
 
     /// Send a step: text as it is, `key:<name>` as that key.
-    fn send(&self, name: &str, step: &str) {
+    async fn send(&self, name: &str, step: &str) {
         match step.strip_prefix("key:") {
             Some(key) => {
                 let k = match key.strip_prefix("ctrl+") {
@@ -259,23 +290,25 @@ impl Tmux {
                         k
                     }
                 };
-                self.out(&["send-keys", "-t", name, &k]);
+                self.out(&["send-keys", "-t", name, &k]).await;
             }
             None => {
-                self.out(&["send-keys", "-t", name, "-l", step]);
+                self.out(&["send-keys", "-t", name, "-l", step]).await;
             }
         }
     }
 
     /// The screen and cursor (row, col) once the pane stopped changing.
-    fn snapshot(&self, name: &str) -> (Vec<String>, (u64, u64)) {
+    async fn snapshot(&self, name: &str) -> (Vec<String>, (u64, u64)) {
         let started = Instant::now();
         let mut last = (Vec::new(), (0, 0));
         let mut same = 0;
         while same < 3 && started.elapsed() < Duration::from_secs(10) {
-            std::thread::sleep(Duration::from_millis(100));
-            let screen = text_of(&self.out(&["capture-pane", "-p", "-e", "-t", name]));
-            let cursor = self.out(&["display", "-p", "-t", name, "#{cursor_y} #{cursor_x}"]);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let screen = text_of(&self.out(&["capture-pane", "-p", "-e", "-t", name]).await);
+            let cursor = self
+                .out(&["display", "-p", "-t", name, "#{cursor_y} #{cursor_x}"])
+                .await;
             let mut at = cursor.split_whitespace().map(|n| n.parse::<u64>().unwrap());
             let now = (rows(&screen), (at.next().unwrap(), at.next().unwrap()));
             same = if now == last { same + 1 } else { 0 };
@@ -336,6 +369,73 @@ async fn snapshot(s: &Server, id: &str) -> (Vec<String>, (u64, u64)) {
     (rows(text), cursor)
 }
 
+/// What one scenario found: rows and cursors compared and alike, and what differed.
+#[derive(Default)]
+struct Found {
+    rows: (usize, usize),
+    cursors: (usize, usize),
+    report: Vec<String>,
+}
+
+/// Run scenario `i` in tmux and in a fresh terminal of `s` (nothing a scenario left changes
+/// the next), comparing after the first draw and after each step.
+async fn compare(s: &Server, tmux: &Tmux, i: usize, scenario: Scenario) -> Found {
+    let (name, command, steps) = scenario;
+    let mut found = Found::default();
+    let r = s
+        .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
+            "execution": {"cols": COLS, "rows": ROWS}}))
+        .await;
+    let id = r["identity"]["terminal_id"].as_str().unwrap().to_string();
+    let session = format!("s{i}");
+    tmux.start(&session, &command).await;
+    start(s, &id, &command).await;
+    for (n, step) in std::iter::once("").chain(steps).enumerate() {
+        if !step.is_empty() {
+            tmux.send(&session, step).await;
+            send(s, &id, step).await;
+        }
+        let (theirs, their_cursor) = tmux.snapshot(&session).await;
+        let (mine, my_cursor) = snapshot(s, &id).await;
+        if let Some(ok) = tmux_differs(name, n, &mine) {
+            found.rows.1 += theirs.len();
+            if ok {
+                found.rows.0 += theirs.len();
+            } else {
+                found.report.push(format!(
+                    "{name} (snapshot {n}): not as vttest says: {mine:#?}"
+                ));
+            }
+            continue;
+        }
+        for (row, (a, b)) in theirs.iter().zip(&mine).enumerate() {
+            found.rows.1 += 1;
+            if a == b {
+                found.rows.0 += 1;
+            } else {
+                found.report.push(format!(
+                    "{name} after {step:?} (snapshot {n}): row {row}\n  tmux: {a:?}\n  ours: {b:?}"
+                ));
+            }
+        }
+        found.cursors.1 += 1;
+        if their_cursor == my_cursor {
+            found.cursors.0 += 1;
+        } else {
+            found.report.push(format!(
+                "{name} after {step:?}: cursor (row, col) tmux {their_cursor:?}, ours {my_cursor:?}"
+            ));
+        }
+    }
+    let _ = tmux.out(&["kill-session", "-t", &session]).await;
+    s.call(json!({"action": "terminate", "target": {"terminal_id": id}}))
+        .await;
+    found
+}
+
+/// Scenarios run this many at a time (each mostly waits for its screens to settle).
+const AT_ONCE: usize = 4;
+
 #[tokio::test(flavor = "multi_thread")]
 async fn every_scenario_draws_as_tmux_draws() {
     let dir = scratch_dir();
@@ -344,60 +444,30 @@ async fn every_scenario_draws_as_tmux_draws() {
         .envs(&[("PM_TERM_NO_USER_RC", "1"), ("PM_TERM_APPROVAL", "never")])
         .start()
         .await;
-    let mut report = Vec::new();
-    let (mut rows_same, mut rows_all, mut cursors_same, mut cursors_all) = (0, 0, 0, 0);
-    for (i, (name, command, steps)) in scenarios(&dir).into_iter().enumerate() {
-        // A fresh terminal each time: nothing a scenario left changes the next.
-        let r = s
-            .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
-                "execution": {"cols": COLS, "rows": ROWS}}))
-            .await;
-        let id = r["identity"]["terminal_id"].as_str().unwrap().to_string();
-        let session = format!("s{i}");
-        tmux.start(&session, &command);
-        start(&s, &id, &command).await;
-        for (n, step) in std::iter::once("").chain(steps).enumerate() {
-            if !step.is_empty() {
-                tmux.send(&session, step);
-                send(&s, &id, step).await;
-            }
-            let (theirs, their_cursor) = tmux.snapshot(&session);
-            let (mine, my_cursor) = snapshot(&s, &id).await;
-            if let Some(ok) = tmux_differs(name, n, &mine) {
-                rows_all += theirs.len();
-                if ok {
-                    rows_same += theirs.len();
-                } else {
-                    report.push(format!(
-                        "{name} (snapshot {n}): not as vttest says: {mine:#?}"
-                    ));
-                }
-                continue;
-            }
-            for (row, (a, b)) in theirs.iter().zip(&mine).enumerate() {
-                rows_all += 1;
-                if a == b {
-                    rows_same += 1;
-                } else {
-                    report.push(format!("{name} after {step:?} (snapshot {n}): row {row}\n  tmux: {a:?}\n  ours: {b:?}"));
-                }
-            }
-            cursors_all += 1;
-            if their_cursor == my_cursor {
-                cursors_same += 1;
-            } else {
-                report.push(format!(
-                    "{name} after {step:?}: cursor (row, col) tmux {their_cursor:?}, ours {my_cursor:?}"
-                ));
-            }
+    let mut all = Found::default();
+    let mut list: Vec<_> = scenarios(&dir).into_iter().enumerate().collect();
+    while !list.is_empty() {
+        let batch: Vec<_> = list.drain(..AT_ONCE.min(list.len())).collect();
+        let runs = batch
+            .into_iter()
+            .map(|(i, scenario)| compare(&s, &tmux, i, scenario));
+        for found in futures_util::future::join_all(runs).await {
+            all.rows = (all.rows.0 + found.rows.0, all.rows.1 + found.rows.1);
+            all.cursors = (
+                all.cursors.0 + found.cursors.0,
+                all.cursors.1 + found.cursors.1,
+            );
+            all.report.extend(found.report);
         }
-        let _ = tmux.cmd().args(["kill-session", "-t", &session]).output();
-        s.call(json!({"action": "terminate", "target": {"terminal_id": id}}))
-            .await;
     }
     eprintln!(
-        "{rows_same}/{rows_all} rows and {cursors_same}/{cursors_all} cursors as tmux draws them"
+        "{}/{} rows and {}/{} cursors as tmux draws them",
+        all.rows.0, all.rows.1, all.cursors.0, all.cursors.1
     );
-    assert!(report.is_empty(), "differences:\n{}", report.join("\n"));
+    assert!(
+        all.report.is_empty(),
+        "differences:\n{}",
+        all.report.join("\n")
+    );
     s.stop().await;
 }
