@@ -253,7 +253,10 @@ impl Tmux {
             .unwrap();
         if !o.status.success() {
             let ls = self.cmd().args(["ls"]).output().unwrap();
-            panic!("tmux {args:?}: {o:?}\nsessions: {}", String::from_utf8_lossy(&ls.stdout));
+            panic!(
+                "tmux {args:?}: {o:?}\nsessions: {}",
+                String::from_utf8_lossy(&ls.stdout)
+            );
         }
         String::from_utf8_lossy(&o.stdout).into_owned()
     }
