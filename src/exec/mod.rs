@@ -4,7 +4,7 @@
 pub mod session;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 pub use crate::places::{NoPlace, Places, RunningSlot};
@@ -28,8 +28,8 @@ pub struct ExecConfig {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {
-    #[error("working directory {path:?} {reason}")]
-    Cwd { path: String, reason: String },
+    #[error(transparent)]
+    Workdir(crate::process::workdir::WorkdirError),
     #[error("cannot start {program:?}: {source}")]
     Spawn {
         program: String,
@@ -63,31 +63,9 @@ fn no_place(n: &NoPlace) -> String {
     }
 }
 
-/// Resolve and check a working directory: it must exist and be a directory; a relative
-/// path is taken from the server's own directory.
+/// Resolve and check a working directory (see [`crate::process::workdir`]).
 pub fn resolve_cwd(cwd: Option<&str>) -> Result<PathBuf, ExecError> {
-    let base = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let Some(raw) = cwd else { return Ok(base) };
-    let path = if Path::new(raw).is_absolute() {
-        PathBuf::from(raw)
-    } else {
-        base.join(raw)
-    };
-    match std::fs::metadata(&path) {
-        Ok(m) if m.is_dir() => Ok(path),
-        Ok(_) => Err(ExecError::Cwd {
-            path: raw.to_string(),
-            reason: "is not a directory".into(),
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ExecError::Cwd {
-            path: raw.to_string(),
-            reason: "does not exist".into(),
-        }),
-        Err(e) => Err(ExecError::Cwd {
-            path: raw.to_string(),
-            reason: format!("is not accessible ({e})"),
-        }),
-    }
+    crate::process::workdir::resolve(cwd).map_err(ExecError::Workdir)
 }
 
 impl ExecManager {

@@ -22,6 +22,7 @@ pub mod supervised;
 pub mod supervisor;
 pub mod walk;
 pub mod wire;
+pub mod workdir;
 
 pub use supervised::{
     SessionIo, SessionSpec, Supervised, kill_and_settle, spawn, use_spawner_program,

@@ -151,19 +151,42 @@ pub(crate) fn sandbox_ready() -> Result<(), TermError> {
 }
 
 pub(crate) fn exec_error(e: ExecError) -> TermError {
+    use crate::process::workdir::WorkdirError;
     match e {
-        ExecError::Cwd { .. } => {
+        ExecError::Workdir(WorkdirError::Asked { .. }) => {
             TermError::payload(e.to_string()).with("field", json!("runtime.cwd"))
+        }
+        ExecError::Workdir(WorkdirError::Own { ref path, .. }) => {
+            TermError::new(ErrorCode::InvalidMode, e.to_string())
+                .with("working_directory", json!(path))
+                .with_hint(
+                    None,
+                    format!(
+                        "Nothing in the request is wrong: commands cannot start in the server's \
+                         working directory {path}, which its user cannot enter. Send \
+                         runtime.cwd with a directory that can be entered, or ask the operator \
+                         to give the server's user access to {path} (in a container: mount the \
+                         workspace for the container's user, e.g. podman run --userns=keep-id, \
+                         or make it belong to uid 1000)."
+                    ),
+                )
         }
         ExecError::Spawn {
             ref source,
             ref program,
         } => match source.kind() {
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
-                TermError::payload(format!("cannot run {program:?}: {source}"))
-                    .with("field", json!("execution.command"))
-                    .with("program", json!(program))
-            }
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => TermError::new(
+                ErrorCode::InvalidMode,
+                format!("the program {program:?} could not be started: {source}"),
+            )
+            .with("program", json!(program))
+            .with_hint(
+                None,
+                format!(
+                    "Nothing in the request is wrong: the server could not start \
+                         {program} ({source}). Retrying will not help; tell the operator."
+                ),
+            ),
             _ => match crate::resource::exhausted(source) {
                 Some(limit) => limit_reached(limit, None, e.to_string(), RETRY_AFTER_MS),
                 None => TermError::internal(e),

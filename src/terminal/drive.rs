@@ -1,7 +1,7 @@
 //! Driving a terminal for an agent: open a shell, run a command line and wait for its
 //! `commandFinished`, send raw input and wait for the answer, all within bounded waits.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -64,29 +64,10 @@ pub fn set_claim(core: &Core, t: &Terminal, claim: &AgentClaim, active: bool) {
     }
 }
 
+/// The terminal's working directory, checked as a command's is (`process::workdir`).
 fn check_cwd(cwd: Option<&str>) -> Result<PathBuf, OpError> {
-    let Some(cwd) = cwd else {
-        return Ok(std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")));
-    };
-    let p = Path::new(cwd);
-    let path = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .unwrap_or_else(|_| PathBuf::from("/"))
-            .join(p)
-    };
-    match std::fs::metadata(&path) {
-        Ok(m) if m.is_dir() => Ok(path),
-        Ok(_) => Err(OpError::new(
-            OpErrorKind::Invalid,
-            format!("working directory {cwd:?} is not a directory"),
-        )),
-        Err(_) => Err(OpError::new(
-            OpErrorKind::Invalid,
-            format!("working directory {cwd:?} does not exist"),
-        )),
-    }
+    crate::process::workdir::resolve(cwd)
+        .map_err(|e| OpError::new(OpErrorKind::Invalid, e.to_string()))
 }
 
 pub async fn open(core: &Arc<Core>, a: OpenArgs, caller: Option<&str>) -> RanResult {
