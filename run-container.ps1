@@ -5,6 +5,10 @@
 
 .EXAMPLE
   pwsh ./run-container.ps1 -Token (Get-Content ~/.config/interactive-terminal/token)
+
+.EXAMPLE
+  # Linux podman (docs/container.md): the host's loopback through slirp4netns.
+  pwsh ./run-container.ps1 -Network slirp4netns:allow_host_loopback=true -HostAlias 10.0.2.2
 #>
 param(
   [string]$Image = "interactive-terminal-mcp",
@@ -12,6 +16,7 @@ param(
   [int]$HostPort = 45459,
   [string]$HostAlias = "",
   [string]$FallbackAlias = "",
+  [string]$Network = "",
   [string]$Token = $env:PM_INTERACTIVE_TERMINAL_TOKEN,
   [string]$Workspace = (Get-Location).Path,
   [int]$ConnectTimeoutMs = 3000,
@@ -44,12 +49,15 @@ if (-not $Token) {
 }
 
 $runArgs = @("run", "-i", "--rm")
-# Host alias mapping: both well-known names point at the host gateway.
+# How the container reaches the host (docs/container.md): Docker Desktop and podman machine
+# provide host.docker.internal / host.containers.internal themselves. Docker on Linux needs the
+# name mapped to the gateway (and the host service listening there: interactive-terminal
+# --bind); podman before 4.7 refuses host-gateway, so podman gets no mapping: on Linux pass
+# -Network slirp4netns:allow_host_loopback=true -HostAlias 10.0.2.2.
 if ($Runtime -eq "docker") {
-  $runArgs += @("--add-host", "host.docker.internal:host-gateway", "--add-host", "host.containers.internal:host-gateway")
-} else {
   $runArgs += @("--add-host", "host.docker.internal:host-gateway")
 }
+if ($Network) { $runArgs += @("--network", $Network) }
 $runArgs += @(
   "-e", "PM_RUNNING_IN_CONTAINER=true",
   "-e", "PM_TERM_ADAPTER_MODE=container_bridge",

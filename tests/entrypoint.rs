@@ -241,14 +241,18 @@ fn a_value_the_server_refuses_stops_the_container_at_start() {
     assert!(stderr(&o).contains("refuses to start"), "{}", stderr(&o));
 }
 
-/// The container scripts pass the linters they have: shellcheck for the entrypoint (the test
-/// suite's set-up installs it).
+/// The container scripts pass the linters they have: shellcheck for the entrypoint and the
+/// image builder (the test suite's set-up installs it).
 #[test]
 fn the_entrypoint_is_shellcheck_clean() {
     let o = Command::new("shellcheck")
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/container/entrypoint.sh"
+        ))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/container-image"
         ))
         .output()
         .expect("shellcheck is installed by scripts/test");

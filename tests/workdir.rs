@@ -67,9 +67,15 @@ async fn a_directory_that_cannot_be_entered_is_named() {
     let message = r["error"]["message"].as_str().unwrap();
     assert!(message.contains(&own.display().to_string()), "{r:#}");
     assert!(message.contains("cannot be entered"), "{r:#}");
-    assert_eq!(r["error"]["details"]["working_directory"], own.display().to_string());
+    assert_eq!(
+        r["error"]["details"]["working_directory"],
+        own.display().to_string()
+    );
     let advice = r["fallback"]["user_message"].as_str().unwrap();
-    assert!(!advice.contains("malformed") && advice.contains("runtime.cwd"), "{r:#}");
+    assert!(
+        !advice.contains("malformed") && advice.contains("runtime.cwd"),
+        "{r:#}"
+    );
     // Another directory it can enter: the command runs there.
     let r = s.call(headless("pwd", Some("/tmp"))).await;
     assert_eq!(r["result"]["exit_code"], 0, "{r:#}");
@@ -107,8 +113,14 @@ async fn a_program_that_cannot_start_is_not_a_malformed_request() {
     let s = unprivileged(&[("PM_TERM_SHELL", &shell.display().to_string())]).await;
     let r = s.call(headless("echo hi", Some("/tmp"))).await;
     assert_eq!(r["error"]["code"], "PM_TERM_INVALID_MODE", "{r:#}");
-    assert_eq!(r["error"]["details"]["program"], shell.display().to_string());
+    assert_eq!(
+        r["error"]["details"]["program"],
+        shell.display().to_string()
+    );
     let advice = r["fallback"]["user_message"].as_str().unwrap();
-    assert!(!advice.contains("malformed") && advice.contains("operator"), "{r:#}");
+    assert!(
+        !advice.contains("malformed") && advice.contains("operator"),
+        "{r:#}"
+    );
     s.stop().await;
 }

@@ -68,6 +68,12 @@ fn op_error(e: OpError, terminal_id: Option<&str>, timeout_ms: Option<u64>) -> T
             err.with_hint(Some(Action::Execute), e.message)
         }
         OpErrorKind::Invalid => TermError::payload(e.message),
+        OpErrorKind::Setup => TermError::new(ErrorCode::InvalidMode, e.message).with_hint(
+            None,
+            "Nothing in the request is wrong: the operator's settings make it fail (the \
+             message names the setting). Send runtime.cwd with a directory that exists on \
+             the terminal host, or tell the operator.",
+        ),
         OpErrorKind::Busy => {
             let mut err = TermError::payload(e.message)
                 .with("busy", json!(true))

@@ -435,6 +435,9 @@ pub enum OpErrorKind {
     Internal,
     /// A machine resource ran out (`OpError::limit` names it).
     Resource,
+    /// The operator's settings make the operation fail (a container path mapped to a host
+    /// directory that does not exist): nothing in the request is wrong.
+    Setup,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -167,7 +167,7 @@ impl RemoteAdapter {
             // §7: "host unreachable/refused" is GUI_UNAVAILABLE; the token is the usual cause.
             return Err(RuntimeError::new(
                 Failure::Unavailable,
-                "the terminal host refused the handshake (check PM_INTERACTIVE_TERMINAL_TOKEN)",
+                "the terminal host refused the handshake: PM_INTERACTIVE_TERMINAL_TOKEN is not the host's token",
             )
             .with(|f| f.attempts = Some(attempts)));
         }
@@ -189,12 +189,14 @@ impl RemoteAdapter {
                 }
             }));
         }
+        // Each address with its cause: which name did not resolve, where nothing listens.
+        let tried: Vec<String> = attempts
+            .iter()
+            .map(|a| format!("{}: {}", a.endpoint, a.error))
+            .collect();
         Err(RuntimeError::new(
             Failure::Unavailable,
-            format!(
-                "the terminal host is unreachable ({} endpoints tried)",
-                endpoints.len()
-            ),
+            format!("the terminal host is unreachable ({})", tried.join("; ")),
         )
         .with(|f| {
             f.attempts = Some(attempts);

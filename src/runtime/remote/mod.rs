@@ -253,6 +253,13 @@ impl RemoteAdapter {
             {
                 e.message =
                     where_on_the_host(&e.message, asked_cwd.as_deref(), a.cwd.as_deref(), m);
+                if asked_cwd.is_none() && !m.is_empty() {
+                    // No directory was asked for: the map chose it.
+                    e.kind = OpErrorKind::Setup;
+                    e.message.push_str(
+                        " (where PM_TERM_PATH_MAP puts the server's own directory; no directory was asked for)",
+                    );
+                }
             }
             return Err(RuntimeError::Op(e));
         }
