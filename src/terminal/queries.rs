@@ -40,15 +40,9 @@ impl Queries {
     /// offset in `bytes` just past its last byte: the screen is read there, where the
     /// program asked, not after whatever it printed next in the same read.
     pub fn scan(&mut self, bytes: &[u8]) -> Vec<(Query, usize)> {
-        let joined;
         let carried = self.carry.len();
-        let data: &[u8] = if self.carry.is_empty() {
-            bytes
-        } else {
-            self.carry.extend_from_slice(bytes);
-            joined = std::mem::take(&mut self.carry);
-            &joined
-        };
+        let joined = super::carry::joined(&mut self.carry, bytes);
+        let data: &[u8] = &joined;
         let mut found = Vec::new();
         let mut at = 0;
         while let Some(i) = memchr::memchr(0x1b, &data[at..]) {

@@ -46,14 +46,8 @@ use sequences::{Ours, Seq, is_continuation, line_drawing, parse, utf8_len};
 impl Front {
     /// Draw `bytes` on `p`'s screen.
     pub fn process(&mut self, p: &mut vt100::Parser, bytes: &[u8]) {
-        let joined;
-        let data: &[u8] = if self.carry.is_empty() {
-            bytes
-        } else {
-            self.carry.extend_from_slice(bytes);
-            joined = std::mem::take(&mut self.carry);
-            &joined
-        };
+        let joined = super::carry::joined(&mut self.carry, bytes);
+        let data: &[u8] = &joined;
         let mut at = 0;
         let mut from = 0;
         while at < data.len() {
