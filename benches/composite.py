@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""The server against the composite floor: the work's own floor (what the command costs with
+no server: `sh -c`, a bare pty, `seq | cat`) plus the protocol's floor (what any MCP server
+costs its client: a no-op server, benches/protocol_floor.rs, answering at once with prepared
+answers of the same size as ours). A server that took no time at all would cost the client
+the sum; the ratio says what ours adds. All three are measured in the same run, samples taken
+in turn, by the same minimal client (raw JSON-RPC lines, each answer parsed).
+
+Usage:
+  cargo build --release --bins --example protocol_floor
+  python3 benches/composite.py [target/release/interactive-terminal-mcp] [target/release/examples/protocol_floor]
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import outside  # noqa: E402  (the shared client, floors and REPL helpers)
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/interactive-terminal-mcp"
+FLOOR = sys.argv[2] if len(sys.argv) > 2 else "target/release/examples/protocol_floor"
+SAMPLES = 300
+SEQ_ROUNDS = 5
+ECHO = {"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+        "execution": {"command": "echo hi"}}  # fmt: skip
+
+
+class Client(outside.Server):
+    """The shared client, also saying how long each answer line was."""
+
+    def rpc(self, method, params):
+        self.n += 1
+        self.send({"jsonrpc": "2.0", "method": method, "params": params, "id": self.n})
+        while True:
+            line = self.p.stdout.readline()
+            r = json.loads(line)
+            if r.get("id") == self.n:
+                self.last_bytes = len(line)
+                return r
+
+    def call(self, args):
+        r = self.rpc("tools/call", {"name": "memory_terminal_interactive", "arguments": args})
+        return r.get("result", {}).get("structuredContent")
+
+
+def floor_server(answer_bytes):
+    """The no-op server, answering every call with `answer_bytes` bytes."""
+    return Client(argv=[FLOOR, "--answer-bytes", str(answer_bytes)])
+
+
+def three_way(ours, work, protocol, n):
+    a, b, c = [], [], []
+    for _ in range(n):
+        for f, out in ((ours, a), (work, b), (protocol, c)):
+            time.sleep(outside.SETTLE)
+            out += outside.timed(f, 1)
+    return outside.median(a), outside.median(b), outside.median(c)
+
+
+def row(name, ours, work_name, work, protocol, unit="ms"):
+    composite = work + protocol
+    print(f"| {name} | {ours * 1000:.3f} {unit} | {work_name} {work * 1000:.3f} {unit} "
+          f"| {protocol * 1000:.3f} {unit} | {ours / composite:.2f}x |")  # fmt: skip
+
+
+def echo_row(s):
+    s.call(ECHO)
+    f = floor_server(s.last_bytes)
+    ours, work, protocol = three_way(lambda: s.call(ECHO), lambda: outside.sh_once("echo hi", True),
+                                     lambda: f.call(ECHO), SAMPLES)  # fmt: skip
+    f.close()
+    row("`echo hi`, headless", ours, "`sh -c` (own session)", work, protocol)
+
+
+def repl_row(s):
+    once = outside.repl(s)
+    once()
+    f = floor_server(s.last_bytes)
+    _, bare, close = outside.bare_repl()
+    ours, work, protocol = three_way(once, bare, lambda: f.call(ECHO), SAMPLES)
+    close()
+    f.close()
+    row("REPL round trip (`python3`, `1+1`)", ours, "bare pty", work, protocol)
+
+
+def seq_row(s):
+    """Every byte of `seq` to the client in 1 MiB pages; the protocol floor answers as many
+    calls with pages of the same size."""
+    sizes = []
+    original = s.rpc
+
+    def counting(method, params):
+        r = original(method, params)
+        sizes.append(s.last_bytes)
+        return r
+
+    s.rpc = counting
+    outside.seq_every_line(s)
+    s.rpc = original
+    pages, page_bytes = len(sizes), sum(sizes) // len(sizes)
+    f = floor_server(page_bytes)
+    ours, work, protocol = [], [], []
+    for _ in range(SEQ_ROUNDS):
+        ours += outside.timed(lambda: outside.seq_every_line(s), 1)
+        work += outside.timed(lambda: outside.sh_once(f"seq 1 {outside.SEQ_LINES} | cat"), 1)
+        protocol += outside.timed(lambda: [f.call(ECHO) for _ in range(pages)], 1)
+    f.close()
+    row(f"every byte of `seq 1 {outside.SEQ_LINES}` in {pages} pages of {page_bytes / 1e6:.2f} MB", outside.median(ours),
+        "`seq | cat`", outside.median(work), outside.median(protocol))  # fmt: skip
+
+
+def main():
+    outside.BIN = BIN
+    print("| row | ours | work floor | protocol floor | ours / (work + protocol) |")
+    print("| --- | --- | --- | --- | --- |")
+    s = Client()
+    echo_row(s)
+    repl_row(s)
+    seq_row(s)
+    s.close()
+
+
+if __name__ == "__main__":
+    main()
