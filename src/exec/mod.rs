@@ -33,6 +33,8 @@ pub enum ExecError {
     #[error("cannot start {program:?}: {source}")]
     Spawn {
         program: String,
+        /// The request named the program (`execution.args`), rather than the server's shell.
+        named: bool,
         #[source]
         source: std::io::Error,
     },
@@ -91,9 +93,9 @@ impl ExecManager {
             .await
             .map_err(ExecError::NoPlace)?;
         let id = ids::new_id(ids::SESSION);
-        let program = match &spec.program {
-            Program::Shell { shell, .. } => shell.display().to_string(),
-            Program::Argv { program, .. } => program.clone(),
+        let (program, named) = match &spec.program {
+            Program::Shell { shell, .. } => (shell.display().to_string(), false),
+            Program::Argv { program, .. } => (program.clone(), true),
         };
         let session = Session::spawn(
             id.clone(),
@@ -103,7 +105,11 @@ impl ExecManager {
             slot,
         )
         .await
-        .map_err(|source| ExecError::Spawn { program, source })?;
+        .map_err(|source| ExecError::Spawn {
+            program,
+            named,
+            source,
+        })?;
         tracing::info!(session = %id, pid = session.pid, command = %session.command, "session started");
         let mut sessions = lock(&self.sessions);
         sessions.insert(id, session.clone());

@@ -180,7 +180,16 @@ pub(crate) fn exec_error(e: ExecError) -> TermError {
         ExecError::Spawn {
             ref source,
             ref program,
+            named,
         } => match source.kind() {
+            // A program the request named that is not there (or not runnable): the field
+            // to change is the request's.
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied if named => {
+                TermError::payload(format!("cannot run {program:?}: {source}"))
+                    .with("field", json!("execution.command"))
+                    .with("program", json!(program))
+            }
+            // The server's own shell: nothing in the request is at fault.
             std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => TermError::new(
                 ErrorCode::InvalidMode,
                 format!("the program {program:?} could not be started: {source}"),
