@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -85,6 +86,69 @@ def repl_row(s):
     row("REPL round trip (`python3`, `1+1`)", ours, "bare pty", work, protocol)
 
 
+PROMPT_PROGRAM = """import sys, time
+time.sleep(0.05)
+open(sys.argv[1], "w").write(repr(time.monotonic()))
+sys.stdout.write("name? ")
+sys.stdout.flush()
+sys.stdin.readline()
+"""
+
+
+def prompt_row(s):
+    """From a prompt being drawn to the answer that says the program waits for input: the
+    program notes the monotonic clock (shared by every process here) just before it writes
+    its prompt; the client notes it when the answer is in. Against the protocol floor's round
+    trip: a server that knew at once would answer one round trip after the prompt."""
+    d = tempfile.mkdtemp(prefix="itmcp-composite-prompt-")
+    prog, stamp = os.path.join(d, "prompt.py"), os.path.join(d, "stamp")
+    with open(prog, "w") as f:
+        f.write(PROMPT_PROGRAM)
+    tid = s.call({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})[
+        "identity"]["terminal_id"]  # fmt: skip
+    run = {"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+           "target": {"terminal_id": tid}, "execution": {"command": f"python3 {prog} {stamp}"},
+           "runtime": {"wait_ms": 10000}}  # fmt: skip
+    answer = {"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+              "target": {"terminal_id": tid}, "execution": {"input": "x\r"}, "runtime": {"wait_ms": 10000}}  # fmt: skip
+    late = []
+    for _ in range(30):
+        r = s.call(run)
+        at = time.monotonic()
+        assert r["result"].get("waiting_for_input"), r
+        late.append(at - float(open(stamp).read()))
+        s.call(answer)
+    f = floor_server(s.last_bytes)
+    protocol = outside.median(outside.timed(lambda: f.call(ECHO), SAMPLES))
+    f.close()
+    ours = outside.median(late)
+    print(f"| prompt drawn → answer saying it waits for input | {ours * 1000:.3f} ms | — "
+          f"| {protocol * 1000:.3f} ms | {(ours - protocol) * 1000:+.3f} ms from the floor |")  # fmt: skip
+
+
+def bwrap_once(ws):
+    """`sh -c 'echo hi'` inside bubblewrap with the arguments the server's sandbox gives a
+    command (workspace-write, network off; as benches/sandbox.rs), output piped."""
+    subprocess.run(["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-net",
+                    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+                    "--bind", ws, ws, "--chdir", ws, "--", "/bin/sh", "-c", "echo hi"],
+                   stdout=subprocess.PIPE, check=True, start_new_session=True)  # fmt: skip
+
+
+def sandbox_row():
+    """`echo hi` on a server whose sandbox is on, against the sandbox's own floor."""
+    ws = tempfile.mkdtemp(prefix="itmcp-composite-ws-")
+    s = Client(env={"PM_TERM_SANDBOX": "workspace-write", "PM_TERM_WORKSPACE": ws})
+    echo = dict(ECHO, runtime={"cwd": ws})
+    r = s.call(echo)
+    assert r["result"]["stdout"] == "hi\n", r
+    f = floor_server(s.last_bytes)
+    ours, work, protocol = three_way(lambda: s.call(echo), lambda: bwrap_once(ws), lambda: f.call(echo), SAMPLES)
+    f.close()
+    s.close()
+    row("`echo hi`, sandboxed (bubblewrap, workspace-write)", ours, "`bwrap … sh -c`", work, protocol)
+
+
 def seq_row(s):
     """Every byte of `seq` to the client in 1 MiB pages; the protocol floor answers as many
     calls with pages of the same size."""
@@ -119,7 +183,9 @@ def main():
     echo_row(s)
     repl_row(s)
     seq_row(s)
+    prompt_row(s)
     s.close()
+    sandbox_row()
 
 
 if __name__ == "__main__":
