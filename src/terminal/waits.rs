@@ -61,10 +61,26 @@ pub async fn quiet_after(t: &Terminal, from: u64, deadline: Instant) {
 }
 
 /// Output quiet this long before the kernel is asked whether the foreground program waits
-/// for input: a program that draws its prompt in several writes is let finish it.
-pub const INPUT_SETTLE: Duration = Duration::from_millis(30);
+/// for input: a program that draws its prompt in several writes is let finish it. (While it
+/// draws it is not blocked reading the terminal, so the kernel's answer is what decides;
+/// this only spares asking during a stream of output.)
+pub const INPUT_SETTLE: Duration = Duration::from_millis(10);
 /// How often the kernel is asked while output stays quiet.
 const INPUT_POLL: Duration = Duration::from_millis(25);
+/// After the kernel first says the program waits, the second look that confirms it with no
+/// new output (the first may race the output's last bytes, read but not yet taken in). The
+/// prompt is reported this long after it settles, not a whole poll later: an agent answering
+/// a prompt waits for this.
+const INPUT_CONFIRM: Duration = Duration::from_millis(3);
+
+/// When to look again: soon after a first sight of waiting, else at the next poll.
+fn next_look(now: Instant, seen_waiting: bool) -> Instant {
+    now + if seen_waiting {
+        INPUT_CONFIRM
+    } else {
+        INPUT_POLL
+    }
+}
 
 /// How a wait ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,7 +172,7 @@ pub async fn wait_for_or_input(
             }
         }
         let wake = if quiet {
-            now + INPUT_POLL
+            next_look(now, seen_waiting.is_some())
         } else {
             last_change + INPUT_SETTLE
         }
@@ -205,7 +221,7 @@ pub async fn quiet_or_input(t: &Terminal, from: u64, deadline: Instant, settle: 
             }
         }
         let wake = deadline.min(if quiet_for >= INPUT_SETTLE {
-            now + INPUT_POLL
+            next_look(now, seen_waiting.is_some())
         } else {
             last_change + INPUT_SETTLE
         });
