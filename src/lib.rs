@@ -1,7 +1,7 @@
 //! interactive-terminal-mcp: an MCP server that lets AI agents run and drive terminals.
 //!
-//! Layers, top to bottom (see DESIGN.md): `mcp` (rmcp tool server) → `app` (the contract
-//! service: parse, authorize, approve, route, respond) → `contract` (request, aliases,
+//! Layers, top to bottom (the map: docs/structure.md): `mcp` (rmcp tool server) → `service`
+//! (the contract service: parse, authorize, approve, route, respond) → `contract` (request, aliases,
 //! validation, `PM_TERM_*` errors) → `policy` (authorization on parsed argv) → `exec`
 //! (headless pipes) or `runtime` (adapters: local, bundled, container_bridge) → `terminal`
 //! (the AHP terminal core), which `host` serves over AHP/WebSocket. Shared below them:
