@@ -12,11 +12,12 @@ use ahp_types::actions::{ActionOrigin, StateAction, TerminalInputAction, Termina
 use ahp_types::state::{TerminalLifecycleState, TerminalRunningLifecycleState, TerminalState};
 use tokio::sync::watch;
 
+use super::answers;
 use super::core::Core;
 use super::file_uri::file_uri;
 use super::osc::Scanner;
 use super::pty::Pty;
-use super::queries::{Queries, Query, answer, private_mode};
+use super::queries::Queries;
 use super::term::{ExitInfo, TermState, Terminal, lock};
 use super::{CoreError, CreateSpec, shell};
 use crate::ids;
@@ -51,15 +52,26 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
     tokio::spawn(async move {
         let mut buf = vec![0u8; PTY_READ_SIZE];
         let mut queries = Queries::default();
+        // An answer held for the program that asked (`answers`): looked at again after
+        // each read, and when no output came for a moment.
+        let mut held: Option<answers::Held> = None;
         loop {
-            match t.pty.read(&mut buf).await {
-                Ok(0) => break,
-                Ok(n) => read(&c, &t, &mut queries, &buf[..n]),
-                Err(e) => {
+            let read = match &held {
+                None => Some(t.pty.read(&mut buf).await),
+                Some(h) => tokio::time::timeout(h.next_look(), t.pty.read(&mut buf))
+                    .await
+                    .ok(),
+            };
+            match read {
+                Some(Ok(0)) => break,
+                Some(Ok(n)) => answers::take_in(&c, &t, &mut queries, &mut held, &buf[..n]),
+                Some(Err(e)) => {
                     tracing::debug!(terminal = %t.id, error = %e, "pty read ended");
                     break;
                 }
+                None => {}
             }
+            held = held.and_then(|h| answers::settle(&t, h));
         }
         t.state().reader_done = true;
         t.bump();
@@ -92,59 +104,6 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
             },
         };
         c.on_exit(&t, info);
-    });
-}
-
-/// Take what the pty printed in, answering the queries in it (see `queries`). The screen
-/// each answer reads is the one the program had when it asked: the bytes up to each query
-/// go in first (vim moves the cursor away right after asking where it stands).
-fn read(core: &Core, term: &Arc<Terminal>, queries: &mut Queries, bytes: &[u8]) {
-    let asked = queries.scan(bytes);
-    if asked.is_empty() {
-        return core.ingest(term, bytes);
-    }
-    let mut reply = Vec::new();
-    let mut from = 0;
-    for (q, end) in asked {
-        if end > from {
-            core.ingest(term, &bytes[from..end]);
-            from = end;
-        }
-        let mut screen = || {
-            core.sync_screen(term);
-            let mut vt = lock(&term.vt);
-            let s = vt.parser().screen();
-            let (row, col) = s.cursor_position();
-            let set = match q {
-                Query::PrivateMode(n) => private_mode(s, n),
-                _ => None,
-            };
-            Some((row, col, set))
-        };
-        reply.extend(answer(q, &mut screen));
-    }
-    if from < bytes.len() {
-        core.ingest(term, &bytes[from..]);
-    }
-    send_answer(term, reply);
-}
-
-/// Write an answer to the pty as a terminal writes it: not as the agent's input (no action,
-/// no line tracking), by a task of its own so the reader never waits on a program that does
-/// not read. When no input is being written, the write lock is taken here, before the
-/// reader goes on: input the agent sends from now on waits for the answer, so an answer is
-/// never read after keys that came later.
-fn send_answer(term: &Arc<Terminal>, reply: Vec<u8>) {
-    let held = term.write_lock.clone().try_lock_owned().ok();
-    let (term, lock) = (term.clone(), term.write_lock.clone());
-    tokio::spawn(async move {
-        let _serial = match held {
-            Some(g) => g,
-            None => lock.lock_owned().await,
-        };
-        if let Err(e) = term.pty.write_all(&reply).await {
-            tracing::debug!(terminal = %term.id, error = %e, "a query's answer could not be written");
-        }
     });
 }
 

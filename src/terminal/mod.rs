@@ -3,6 +3,7 @@
 //! with server sequence numbers, subscriptions, and the operations every runtime adapter
 //! and the host service serve (`ops`).
 
+mod answers;
 mod carry;
 mod catch_up;
 pub mod clients;

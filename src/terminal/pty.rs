@@ -60,6 +60,11 @@ pub trait Pty: Send + Sync {
     fn input_wait(&self) -> InputWait {
         InputWait::Unknown
     }
+    /// Whether the program printed output the reader has not taken yet (the kernel's count
+    /// on the master). A device in memory has none.
+    fn unread_output(&self) -> bool {
+        false
+    }
     /// What runs besides the shell and the foreground program (`process::jobs`).
     fn background_jobs(&self) -> Vec<Job> {
         Vec::new()
@@ -90,6 +95,11 @@ impl Pty for KernelPty {
             .is_some_and(|t| t.local_flags.contains(LocalFlags::ICANON))
     }
 
+    fn unread_output(&self) -> bool {
+        let master = crate::locks::lock(&self.master);
+        master.as_raw_fd().is_some_and(output_unread)
+    }
+
     fn background_jobs(&self) -> Vec<Job> {
         let foreground = {
             let master = crate::locks::lock(&self.master);
@@ -115,11 +125,7 @@ impl Pty for KernelPty {
             };
             // Output the program wrote that the reader has not taken yet: what the kernel
             // says now is ahead of what the terminal shows.
-            let mut unread: nix::libc::c_int = 0;
-            // SAFETY: FIONREAD on the master's descriptor, which `master` keeps open for the
-            // length of the call, into an int that lives through it.
-            let rc = unsafe { nix::libc::ioctl(fd, nix::libc::FIONREAD, &mut unread) };
-            if rc != 0 || unread > 0 {
+            if output_unread(fd) {
                 return InputWait::Busy;
             }
             // SAFETY: tcgetpgrp on the master's descriptor, as above; it takes no pointer.
@@ -196,6 +202,16 @@ fn register(fd: RawFd, interest: Interest) -> io::Result<AsyncFd<OwnedFd>> {
     // so it stays open and refers to the same file description.
     unsafe { AsyncFd::register_with_interest(owned, interest) }
         .map_err(|e| io::Error::other(e.to_string()))
+}
+
+/// Whether the master `fd` holds output the reader has not taken (or the kernel would not
+/// say). `fd` must be open for the length of the call.
+fn output_unread(fd: RawFd) -> bool {
+    let mut unread: nix::libc::c_int = 0;
+    // SAFETY: FIONREAD on an open descriptor (the caller's promise), into an int that lives
+    // through the call.
+    let rc = unsafe { nix::libc::ioctl(fd, nix::libc::FIONREAD, &mut unread) };
+    rc != 0 || unread > 0
 }
 
 /// A `nix` result as `io`, `EAGAIN` as the `WouldBlock` that `try_io` expects.
