@@ -296,7 +296,7 @@ pub fn hide_secrets(names: &[&str]) {
         // contract above), so nothing reads the environment meanwhile.
         unsafe { std::env::remove_var(name) };
     }
-    if let Err(e) = nix::sys::prctl::set_dumpable(false) {
+    if let Err(e) = crate::os::forbid_tracing() {
         tracing::warn!(error = %e, "cannot make the process non-dumpable: its environment stays readable to the user's other processes");
     }
 }

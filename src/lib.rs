@@ -17,6 +17,7 @@ pub mod host;
 pub mod ids;
 pub mod locks;
 pub mod mcp;
+pub mod os;
 pub mod pattern;
 pub mod places;
 pub mod policy;

@@ -10,9 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 
-use nix::fcntl::OFlag;
 use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio::sync::watch;
@@ -150,14 +149,10 @@ impl Session {
             ),
             Program::Argv { program, args } => (program.clone(), args.clone()),
         };
-        let (out_r, out_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
-        let (err_r, err_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+        let (out_r, out_w) = crate::os::pipe_cloexec(false)?;
+        let (err_r, err_w) = crate::os::pipe_cloexec(false)?;
         for fd in [&out_r, &err_r] {
-            // An error leaves the pipe at its default size.
-            let _ = nix::fcntl::fcntl(
-                fd.as_raw_fd(),
-                nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_CAPACITY),
-            );
+            crate::os::grow_pipe(fd.as_fd(), PIPE_CAPACITY);
             // Our ends only: the program's keep blocking writes.
             process::set_nonblocking(fd.as_fd())?;
         }

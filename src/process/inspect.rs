@@ -170,6 +170,19 @@ fn doing(pid: i32, stat: &str, tty: u64) -> Doing {
         .take(6)
         .filter_map(|a| u64::from_str_radix(a.trim_start_matches("0x"), 16).ok())
         .collect();
+    let (reads, timeout) = reading_call(pid, nr, &args, tty);
+    match reads {
+        Some(true) if timeout.is_some_and(|t| t < BRIEF_MS) => Doing::ReadsTerminalBriefly,
+        Some(true) => Doing::ReadsTerminal,
+        Some(false) => Doing::Other,
+        None => Doing::Hidden,
+    }
+}
+
+/// Whether the system call `nr` (arguments `args`) that process `pid` sleeps in reads the
+/// terminal `tty` (`None`: cannot tell), and its timeout in milliseconds (`None`: for ever).
+#[cfg(target_os = "linux")]
+fn reading_call(pid: i32, nr: i64, args: &[u64], tty: u64) -> (Option<bool>, Option<i64>) {
     let arg = |i: usize| args.get(i).copied().unwrap_or(0);
     // How long it waits, when the call has a timeout (milliseconds; `None`: for ever).
     let ms = |v: u64| Some(v as i32 as i64).filter(|m| *m >= 0);
@@ -205,12 +218,13 @@ fn doing(pid: i32, stat: &str, tty: u64) -> Doing {
         n if n == nix::libc::SYS_epoll_wait => epoll_reads_terminal(pid, arg(0), tty),
         _ => Some(false),
     };
-    match reads {
-        Some(true) if timeout.is_some_and(|t| t < BRIEF_MS) => Doing::ReadsTerminalBriefly,
-        Some(true) => Doing::ReadsTerminal,
-        Some(false) => Doing::Other,
-        None => Doing::Hidden,
-    }
+    (reads, timeout)
+}
+
+/// Only Linux says which call a process sleeps in (`/proc/<pid>/syscall`).
+#[cfg(not(target_os = "linux"))]
+fn reading_call(_pid: i32, _nr: i64, _args: &[u64], _tty: u64) -> (Option<bool>, Option<i64>) {
+    (None, None)
 }
 
 /// `epoll_pwait2` (Linux 5.11), not in every C library's list of numbers.

@@ -29,13 +29,7 @@ pub use supervised::{
 };
 pub use wire::ChildExit;
 
-/// This process's scheduling policy (`SCHED_OTHER`, `SCHED_BATCH`, ...); `None` when the
-/// kernel cannot say.
-pub fn own_policy() -> Option<i32> {
-    // SAFETY: sched_getscheduler reads this process's own policy and takes no pointer.
-    let policy = unsafe { nix::libc::sched_getscheduler(0) };
-    (policy >= 0).then_some(policy)
-}
+pub use crate::os::own_policy;
 
 /// Make reads (and writes) of `fd` return `EAGAIN` instead of waiting.
 pub fn set_nonblocking(fd: std::os::fd::BorrowedFd<'_>) -> nix::Result<()> {

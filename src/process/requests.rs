@@ -68,7 +68,7 @@ pub fn send(sock: &OwnedFd, req: &SpawnRequest, fds: &[&OwnedFd]) -> std::io::Re
             sock.as_raw_fd(),
             &[IoSlice::new(payload)],
             &cmsg,
-            MsgFlags::MSG_NOSIGNAL,
+            crate::os::send_flags(),
             None,
         ) {
             Ok(_) => return Ok(()),
@@ -78,13 +78,9 @@ pub fn send(sock: &OwnedFd, req: &SpawnRequest, fds: &[&OwnedFd]) -> std::io::Re
     }
 }
 
-/// A memory file holding `body`.
+/// A file with no name holding `body`.
 fn body_file(body: &[u8]) -> std::io::Result<OwnedFd> {
-    use nix::sys::memfd::{MemFdCreateFlag, memfd_create};
-    let fd = memfd_create(c"itmcp-request", MemFdCreateFlag::MFD_CLOEXEC)?;
-    let file = std::fs::File::from(fd);
-    file.write_all_at(body, 0)?;
-    Ok(file.into())
+    crate::os::anonymous_file(body)
 }
 
 /// Read one message (blocking). `buf` is the reader's own buffer, kept between reads.
@@ -98,7 +94,7 @@ pub fn receive(sock: BorrowedFd<'_>, buf: &mut Vec<u8>) -> std::io::Result<Inbox
                 sock.as_raw_fd(),
                 &mut iov,
                 Some(&mut cmsg),
-                MsgFlags::MSG_CMSG_CLOEXEC,
+                crate::os::receive_flags(),
             ) {
                 Ok(m) => break m,
                 Err(Errno::EINTR) => continue,
@@ -111,6 +107,9 @@ pub fn receive(sock: BorrowedFd<'_>, buf: &mut Vec<u8>) -> std::io::Result<Inbox
                 // SAFETY: the kernel just installed these descriptors in this process for
                 // this message; nothing else owns them.
                 fds.extend(raw.into_iter().map(|r| unsafe { OwnedFd::from_raw_fd(r) }));
+                for fd in &fds {
+                    crate::os::received_cloexec(std::os::fd::AsFd::as_fd(fd))?;
+                }
             }
         }
         (msg.bytes, msg.flags, fds)
@@ -170,17 +169,11 @@ fn read_body(file: OwnedFd) -> Result<Vec<u8>, String> {
 mod tests {
     use super::*;
     use crate::process::wire::Mode;
-    use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
+    use nix::sys::socket::SockType;
     use std::os::fd::AsFd;
 
     fn pair() -> (OwnedFd, OwnedFd) {
-        socketpair(
-            AddressFamily::Unix,
-            SockType::SeqPacket,
-            None,
-            SockFlag::SOCK_CLOEXEC,
-        )
-        .unwrap()
+        crate::os::socket_pair_cloexec(SockType::SeqPacket).unwrap()
     }
 
     fn request(arg: String) -> SpawnRequest {

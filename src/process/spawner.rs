@@ -46,7 +46,7 @@ pub fn main(open_files: Option<u64>) -> i32 {
     }
     // Its own session: signals from the server's terminal (Ctrl-C) are not for it.
     let _ = nix::unistd::setsid();
-    let _ = nix::sys::prctl::set_name(c"itmcp-spawner");
+    crate::os::name_process(c"itmcp-spawner");
     let batched = into_batch();
     let _ = nix::sys::prctl::set_child_subreaper(true);
     let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGUSR1);
@@ -178,16 +178,7 @@ fn refuse(pool: &Pool) -> bool {
 /// command, or the client reading its answer — to update two counters. A batch process is
 /// not run ahead of the process on the core when it wakes; it runs when a core is free.
 fn into_batch() -> Option<i32> {
-    let policy = super::own_policy()?;
-    (policy == nix::libc::SCHED_OTHER && set_policy(nix::libc::SCHED_BATCH)).then_some(policy)
-}
-
-/// Set this process's scheduling policy, at the static priority 0 these policies take.
-fn set_policy(policy: i32) -> bool {
-    let param = nix::libc::sched_param { sched_priority: 0 };
-    // SAFETY: sched_setscheduler on this process, with a parameter that lives through the
-    // call.
-    unsafe { nix::libc::sched_setscheduler(0, policy, &param) == 0 }
+    crate::os::into_batch()
 }
 
 /// Fork a standby supervisor, under the policy the spawner had (`restore`), so neither it nor
@@ -207,7 +198,7 @@ fn fork_standby(
             return 1;
         }
         if let Some(policy) = restore
-            && !set_policy(policy)
+            && !crate::os::set_policy(policy)
         {
             eprintln!("interactive-terminal spawner: a supervisor stays under SCHED_BATCH");
         }

@@ -18,11 +18,8 @@
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 
 use nix::errno::Errno;
-use nix::fcntl::OFlag;
-use nix::sched::{CpuSet, sched_getaffinity};
-use nix::sys::resource::{Resource, getrlimit};
+use nix::sys::resource::getrlimit;
 use nix::sys::signal::Signal;
-use nix::unistd::Pid;
 
 use super::requests::{self, Inbox};
 use super::supervisor::{self, Over};
@@ -42,26 +39,6 @@ pub const SOCKET_BROKEN: i32 = 3;
 /// Nice value a supervisor takes once its last session is over and reported: tearing the
 /// process down must not hold up the server's answer on a small machine.
 const NICE_WHEN_DONE: i32 = 19;
-
-/// Every resource limit Linux has: a program may change any of them on its supervisor.
-const LIMITS: [Resource; 16] = [
-    Resource::RLIMIT_AS,
-    Resource::RLIMIT_CORE,
-    Resource::RLIMIT_CPU,
-    Resource::RLIMIT_DATA,
-    Resource::RLIMIT_FSIZE,
-    Resource::RLIMIT_LOCKS,
-    Resource::RLIMIT_MEMLOCK,
-    Resource::RLIMIT_MSGQUEUE,
-    Resource::RLIMIT_NICE,
-    Resource::RLIMIT_NOFILE,
-    Resource::RLIMIT_NPROC,
-    Resource::RLIMIT_RSS,
-    Resource::RLIMIT_RTPRIO,
-    Resource::RLIMIT_RTTIME,
-    Resource::RLIMIT_SIGPENDING,
-    Resource::RLIMIT_STACK,
-];
 
 /// An event on the pipe: one kind byte and the supervisor's pid (little-endian).
 pub const EVENT_BYTES: usize = 5;
@@ -92,9 +69,9 @@ pub struct Pool {
 
 impl Pool {
     pub fn new(requests: OwnedFd) -> std::io::Result<Pool> {
-        let (events_r, events_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+        let (events_r, events_w) = crate::os::pipe_cloexec(false)?;
         super::set_nonblocking(events_r.as_fd())?;
-        let (slots_r, slots_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
+        let (slots_r, slots_w) = crate::os::pipe_cloexec(true)?;
         nix::unistd::write(&slots_w, &[0u8; MAX_IDLE])?;
         Ok(Pool {
             requests,
@@ -206,11 +183,11 @@ pub fn main(pool: &Pool, spawner: i32) -> i32 {
 /// per command.)
 #[derive(Debug, PartialEq, Eq)]
 struct Fingerprint {
-    /// Soft and hard limit of each of [`LIMITS`], in order.
+    /// Soft and hard limit of each of [`crate::os::LIMITS`], in order.
     limits: Vec<(u64, u64)>,
     nice: i32,
     policy: i32,
-    affinity: CpuSet,
+    affinity: crate::os::Affinity,
     /// No system call reports these two; their files are short.
     oom_score_adj: String,
     cgroup: String,
@@ -220,7 +197,7 @@ impl Fingerprint {
     /// `None` when the kernel cannot say: such a supervisor is never kept.
     fn now() -> Option<Fingerprint> {
         let read = |p: &str| std::fs::read_to_string(p).ok();
-        let limits = LIMITS
+        let limits = crate::os::LIMITS
             .iter()
             .map(|&r| getrlimit(r).ok())
             .collect::<Option<Vec<_>>>()?;
@@ -235,7 +212,7 @@ impl Fingerprint {
             limits,
             nice,
             policy: super::own_policy()?,
-            affinity: sched_getaffinity(Pid::from_raw(0)).ok()?,
+            affinity: crate::os::affinity()?,
             oom_score_adj: read("/proc/self/oom_score_adj")?,
             cgroup: read("/proc/self/cgroup")?,
         })

@@ -12,7 +12,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
+use nix::sys::socket::SockType;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::watch;
@@ -60,12 +60,7 @@ fn spawner() -> &'static Mutex<Option<Spawner>> {
 
 /// A connected pair of Unix sockets of `kind`, both close-on-exec.
 fn socket_pair(kind: SockType) -> std::io::Result<(OwnedFd, OwnedFd)> {
-    Ok(socketpair(
-        AddressFamily::Unix,
-        kind,
-        None,
-        SockFlag::SOCK_CLOEXEC,
-    )?)
+    Ok(crate::os::socket_pair_cloexec(kind)?)
 }
 
 fn start_spawner() -> std::io::Result<Spawner> {

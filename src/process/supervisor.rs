@@ -91,7 +91,7 @@ impl Control {
 /// arriving while the mask is open for a program's start.
 pub fn prepare() {
     let _ = nix::unistd::setsid();
-    let _ = nix::sys::prctl::set_name(c"itmcp-supervise");
+    crate::os::name_process(c"itmcp-supervise");
     let _ = nix::sys::prctl::set_child_subreaper(true);
     set_action(handled_signals().iter(), SigHandler::Handler(note_caught));
 }

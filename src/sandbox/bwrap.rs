@@ -11,6 +11,7 @@
 //! inside then has no power over the mounts it was given).
 
 use std::path::{Path, PathBuf};
+#[cfg(target_os = "linux")]
 use std::process::{Command, Stdio};
 
 use super::seccomp::{self, Sockets};
@@ -43,7 +44,14 @@ pub struct Run<'a> {
     pub env: &'a [(String, String)],
 }
 
+/// bubblewrap is Linux's.
+#[cfg(not(target_os = "linux"))]
+pub fn find(_settings: &Settings) -> Result<Mechanism, String> {
+    Err(super::NOT_LINUX.into())
+}
+
 /// Find bubblewrap and try it once with `settings`, as every session will use it.
+#[cfg(target_os = "linux")]
 pub fn find(settings: &Settings) -> Result<Mechanism, String> {
     let path = crate::program::which(PROGRAM).ok_or_else(|| {
         format!(

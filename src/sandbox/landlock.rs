@@ -19,21 +19,25 @@
 
 use std::path::{Path, PathBuf};
 
+#[cfg(target_os = "linux")]
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr,
     RulesetCreatedAttr, path_beneath_rules,
 };
 use serde::{Deserialize, Serialize};
 
+#[cfg(target_os = "linux")]
 use super::seccomp::{self, Rules, Sockets};
 
 /// The Landlock version whose write rights the sandbox needs: V3 adds truncation, without
 /// which `truncate` and `O_TRUNC` could empty any file.
+#[cfg(target_os = "linux")]
 const NEEDED_ABI: ABI = ABI::V3;
 
 /// Devices every program writes to (and terminals, for programs that make their own). Not
 /// `/dev/shm`: shared by every process of the machine, a sandboxed program would write
 /// there for another to read (or run).
+#[cfg(target_os = "linux")]
 const WRITABLE_DEVICES: [&str; 6] = [
     "/dev/null",
     "/dev/zero",
@@ -57,6 +61,13 @@ pub struct Plan {
 }
 
 /// Whether this kernel can enforce the sandbox; the mechanism's description when it can.
+#[cfg(not(target_os = "linux"))]
+pub fn probe() -> Result<String, String> {
+    Err(super::NOT_LINUX.into())
+}
+
+/// Whether this kernel can enforce the sandbox; the mechanism's description when it can.
+#[cfg(target_os = "linux")]
 pub fn probe() -> Result<String, String> {
     Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
@@ -96,6 +107,7 @@ pub fn refusal(roots: &[PathBuf], protected: &[PathBuf]) -> Option<String> {
 }
 
 /// What seccomp refuses under Landlock.
+#[cfg(target_os = "linux")]
 fn rules(network_off: bool) -> Rules {
     Rules {
         sockets: if network_off {
@@ -138,6 +150,7 @@ fn readable(hidden: &[PathBuf]) -> Vec<PathBuf> {
 
 /// Empty the bounding set, so that the program (and whatever it starts) has no capability
 /// even as root. The supervisor keeps its own until it ends.
+#[cfg(target_os = "linux")]
 fn drop_capabilities() -> Result<(), String> {
     if !nix::unistd::geteuid().is_root() {
         return Ok(());
@@ -170,7 +183,16 @@ fn drop_capabilities() -> Result<(), String> {
 }
 
 /// Restrict this process (a session's supervisor, single-threaded) and everything it will
+/// start; `tmp` is the session's private temporary directory. Elsewhere than Linux it
+/// fails, and the supervisor starts nothing.
+#[cfg(not(target_os = "linux"))]
+pub fn apply(_plan: &Plan, _tmp: &Path) -> Result<(), String> {
+    Err(super::NOT_LINUX.into())
+}
+
+/// Restrict this process (a session's supervisor, single-threaded) and everything it will
 /// start; `tmp` is the session's private temporary directory.
+#[cfg(target_os = "linux")]
 pub fn apply(plan: &Plan, tmp: &Path) -> Result<(), String> {
     let write = AccessFs::from_write(NEEDED_ABI);
     let read: BitFlags<AccessFs> = AccessFs::ReadFile.into();

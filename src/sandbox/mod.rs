@@ -23,6 +23,12 @@ use serde::Serialize;
 
 pub use settings::{Level, MechanismChoice, Network, Settings};
 
+/// Why no mechanism exists on this OS: bubblewrap, Landlock and seccomp are Linux's.
+#[cfg_attr(target_os = "linux", allow(dead_code))]
+const NOT_LINUX: &str = "the sandbox is enforced by Linux facilities (bubblewrap, or \
+    Landlock with seccomp), which this operating system does not have; start the server \
+    without --sandbox, or run it in a Linux container or virtual machine for isolation";
+
 /// How the sandbox is enforced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mechanism {

@@ -22,11 +22,14 @@
 //! A refused call fails with `EACCES` (sockets) or `EPERM`, as the kernel refuses what a
 //! process may not do.
 
+#[cfg(target_os = "linux")]
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 
+#[cfg(target_os = "linux")]
 use nix::libc;
+#[cfg(target_os = "linux")]
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
     SeccompRule,
@@ -64,6 +67,7 @@ impl Sockets {
     }
 
     /// Families allowed, when the list is closed.
+    #[cfg(target_os = "linux")]
     fn allowed(self) -> Option<&'static [i32]> {
         match self {
             Sockets::Any => None,
@@ -132,6 +136,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
 }
 
 /// Apply the filters to this thread (and everything it starts); sets `no_new_privs`.
+#[cfg(target_os = "linux")]
 pub fn apply(rules: &Rules) -> Result<(), String> {
     for f in filters(rules)? {
         seccompiler::apply_filter(&f).map_err(|e| e.to_string())?;
@@ -139,6 +144,14 @@ pub fn apply(rules: &Rules) -> Result<(), String> {
     Ok(())
 }
 
+/// seccomp is Linux's: elsewhere the filter cannot be applied, and what needs it fails
+/// closed.
+#[cfg(not(target_os = "linux"))]
+pub fn apply(_rules: &Rules) -> Result<(), String> {
+    Err(super::NOT_LINUX.into())
+}
+
+#[cfg(target_os = "linux")]
 fn cond(
     arg: u8,
     len: SeccompCmpArgLen,
@@ -148,6 +161,7 @@ fn cond(
     SeccompCondition::new(arg, len, op, value).map_err(|e| e.to_string())
 }
 
+#[cfg(target_os = "linux")]
 fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
     SeccompRule::new(conditions).map_err(|e| e.to_string())
 }
@@ -155,6 +169,7 @@ fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
 /// The compiled filters for `rules`: one for sockets (refused with `EACCES`), when the list
 /// of families is closed, and one for the rest (`EPERM`). They govern different calls, so
 /// installed one after the other each decides its own.
+#[cfg(target_os = "linux")]
 pub fn filters(rules: &Rules) -> Result<Vec<BpfProgram>, String> {
     use SeccompCmpArgLen::{Dword, Qword};
     let mut deny: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
@@ -241,7 +256,7 @@ pub fn filters(rules: &Rules) -> Result<Vec<BpfProgram>, String> {
     Ok(out)
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 
