@@ -1,6 +1,6 @@
 //! One interactive suite, run against every adapter: local (embedded core), bundled (a host
 //! launched from the binary beside the server), container_bridge (a host reached over TCP
-//! with the container environment of seed 003 §7.2). The contract must not tell them apart.
+//! with the container environment of docs/bridge-protocol.md). The contract must not tell them apart.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;

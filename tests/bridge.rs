@@ -242,7 +242,7 @@ async fn bad_inputs_tokens_and_unreachable_hosts() {
     let r = s.call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})).await;
     assert_eq!(code(&r), "PM_TERM_INVALID_MODE");
     s.stop().await;
-    // The wrong token: the host refuses the handshake (§7: refused => GUI_UNAVAILABLE).
+    // The wrong token: the host refuses the handshake (refused: GUI_UNAVAILABLE).
     let s = start_env(&bridge_env(&port, "tok-wrong")).await;
     let r = s.call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})).await;
     assert_eq!(code(&r), "PM_TERM_GUI_UNAVAILABLE", "{r:#}");

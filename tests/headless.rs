@@ -710,7 +710,7 @@ async fn run_alias_with_flat_legacy_keys() {
     s.stop().await;
 }
 
-/// Every §2.3 rejection, through the binary.
+/// Every coupling-rule rejection (docs/contract.md, "The pipeline"), through the binary.
 #[tokio::test]
 async fn every_validation_rule_is_a_pm_term_payload() {
     let s = server().start().await;

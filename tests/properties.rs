@@ -559,7 +559,7 @@ fn cases(default: u32) -> u32 {
         .unwrap_or(default)
 }
 
-/// The payload of a rejection: valid against error.schema.json, with the §3.1 strategy of
+/// The payload of a rejection: valid against error.schema.json, with the strategy of
 /// its code, correlation ids present.
 fn check_rejection(payload: &Value) -> Result<(), TestCaseError> {
     let violations = contract::schema::payload_violations(payload);

@@ -1,4 +1,4 @@
-//! Legacy action aliases (seed 003 §1 and §9.2) and the staged deprecation of §9.3.
+//! Legacy action aliases and their staged deprecation (docs/contract.md, "The pipeline").
 //!
 //! Resolution is one-way and deterministic: each legacy action names exactly one canonical
 //! action plus a fixed transform, and the response records that an alias was applied.
@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use super::request::{Action, Intent, Mode};
 
-/// §9.3 deprecation phase, chosen by the operator (`PM_TERM_DEPRECATION_PHASE`).
+/// The deprecation phase, chosen by the operator (`PM_TERM_DEPRECATION_PHASE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Phase {
     /// Accept aliases and record the resolution.
@@ -33,7 +33,7 @@ impl FromStr for Phase {
     }
 }
 
-/// The legacy actions of the §1 alias table.
+/// The legacy actions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Legacy {
     Run,
@@ -92,7 +92,7 @@ impl Legacy {
         }
     }
 
-    /// The §9.2 migration hint, word for word the canonical replacement.
+    /// The migration hint, word for word the canonical replacement.
     pub fn migration_hint(self) -> &'static str {
         match self {
             Legacy::Run => {

@@ -1,4 +1,4 @@
-//! The §2.3 coupling rules, after the schema: which fields each action and mode takes,
+//! The coupling rules (docs/contract.md, "The pipeline"), after the schema: which fields each action and mode takes,
 //! requires or forbids, and the checks the schema cannot express (absolute paths, known
 //! adapter names, key names). Each failure says which field and why.
 
@@ -8,7 +8,7 @@ use super::error::TermError;
 use super::keys;
 use super::request::{Action, Execution, Intent, Mode, OutputOptions, Runtime, Target};
 
-/// Adapter names accepted in `runtime.adapter_override` (§5.2).
+/// Adapter names accepted in `runtime.adapter_override`.
 pub const ADAPTER_OVERRIDES: [&str; 4] = ["auto", "local", "bundled", "container_bridge"];
 
 /// Shells a new terminal may name (found on the server's PATH); a request never gives a
@@ -76,7 +76,7 @@ fn typed_text(text: Option<&str>, field: &str) -> Result<(), TermError> {
     }
 }
 
-/// The §2.3 rules. Returns the request's resolved mode.
+/// The coupling rules. Returns the request's resolved mode.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn check_coupling(
     action: Action,

@@ -1,4 +1,5 @@
-//! The `PM_TERM_*` taxonomy of seed 003 §3.1 and its deterministic fallback table (§3.3).
+//! The `PM_TERM_*` taxonomy and its deterministic fallback table (docs/contract.md,
+//! "Answers").
 //!
 //! Every failure anywhere in the server becomes a [`TermError`]; the code alone decides the
 //! category, retriability and fallback strategy, so the same code always answers the same
@@ -8,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::request::{Action, Mode};
 
-/// One row of the §3.1 table.
+/// One row of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
     InvalidAction,
@@ -23,7 +24,7 @@ pub enum ErrorCode {
     Internal,
 }
 
-/// Fallback strategies of §3.1, by name.
+/// Fallback strategies, by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
     RejectNoRetry,
@@ -105,7 +106,7 @@ impl ErrorCode {
         )
     }
 
-    /// The §3.1 default fallback; a function of the code alone (§3.3).
+    /// The default fallback; a function of the code alone.
     pub fn strategy(self) -> Strategy {
         match self {
             ErrorCode::InvalidAction | ErrorCode::InvalidPayload | ErrorCode::InvalidMode => {
@@ -126,14 +127,14 @@ impl ErrorCode {
     }
 }
 
-/// A failure on its way to becoming a §3.2 payload.
+/// A failure on its way to becoming an error payload.
 #[derive(Debug, Clone)]
 pub struct TermError {
     pub code: ErrorCode,
     pub message: String,
     pub details: Map<String, Value>,
     /// A request class of its own (a known legacy alias refused in phase C, a command off the
-    /// strict allowlist) with its own next step; the strategy stays the code's (§3.3).
+    /// strict allowlist) with its own next step; the strategy stays the code's.
     pub hint: Option<Hint>,
 }
 
@@ -175,7 +176,7 @@ impl TermError {
         .with("id", json!(id))
     }
 
-    /// An unclassified failure. The cause goes to the log only, never to the caller (§3.3).
+    /// An unclassified failure. The cause goes to the log only, never to the caller.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         tracing::error!(%cause, "internal error");
         Self::new(ErrorCode::Internal, "internal error")
@@ -200,7 +201,7 @@ impl TermError {
     }
 }
 
-/// The fallback section of a §3.2 payload.
+/// The fallback section of an error payload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fallback {
     pub strategy: Strategy,
@@ -325,7 +326,7 @@ impl Fallback {
 mod tests {
     use super::*;
 
-    /// The §3.1 table, row by row: code, category, retriable, default fallback.
+    /// The table, row by row: code, category, retriable, default fallback.
     const TABLE: [(&str, &str, bool, &str); 10] = [
         (
             "PM_TERM_INVALID_ACTION",

@@ -1,4 +1,4 @@
-//! The canonical interactive-terminal contract (seed 003 §1–§3): request parsing, alias
+//! The canonical interactive-terminal contract (docs/contract.md): request parsing, alias
 //! resolution, validation, responses and the `PM_TERM_*` error taxonomy. Nothing here
 //! knows about MCP or about how commands run.
 

@@ -1,5 +1,5 @@
-//! The canonical request of seed 003 §2.1, as the rest of the server sees it: every alias
-//! resolved, every legacy flat key moved to its nested place, every §2.3 rule checked.
+//! The canonical request (docs/contract.md), as the rest of the server sees it: every alias
+//! resolved, every legacy flat key moved to its nested place, every coupling rule checked.
 
 use std::collections::BTreeMap;
 

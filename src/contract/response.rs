@@ -1,4 +1,5 @@
-//! Building the canonical response (§2.2) and the deterministic error payload (§3.2).
+//! Building the canonical response and the deterministic error payload (docs/contract.md,
+//! "Answers").
 
 use serde_json::{Map, Value, json};
 
@@ -140,7 +141,7 @@ pub fn success(env: &Envelope, result: Outcome) -> Value {
     })
 }
 
-/// A §3.2 failure payload; the fallback section is always present.
+/// A failure payload; the fallback section is always present.
 pub fn failure(env: &Envelope, err: &TermError) -> Value {
     let mut details = err.details.clone();
     if err.code == ErrorCode::Internal {

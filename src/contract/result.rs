@@ -1,4 +1,4 @@
-//! The `result` of a successful answer (seed 003 §2.2; `schemas/response.schema.json`,
+//! The `result` of a successful answer (docs/contract.md, "Answers"; `schemas/response.schema.json`,
 //! `$defs/result`), typed: one struct per kind of answer, serialized as the schema describes.
 //! The services build these; nothing above them writes result keys by hand.
 

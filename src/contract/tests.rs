@@ -1,4 +1,4 @@
-//! One test per §2.3 rule, alias transform and correlation constraint.
+//! One test per coupling rule (docs/contract.md, "The pipeline"), alias transform and correlation constraint.
 
 use serde_json::{Value, json};
 
@@ -303,7 +303,7 @@ fn alias_kill() {
     assert_eq!(r.action, Action::Terminate);
     assert_eq!(r.target.session_id.as_deref(), Some("ses_1"));
     assert_eq!(r.resolution.legacy_action.as_deref(), Some("kill"));
-    // Terminal identities are accepted too (§9.2).
+    // Terminal identities are accepted too (docs/contract.md, "The pipeline").
     ok(json!({"action": "kill", "terminal_id": "term_1"}));
     assert_eq!(code(json!({"action": "kill"})), ErrorCode::InvalidPayload);
 }

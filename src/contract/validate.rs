@@ -1,4 +1,4 @@
-//! parse → resolve alias → validate (schema + §2.3 coupling rules) → canonical [`Request`].
+//! parse → resolve alias → validate (schema + coupling rules, docs/contract.md "The pipeline") → canonical [`Request`].
 //!
 //! Order matters for the error a caller sees: correlation ids are settled first so every
 //! rejection carries them; an unknown action is `PM_TERM_INVALID_ACTION` before anything
@@ -19,7 +19,7 @@ use super::response::Envelope;
 use super::schema;
 use crate::ids;
 
-/// Legacy flat keys of the §1 table and where they live in the canonical request.
+/// Legacy flat keys and where they live in the canonical request.
 const FLAT_KEYS: [(&str, &str, &str); 9] = [
     ("command", "execution", "command"),
     ("args", "execution", "args"),
@@ -124,7 +124,7 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
         },
     };
 
-    // 2. An unsupported mode is its own error class (§3.1 PM_TERM_INVALID_MODE).
+    // 2. An unsupported mode is its own error class (PM_TERM_INVALID_MODE).
     if let Some(Value::String(m)) = obj.get("invocation").and_then(|i| i.get("mode"))
         && Mode::parse(m).is_none()
     {
@@ -194,7 +194,7 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
         approval_id: target.approval_id.clone(),
     };
 
-    // 5. The alias transform (§1 "Required Transform").
+    // 5. The alias transform.
     if let Some(l) = legacy {
         apply_alias(l, &mut mode, &mut intent, &execution, &target).map_err(|e| reject(&env, e))?;
     }
@@ -228,7 +228,7 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
     check_runtime(&mut runtime).map_err(|e| reject(&env, e))?;
     check_no_nul(&execution, &runtime).map_err(|e| reject(&env, e))?;
 
-    // 8. §2.3 coupling and mode constraints, per action.
+    // 8. Coupling and mode constraints, per action.
     let has_invocation = invocation.is_some_and(|i| i.as_object().is_some_and(|o| !o.is_empty()));
     let resolved_mode = check_coupling(
         action,
@@ -267,7 +267,7 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
 
 /// Correlation ids: the caller's when usable, generated otherwise. Malformed caller ids are
 /// replaced here and reported by the schema check, so even that rejection is correlated.
-/// The caller's correlation ids when acceptable, fresh ones otherwise (§2.3: generated when
+/// The caller's correlation ids when acceptable, fresh ones otherwise (generated when
 /// absent, trace_id propagated unchanged).
 pub fn fresh_correlation(raw: Option<&Value>) -> Correlation {
     let get = |k: &str| {

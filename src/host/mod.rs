@@ -30,7 +30,7 @@ use tokio::net::TcpListener;
 use crate::terminal::{Core, CoreConfig};
 use crate::token;
 
-/// Default port (seed 003 §7.1).
+/// Default port (docs/bridge-protocol.md).
 pub const DEFAULT_PORT: u16 = 45459;
 /// Path of the AHP WebSocket endpoint (`/` is accepted too).
 pub const WS_PATH: &str = "/ahp";

@@ -12,7 +12,7 @@
 use std::net::IpAddr;
 
 /// Names allowed by default besides IP addresses: loopback, and the container aliases a
-/// bridged MCP server connects with (seed 003 §7.1).
+/// bridged MCP server connects with (docs/bridge-protocol.md).
 pub const DEFAULT_NAMES: &[&str] = &[
     "localhost",
     "host.containers.internal",

@@ -35,9 +35,9 @@ use crate::contract::advertise::Face;
 use crate::contract::schema;
 use crate::service::{Progress, Service};
 
-/// The canonical tool of seed 003.
+/// The canonical tool (docs/contract.md).
 pub const INTERACTIVE_TOOL: &str = "memory_terminal_interactive";
-/// Strict allowlisted headless execution (seed 003 §9.1).
+/// Strict allowlisted headless execution (docs/policy.md).
 pub const STRICT_TOOL: &str = "memory_terminal";
 
 const STRICT_DESCRIPTION: &str = "Strict, allowlisted headless execution: only read-only and build/test commands on the operator's allowlist \

@@ -1,4 +1,4 @@
-//! Authorization of every command before it runs (seed 003 §2.2, §3.1): `allowed`,
+//! Authorization of every command before it runs (docs/policy.md): `allowed`,
 //! `allowed_with_warning` or `blocked`, decided on the parsed commands — every command in
 //! the line, through wrappers, chains, subshells and substitutions — never on substrings.
 //!

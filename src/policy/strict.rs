@@ -1,4 +1,4 @@
-//! The strict allowlist of `memory_terminal` (seed 003 §9.1): one simple command, matched on
+//! The strict allowlist of `memory_terminal` (docs/policy.md, "`memory_terminal`"): one simple command, matched on
 //! its argv — `ls` does not admit `lsof`, `git branch` does not admit `git branch -D` — with
 //! no shell operators, redirections, substitutions or variable assignments.
 //!

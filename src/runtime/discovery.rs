@@ -1,5 +1,5 @@
 //! Finding and launching the `interactive-terminal` host for the bundled adapter
-//! (seed 003 §6): candidates in strict order (configured absolute path, the binary beside
+//! (docs/operator-troubleshooting.md, section 1): candidates in strict order (configured absolute path, the binary beside
 //! this server, PATH), first valid one wins, a readiness handshake with a bounded timer,
 //! one retry for transient failures only, and never anything destructive.
 
@@ -17,7 +17,7 @@ use crate::terminal::shell::is_executable;
 
 /// The host binary's name.
 pub const HOST_BINARY: &str = "interactive-terminal";
-/// Launch attempts per candidate: one retry for transient failures (§6.3).
+/// Launch attempts per candidate: one retry for transient failures.
 const ATTEMPTS_PER_CANDIDATE: usize = 2;
 
 pub use super::error::{Candidate, SpawnError};
@@ -31,7 +31,7 @@ pub struct Launched {
     pub ready: Value,
 }
 
-/// The candidates, in order. A relative configured path is refused (§6.1).
+/// The candidates, in order. A relative configured path is refused.
 pub fn candidates(configured: Option<&str>) -> Result<Vec<Candidate>, RuntimeError> {
     let mut out: Vec<Candidate> = Vec::new();
     if let Some(c) = configured {
@@ -159,7 +159,7 @@ async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, Launc
             )));
         }
         Err(_) => {
-            // Only our own child is ever killed (§6.3 non-destructive).
+            // Only our own child is ever killed: discovery never ends another process.
             let _ = child.kill().await;
             return Err(LaunchFailure::Transient(format!(
                 "no ready line within {} ms",

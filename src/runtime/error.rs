@@ -90,7 +90,7 @@ pub struct Facts {
     pub spawn_errors: Option<Vec<SpawnError>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_action: Option<String>,
-    /// The host alias and port a failed handshake was with (§7.1 step 5).
+    /// The host alias and port a failed handshake was with.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alias: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]

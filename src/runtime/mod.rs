@@ -1,5 +1,5 @@
-//! Runtime adapters (seed 003 §5–§7): where interactive terminals live and how requests
-//! reach them. Every adapter has the §5.1 shape and serves the same terminal operations, so
+//! Runtime adapters (docs/contract.md, "Interactive"; docs/bridge-protocol.md): where interactive terminals live and how requests
+//! reach them. Every adapter has the one shape of [`Adapter`] and serves the same terminal operations, so
 //! the interactive contract behaves the same whichever adapter serves it.
 
 pub mod changes;
@@ -79,7 +79,7 @@ pub async fn bounded<T: Send + 'static>(
     }
 }
 
-/// The §5.1 adapter interface.
+/// The adapter interface: every adapter serves the same operations.
 pub trait Adapter: Send + Sync {
     fn adapter_type(&self) -> AdapterType;
     /// Establish the runtime (launch, connect, handshake) if it is not up.
@@ -163,7 +163,7 @@ impl Runtime {
         &self.inputs
     }
 
-    /// The adapter for a new interactive request (§5.2).
+    /// The adapter for a new interactive request (docs/contract.md, "Interactive").
     pub async fn adapter_for_new(
         &self,
         adapter_override: Option<&str>,

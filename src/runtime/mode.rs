@@ -1,4 +1,4 @@
-//! Runtime mode resolution (seed 003 §5.2, §9.4) and the operator's runtime inputs.
+//! Runtime mode resolution (docs/contract.md, "Interactive") and the operator's runtime inputs.
 //!
 //! Precedence is fixed: the request's `runtime.adapter_override` (when the operator allows
 //! the adapter it names), then `PM_TERM_ADAPTER_MODE`, then `PM_RUNNING_IN_CONTAINER=true`,
@@ -14,13 +14,13 @@ use super::AdapterType;
 use super::error::{Failure, RuntimeError};
 use super::paths::PathMap;
 
-/// Default host alias tried first from a container (§7.1).
+/// Default host alias tried first from a container (docs/bridge-protocol.md, "The container bridge").
 pub const PRIMARY_ALIAS: &str = "host.containers.internal";
-/// Default fallback alias (§7.1).
+/// Default fallback alias (docs/bridge-protocol.md, "The container bridge").
 pub const FALLBACK_ALIAS: &str = "host.docker.internal";
 pub const DEFAULT_CONNECT_TIMEOUT_MS: u64 = 3_000;
 pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 30_000;
-/// Bundled launch readiness timer (§6.2).
+/// Bundled launch readiness timer (docs/operator-troubleshooting.md, section 1).
 pub const DEFAULT_SPAWN_TIMEOUT_MS: u64 = 8_000;
 pub const MAX_SPAWN_TIMEOUT_MS: u64 = 30_000;
 
@@ -180,7 +180,7 @@ pub fn resolve(
     Ok(AdapterType::Local)
 }
 
-/// Validated container-bridge inputs (§7.2).
+/// Validated container-bridge inputs (docs/bridge-protocol.md, "The container bridge").
 #[derive(Debug, Clone, PartialEq)]
 pub struct BridgeSpec {
     pub aliases: Vec<String>,

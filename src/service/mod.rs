@@ -1,6 +1,6 @@
 //! The contract service: one request in, one canonical payload out. Parses and validates
 //! (contract), routes headless work to `exec` and interactive work to `runtime`, and turns
-//! every outcome, good or bad, into a §2.2 response or a §3.2 error payload.
+//! every outcome, good or bad, into a response or an error payload (docs/contract.md, "Answers").
 
 pub mod approval;
 mod cancel;
@@ -128,7 +128,7 @@ pub struct Service {
     policy: crate::policy::Policy,
     exec: ExecManager,
     runtime: Runtime,
-    /// The AHP session this server claims its terminals as (seed 001 "Claims").
+    /// The AHP session this server claims its terminals as (docs/terminal-core.md, "Commands and claims").
     session_uri: String,
     chat_uri: String,
     /// The agent's raw input not yet entered, per terminal: judged again with what follows.

@@ -1,4 +1,4 @@
-//! `memory_terminal`: strict allowlisted headless execution (seed 003 §9.1). The same
+//! `memory_terminal`: strict allowlisted headless execution (docs/policy.md). The same
 //! request, execution, output and identity model as headless `memory_terminal_interactive`,
 //! but only for commands on the allowlist, and never a terminal.
 

@@ -1,4 +1,4 @@
-//! Actions dispatched by AHP clients (seed 001 "Terminal Actions"): only the
+//! Actions dispatched by AHP clients (docs/terminal-core.md, "State, sequence, log"): only the
 //! client-dispatchable ones are accepted, and a claim changes only at the hands of whoever
 //! holds it; anything else comes back with a `rejectionReason`.
 

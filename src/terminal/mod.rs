@@ -1,4 +1,4 @@
-//! The AHP terminal core (seed 000 / 001): pty terminals, shell integration, OSC 633/133
+//! The AHP terminal core (docs/terminal-core.md): pty terminals, shell integration, OSC 633/133
 //! parsing, state changed only through Microsoft's reducers, bounded content, an action log
 //! with server sequence numbers, subscriptions, and the operations every runtime adapter
 //! and the host service serve (`ops`).

@@ -16,7 +16,7 @@ pub use crate::views::{DEFAULT_MAX_BYTES, ScreenView, View};
 /// server's timeouts, a cancelled call, and its fallback for hosts without `interrupt`).
 pub const CTRL_C: &str = "\u{3}";
 
-/// The session claim an agent holds while it works a terminal (seed 001 "Claims"): with
+/// The session claim an agent holds while it works a terminal (docs/terminal-core.md, "Commands and claims"): with
 /// `tool_call_id` during a call, without it (backgrounded) afterwards.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct AgentClaim {

@@ -64,7 +64,7 @@ impl RemoteAdapter {
     }
 
     /// Open a WebSocket to the first endpoint that answers, classifying every failure
-    /// (§7.1): nothing reachable or a refusal is the host being unavailable; a host that
+    /// (docs/bridge-protocol.md): nothing reachable or a refusal is the host being unavailable; a host that
     /// accepted the connection and then went silent or hung up during the upgrade is a
     /// timeout or a disconnection. Returns the client and the endpoint it reached.
     async fn open(
@@ -164,7 +164,7 @@ impl RemoteAdapter {
             self.telemetry("connect failed", json!(attempts.last()));
         }
         if refused_by_host {
-            // §7: "host unreachable/refused" is GUI_UNAVAILABLE; the token is the usual cause.
+            // A host unreachable or refusing is GUI_UNAVAILABLE; the token is the usual cause.
             return Err(RuntimeError::new(
                 Failure::Unavailable,
                 "the terminal host refused the handshake: PM_INTERACTIVE_TERMINAL_TOKEN is not the host's token",
@@ -172,7 +172,7 @@ impl RemoteAdapter {
             .with(|f| f.attempts = Some(attempts)));
         }
         if let Some((failure, ep)) = broken {
-            // §7.1 step 4: something listens there but the handshake failed.
+            // Something listens there but the handshake failed.
             let what = match failure {
                 Failure::Timeout => "went silent",
                 _ => "closed the connection",
@@ -365,7 +365,7 @@ impl RemoteAdapter {
     }
 }
 
-/// §7.1 steps 4–5: a host that answers `initialize` with an error (no common protocol
+/// A host that answers `initialize` with an error (no common protocol
 /// version, most often) failed the handshake: a disconnection, with where and which
 /// versions each side speaks.
 fn handshake_failed(endpoint: &str, ours: Vec<String>, e: &ahp::ClientError) -> RuntimeError {
