@@ -484,8 +484,22 @@ fn absorb(
     env: Arc<ActionEnvelope>,
 ) {
     last.fetch_max(env.server_seq, Ordering::SeqCst);
-    if let Some(state) = lock(mirror).get_mut(&env.channel) {
-        ahp::reducers::apply_action_to_terminal(state, &env.action);
+    // An action the host did not apply (it says why) changes nothing here either.
+    if env.rejection_reason.is_none() {
+        let mut mirror = lock(mirror);
+        if let Some(state) = mirror.get_mut(&env.channel) {
+            use ahp::reducers::ReduceOutcome;
+            match ahp::reducers::apply_action_to_terminal(state, &env.action) {
+                ReduceOutcome::Applied | ReduceOutcome::NoOp => {}
+                refused => {
+                    // The mirror no longer follows the host's state: dropped, so the next
+                    // read takes a fresh snapshot instead of answering from it.
+                    tracing::warn!(channel = %env.channel, outcome = ?refused,
+                        "the host's action does not apply to the mirror; it is snapshotted again");
+                    mirror.remove(&env.channel);
+                }
+            }
+        }
     }
     let _ = tx.send(env);
 }

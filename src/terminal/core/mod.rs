@@ -28,7 +28,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use ahp::reducers::{apply_action_to_root, apply_action_to_terminal};
+use ahp::reducers::{ReduceOutcome, apply_action_to_root, apply_action_to_terminal};
 use ahp_types::actions::*;
 use ahp_types::state::{
     RootState, Snapshot, SnapshotState, TerminalClaim, TerminalContentPart, TerminalInfo,
@@ -211,7 +211,12 @@ impl Core {
         action: StateAction,
         origin: Option<ActionOrigin>,
     ) -> Arc<ActionEnvelope> {
-        apply_action_to_terminal(&mut st.state, &action);
+        match apply_action_to_terminal(&mut st.state, &action) {
+            ReduceOutcome::Applied => {}
+            // Input changes no state, yet subscribers are told what was typed.
+            ReduceOutcome::NoOp if matches!(action, StateAction::TerminalInput(_)) => {}
+            refused => return refused_action(inner, &term.uri, action, origin, refused),
+        }
         let mut root_may_change = matches!(
             action,
             StateAction::TerminalTitleChanged(_)
@@ -496,6 +501,37 @@ impl Core {
     pub fn runtime_dir(&self) -> PathBuf {
         self.cfg.runtime_dir.clone()
     }
+}
+
+/// An action the reducer did not apply: neither logged nor broadcast (subscribers' mirrors,
+/// applying it, would not change either), no side effect of the core's, no sequence number
+/// taken; the caller gets it back with the reason. A refusal of the core's own action is its
+/// bug, logged as such; a no-op (a command finished that the state never saw start) is not.
+fn refused_action(
+    inner: &Registry,
+    channel: &str,
+    action: StateAction,
+    origin: Option<ActionOrigin>,
+    outcome: ReduceOutcome,
+) -> Arc<ActionEnvelope> {
+    let reason = match &outcome {
+        ReduceOutcome::NoOp => "the action changes nothing in this terminal's state".to_string(),
+        ReduceOutcome::OutOfScope => "the action is not a terminal's".to_string(),
+        ReduceOutcome::Invalid(e) => format!("the action is invalid: {e}"),
+        ReduceOutcome::Applied => String::new(),
+    };
+    if matches!(outcome, ReduceOutcome::NoOp) {
+        tracing::debug!(channel, %reason, "an action the reducer left alone was not recorded");
+    } else {
+        tracing::warn!(channel, %reason, "the reducer refused an action; not recorded");
+    }
+    Arc::new(ActionEnvelope {
+        channel: channel.to_string(),
+        action,
+        server_seq: inner.seq,
+        origin,
+        rejection_reason: Some(reason),
+    })
 }
 
 #[cfg(test)]

@@ -61,8 +61,16 @@ impl Core {
         let action = StateAction::RootTerminalsChanged(RootTerminalsChangedAction {
             terminals: inner.infos.values().cloned().collect(),
         });
-        apply_action_to_root(&mut inner.root, &action);
-        self.record(inner, ROOT_RESOURCE_URI, action, None);
+        // Only a list the reducer took is told: one it refused would show subscribers a
+        // list the root state does not hold.
+        match apply_action_to_root(&mut inner.root, &action) {
+            ReduceOutcome::Applied => {
+                self.record(inner, ROOT_RESOURCE_URI, action, None);
+            }
+            refused => {
+                tracing::warn!(outcome = ?refused, "the root reducer refused the terminal list")
+            }
+        }
     }
 }
 
