@@ -8,16 +8,6 @@ use clap::builder::BoolishValueParser;
 use clap::error::{ContextKind, ContextValue};
 use clap::{Args, CommandFactory, FromArgMatches};
 
-/// Allocations up to this size come from the allocator's heaps rather than a mapping of
-/// their own. glibc's default (128 KiB, raised as mappings are freed) mapped each megabyte
-/// page of output afresh; a fresh mapping is a page fault for every 4 KiB written into it.
-const HEAP_ALLOCATIONS_UP_TO: i32 = 4 << 20;
-/// Free memory at the top of a heap kept for the next allocation instead of being given
-/// back at once. glibc's default (128 KiB) returned and faulted in again the buffers of
-/// every page of output: about a third of the server's CPU per page. This bounds what an
-/// idle server keeps per allocator arena.
-const KEEP_FREE_UP_TO: i32 = 8 << 20;
-
 /// Cores per worker thread of the runtime. The server mostly waits; each command it runs
 /// also needs a core for its client and one for its program at the same moments, and
 /// handing a task from one worker to another costs more than the work handed over: on two
@@ -367,14 +357,9 @@ fn worker_threads(set: Option<std::ffi::OsString>) -> Result<usize, String> {
     }
 }
 
-/// Tune glibc's allocator for a server that builds megabyte answers again and again.
+/// Tune the allocator for a server that builds megabyte answers again and again.
 fn tune_allocator() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets allocator parameters, under the allocator's own lock.
-    unsafe {
-        nix::libc::mallopt(nix::libc::M_MMAP_THRESHOLD, HEAP_ALLOCATIONS_UP_TO);
-        nix::libc::mallopt(nix::libc::M_TRIM_THRESHOLD, KEEP_FREE_UP_TO);
-    }
+    crate::os::tune_allocator();
 }
 
 /// Resolves at the first SIGTERM (never, when it cannot be watched): the same in both binaries.

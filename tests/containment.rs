@@ -498,7 +498,7 @@ async fn no_controlling_terminal(sandbox: &[&str]) {
     unsafe {
         cmd.pre_exec(move || {
             nix::unistd::setsid()?;
-            if nix::libc::ioctl(slave, nix::libc::TIOCSCTTY, 0) != 0 {
+            if nix::libc::ioctl(slave, nix::libc::TIOCSCTTY as _, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())

@@ -748,7 +748,7 @@ fn a_terminal_as_stdio_answers_and_a_hangup_ends_the_server() {
     unsafe {
         std::os::unix::process::CommandExt::pre_exec(cmd, move || {
             nix::unistd::setsid()?;
-            if nix::libc::ioctl(slave, nix::libc::TIOCSCTTY, 0) != 0 {
+            if nix::libc::ioctl(slave, nix::libc::TIOCSCTTY as _, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())

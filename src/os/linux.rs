@@ -97,3 +97,139 @@ pub fn anonymous_file(body: &[u8]) -> std::io::Result<OwnedFd> {
     file.write_all_at(body, 0)?;
     Ok(file.into())
 }
+
+// ---- processes ------------------------------------------------------------------------
+
+/// Whether this kernel lists children per task (`CONFIG_PROC_CHILDREN`).
+fn has_children_files() -> bool {
+    use std::sync::OnceLock;
+    static HAS: OnceLock<bool> = OnceLock::new();
+    *HAS.get_or_init(|| {
+        let me = std::process::id();
+        std::path::Path::new(&format!("/proc/{me}/task/{me}/children")).exists()
+    })
+}
+
+/// From `/proc/<pid>/task/<tid>/children` (one small read per process), never a scan of
+/// the machine's process table unless the kernel lacks those files.
+pub fn children(pid: i32) -> Vec<i32> {
+    if !has_children_files() {
+        return children_by_scan(pid);
+    }
+    let mut out = Vec::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return out;
+    };
+    for t in tasks.flatten() {
+        let mut path = t.path();
+        path.push("children");
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            out.extend(
+                text.split_ascii_whitespace()
+                    .filter_map(|p| p.parse::<i32>().ok()),
+            );
+        }
+    }
+    out
+}
+
+pub(super) fn children_by_scan(pid: i32) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|p| parent_of(*p).is_some_and(|(ppid, _)| ppid == pid))
+        .collect()
+}
+
+pub fn parent_of(pid: i32) -> Option<(i32, bool)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    super::parse_stat_ppid(&stat)
+}
+
+pub fn session_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    super::stat_field(&stat, 6)?.parse().ok()
+}
+
+pub fn become_subreaper() -> Result<(), String> {
+    nix::sys::prctl::set_child_subreaper(true).map_err(|e| e.to_string())
+}
+
+pub fn die_with_parent(die: bool) -> Result<(), String> {
+    let sig = die.then_some(nix::sys::signal::Signal::SIGKILL);
+    nix::sys::prctl::set_pdeathsig(sig).map_err(|e| e.to_string())
+}
+
+/// A signalfd over the blocked signals.
+pub struct SignalSource(nix::sys::signalfd::SignalFd);
+
+impl SignalSource {
+    pub fn new(mask: &nix::sys::signal::SigSet) -> nix::Result<SignalSource> {
+        use nix::sys::signalfd::{SfdFlags, SignalFd};
+        SignalFd::with_flags(mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC).map(SignalSource)
+    }
+
+    pub fn as_fd(&self) -> BorrowedFd<'_> {
+        std::os::fd::AsFd::as_fd(&self.0)
+    }
+
+    /// The next signal taken, `None` when none is pending.
+    pub fn next_signal(&mut self) -> Option<nix::sys::signal::Signal> {
+        while let Ok(Some(info)) = self.0.read_signal() {
+            if let Ok(sig) = nix::sys::signal::Signal::try_from(info.ssi_signo as i32) {
+                return Some(sig);
+            }
+        }
+        None
+    }
+
+    /// Report the death of the parent (`parent`, this process's parent now) as `report_as`,
+    /// which must be among the source's signals: the kernel's parent-death signal. It also
+    /// comes when the parent's thread that started this process ends, so the receiver
+    /// checks that its parent changed.
+    pub fn watch_parent(
+        &mut self,
+        _parent: i32,
+        report_as: nix::sys::signal::Signal,
+    ) -> Result<(), String> {
+        nix::sys::prctl::set_pdeathsig(report_as).map_err(|e| e.to_string())
+    }
+}
+
+/// Allocations up to this size come from the allocator's heaps rather than a mapping of
+/// their own. glibc's default (128 KiB, raised as mappings are freed) mapped each megabyte
+/// page of output afresh; a fresh mapping is a page fault for every 4 KiB written into it.
+#[cfg(target_env = "gnu")]
+const HEAP_ALLOCATIONS_UP_TO: i32 = 4 << 20;
+/// Free memory at the top of a heap kept for the next allocation instead of being given
+/// back at once. glibc's default (128 KiB) returned and faulted in again the buffers of
+/// every page of output: about a third of the server's CPU per page. This bounds what an
+/// idle server keeps per allocator arena.
+#[cfg(target_env = "gnu")]
+const KEEP_FREE_UP_TO: i32 = 8 << 20;
+
+pub fn tune_allocator() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: mallopt only sets allocator parameters, under the allocator's own lock.
+    unsafe {
+        nix::libc::mallopt(nix::libc::M_MMAP_THRESHOLD, HEAP_ALLOCATIONS_UP_TO);
+        nix::libc::mallopt(nix::libc::M_TRIM_THRESHOLD, KEEP_FREE_UP_TO);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_scan_finds_what_the_children_files_list() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .expect("spawn sleep");
+        let me = std::process::id() as i32;
+        assert!(super::children_by_scan(me).contains(&(child.id() as i32)));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}

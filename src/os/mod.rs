@@ -13,6 +13,8 @@ use std::os::fd::{BorrowedFd, OwnedFd};
 mod bsd;
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(any(test, not(target_os = "linux")))]
+mod posix;
 
 #[cfg(not(target_os = "linux"))]
 use bsd as imp;
@@ -47,6 +49,12 @@ pub fn forbid_tracing() -> Result<(), String> {
 /// such name, nothing.
 pub fn name_process(name: &std::ffi::CStr) {
     imp::name_process(name)
+}
+
+/// Tune the C library's allocator for a server that builds megabyte answers again and
+/// again (glibc: see `linux`); elsewhere the allocator stays as it is.
+pub fn tune_allocator() {
+    imp::tune_allocator()
 }
 
 /// This process's scheduling policy (`SCHED_OTHER`, `SCHED_BATCH`, ...); `None` when the
@@ -100,4 +108,103 @@ pub fn received_cloexec(fd: BorrowedFd<'_>) -> nix::Result<()> {
 /// one message).
 pub fn anonymous_file(body: &[u8]) -> std::io::Result<OwnedFd> {
     imp::anonymous_file(body)
+}
+
+// ---- processes ------------------------------------------------------------------------
+
+/// The direct children of `pid` (every thread's).
+pub fn children(pid: i32) -> Vec<i32> {
+    imp::children(pid)
+}
+
+/// The parent of `pid`, and whether `pid` is a zombie; `None` when it is gone.
+pub fn parent_of(pid: i32) -> Option<(i32, bool)> {
+    imp::parent_of(pid)
+}
+
+/// The session `pid` belongs to.
+pub fn session_of(pid: i32) -> Option<i32> {
+    imp::session_of(pid)
+}
+
+/// Make this process the one its orphaned descendants are given to (a child subreaper).
+/// `Err` says why not (macOS has no such thing: orphans go to launchd).
+pub fn become_subreaper() -> Result<(), String> {
+    imp::become_subreaper()
+}
+
+/// Whether this process dies (SIGKILL) when its parent does. Where the system has no such
+/// setting it says so, and the caller relies on its other way of noticing.
+pub fn die_with_parent(die: bool) -> Result<(), String> {
+    imp::die_with_parent(die)
+}
+
+/// Signals read as events, for a process that keeps them blocked: a descriptor to wait on
+/// beside others, and the signals taken from it one by one (Linux: a signalfd; macOS: a
+/// kqueue, the pending signal taken off as it is read). It can also report the parent's
+/// death as a signal ([`SignalSource::watch_parent`]).
+pub use imp::SignalSource;
+
+/// Field `n` of a Linux `/proc/<pid>/stat` line, numbered as in proc(5) from 3 (the state)
+/// on: the command name before them may hold spaces and `)`.
+pub fn stat_field(stat: &str, n: usize) -> Option<&str> {
+    let close = stat.rfind(')')?;
+    stat.get(close + 2..)?
+        .split_ascii_whitespace()
+        .nth(n.checked_sub(3)?)
+}
+
+/// The parent pid in a Linux `/proc/<pid>/stat` line, and whether the process is a zombie.
+pub fn parse_stat_ppid(stat: &str) -> Option<(i32, bool)> {
+    let state = stat_field(stat, 3)?;
+    let ppid = stat_field(stat, 4)?.parse().ok()?;
+    Some((ppid, state == "Z" || state == "X"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_stat_with_odd_names() {
+        assert_eq!(
+            parse_stat_ppid("42 (a) b (c)) S 7 42 40 0 -1"),
+            Some((7, false))
+        );
+        assert_eq!(parse_stat_ppid("5 (x) Z 1 5 5 0"), Some((1, true)));
+        assert_eq!(parse_stat_ppid("garbage"), None);
+        assert_eq!(stat_field("42 (a) b (c)) S 7 42 40 0 -1", 6), Some("40"));
+        assert_eq!(stat_field("42 (a) S 7", 2), None);
+        assert_eq!(stat_field("42 (a) S 7", 5), None);
+    }
+
+    #[test]
+    fn the_process_table_knows_a_spawned_child() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .expect("spawn sleep");
+        let (me, pid) = (std::process::id() as i32, child.id() as i32);
+        assert!(children(me).contains(&pid));
+        assert_eq!(parent_of(pid), Some((me, false)));
+        assert_eq!(session_of(pid), session_of(me));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(parent_of(pid), None);
+    }
+
+    #[test]
+    fn a_signal_source_reports_blocked_signals_once() {
+        use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask, raise};
+        let mut mask = SigSet::empty();
+        mask.add(Signal::SIGUSR2);
+        // This thread only: the test harness's other threads keep their masks.
+        pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&mask), None).expect("block");
+        let mut source = SignalSource::new(&mask).expect("source");
+        assert_eq!(source.next_signal(), None);
+        raise(Signal::SIGUSR2).expect("raise");
+        assert_eq!(source.next_signal(), Some(Signal::SIGUSR2));
+        assert_eq!(source.next_signal(), None, "read once");
+        pthread_sigmask(SigmaskHow::SIG_UNBLOCK, Some(&mask), None).expect("unblock");
+    }
 }

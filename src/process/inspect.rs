@@ -16,12 +16,15 @@
 //! password prompt), counts as waiting; otherwise it is `Unknown`, and the caller waits for
 //! the output to go quiet, as before.
 
+#[cfg(target_os = "linux")]
 use std::os::unix::fs::MetadataExt;
 
 /// Most processes of a foreground group looked at.
 const MAX_MEMBERS: usize = 256;
+#[cfg(target_os = "linux")]
 /// Most descriptors of a `poll` set read.
 const MAX_POLLFDS: usize = 256;
+#[cfg(target_os = "linux")]
 /// `/dev/tty`'s device number (5, 0): reading it reads the controlling terminal.
 const DEV_TTY: u64 = 5 << 8;
 
@@ -53,6 +56,7 @@ enum Doing {
 /// own work, not a wait for input.
 const BRIEF_MS: i64 = 500;
 
+#[cfg(target_os = "linux")]
 /// A `timespec`/`timeval` at `addr` in milliseconds (`None` for a null pointer: no timeout).
 /// `nanos`: the second field counts nanoseconds (`timespec`) rather than microseconds.
 fn timeout_at(pid: i32, addr: u64, nanos: bool) -> Option<i64> {
@@ -94,12 +98,14 @@ fn members(root: i32, pgid: i32) -> Vec<(i32, String)> {
     out
 }
 
+#[cfg(target_os = "linux")]
 /// Whether descriptor `fd` of `pid` is the terminal (`tty`, its device number).
 fn is_terminal(pid: i32, fd: u64, tty: u64) -> bool {
     std::fs::metadata(format!("/proc/{pid}/fd/{fd}"))
         .is_ok_and(|m| m.rdev() == tty || m.rdev() == DEV_TTY)
 }
 
+#[cfg(target_os = "linux")]
 /// `len` bytes of `pid`'s memory at `addr`.
 fn read_mem(pid: i32, addr: u64, len: usize) -> Option<Vec<u8>> {
     use std::os::unix::fs::FileExt;
@@ -109,6 +115,7 @@ fn read_mem(pid: i32, addr: u64, len: usize) -> Option<Vec<u8>> {
     Some(buf)
 }
 
+#[cfg(target_os = "linux")]
 /// Whether a `poll` set at `addr` of `n` entries waits to read the terminal.
 fn poll_reads_terminal(pid: i32, addr: u64, n: u64, tty: u64) -> Option<bool> {
     let n = (n as usize).min(MAX_POLLFDS);
@@ -121,6 +128,7 @@ fn poll_reads_terminal(pid: i32, addr: u64, n: u64, tty: u64) -> Option<bool> {
     }))
 }
 
+#[cfg(target_os = "linux")]
 /// Whether a `select` read set at `addr` over `nfds` descriptors holds the terminal.
 fn select_reads_terminal(pid: i32, nfds: u64, addr: u64, tty: u64) -> Option<bool> {
     if addr == 0 {
@@ -134,6 +142,7 @@ fn select_reads_terminal(pid: i32, nfds: u64, addr: u64, tty: u64) -> Option<boo
     )
 }
 
+#[cfg(target_os = "linux")]
 /// Whether epoll instance `epfd` of `pid` waits to read the terminal.
 fn epoll_reads_terminal(pid: i32, epfd: u64, tty: u64) -> Option<bool> {
     let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{epfd}")).ok()?;
@@ -227,6 +236,7 @@ fn reading_call(_pid: i32, _nr: i64, _args: &[u64], _tty: u64) -> (Option<bool>,
     (None, None)
 }
 
+#[cfg(target_os = "linux")]
 /// `epoll_pwait2` (Linux 5.11), not in every C library's list of numbers.
 const EPOLL_PWAIT2: i64 = 441;
 

@@ -27,6 +27,7 @@
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::OnceLock;
 
+#[cfg(target_os = "linux")]
 use nix::sched::CloneFlags;
 use nix::unistd::Pid;
 
@@ -75,7 +76,7 @@ pub fn parent_host_pid() -> Option<i32> {
         return Some(nix::unistd::getppid().as_raw());
     }
     let stat = read_host_proc(&format!("{}/stat", host_pid()))?;
-    super::walk::parse_ppid(&stat).map(|(ppid, _)| ppid)
+    crate::os::parse_stat_ppid(&stat).map(|(ppid, _)| ppid)
 }
 
 /// The children of `pid` (a pid as the server sees it), read in the machine's `/proc`.
@@ -126,6 +127,7 @@ pub enum Containment {
 }
 
 impl Containment {
+    #[cfg(target_os = "linux")]
     fn flags(self) -> Option<CloneFlags> {
         match self {
             Containment::PidNamespace { user_namespace } => {
@@ -169,7 +171,8 @@ const PROBE_FAILED: i32 = 70;
 /// Find out, once, what this machine allows: a probe child is started the way supervisors
 /// will be, sets its namespace up, and exits.
 pub fn probe() -> Containment {
-    if subreaper_only() {
+    // Pid namespaces are Linux's: elsewhere a session is kept by its supervisor alone.
+    if subreaper_only() || cfg!(not(target_os = "linux")) {
         return Containment::Subreaper;
     }
     // Root first without a user namespace (its programs keep root's powers over its own
@@ -206,6 +209,7 @@ pub fn probe() -> Containment {
     Containment::Subreaper
 }
 
+#[cfg(target_os = "linux")]
 /// The stack a child started with [`start`] runs on (it has no other): mapped once, with a
 /// page below it that faults, and copied into each child like the rest of the spawner's
 /// memory.
@@ -244,13 +248,32 @@ fn stack() -> Option<&'static mut [u8]> {
 /// Start a child running `run` the way `containment` says: forked, or cloned into new
 /// namespaces. The child exits with what `run` returns.
 pub fn start(containment: Containment, run: &mut dyn FnMut() -> i32) -> nix::Result<Pid> {
-    let Some(flags) = containment.flags() else {
+    #[cfg(not(target_os = "linux"))]
+    let flags: Option<std::convert::Infallible> = match containment {
+        Containment::Subreaper => None,
+        Containment::PidNamespace { .. } => return Err(nix::errno::Errno::ENOSYS),
+    };
+    #[cfg(target_os = "linux")]
+    let flags = containment.flags();
+    let Some(flags) = flags else {
         // SAFETY: the caller (the spawner) is single-threaded.
         return match unsafe { nix::unistd::fork() }? {
             nix::unistd::ForkResult::Child => std::process::exit(run()),
             nix::unistd::ForkResult::Parent { child } => Ok(child),
         };
     };
+    clone_into(flags, run)
+}
+
+/// No namespaces to clone into here (the type has no value).
+#[cfg(not(target_os = "linux"))]
+fn clone_into(flags: std::convert::Infallible, _run: &mut dyn FnMut() -> i32) -> nix::Result<Pid> {
+    match flags {}
+}
+
+/// Clone a child running `run` into the namespaces `flags` name.
+#[cfg(target_os = "linux")]
+fn clone_into(flags: CloneFlags, run: &mut dyn FnMut() -> i32) -> nix::Result<Pid> {
     let stack = stack().ok_or(nix::errno::Errno::ENOMEM)?;
     let cb: nix::sched::CloneCb = Box::new(|| std::process::exit(run()));
     // SAFETY: the caller is single-threaded; the child gets a copy of its memory (no
@@ -275,6 +298,25 @@ pub fn enter(
     let Containment::PidNamespace { user_namespace } = containment else {
         return Ok(());
     };
+    enter_namespace(user_namespace, uid, gid)
+}
+
+/// Pid namespaces are Linux's.
+#[cfg(not(target_os = "linux"))]
+fn enter_namespace(
+    _user_namespace: bool,
+    _uid: nix::unistd::Uid,
+    _gid: nix::unistd::Gid,
+) -> Result<(), String> {
+    Err("this system has no pid namespaces".into())
+}
+
+#[cfg(target_os = "linux")]
+fn enter_namespace(
+    user_namespace: bool,
+    uid: nix::unistd::Uid,
+    gid: nix::unistd::Gid,
+) -> Result<(), String> {
     // Before /proc is mounted anew, "self" is this process in the machine's namespace.
     let host_pid: i32 = std::fs::read_link("/proc/self")
         .map_err(|e| format!("/proc/self: {e}"))?

@@ -27,7 +27,7 @@ fn owned() -> &'static Mutex<HashSet<i32>> {
 
 /// Make this process the subreaper of its descendants. Returns false where unsupported.
 pub fn become_subreaper() -> bool {
-    match nix::sys::prctl::set_child_subreaper(true) {
+    match crate::os::become_subreaper() {
         Ok(()) => true,
         Err(e) => {
             tracing::warn!(error = %e, "cannot become child subreaper; orphans of killed supervisors go to init");

@@ -18,7 +18,6 @@ use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use nix::errno::Errno;
 use nix::sys::signal::{SigmaskHow, Signal, sigprocmask};
-use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{Pid, getppid};
 
@@ -48,19 +47,19 @@ pub fn main(open_files: Option<u64>) -> i32 {
     let _ = nix::unistd::setsid();
     crate::os::name_process(c"itmcp-spawner");
     let batched = into_batch();
-    let _ = nix::sys::prctl::set_child_subreaper(true);
-    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGUSR1);
-    if getppid() != server {
-        return 0;
-    }
+    let _ = crate::os::become_subreaper();
     let mask = supervisor::handled_signals();
     if sigprocmask(SigmaskHow::SIG_BLOCK, Some(&mask), None).is_err() {
         return 1;
     }
-    let Ok(mut sfd) = SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC)
-    else {
+    let Ok(mut sfd) = crate::os::SignalSource::new(&mask) else {
         return 1;
     };
+    // The server's death comes as SIGUSR1 (blocked, so read from the source).
+    let _ = sfd.watch_parent(server.as_raw(), Signal::SIGUSR1);
+    if getppid() != server {
+        return 0;
+    }
     let Some(pool) = pool() else {
         return 1;
     };
@@ -116,12 +115,12 @@ pub fn main(open_files: Option<u64>) -> i32 {
             stop |= refuse(&pool);
         }
         if sig_ready {
-            while let Ok(Some(info)) = sfd.read_signal() {
-                match Signal::try_from(info.ssi_signo as i32) {
+            while let Some(sig) = sfd.next_signal() {
+                match sig {
                     // The parent-death signal also comes when the server thread that
                     // started this process ends: only a new parent means the server died.
-                    Ok(Signal::SIGUSR1) => stop |= getppid() != server,
-                    Ok(Signal::SIGTERM | Signal::SIGHUP | Signal::SIGINT) => stop = true,
+                    Signal::SIGUSR1 => stop |= getppid() != server,
+                    Signal::SIGTERM | Signal::SIGHUP | Signal::SIGINT => stop = true,
                     _ => {}
                 }
             }
@@ -186,7 +185,7 @@ fn into_batch() -> Option<i32> {
 /// so. `None` when no process can be started now.
 fn fork_standby(
     pool: &Pool,
-    sfd: &SignalFd,
+    sfd: &crate::os::SignalSource,
     spawner: i32,
     restore: Option<i32>,
     containment: namespace::Containment,
@@ -202,7 +201,7 @@ fn fork_standby(
         {
             eprintln!("interactive-terminal spawner: a supervisor stays under SCHED_BATCH");
         }
-        let _ = nix::unistd::close(sfd.as_raw_fd());
+        let _ = nix::unistd::close(sfd.as_fd().as_raw_fd());
         standby::main(pool, spawner)
     };
     match namespace::start(containment, &mut run) {

@@ -19,7 +19,6 @@ use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 
 use nix::errno::Errno;
 use nix::sys::resource::getrlimit;
-use nix::sys::signal::Signal;
 
 use super::requests::{self, Inbox};
 use super::supervisor::{self, Over};
@@ -133,7 +132,9 @@ pub fn main(pool: &Pool, spawner: i32) -> i32 {
         // Idle, it dies with the spawner: left alone it would take a request that nobody
         // would follow with a new standby. Once it supervises a session it outlives the
         // spawner, as every session does (the server's socket decides).
-        let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
+        // (Where the system has no such signal, an orphaned standby ends when the server's
+        // socket closes: `next_request` reads its end.)
+        let _ = crate::os::die_with_parent(true);
         if super::namespace::parent_host_pid() != Some(spawner) {
             return 0;
         }
@@ -154,7 +155,7 @@ pub fn main(pool: &Pool, spawner: i32) -> i32 {
         if std::mem::take(&mut holds_slot) {
             pool.return_slot();
         }
-        let _ = nix::sys::prctl::set_pdeathsig(None::<Signal>);
+        let _ = crate::os::die_with_parent(false);
         let mut fds = r.fds.into_iter();
         let over = match fds.next() {
             Some(control) => supervisor::run(r.req, control, fds.collect()),

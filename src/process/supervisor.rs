@@ -23,7 +23,6 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::{
     SaFlags, SigAction, SigHandler, SigSet, SigmaskHow, Signal, sigaction, sigprocmask,
 };
-use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
@@ -92,7 +91,7 @@ impl Control {
 pub fn prepare() {
     let _ = nix::unistd::setsid();
     crate::os::name_process(c"itmcp-supervise");
-    let _ = nix::sys::prctl::set_child_subreaper(true);
+    let _ = crate::os::become_subreaper();
     set_action(handled_signals().iter(), SigHandler::Handler(note_caught));
 }
 
@@ -218,10 +217,7 @@ fn supervise(req: SpawnRequest, mut control: Control, stdio: Vec<OwnedFd>) -> Ov
         program: super::namespace::host_pid_of_child(child),
         supervisor: super::namespace::host_pid(),
     });
-    let Ok(mut sfd) = SignalFd::with_flags(
-        &handled_signals(),
-        SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC,
-    ) else {
+    let Ok(mut sfd) = crate::os::SignalSource::new(&handled_signals()) else {
         // Without signals the session cannot be watched: end it rather than lose it.
         end(&mut control, child, true);
         return Over::Exit(1);
@@ -251,7 +247,7 @@ fn start(req: &SpawnRequest, stdio: Vec<OwnedFd>) -> std::io::Result<i32> {
             };
             // SAFETY: TIOCSCTTY on a terminal descriptor this process owns; it takes no
             // pointer. This process just became a session leader without a terminal.
-            let rc = unsafe { nix::libc::ioctl(tty.as_raw_fd(), nix::libc::TIOCSCTTY, 0) };
+            let rc = unsafe { nix::libc::ioctl(tty.as_raw_fd(), nix::libc::TIOCSCTTY as _, 0) };
             if rc != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -284,7 +280,7 @@ fn start(req: &SpawnRequest, stdio: Vec<OwnedFd>) -> std::io::Result<i32> {
 }
 
 /// Watch the session until it is over.
-fn watch(mode: Mode, child: i32, control: &mut Control, sfd: &mut SignalFd) -> Over {
+fn watch(mode: Mode, child: i32, control: &mut Control, sfd: &mut crate::os::SignalSource) -> Over {
     let mut main_exited = false;
     loop {
         let Some((ctl_ready, sig_ready)) = wait_either(control.sock.as_fd(), sfd.as_fd()) else {
@@ -292,12 +288,9 @@ fn watch(mode: Mode, child: i32, control: &mut Control, sfd: &mut SignalFd) -> O
         };
         if sig_ready {
             let mut stop = false;
-            while let Ok(Some(info)) = sfd.read_signal() {
+            while let Some(sig) = sfd.next_signal() {
                 // Terminal signals (Ctrl-C, Ctrl-Z, resizes) are the program's, not ours.
-                stop |= matches!(
-                    Signal::try_from(info.ssi_signo as i32),
-                    Ok(Signal::SIGTERM | Signal::SIGHUP)
-                );
+                stop |= matches!(sig, Signal::SIGTERM | Signal::SIGHUP);
             }
             let (exit, none_left) = reap(child);
             if let Some(e) = exit {

@@ -1,8 +1,8 @@
 //! Walking and killing a process's own subtree, at a cost in proportion to that subtree.
 //!
-//! Children come from `/proc/<pid>/task/<tid>/children` (one small read per process of the
-//! tree), never from a scan of the machine's process table; a kernel without that file
-//! (`CONFIG_PROC_CHILDREN` off) falls back to the scan. Killing freezes each process with
+//! Children come from the system's process table through `os::children` (on Linux one small
+//! read of `/proc/<pid>/task/<tid>/children` per process of the tree, never a scan of the
+//! machine's processes unless the kernel lacks those files). Killing freezes each process with
 //! SIGSTOP before reading its children (a stopped process cannot fork, so a fork bomb cannot
 //! outrun the walk), then SIGKILLs everything found, and repeats until nothing is left: the
 //! caller is a child subreaper, so whatever a dying process leaves behind comes back to the
@@ -19,81 +19,19 @@ use nix::unistd::Pid;
 /// Pause between rounds while killed processes die.
 const ROUND_PAUSE: Duration = Duration::from_millis(2);
 
-/// Whether this kernel lists children per task.
-fn has_children_files() -> bool {
-    use std::sync::OnceLock;
-    static HAS: OnceLock<bool> = OnceLock::new();
-    *HAS.get_or_init(|| {
-        let me = std::process::id();
-        std::path::Path::new(&format!("/proc/{me}/task/{me}/children")).exists()
-    })
-}
-
-/// Field `n` of a `/proc/<pid>/stat` line, numbered as in proc(5) from 3 (the state) on: the
-/// command name before them may hold spaces and `)`.
-fn stat_field(stat: &str, n: usize) -> Option<&str> {
-    let close = stat.rfind(')')?;
-    stat.get(close + 2..)?
-        .split_ascii_whitespace()
-        .nth(n.checked_sub(3)?)
-}
-
-/// The parent pid in a `/proc/<pid>/stat` line, and whether the process is a zombie.
-pub fn parse_ppid(stat: &str) -> Option<(i32, bool)> {
-    let state = stat_field(stat, 3)?;
-    let ppid = stat_field(stat, 4)?.parse().ok()?;
-    Some((ppid, state == "Z" || state == "X"))
-}
-
 /// The session id of `pid`.
 pub fn session_of(pid: i32) -> Option<i32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat_field(&stat, 6)?.parse().ok()
+    crate::os::session_of(pid)
 }
 
 /// Whether `pid` is a zombie (or gone).
 pub fn is_zombie(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| parse_ppid(&s))
-        .is_none_or(|(_, zombie)| zombie)
+    crate::os::parent_of(pid).is_none_or(|(_, zombie)| zombie)
 }
 
 /// The direct children of `pid`, every thread's.
 pub fn children(pid: i32) -> Vec<i32> {
-    if !has_children_files() {
-        return children_by_scan(pid);
-    }
-    let mut out = Vec::new();
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return out;
-    };
-    for t in tasks.flatten() {
-        let mut path = t.path();
-        path.push("children");
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            out.extend(
-                text.split_ascii_whitespace()
-                    .filter_map(|p| p.parse::<i32>().ok()),
-            );
-        }
-    }
-    out
-}
-
-fn children_by_scan(pid: i32) -> Vec<i32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|p| {
-            std::fs::read_to_string(format!("/proc/{p}/stat"))
-                .ok()
-                .and_then(|s| parse_ppid(&s))
-                .is_some_and(|(ppid, _)| ppid == pid)
-        })
-        .collect()
+    crate::os::children(pid)
 }
 
 /// Freeze `roots` and everything below them, then kill all of it. Returns the pids found.
@@ -165,16 +103,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_stat_with_odd_names() {
-        assert_eq!(parse_ppid("42 (a) b (c)) S 7 42 40 0 -1"), Some((7, false)));
-        assert_eq!(parse_ppid("5 (x) Z 1 5 5 0"), Some((1, true)));
-        assert_eq!(parse_ppid("garbage"), None);
-        assert_eq!(stat_field("42 (a) b (c)) S 7 42 40 0 -1", 6), Some("40"));
-        assert_eq!(stat_field("42 (a) S 7", 2), None);
-        assert_eq!(stat_field("42 (a) S 7", 5), None);
-    }
-
-    #[test]
     fn children_of_this_process_include_a_spawned_one() {
         let mut child = std::process::Command::new("sleep")
             .arg("5")
@@ -182,7 +110,6 @@ mod tests {
             .expect("spawn sleep");
         let me = std::process::id() as i32;
         assert!(children(me).contains(&(child.id() as i32)));
-        assert!(children_by_scan(me).contains(&(child.id() as i32)));
         let killed = kill_subtree(child.id() as i32);
         assert_eq!(killed, vec![child.id() as i32]);
         let status = child.wait().expect("wait");

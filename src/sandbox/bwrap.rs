@@ -19,6 +19,7 @@ use super::settings::PROTECTED_NAMES;
 use super::{Level, Mechanism, NetRoute, Network, Settings, gitdirs, netbridge};
 
 /// The program's name on PATH (Debian's `bubblewrap` package).
+#[cfg(target_os = "linux")]
 const PROGRAM: &str = "bwrap";
 
 /// Where every sandbox gets a tmpfs of its own.

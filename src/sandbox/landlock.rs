@@ -119,6 +119,7 @@ fn rules(network_off: bool) -> Rules {
     }
 }
 
+#[cfg(target_os = "linux")]
 /// Where reading is granted so that `hidden` stays unreadable: Landlock only grants, so
 /// every entry along the way to a hidden path is granted but the one that leads to it —
 /// `/` and everything in it but `/root` (say), everything in `/root` but `.config`, and so
@@ -228,7 +229,7 @@ pub fn apply(plan: &Plan, tmp: &Path) -> Result<(), String> {
     seccomp::apply(&rules(plan.network_off))
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 
