@@ -239,3 +239,8 @@ fn pending(sig: nix::sys::signal::Signal) -> bool {
 
 /// macOS's allocator gives small and large blocks their own zones already.
 pub fn tune_allocator() {}
+
+/// macOS gives no descriptor of a terminal's own side from its master.
+pub fn pty_input_unread(_fd: std::os::fd::RawFd) -> Option<bool> {
+    None
+}

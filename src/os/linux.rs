@@ -219,6 +219,27 @@ pub fn tune_allocator() {
     }
 }
 
+/// Through a descriptor of the terminal's own side (`TIOCGPTPEER`, Linux 4.13), opened for
+/// the look and closed after it: one kept open would keep the terminal from hanging up
+/// when its programs end.
+pub fn pty_input_unread(fd: std::os::fd::RawFd) -> Option<bool> {
+    use std::os::fd::FromRawFd;
+    let flags =
+        nix::libc::O_RDWR | nix::libc::O_NOCTTY | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC;
+    // SAFETY: TIOCGPTPEER on the master's descriptor (open for the call, the caller's
+    // promise) with integer flags; it returns a new descriptor or -1.
+    let peer = unsafe { nix::libc::ioctl(fd, nix::libc::TIOCGPTPEER, flags) };
+    if peer < 0 {
+        return None;
+    }
+    // SAFETY: the descriptor was just returned to this process; nothing else owns it.
+    let peer = unsafe { OwnedFd::from_raw_fd(peer) };
+    let mut unread: nix::libc::c_int = 0;
+    // SAFETY: FIONREAD on the descriptor just opened, into an int that lives through it.
+    let rc = unsafe { nix::libc::ioctl(peer.as_raw_fd(), nix::libc::FIONREAD, &mut unread) };
+    (rc == 0).then_some(unread > 0)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

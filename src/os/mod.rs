@@ -110,6 +110,13 @@ pub fn anonymous_file(body: &[u8]) -> std::io::Result<OwnedFd> {
     imp::anonymous_file(body)
 }
 
+/// Whether the terminal whose pty master is `fd` holds input its program has not read (as
+/// the program would read it: in canonical mode, whole lines). `None` where the system
+/// cannot say. `fd` must be open for the length of the call.
+pub fn pty_input_unread(fd: std::os::fd::RawFd) -> Option<bool> {
+    imp::pty_input_unread(fd)
+}
+
 // ---- processes ------------------------------------------------------------------------
 
 /// The direct children of `pid` (every thread's).

@@ -5,7 +5,8 @@
 //! line editor reads the answer as keys: the `ESC P` of XTVERSION's is Meta-P, a history
 //! search, and the next line typed ran a line nobody sent and the operator's policy never
 //! saw. So an answer is held until the program that asked blocks reading the terminal — the
-//! kernel says so (`Pty::input_wait`) with no output of its left unread — and dropped when
+//! kernel says so (`Pty::input_wait`) with every byte it printed taken in
+//! (`looks::quiet_look`) — and dropped when
 //! the shell's prompt comes back or the command that asked ends first. The agent's input
 //! waits behind a held answer for at most [`HOLD_INPUT`], so a program that asks and reads
 //! at once always reads the answer before later keys; a held answer is given up after
@@ -60,6 +61,9 @@ pub(super) fn take_in(
     held: &mut Option<Held>,
     bytes: &[u8],
 ) {
+    // Counted before the bytes go in: a look at whether the program waits for input no
+    // longer holds from this moment (`looks`).
+    term.state().taken_in += bytes.len() as u64;
     let asked = queries.scan(bytes);
     if asked.is_empty() {
         return core.ingest(term, bytes);
@@ -108,14 +112,16 @@ fn hold(term: &Terminal, reply: Vec<u8>) -> Held {
     }
 }
 
-/// Look at a held answer again (called by the reader, after it took in everything it read,
-/// so the state it reads is the output's up to now): write it, drop it, or keep holding it.
-pub(super) fn settle(term: &Arc<Terminal>, mut held: Held) -> Option<Held> {
+/// Look at a held answer again (called by the reader with the kernel's word on the
+/// foreground program, taken with every byte it printed taken in: `looks::quiet_look`):
+/// write it, drop it, or keep holding it. A kernel that does not say (a set-uid program, a
+/// device in memory) is taken as reading, as a terminal answers at once.
+pub(super) fn settle(term: &Arc<Terminal>, mut held: Held, kernel: InputWait) -> Option<Held> {
     if !asker_still_there(term, &held) {
         tracing::debug!(terminal = %term.id, "a query's asker is gone; its answer is dropped");
         return None;
     }
-    if reads_now(term) {
+    if kernel != InputWait::Busy {
         send(term, held);
         return None;
     }
@@ -143,26 +149,13 @@ fn asker_still_there(term: &Terminal, held: &Held) -> bool {
     }
 }
 
-/// Whether the terminal's foreground program is blocked reading it now, with all it printed
-/// before that taken in: the unread count is looked at again after the kernel's word, since
-/// a program that printed (a prompt's marks) and then blocked between the two looks left its
-/// output unread. A kernel that does not say (a set-uid program, a device in memory) is taken
-/// as reading, as a terminal answers at once.
-fn reads_now(term: &Terminal) -> bool {
-    if term.pty.unread_output() {
-        return false;
-    }
-    match term.pty.input_wait() {
-        InputWait::Busy => false,
-        InputWait::Waiting | InputWait::Unknown => !term.pty.unread_output(),
-    }
-}
-
 /// Write an answer to the pty as a terminal writes it: not as the agent's input (no action,
 /// no line tracking), by a task of its own so the reader never waits on a program that does
 /// not read, and under the write lock (held since the query when it was free then).
 fn send(term: &Arc<Terminal>, held: Held) {
+    use std::sync::atomic::Ordering;
     let (term, lock) = (term.clone(), term.write_lock.clone());
+    term.answers_in_flight.fetch_add(1, Ordering::SeqCst);
     tokio::spawn(async move {
         let _serial = match held.serial {
             Some(g) => g,
@@ -171,5 +164,6 @@ fn send(term: &Arc<Terminal>, held: Held) {
         if let Err(e) = term.pty.write_all(&held.reply).await {
             tracing::debug!(terminal = %term.id, error = %e, "a query's answer could not be written");
         }
+        term.answers_in_flight.fetch_sub(1, Ordering::SeqCst);
     });
 }

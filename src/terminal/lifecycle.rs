@@ -12,7 +12,6 @@ use ahp_types::actions::{ActionOrigin, StateAction, TerminalInputAction, Termina
 use ahp_types::state::{TerminalLifecycleState, TerminalRunningLifecycleState, TerminalState};
 use tokio::sync::watch;
 
-use super::answers;
 use super::core::Core;
 use super::file_uri::file_uri;
 use super::osc::Scanner;
@@ -20,6 +19,7 @@ use super::pty::Pty;
 use super::queries::Queries;
 use super::term::{ExitInfo, TermState, Terminal, lock};
 use super::{CoreError, CreateSpec, shell};
+use super::{answers, looks};
 use crate::ids;
 use crate::process::{self, ChildExit};
 use crate::spool::Spool;
@@ -52,26 +52,57 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
     tokio::spawn(async move {
         let mut buf = vec![0u8; PTY_READ_SIZE];
         let mut queries = Queries::default();
-        // An answer held for the program that asked (`answers`): looked at again after
-        // each read, and when no output came for a moment.
+        // An answer held for the program that asked (`answers`), and the looks at whether
+        // the program waits for input (`looks`): each looked at again after every read, and
+        // when no output came for a moment.
         let mut held: Option<answers::Held> = None;
+        let mut looker = looks::Looker::default();
         loop {
-            let read = match &held {
-                None => Some(t.pty.read(&mut buf).await),
-                Some(h) => tokio::time::timeout(h.next_look(), t.pty.read(&mut buf))
-                    .await
-                    .ok(),
+            let wait = [
+                held.as_ref().map(answers::Held::next_look),
+                looker.next_look(&t),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
+            let read = tokio::select! {
+                biased;
+                r = t.pty.read(&mut buf) => Some(r),
+                _ = t.look_now.notified() => {
+                    looker.asked();
+                    None
+                }
+                _ = sleep_or_never(wait) => None,
             };
             match read {
                 Some(Ok(0)) => break,
-                Some(Ok(n)) => answers::take_in(&c, &t, &mut queries, &mut held, &buf[..n]),
+                Some(Ok(n)) => {
+                    answers::take_in(&c, &t, &mut queries, &mut held, &buf[..n]);
+                    looker.output_came();
+                }
                 Some(Err(e)) => {
                     tracing::debug!(terminal = %t.id, error = %e, "pty read ended");
                     break;
                 }
                 None => {}
             }
-            held = held.and_then(|h| answers::settle(&t, h));
+            // The kernel's word on the program, for a held answer and for a waiting call,
+            // once every byte it printed is taken in.
+            while held.is_some() || looker.due(&t) {
+                match looks::quiet_look(&t, &mut buf) {
+                    Err(n) => {
+                        answers::take_in(&c, &t, &mut queries, &mut held, &buf[..n]);
+                        looker.output_came();
+                    }
+                    Ok(kernel) => {
+                        held = held.and_then(|h| answers::settle(&t, h, kernel));
+                        if looker.due(&t) {
+                            looker.publish(&t, kernel, held.is_some());
+                        }
+                        break;
+                    }
+                }
+            }
         }
         t.state().reader_done = true;
         t.bump();
@@ -105,6 +136,14 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
         };
         c.on_exit(&t, info);
     });
+}
+
+/// Sleep `wait`, or for ever when there is nothing to wait for.
+async fn sleep_or_never(wait: Option<Duration>) {
+    match wait {
+        Some(w) => tokio::time::sleep(w).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Write keystrokes or text to the terminal, recorded as a `terminal/input` action.
@@ -368,11 +407,16 @@ impl Core {
                 held: Vec::new(),
                 paste_awaited: false,
                 paste_seen: false,
+                input_look: None,
+                taken_in: 0,
             }),
             vt: Mutex::new(super::term::Screen::new(spec.rows, spec.cols)),
             changed,
             write_lock: Arc::new(tokio::sync::Mutex::new(())),
             entry_lock: tokio::sync::Mutex::new(()),
+            input_watchers: std::sync::atomic::AtomicUsize::new(0),
+            look_now: tokio::sync::Notify::new(),
+            answers_in_flight: std::sync::atomic::AtomicUsize::new(0),
             prompt_only: dev.prompt_only,
             nonce_file: dev.nonce_file,
         });

@@ -16,6 +16,7 @@ pub mod frame;
 mod guard;
 pub mod held;
 pub mod lifecycle;
+pub mod looks;
 #[cfg(test)]
 mod memory_pty;
 pub mod ops;

@@ -65,6 +65,19 @@ pub trait Pty: Send + Sync {
     fn unread_output(&self) -> bool {
         false
     }
+    /// Read what the terminal printed without waiting: `None` when nothing is there. Unlike
+    /// the count of [`Pty::unread_output`], which lags while the kernel moves a program's
+    /// output across the pty in a worker of its own, a read waits for that move first, so
+    /// `None` means the program's every byte so far was taken. A device in memory says
+    /// `None`.
+    fn try_read(&self, _buf: &mut [u8]) -> io::Result<Option<usize>> {
+        Ok(None)
+    }
+    /// Whether input written to the terminal waits for the program to read it (a line it
+    /// has not read yet, keys just typed, a query's answer). Where it cannot be told, none.
+    fn unread_input(&self) -> bool {
+        false
+    }
     /// What runs besides the shell and the foreground program (`process::jobs`).
     fn background_jobs(&self) -> Vec<Job> {
         Vec::new()
@@ -98,6 +111,17 @@ impl Pty for KernelPty {
     fn unread_output(&self) -> bool {
         let master = crate::locks::lock(&self.master);
         master.as_raw_fd().is_some_and(output_unread)
+    }
+
+    fn try_read(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
+        self.io.try_read(buf)
+    }
+
+    fn unread_input(&self) -> bool {
+        let master = crate::locks::lock(&self.master);
+        master
+            .as_raw_fd()
+            .is_some_and(|fd| crate::os::pty_input_unread(fd).unwrap_or(false))
     }
 
     fn background_jobs(&self) -> Vec<Job> {
@@ -239,6 +263,20 @@ impl PtyIo {
                 Ok(Err(e)) if e.raw_os_error() == Some(nix::libc::EIO) => return Ok(0),
                 Ok(Err(e)) => return Err(e),
                 Err(_would_block) => continue,
+            }
+        }
+    }
+
+    /// A read that does not wait (the descriptor is non-blocking): `None` for `EAGAIN`, and
+    /// for the end of the terminal, which the waiting read reports.
+    fn try_read(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
+        loop {
+            match nix::unistd::read(self.fd.get_ref().as_raw_fd(), buf) {
+                Ok(0) => return Ok(None),
+                Ok(n) => return Ok(Some(n)),
+                Err(nix::errno::Errno::EINTR) => {}
+                Err(nix::errno::Errno::EAGAIN | nix::errno::Errno::EIO) => return Ok(None),
+                Err(e) => return Err(errno(e)),
             }
         }
     }

@@ -209,6 +209,11 @@ pub struct TermState {
     /// The line editor has asked for bracketed paste before: it turns it off while a command
     /// runs and on again with its next prompt, a moment after the prompt's end mark.
     pub paste_seen: bool,
+    /// The reader's last look at whether the program waits for input (`looks`).
+    pub input_look: Option<super::looks::InputLook>,
+    /// Bytes the reader has taken from the pty, counted before they go in: a look holds
+    /// while this has not moved (integration marks move it without adding output).
+    pub taken_in: u64,
 }
 
 impl TermState {
@@ -265,6 +270,13 @@ pub struct Terminal {
     pub nonce_file: Option<PathBuf>,
     /// The shell reports prompts and exit codes but not when a command starts (dash).
     pub prompt_only: bool,
+    /// Calls waiting on the reader's looks at whether the program waits for input
+    /// (`looks::Watch`), and the nudge that has the reader look at once.
+    pub input_watchers: std::sync::atomic::AtomicUsize,
+    pub look_now: tokio::sync::Notify,
+    /// Answers to queries on their way to the pty (`answers`): the program reading then
+    /// waits for the terminal, not for a person.
+    pub answers_in_flight: std::sync::atomic::AtomicUsize,
 }
 
 pub use crate::locks::lock;

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::looks::{Watch, says_waiting};
 use super::pty::InputWait;
 use super::term::{TermState, Terminal};
 
@@ -60,28 +61,6 @@ pub async fn quiet_after(t: &Terminal, from: u64, deadline: Instant) {
     }
 }
 
-/// Output quiet this long before the kernel is asked whether the foreground program waits
-/// for input: a program that draws its prompt in several writes is let finish it. (While it
-/// draws it is not blocked reading the terminal, so the kernel's answer is what decides;
-/// this only spares asking during a stream of output.)
-pub const INPUT_SETTLE: Duration = Duration::from_millis(10);
-/// How often the kernel is asked while output stays quiet.
-const INPUT_POLL: Duration = Duration::from_millis(25);
-/// After the kernel first says the program waits, the second look that confirms it with no
-/// new output (the first may race the output's last bytes, read but not yet taken in). The
-/// prompt is reported this long after it settles, not a whole poll later: an agent answering
-/// a prompt waits for this.
-const INPUT_CONFIRM: Duration = Duration::from_millis(3);
-
-/// When to look again: soon after a first sight of waiting, else at the next poll.
-fn next_look(now: Instant, seen_waiting: bool) -> Instant {
-    now + if seen_waiting {
-        INPUT_CONFIRM
-    } else {
-        INPUT_POLL
-    }
-}
-
 /// How a wait ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ended {
@@ -129,8 +108,8 @@ pub fn waits_for_input(t: &Terminal) -> bool {
     foreground(t) == Foreground::Waiting
 }
 
-/// Wait until `cond` holds, the foreground program waits for input (asked once output has
-/// been quiet for [`INPUT_SETTLE`], and not before `not_before`), or `deadline` passes.
+/// Wait until `cond` holds, the foreground program waits for input (the reader's look,
+/// `looks`, taken no earlier than `not_before`), or `deadline` passes.
 pub async fn wait_for_or_input(
     t: &Terminal,
     deadline: Instant,
@@ -138,46 +117,33 @@ pub async fn wait_for_or_input(
     mut cond: impl FnMut(&TermState) -> bool,
 ) -> Ended {
     let mut rx = t.subscribe();
-    let mut last_len = t.state().spool.len();
-    let mut last_change = Instant::now();
-    // Seen waiting once, at this length of output: a second look, a poll later with nothing
-    // new, confirms it (the first may race the output's last bytes).
-    let mut seen_waiting: Option<u64> = None;
+    let _watch = Watch::new(t);
+    let mut nudged = false;
     loop {
-        let len = {
+        {
             let st = t.state();
             if cond(&st) {
                 return Ended::Cond;
             }
-            st.spool.len()
-        };
-        let now = Instant::now();
-        if len != last_len {
-            last_len = len;
-            last_change = now;
-            seen_waiting = None;
+            if says_waiting(&st, not_before) {
+                return Ended::Input;
+            }
         }
+        let now = Instant::now();
         if now >= deadline {
             return Ended::Deadline;
         }
-        let quiet = now.duration_since(last_change) >= INPUT_SETTLE;
-        if quiet && now >= not_before {
-            if waits_for_input(t) {
-                if seen_waiting == Some(len) {
-                    return Ended::Input;
-                }
-                seen_waiting = Some(len);
-            } else {
-                seen_waiting = None;
-            }
+        // A look older than `not_before` does not count: the reader is asked for a new one
+        // the moment it may.
+        if !nudged && now >= not_before {
+            nudged = true;
+            t.look_now.notify_one();
         }
-        let wake = if quiet {
-            next_look(now, seen_waiting.is_some())
+        let wake = if nudged {
+            deadline
         } else {
-            last_change + INPUT_SETTLE
-        }
-        .max(not_before.min(deadline))
-        .min(deadline);
+            not_before.min(deadline)
+        };
         let _ = tokio::time::timeout_at(wake.into(), rx.changed()).await;
     }
 }
@@ -192,39 +158,57 @@ pub async fn quiet_or_input(t: &Terminal, from: u64, deadline: Instant, settle: 
     let started = Instant::now();
     let mut last_len = from;
     let mut last_change = started;
-    let mut seen_waiting: Option<u64> = None;
     let mut rx = t.subscribe();
+    let _watch = Watch::new(t);
+    let settled_at = started + settle;
+    let mut nudged = false;
     loop {
-        let (len, running) = {
+        let (len, running, at_prompt, waiting, look) = {
             let st = t.state();
-            (st.spool.len(), st.running())
+            // A look taken once output came after `from`, or once `settle` passed.
+            let since = if st.spool.len() != from {
+                started
+            } else {
+                started + settle
+            };
+            (
+                st.spool.len(),
+                st.running(),
+                st.at_prompt,
+                says_waiting(&st, since),
+                st.input_look.filter(|l| l.taken == st.taken_in),
+            )
         };
         let now = Instant::now();
         if len != last_len {
             last_len = len;
             last_change = now;
-            seen_waiting = None;
         }
         if !running || now >= deadline {
             return false;
         }
-        let settled = len != from || now.duration_since(started) >= settle;
-        let quiet_for = now.duration_since(last_change);
-        if settled && quiet_for >= INPUT_SETTLE {
-            match foreground(t) {
-                // Seen twice a poll apart with nothing new (the first may race the output).
-                Foreground::Waiting if seen_waiting == Some(len) => return true,
-                Foreground::Waiting => seen_waiting = Some(len),
-                Foreground::Idle if quiet_for >= INPUT_QUIET => return false,
-                Foreground::Unknown if quiet_for >= INPUT_QUIET => return false,
-                _ => seen_waiting = None,
-            }
+        if waiting {
+            return true;
         }
-        let wake = deadline.min(if quiet_for >= INPUT_SETTLE {
-            next_look(now, seen_waiting.is_some())
-        } else {
-            last_change + INPUT_SETTLE
-        });
+        let quiet = now.duration_since(last_change) >= INPUT_QUIET;
+        // At the prompt, or where the kernel does not say: output quiet ends the wait.
+        let unknown = look.is_some_and(|l| l.waiting == InputWait::Unknown);
+        if quiet && (at_prompt || unknown) {
+            return false;
+        }
+        // Once `settle` passed with nothing printed, a look taken from then on counts: the
+        // reader is asked for one at once.
+        if !nudged && now >= settled_at {
+            nudged = true;
+            t.look_now.notify_one();
+        }
+        let mut wake = deadline.min(last_change + INPUT_QUIET);
+        if wake <= now {
+            wake = deadline;
+        }
+        if !nudged {
+            wake = wake.min(settled_at);
+        }
         let _ = tokio::time::timeout_at(wake.into(), rx.changed()).await;
     }
 }
