@@ -11,7 +11,7 @@
 //! typed, a query's answer held or on its way) is not waiting for a person. It looks only
 //! while a call waits on it ([`Watch`]), at once when
 //! the call starts, soon after output stops (at most every [`BETWEEN_READS`] while it
-//! streams), and then again and again, backing off to [`SLOWEST`].
+//! streams), and then again and again, backing off from [`FIRST`] to [`SLOWEST`].
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -19,12 +19,13 @@ use std::time::{Duration, Instant};
 use super::pty::InputWait;
 use super::term::{TermState, Terminal};
 
-/// The first look again after output stopped or the program was busy; then doubled.
-const FIRST: Duration = Duration::from_millis(1);
+/// The first look again after the program was busy (it printed its prompt and has not
+/// reached its read yet); then doubled.
+const FIRST: Duration = Duration::from_micros(250);
 /// The slowest pace of looks while a call waits.
 const SLOWEST: Duration = Duration::from_millis(25);
 /// While output streams, a look at most this often (each costs a few reads of `/proc`).
-const BETWEEN_READS: Duration = Duration::from_millis(2);
+const BETWEEN_READS: Duration = Duration::from_millis(1);
 
 /// The kernel's answer, and the output it holds for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,10 +96,10 @@ impl Looker {
     /// The reader took output in: look soon (at once, unless it looked a moment ago).
     pub fn output_came(&mut self) {
         let now = Instant::now();
-        let recent = self
-            .last
-            .is_some_and(|l| now.duration_since(l) < BETWEEN_READS);
-        self.due = Some(if recent { now + FIRST } else { now });
+        self.due = Some(match self.last {
+            Some(l) if now.duration_since(l) < BETWEEN_READS => l + BETWEEN_READS,
+            _ => now,
+        });
         self.step = FIRST;
     }
 
@@ -146,11 +147,12 @@ impl Looker {
             });
         }
         t.bump();
-        self.step = match waiting {
+        let step = match waiting {
             InputWait::Waiting => SLOWEST,
-            _ => (self.step * 2).min(SLOWEST),
+            _ => self.step,
         };
-        self.due = Some(now + self.step);
+        self.due = Some(now + step);
+        self.step = (step * 2).min(SLOWEST);
     }
 }
 
