@@ -228,13 +228,22 @@ async fn elicitation_approves_declines_or_never_answers() {
     let _ = c.cancel().await;
 
     let (c, _) = start_person(Answer::Never, &[WARN]).await;
-    let mut req = interactive("echo careful");
+    let marker = scratch_dir().join("ran");
+    let mut req = interactive(&format!("echo careful > {}", marker.display()));
     req["runtime"]["timeout_ms"] = json!(1500);
     let started = std::time::Instant::now();
     let p = call(&c, "memory_terminal_interactive", req).await;
     assert_eq!(code(&p), "PM_TERM_TIMEOUT", "{p:#}");
     assert_eq!(p["error"]["details"]["target"], "approval");
     assert!(started.elapsed() < Duration::from_secs(10));
+    // Nothing ran, then or later: no file, no terminal opened for it.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(!marker.exists(), "a command nobody approved ran");
+    let l = call(&c, "memory_terminal_interactive", json!({"action": "list"})).await;
+    assert!(
+        l["result"]["items"].as_array().unwrap().is_empty(),
+        "a terminal was opened for it: {l:#}"
+    );
     let _ = c.cancel().await;
 }
 

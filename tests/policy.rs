@@ -8,21 +8,37 @@ use common::*;
 use itmcp::policy::{Authorization, Policy};
 use serde_json::{Value, json};
 
-fn corpus() -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/policy_corpus.json"
-    ))
-    .unwrap();
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/policy_corpus.json");
+
+/// A corpus line: the command, its expected authorization, and the rules that decide it
+/// (every rule that found something, sorted; none for an allowed command).
+struct Case {
+    command: String,
+    expect: String,
+    rules: Vec<String>,
+}
+
+fn corpus() -> Vec<Case> {
+    let text = std::fs::read_to_string(CORPUS).unwrap();
     let v: Vec<Value> = serde_json::from_str(&text).unwrap();
     v.into_iter()
-        .map(|e| {
-            (
-                e["command"].as_str().unwrap().to_string(),
-                e["expect"].as_str().unwrap().to_string(),
-            )
+        .map(|e| Case {
+            command: e["command"].as_str().unwrap().to_string(),
+            expect: e["expect"].as_str().unwrap().to_string(),
+            rules: e["rules"]
+                .as_array()
+                .map(|r| r.iter().map(|x| x.as_str().unwrap().to_string()).collect())
+                .unwrap_or_default(),
         })
         .collect()
+}
+
+/// The rules behind a decision, as the corpus lists them.
+fn rules_of(d: &itmcp::policy::Decision) -> Vec<String> {
+    let mut r: Vec<String> = d.findings.iter().map(|f| f.rule.to_string()).collect();
+    r.sort();
+    r.dedup();
+    r
 }
 
 #[test]
@@ -35,7 +51,12 @@ fn corpus_decisions() {
         cases.len()
     );
     let mut wrong = Vec::new();
-    for (cmd, want) in &cases {
+    for Case {
+        command: cmd,
+        expect: want,
+        rules,
+    } in &cases
+    {
         let d = policy.evaluate(cmd, None);
         // The server judges with its working directory: the verdict must not depend on it
         // for any corpus line (a `~alice` once read as relative to it).
@@ -54,6 +75,13 @@ fn corpus_decisions() {
                 d.findings.iter().map(|f| f.rule).collect::<Vec<_>>()
             ));
         }
+        // The right verdict for the wrong reason is wrong too: a line blocked as a fork
+        // bomb that should have been blocked for its target says the rule that caught it
+        // is gone.
+        let got = rules_of(&d);
+        if &got != rules {
+            wrong.push(format!("{cmd:?}: rules {rules:?}, got {got:?}"));
+        }
     }
     assert!(
         wrong.is_empty(),
@@ -62,6 +90,36 @@ fn corpus_decisions() {
         cases.len(),
         wrong.join("\n")
     );
+}
+
+/// Writes each line's rules into the corpus as the policy finds them now (run by hand,
+/// `cargo test --test policy -- --ignored write_corpus_rules`, after a deliberate change;
+/// the diff is the review).
+#[test]
+#[ignore]
+fn write_corpus_rules() {
+    let policy = Policy::default();
+    let text = std::fs::read_to_string(CORPUS).unwrap();
+    let mut v: Vec<Value> = serde_json::from_str(&text).unwrap();
+    for e in &mut v {
+        let d = policy.evaluate(e["command"].as_str().unwrap(), None);
+        let rules = rules_of(&d);
+        if rules.is_empty() {
+            e.as_object_mut().unwrap().remove("rules");
+        } else {
+            e["rules"] = json!(rules);
+        }
+    }
+    // One space a level, as the file is kept.
+    let mut out = Vec::new();
+    let fmt = serde_json::ser::PrettyFormatter::with_indent(b" ");
+    serde::Serialize::serialize(
+        &v,
+        &mut serde_json::Serializer::with_formatter(&mut out, fmt),
+    )
+    .unwrap();
+    out.push(b'\n');
+    std::fs::write(CORPUS, out).unwrap();
 }
 
 #[test]
@@ -102,8 +160,8 @@ async fn blocked_through_the_binary() {
     let s = server().envs(&env_refs(&inert)).start().await;
     let blocked: Vec<String> = corpus()
         .into_iter()
-        .filter(|(_, w)| w == "blocked")
-        .map(|(c, _)| c)
+        .filter(|c| c.expect == "blocked")
+        .map(|c| c.command)
         .collect();
     for cmd in blocked.iter().step_by(3) {
         for mode in ["headless", "interactive"] {
