@@ -20,6 +20,7 @@ use crate::runtime::RuntimeInputs;
 use crate::runtime::mode::{
     self, AdapterChoice, AdapterList, BridgeInputs, DEFAULT_SPAWN_TIMEOUT_MS, MAX_SPAWN_TIMEOUT_MS,
 };
+use crate::token::HOST_TOKEN_VARIABLE;
 
 /// Default wait of `execute` before answering `running: true`.
 /// Characters a default answer takes at most (text and structured content together): well
@@ -35,8 +36,6 @@ pub const MAX_WAIT_MS: u64 = 600_000;
 pub const DEFAULT_PAGE_WAIT_MS: u64 = 60_000;
 /// How long a command waits for its approval when the request gives no timeout.
 pub const DEFAULT_APPROVAL_TIMEOUT_MS: u64 = 120_000;
-/// The host service's token, for the container bridge.
-const HOST_TOKEN_VARIABLE: &str = "PM_INTERACTIVE_TERMINAL_TOKEN";
 /// The bearer token of the HTTP transport.
 const HTTP_TOKEN_VARIABLE: &str = "PM_TERM_HTTP_TOKEN";
 /// The variables that carry the server's secrets: read at start, then out of the environment
@@ -434,8 +433,7 @@ impl Default for Config {
 }
 
 pub fn default_spool_dir() -> PathBuf {
-    let uid = nix::unistd::getuid().as_raw();
-    std::env::temp_dir().join(format!("interactive-terminal-mcp-{uid}"))
+    crate::private_dir::per_user("interactive-terminal-mcp")
 }
 
 impl Config {

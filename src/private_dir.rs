@@ -18,6 +18,13 @@ const PRIVATE_MODE: u32 = 0o700;
 /// Permission bits that let others (group or world) change a directory's entries.
 const OTHERS_WRITE: u32 = 0o022;
 
+/// `$TMPDIR/<name>-<uid>`: where this user's `name` directory goes under the shared temporary
+/// directory (the uid keeps users apart; [`ensure`] keeps others out of it).
+pub fn per_user(name: &str) -> std::path::PathBuf {
+    let uid = nix::unistd::getuid().as_raw();
+    std::env::temp_dir().join(format!("{name}-{uid}"))
+}
+
 /// Create `dir` (and missing parents) as private, or check that the existing one is safe to
 /// write into; an unsafe one is an error that names the directory and why.
 pub fn ensure(dir: &Path) -> io::Result<()> {

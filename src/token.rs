@@ -10,6 +10,10 @@ use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+/// The variable that carries the host service's token: read by the host, by the MCP server
+/// that bridges to it, and set by the server for the host it starts.
+pub const HOST_TOKEN_VARIABLE: &str = "PM_INTERACTIVE_TERMINAL_TOKEN";
+
 /// Bytes of randomness in a generated token (192 bits).
 const TOKEN_BYTES: usize = 24;
 

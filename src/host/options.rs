@@ -14,7 +14,7 @@ use crate::token;
 
 /// The token every connection presents; read at start, then out of the environment the
 /// host's terminals inherit (`cli::hide_secrets`).
-pub const TOKEN_VARIABLE: &str = "PM_INTERACTIVE_TERMINAL_TOKEN";
+pub use crate::token::HOST_TOKEN_VARIABLE as TOKEN_VARIABLE;
 const ABOUT: &str = "The host terminal service: interactive terminals served over the Agent \
 Host Protocol, with a page where a person watches and approves.";
 
@@ -133,10 +133,10 @@ impl HostStart {
 
     fn from_args(a: HostArgs) -> HostStart {
         a.terminals.apply_spool_limits();
-        let spool = a.terminals.spool_dir.unwrap_or_else(|| {
-            let uid = nix::unistd::getuid().as_raw();
-            std::env::temp_dir().join(format!("interactive-terminal-{uid}"))
-        });
+        let spool = a
+            .terminals
+            .spool_dir
+            .unwrap_or_else(|| crate::private_dir::per_user("interactive-terminal"));
         let mut core = CoreConfig::new(spool, crate::spool::DEFAULT_MEMORY_LIMIT);
         core.default_shell = a.shell;
         core.max_terminals = a.terminals.max_terminals.get();

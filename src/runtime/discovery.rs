@@ -113,7 +113,7 @@ async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, Launc
         // The host ends when this pipe closes: with this server, even when it is killed.
         "--lifeline",
     ])
-    .env(crate::host::options::TOKEN_VARIABLE, &spec.token)
+    .env(crate::token::HOST_TOKEN_VARIABLE, &spec.token)
     // The host this server launches confines its terminals as this server was told to.
     .envs(crate::sandbox::current().settings().to_env())
     // And contains them as this server contains its own sessions.

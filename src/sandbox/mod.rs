@@ -323,8 +323,7 @@ fn find_landlock(settings: &Settings) -> Result<Mechanism, String> {
     if let Some(why) = landlock::refusal(settings.writable_roots(), &settings.protected) {
         return Err(why);
     }
-    let uid = nix::unistd::getuid().as_raw();
-    let tmp_parent = std::env::temp_dir().join(format!("interactive-terminal-sbx-{uid}"));
+    let tmp_parent = crate::private_dir::per_user("interactive-terminal-sbx");
     crate::private_dir::ensure(&tmp_parent)
         .map_err(|e| format!("cannot prepare the sandbox's directory: {e}"))?;
     Ok(Mechanism::Landlock {

@@ -41,8 +41,7 @@ pub struct Proxy {
 /// Start the proxy for `allow` on a socket of its own, in a thread of its own (the sandbox is
 /// prepared before the server's runtime exists, and must not depend on it).
 pub fn start(allow: Vec<String>) -> Result<Proxy, String> {
-    let uid = nix::unistd::getuid().as_raw();
-    let dir = std::env::temp_dir().join(format!("interactive-terminal-net-{uid}"));
+    let dir = crate::private_dir::per_user("interactive-terminal-net");
     crate::private_dir::ensure(&dir)
         .map_err(|e| format!("cannot prepare the proxy's directory: {e}"))?;
     remove_stale_sockets(&dir);
