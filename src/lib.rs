@@ -7,7 +7,6 @@
 //! (the AHP terminal core), which `host` serves over AHP/WebSocket. Shared below them:
 //! `spool` (output by absolute offset) and `process` (subreaper, process-tree kill).
 
-pub mod browser;
 pub mod cli;
 pub mod clock;
 pub mod config;
@@ -21,7 +20,6 @@ pub mod os;
 pub mod pattern;
 pub mod places;
 pub mod policy;
-pub mod preflight;
 pub mod private_dir;
 pub mod process;
 pub mod program;

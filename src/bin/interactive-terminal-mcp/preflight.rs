@@ -5,9 +5,9 @@
 //! one) never reaches this point: argument parsing answers it with status 2 and names the
 //! variable. What is left is what the server would start with but not be able to use.
 
-use crate::config::Config;
-use crate::runtime::AdapterType;
-use crate::runtime::mode;
+use itmcp::config::Config;
+use itmcp::runtime::AdapterType;
+use itmcp::runtime::mode;
 
 /// Exit status: the configuration is usable.
 pub const OK: i32 = 0;
@@ -31,7 +31,7 @@ pub fn report(name: &str, cfg: &Config) -> i32 {
         Some(h) => eprintln!(
             "{name}: MCP over streamable HTTP at http://{}{} (a service per session)",
             h.addr,
-            crate::mcp::http::MCP_PATH
+            itmcp::mcp::http::MCP_PATH
         ),
         None => eprintln!("{name}: MCP over stdio"),
     }
@@ -72,13 +72,13 @@ pub fn report(name: &str, cfg: &Config) -> i32 {
             }
         }
     }
-    if let Err(e) = crate::private_dir::ensure(&cfg.spool_dir) {
+    if let Err(e) = itmcp::private_dir::ensure(&cfg.spool_dir) {
         eprintln!("{name}: ERROR: {e}");
-        eprintln!("{name}: {}", crate::spool::UNUSABLE_DIR);
+        eprintln!("{name}: {}", itmcp::spool::UNUSABLE_DIR);
         return UNUSABLE;
     }
     eprintln!("{name}: spool directory {}", cfg.spool_dir.display());
-    let sandbox = crate::sandbox::current();
+    let sandbox = itmcp::sandbox::current();
     eprintln!("{name}: {}", sandbox.describe());
     if sandbox.ready().is_err() {
         return UNUSABLE;

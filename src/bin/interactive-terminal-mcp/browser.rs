@@ -5,7 +5,7 @@
 
 use std::process::Stdio;
 
-use crate::process::reaper;
+use itmcp::process::reaper;
 
 /// The command that opens `url`: program and arguments.
 fn opener(url: &str) -> Result<(String, Vec<String>), String> {
@@ -26,7 +26,7 @@ fn opener(url: &str) -> Result<(String, Vec<String>), String> {
         }
         return Ok((program, words));
     }
-    crate::terminal::shell::which("xdg-open")
+    itmcp::terminal::shell::which("xdg-open")
         .map(|p| (p.display().to_string(), vec![url.to_string()]))
         .ok_or_else(|| "no browser to open: set $BROWSER or install xdg-utils".to_string())
 }
@@ -49,7 +49,7 @@ pub fn open(url: &str) -> Result<(), String> {
         });
     }
     // The browser gets the open-file limit the server was given, as programs do.
-    crate::process::open_files::give_back(&mut cmd);
+    itmcp::process::open_files::give_back(&mut cmd);
     let mut child = {
         let mut guard = reaper::spawn_guard();
         let child = cmd

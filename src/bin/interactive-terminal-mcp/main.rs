@@ -1,5 +1,8 @@
 //! `interactive-terminal-mcp`: the MCP server on stdio (or streamable HTTP with `--http`).
 
+mod browser;
+mod preflight;
+
 use itmcp::cli;
 use itmcp::config::Config;
 use itmcp::contract::schema;
@@ -26,7 +29,7 @@ fn main() {
     let policy = cli::or_exit(NAME, itmcp::policy::Policy::load(&cfg.policy), 2);
     cli::install_sandbox(NAME, &cfg.sandbox, &cfg.own_files());
     if cfg.check_config {
-        std::process::exit(itmcp::preflight::report(NAME, &cfg));
+        std::process::exit(preflight::report(NAME, &cfg));
     }
     let rt = cli::runtime_or_exit(NAME, workers);
     let code = match cfg.http.clone() {
@@ -108,7 +111,7 @@ async fn serve(cfg: Config, policy: itmcp::policy::Policy) -> i32 {
         tokio::spawn(async move {
             match app.start_gui().await {
                 Ok(Some(link)) if open => {
-                    if let Err(e) = itmcp::browser::open(&link) {
+                    if let Err(e) = browser::open(&link) {
                         eprintln!(
                             "interactive-terminal-mcp: --open: {e}; open the link above by hand"
                         );
