@@ -656,7 +656,7 @@ fn shell_text() -> BoxedStrategy<String> {
 
 #[test]
 fn policy_decides_every_line() {
-    let policy = Policy::load(&PolicyInputs::default()).unwrap();
+    let policy = Policy::load(&PolicyInputs::default()).unwrap().policy;
     let mut runner = TestRunner::new(config(cases(LIBRARY_CASES)));
     runner
         .run(&shell_text(), |line| {

@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let policy = POLICY.get_or_init(|| match Policy::load(&PolicyInputs::default()) {
-        Ok(p) => p,
+        Ok(loaded) => loaded.policy,
         Err(e) => panic!("default policy: {e}"),
     });
     let d = policy.evaluate(line, Some("/tmp"));

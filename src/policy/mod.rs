@@ -194,31 +194,14 @@ pub struct PolicyInputs {
     pub approval_default: Option<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Policy {
     blocked: Vec<Vec<String>>,
     warned: Vec<Vec<String>>,
     allowed: Vec<Vec<String>>,
-    pub approval: ApprovalMode,
-    /// With no person and no elicitation: approve (true) or decline.
-    pub approve_by_default: bool,
     pub strict: strict::Allowlist,
     /// What a request's environment may set (both tools).
     pub env: env::EnvAllowlist,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Policy {
-            blocked: Vec::new(),
-            warned: Vec::new(),
-            allowed: Vec::new(),
-            approval: ApprovalMode::Warned,
-            approve_by_default: false,
-            strict: strict::Allowlist::default(),
-            env: env::EnvAllowlist::default(),
-        }
-    }
 }
 
 fn patterns(items: &[String]) -> Result<Vec<Vec<String>>, String> {
@@ -247,8 +230,35 @@ fn matches_pattern(argv: &[String], pattern: &[String]) -> bool {
         && argv[1..pattern.len()] == pattern[1..]
 }
 
+/// When a person is asked, and what happens with nobody to ask: the operator's settings of
+/// the same policy file and variables, read by the approval service only (the policy
+/// judges commands; it never asks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Approvals {
+    pub mode: ApprovalMode,
+    /// With no person and no elicitation: approve (true) or decline.
+    pub approve_by_default: bool,
+}
+
+impl Default for Approvals {
+    fn default() -> Self {
+        Approvals {
+            mode: ApprovalMode::Warned,
+            approve_by_default: false,
+        }
+    }
+}
+
+/// The operator's policy file and variables, read once: the rules commands are judged by,
+/// and the approval settings.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub policy: Policy,
+    pub approvals: Approvals,
+}
+
 impl Policy {
-    pub fn load(inputs: &PolicyInputs) -> Result<Policy, String> {
+    pub fn load(inputs: &PolicyInputs) -> Result<Loaded, String> {
         let file: PolicyFile = match &inputs.file {
             Some(path) => {
                 let text = std::fs::read_to_string(Path::new(path))
@@ -294,14 +304,18 @@ impl Policy {
                 ));
             }
         };
-        Ok(Policy {
-            blocked: patterns(&blocked)?,
-            warned: patterns(&warned)?,
-            allowed: patterns(&allowed)?,
-            approval,
-            approve_by_default,
-            strict: strict::Allowlist::with_extra(&patterns(&strict_extra)?),
-            env: env::EnvAllowlist::with_extra(&env_extra),
+        Ok(Loaded {
+            policy: Policy {
+                blocked: patterns(&blocked)?,
+                warned: patterns(&warned)?,
+                allowed: patterns(&allowed)?,
+                strict: strict::Allowlist::with_extra(&patterns(&strict_extra)?),
+                env: env::EnvAllowlist::with_extra(&env_extra),
+            },
+            approvals: Approvals {
+                mode: approval,
+                approve_by_default,
+            },
         })
     }
 
@@ -458,7 +472,7 @@ mod tests {
             allowed: Some("git push --force-with-lease".into()),
             ..PolicyInputs::default()
         };
-        let p = Policy::load(&inputs).expect("load");
+        let p = Policy::load(&inputs).expect("load").policy;
         assert_eq!(
             p.evaluate("terraform destroy -auto-approve", None)
                 .authorization,

@@ -117,7 +117,7 @@ impl Service {
     /// sandbox, where the operator may let warned commands run without asking.
     pub(crate) fn needs_approval(&self, d: &Decision, confined: bool) -> bool {
         use crate::policy::ApprovalMode::*;
-        match self.policy.approval {
+        match self.approvals.mode {
             Never => false,
             All => true,
             Warned => {
@@ -191,7 +191,7 @@ impl Service {
         };
         tracing::info!(trace_id = %req.correlation.trace_id, command = %question.command, rule = ?question.rule, "waiting for approval");
         let verdict = super::verdict(decision, None);
-        let default = Some(self.policy.approve_by_default);
+        let default = Some(self.approvals.approve_by_default);
         self.ask(question, verdict, default, progress, elicitor)
             .await
     }

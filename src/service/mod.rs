@@ -126,6 +126,8 @@ pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
 pub struct Service {
     cfg: Config,
     policy: crate::policy::Policy,
+    /// When a person is asked (`approval`).
+    approvals: crate::policy::Approvals,
     exec: ExecManager,
     runtime: Runtime,
     /// The AHP session this server claims its terminals as (docs/terminal-core.md, "Commands and claims").
@@ -142,7 +144,8 @@ pub struct Service {
 }
 
 impl Service {
-    pub fn new(cfg: Config, policy: crate::policy::Policy) -> Arc<Service> {
+    pub fn new(cfg: Config, loaded: crate::policy::Loaded) -> Arc<Service> {
+        let crate::policy::Loaded { policy, approvals } = loaded;
         let exec = ExecManager::new(ExecConfig {
             spool_dir: cfg.spool_dir.clone(),
             memory_limit: cfg.output_memory,
@@ -168,6 +171,7 @@ impl Service {
         Arc::new_cyclic(|me| Service {
             cfg,
             policy,
+            approvals,
             exec,
             runtime,
             session_uri: format!("ahp-session:/{instance}"),

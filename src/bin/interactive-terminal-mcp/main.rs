@@ -54,7 +54,7 @@ async fn stop_signal() {
 /// Streamable HTTP: a service per session; at a stop signal every session's processes die.
 async fn serve_http(
     cfg: Config,
-    policy: itmcp::policy::Policy,
+    policy: itmcp::policy::Loaded,
     addr: std::net::SocketAddr,
     token: String,
 ) -> i32 {
@@ -78,7 +78,7 @@ async fn serve_http(
     }
 }
 
-async fn serve(cfg: Config, policy: itmcp::policy::Policy) -> i32 {
+async fn serve(cfg: Config, policy: itmcp::policy::Loaded) -> i32 {
     reaper::become_subreaper();
     reaper::spawn_reaper();
     let app = Service::new(cfg, policy);
