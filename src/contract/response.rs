@@ -278,7 +278,7 @@ mod tests {
             },
             truncated: true,
             verdict: verdict(),
-            sandbox_denial: Some(crate::sandbox::denial::Denial {
+            sandbox_denial: Some(crate::contract::result::SandboxDenial {
                 kind: "write",
                 target: Some("/etc/motd".into()),
                 message: "refused".into(),
@@ -348,7 +348,14 @@ mod tests {
                 running: false,
                 total: 3,
                 next_cursor: Some("t.1.t_1".into()),
-                sandbox: Some(crate::sandbox::Sandbox::off().summary()),
+                sandbox: Some(crate::contract::result::SandboxSummary {
+                    mode: "off".into(),
+                    network: "on".into(),
+                    workspaces: Vec::new(),
+                    mechanism: None,
+                    available: true,
+                    reason: None,
+                }),
                 items: vec![
                     item(ItemKind::Session {
                         timed_out: false,

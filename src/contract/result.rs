@@ -166,7 +166,7 @@ pub struct SessionOutput {
     pub verdict: Option<Verdict>,
     /// The operator's sandbox refused what the failed command tried (from its output).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sandbox_denial: Option<crate::sandbox::denial::Denial>,
+    pub sandbox_denial: Option<SandboxDenial>,
     /// What the model should know that the fields do not say (a wait for a place).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -233,7 +233,7 @@ pub struct TerminalOutput {
     pub verdict: Option<Verdict>,
     /// The operator's sandbox refused what the failed command tried (from its output).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sandbox_denial: Option<crate::sandbox::denial::Denial>,
+    pub sandbox_denial: Option<SandboxDenial>,
     /// Not part of the answer: whether input reached the shell's line editor (see
     /// `Ran::reached_line_editor`), for the service's tracking of what was left unentered.
     #[serde(skip)]
@@ -298,7 +298,39 @@ pub struct Listing {
     pub next_cursor: Option<String>,
     /// The operator's sandbox around headless commands and this server's terminals.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sandbox: Option<crate::sandbox::Summary>,
+    pub sandbox: Option<SandboxSummary>,
+}
+
+/// What the operator's sandbox refused, as an answer says it (`result.sandbox_denial`).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct SandboxDenial {
+    /// `write` or `network`.
+    pub kind: &'static str,
+    /// The path or host refused, when the program named it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// What happened and what to do instead.
+    pub message: String,
+}
+
+/// The operator's sandbox, as `list` says it (`result.sandbox`).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct SandboxSummary {
+    /// `off`, `read-only` or `workspace-write`.
+    pub mode: String,
+    /// `on`, `off` or `allow:DOMAIN,…`.
+    pub network: String,
+    /// Where commands may write (workspace-write), besides their private /tmp.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workspaces: Vec<String>,
+    /// The enforcing mechanism, when one is active.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mechanism: Option<String>,
+    /// Whether commands can run at all.
+    pub available: bool,
+    /// Why not, when they cannot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// Any success's `result`.

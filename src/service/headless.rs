@@ -380,7 +380,7 @@ impl Service {
 fn sandbox_denial(
     st: &crate::exec::Status,
     session: &Session,
-) -> Option<crate::sandbox::denial::Denial> {
+) -> Option<crate::contract::result::SandboxDenial> {
     use crate::sandbox::denial::{TAIL_BYTES, diagnose};
     let sandbox = crate::sandbox::current();
     if st.running || st.exit_code == Some(0) || sandbox.mechanism().is_none() {
@@ -392,4 +392,5 @@ fn sandbox_denial(
             let tail = session.peek_tail(which, TAIL_BYTES).ok()?;
             diagnose(sandbox, &String::from_utf8_lossy(&tail))
         })
+        .map(super::sandbox_denial)
 }

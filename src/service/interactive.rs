@@ -25,7 +25,7 @@ fn confined_here(adapter: &Arc<dyn Adapter>) -> bool {
 }
 
 /// What the sandbox refused, when the command a terminal ran failed and its output says so.
-fn denial(out: &TerminalOutput) -> Option<crate::sandbox::denial::Denial> {
+fn denial(out: &TerminalOutput) -> Option<crate::contract::result::SandboxDenial> {
     let failed = out
         .command
         .as_ref()
@@ -34,6 +34,7 @@ fn denial(out: &TerminalOutput) -> Option<crate::sandbox::denial::Denial> {
         return None;
     }
     crate::sandbox::denial::diagnose(crate::sandbox::current(), out.output.as_deref()?)
+        .map(super::sandbox_denial)
 }
 
 pub(crate) fn terminal_item(adapter: AdapterType, t: TermSummary) -> ListItem {

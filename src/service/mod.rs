@@ -319,7 +319,7 @@ impl Service {
             items.extend(self.terminal_items().await);
         }
         let mut listing = listing::page(items, &req.listing)?;
-        listing.sandbox = Some(crate::sandbox::current().summary());
+        listing.sandbox = Some(sandbox_summary(&crate::sandbox::current().summary()));
         Ok(Outcome::List(listing))
     }
 
@@ -437,6 +437,27 @@ fn serialized_len(v: &Value) -> usize {
     match serde_json::to_writer(&mut count, v) {
         Ok(()) => count.0,
         Err(_) => usize::MAX,
+    }
+}
+
+/// The sandbox's own summary as `list` answers it.
+fn sandbox_summary(s: &crate::sandbox::Summary) -> crate::contract::result::SandboxSummary {
+    crate::contract::result::SandboxSummary {
+        mode: s.mode.clone(),
+        network: s.network.clone(),
+        workspaces: s.workspaces.clone(),
+        mechanism: s.mechanism.clone(),
+        available: s.available,
+        reason: s.reason.clone(),
+    }
+}
+
+/// What the sandbox refused, as an answer says it.
+fn sandbox_denial(d: crate::sandbox::denial::Denial) -> crate::contract::result::SandboxDenial {
+    crate::contract::result::SandboxDenial {
+        kind: d.kind,
+        target: d.target,
+        message: d.message,
     }
 }
 
