@@ -7,14 +7,8 @@ use serde_json::{Map, Value};
 
 use crate::views::{CommandRecord, Encoding, ScreenView, View};
 
-/// The policy's verdict on a command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Authorization {
-    Allowed,
-    AllowedWithWarning,
-    Blocked,
-}
+/// The policy's verdict on a command line, as the policy gives it.
+pub use crate::policy::Authorization;
 
 /// Who let a command through that had to be approved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -42,7 +42,7 @@ use rmcp::transport::Transport;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Mutex, mpsc, watch};
 
-use super::verdict::{ID_SEARCH_BYTES, MAX_LINE_BYTES, Verdict, classify, oversized};
+use super::line_check::{ID_SEARCH_BYTES, LineAction, MAX_LINE_BYTES, classify, oversized};
 
 /// Read size from stdin.
 const CHUNK: usize = 64 * 1024;
@@ -229,7 +229,7 @@ async fn read_lines<R: AsyncRead + Unpin>(
                     classify(&line)
                 };
                 match verdict {
-                    Verdict::Forward(msg) => {
+                    LineAction::Forward(msg) => {
                         // A client that does not read its answers gets no more taken from
                         // it until it does. An error: the transport is gone.
                         if unwritten.wait_for(|n| *n < UNWRITTEN_MAX).await.is_err()
@@ -238,7 +238,7 @@ async fn read_lines<R: AsyncRead + Unpin>(
                             return;
                         }
                     }
-                    Verdict::Answer(msg) => {
+                    LineAction::Answer(msg) => {
                         tracing::info!(answer = %String::from_utf8_lossy(&msg), "malformed message answered");
                         let wrote = writer
                             .lock()
@@ -252,7 +252,7 @@ async fn read_lines<R: AsyncRead + Unpin>(
                             return;
                         }
                     }
-                    Verdict::Drop(why) => {
+                    LineAction::Drop(why) => {
                         if why != "blank line" {
                             tracing::info!(why, "malformed message dropped (no id to answer)");
                         }

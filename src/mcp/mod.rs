@@ -7,13 +7,13 @@
 pub mod elicit;
 pub mod framing;
 pub mod http;
+pub mod line_check;
 pub mod logging;
 mod next;
 pub mod resources;
 pub mod stdio;
 pub mod subscriptions;
 pub mod text;
-pub mod verdict;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

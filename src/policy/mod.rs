@@ -26,7 +26,10 @@ use serde::Deserialize;
 use rules::{Finding, Severity};
 use unwrap::basename;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The policy's verdict on a command line; the answers carry it as it is
+/// (`result.authorization`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Authorization {
     Allowed,
     AllowedWithWarning,

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::wait::{NoProgress, Progress, abandoned, unless_abandoned, with_progress};
 use super::{BoxFuture, Handled, Service};
-use crate::contract::result::{Approval, Authorization as Verdicted, DecidedBy, Verdict};
+use crate::contract::result::{Approval, DecidedBy, Verdict};
 use crate::contract::{ErrorCode, Request, TermError};
 use crate::policy::{Authorization, Decision};
 use crate::runtime::ops::ApprovalArgs;
@@ -149,7 +149,7 @@ impl Service {
         );
         tracing::info!(trace_id = %req.correlation.trace_id, %command, "asking to leave the sandbox");
         let verdict = Verdict {
-            authorization: Verdicted::AllowedWithWarning,
+            authorization: Authorization::AllowedWithWarning,
             warning: Some(warning.clone()),
             approval: None,
         };

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::config::Config;
-use crate::contract::result::{Approval, Authorization, Verdict};
+use crate::contract::result::{Approval, Verdict};
 use crate::contract::{
     self, Action, Envelope, ErrorCode, Identity, Mode, Outcome, Request, TermError, response,
 };
@@ -105,13 +105,8 @@ impl Handled {
 
 /// The verdict a result reports: the policy's decision and who approved, if anyone was asked.
 pub(crate) fn verdict(d: &crate::policy::Decision, approval: Option<Approval>) -> Verdict {
-    use crate::policy::Authorization as Policy;
     Verdict {
-        authorization: match d.authorization {
-            Policy::Allowed => Authorization::Allowed,
-            Policy::AllowedWithWarning => Authorization::AllowedWithWarning,
-            Policy::Blocked => Authorization::Blocked,
-        },
+        authorization: d.authorization,
         warning: d.warning(),
         approval,
     }

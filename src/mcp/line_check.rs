@@ -49,7 +49,7 @@ const TYPED_METHODS: &[&str] = &[
 
 /// What to do with one line.
 #[derive(Debug)]
-pub enum Verdict {
+pub enum LineAction {
     /// Hand this message to rmcp, parsed once here.
     Forward(Box<ClientJsonRpcMessage>),
     /// Write this answer (one JSON value, no newline) to the client.
@@ -62,8 +62,8 @@ fn error_value(id: Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-fn answer(id: Value, code: i64, message: &str) -> Verdict {
-    Verdict::Answer(error_value(id, code, message).to_string().into_bytes())
+fn answer(id: Value, code: i64, message: &str) -> LineAction {
+    LineAction::Answer(error_value(id, code, message).to_string().into_bytes())
 }
 
 /// An id rmcp accepts: a string or an integer that fits an `i64`.
@@ -154,7 +154,7 @@ fn literal_at(text: &[u8], at: usize) -> Value {
 }
 
 /// The answer for a line longer than [`MAX_LINE_BYTES`] (`head` is its start).
-pub fn oversized(head: &[u8], total: usize) -> Verdict {
+pub fn oversized(head: &[u8], total: usize) -> LineAction {
     answer(
         recover_id(head),
         INVALID_REQUEST,
@@ -163,11 +163,11 @@ pub fn oversized(head: &[u8], total: usize) -> Verdict {
 }
 
 /// Check one line (without its newline).
-pub fn classify(line: &[u8]) -> Verdict {
+pub fn classify(line: &[u8]) -> LineAction {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
-        return Verdict::Drop("blank line");
+        return LineAction::Drop("blank line");
     }
     let Ok(text) = std::str::from_utf8(line) else {
         return answer(
@@ -195,7 +195,7 @@ pub fn classify(line: &[u8]) -> Verdict {
 
 /// JSON-RPC batches left MCP in protocol 2025-06-18: every request in one gets its error, in
 /// one array, as a batch would.
-fn batch(items: &[Value]) -> Verdict {
+fn batch(items: &[Value]) -> LineAction {
     if items.is_empty() {
         return answer(Value::Null, INVALID_REQUEST, "Invalid Request: empty batch");
     }
@@ -212,23 +212,23 @@ fn batch(items: &[Value]) -> Verdict {
         })
         .collect();
     if errors.is_empty() {
-        return Verdict::Drop("a batch of notifications");
+        return LineAction::Drop("a batch of notifications");
     }
-    Verdict::Answer(Value::Array(errors).to_string().into_bytes())
+    LineAction::Answer(Value::Array(errors).to_string().into_bytes())
 }
 
-fn classify_object(obj: Map<String, Value>) -> Verdict {
+fn classify_object(obj: Map<String, Value>) -> LineAction {
     let has_id = obj.contains_key("id");
     let id = echoable(obj.get("id"));
     let is_request = obj.contains_key("method");
     if !is_request && !has_id {
-        return Verdict::Drop("neither a request, a notification nor a response");
+        return LineAction::Drop("neither a request, a notification nor a response");
     }
     let fail = |code: i64, msg: &str, drop_reason: &'static str| {
         if has_id {
             answer(id.clone(), code, msg)
         } else {
-            Verdict::Drop(drop_reason)
+            LineAction::Drop(drop_reason)
         }
     };
     if obj.get("jsonrpc") != Some(&Value::String("2.0".into())) {
@@ -270,17 +270,17 @@ fn classify_object(obj: Map<String, Value>) -> Verdict {
             && method == CALL_TOOL
             && let Some(msg) = call_tool(&mut value)
         {
-            return Verdict::Forward(Box::new(msg));
+            return LineAction::Forward(Box::new(msg));
         }
         return match typed(&value, &method, has_id) {
-            Ok(msg) => Verdict::Forward(Box::new(msg)),
+            Ok(msg) => LineAction::Forward(Box::new(msg)),
             Err(msg) => fail(INVALID_PARAMS, &msg, "a notification rmcp cannot parse"),
         };
     }
     let value = Value::Object(obj);
     match ClientJsonRpcMessage::deserialize(&value) {
-        Ok(msg) => Verdict::Forward(Box::new(msg)),
-        Err(_) => Verdict::Drop("a response rmcp cannot parse"),
+        Ok(msg) => LineAction::Forward(Box::new(msg)),
+        Err(_) => LineAction::Drop("a response rmcp cannot parse"),
     }
 }
 
@@ -377,7 +377,7 @@ mod tests {
 
     fn answered(line: &str) -> Value {
         match classify(line.as_bytes()) {
-            Verdict::Answer(a) => serde_json::from_slice(&a).unwrap_or(Value::Null),
+            LineAction::Answer(a) => serde_json::from_slice(&a).unwrap_or(Value::Null),
             other => panic!("{line}: {other:?}"),
         }
     }
@@ -505,7 +505,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
         ] {
             assert!(
-                matches!(classify(line.as_bytes()), Verdict::Forward(_)),
+                matches!(classify(line.as_bytes()), LineAction::Forward(_)),
                 "{line}"
             );
         }
@@ -516,12 +516,13 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":3}"#,
         ] {
             assert!(
-                matches!(classify(line.as_bytes()), Verdict::Drop(_)),
+                matches!(classify(line.as_bytes()), LineAction::Drop(_)),
                 "{line}"
             );
         }
         // Duplicate keys reach rmcp resolved.
-        let Verdict::Forward(f) = classify(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#)
+        let LineAction::Forward(f) =
+            classify(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#)
         else {
             panic!()
         };
@@ -551,7 +552,7 @@ mod tests {
                 serde_json::to_value(&slow).unwrap_or_default(),
                 "{line}"
             );
-            assert!(matches!(classify(line.as_bytes()), Verdict::Forward(_)));
+            assert!(matches!(classify(line.as_bytes()), LineAction::Forward(_)));
         }
         // Not taken as a call: the long way answers them as before.
         for line in [
@@ -580,7 +581,7 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"#,
             50 << 20,
         ) {
-            Verdict::Answer(a) => serde_json::from_slice::<Value>(&a).unwrap_or_default(),
+            LineAction::Answer(a) => serde_json::from_slice::<Value>(&a).unwrap_or_default(),
             _ => Value::Null,
         };
         assert_eq!(v["id"], 42);
