@@ -16,15 +16,15 @@ pub mod strict_git;
 pub mod strict_options;
 mod typed;
 pub use typed::unseen_line;
-pub mod unwrap;
 pub(crate) mod walk;
+pub mod wrappers;
 
 use std::path::Path;
 
 use serde::Deserialize;
 
 use rules::{Finding, Severity};
-use unwrap::basename;
+use wrappers::basename;
 
 /// The policy's verdict on a command line; the answers carry it as it is
 /// (`result.authorization`).

@@ -1,5 +1,5 @@
 //! Programs that run a command, a script or code given in their arguments, beyond the
-//! wrappers `unwrap` looks through: what the policy cannot read is said, never allowed.
+//! wrappers `wrappers` looks through: what the policy cannot read is said, never allowed.
 //!
 //! Why a list of its own: a wrapper the policy did not model ran its command unjudged —
 //! `unshare rm -rf ~`, `setarch x86_64 rm -rf ~`, `sed 1e`, `git -c alias.x='!…' x`, `tar

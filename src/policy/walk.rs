@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use super::inline::Stdin;
 use super::lex::{self, COMPUTED, Simple};
-use super::unwrap::{MAX_NESTED, basename, unwrap_budgeted};
+use super::wrappers::{MAX_NESTED, basename, unwrap_budgeted};
 
 /// Deepest nesting of shells inside shells followed (sh -c "sh -c '…'").
 const MAX_NESTING: usize = 16;

@@ -93,7 +93,7 @@ fn members(root: i32, pgid: i32) -> Vec<(i32, String)> {
         if stat_field(&stat, 5).and_then(|g| g.parse::<i32>().ok()) == Some(pgid) {
             out.push((p, stat));
         }
-        todo.extend(super::walk::children(p));
+        todo.extend(super::tree::children(p));
     }
     out
 }

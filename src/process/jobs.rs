@@ -72,14 +72,14 @@ pub fn background(root: i32, shell: i32, fg_pgid: i32) -> Vec<Job> {
         }
     }
     let mut jobs: Vec<(i32, Job)> = Vec::new();
-    let mut todo = super::walk::children(root);
+    let mut todo = super::tree::children(root);
     let mut seen = 0usize;
     while let Some(p) = todo.pop() {
         seen += 1;
         if seen > MAX_WALK {
             break;
         }
-        todo.extend(super::walk::children(p));
+        todo.extend(super::tree::children(p));
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
             continue;
         };

@@ -5,7 +5,7 @@
 //! the server is killed. See docs/containment.md.
 //!
 //! `spawner`, `standby` and `supervisor` run in the helper processes; `supervised` is the
-//! server's side; `requests` carries a request from one to the other; `walk` kills subtrees
+//! server's side; `requests` carries a request from one to the other; `tree` kills subtrees
 //! in proportion to their size; `reaper` catches what a killed supervisor leaves; `wire` is
 //! what they say to each other; `open_files` raises the server's open-file limit and gives
 //! programs back the one it was given.
@@ -20,7 +20,7 @@ pub mod spawner;
 pub mod standby;
 pub mod supervised;
 pub mod supervisor;
-pub mod walk;
+pub mod tree;
 pub mod wire;
 pub mod workdir;
 

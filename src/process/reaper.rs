@@ -14,7 +14,7 @@ use std::time::Duration;
 use nix::sys::wait::{WaitPidFlag, waitpid};
 use nix::unistd::Pid;
 
-use super::walk;
+use super::tree;
 use crate::locks::lock;
 
 /// How often adoptions are looked for even without SIGCHLD.
@@ -96,14 +96,14 @@ pub fn handle_adopted() -> usize {
     let guard = lock(owned());
     let let_go = lock(released()).clone();
     let mut handled = 0;
-    for pid in walk::children(me) {
+    for pid in tree::children(me) {
         if guard.contains(&pid) {
             continue;
         }
         handled += 1;
-        let theirs = walk::session_of(pid).is_some_and(|s| let_go.contains(&s));
-        if !theirs && !walk::is_zombie(pid) {
-            let killed = walk::kill_subtree(pid);
+        let theirs = tree::session_of(pid).is_some_and(|s| let_go.contains(&s));
+        if !theirs && !tree::is_zombie(pid) {
+            let killed = tree::kill_subtree(pid);
             tracing::warn!(pid, ?killed, "killed processes whose supervisor was killed");
         }
         let _ = waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG));

@@ -23,7 +23,7 @@ use nix::unistd::{Pid, getppid};
 
 use super::requests::{self, Inbox};
 use super::standby::{self, Event, Pool};
-use super::{namespace, supervisor, walk};
+use super::{namespace, supervisor, tree};
 
 /// The spawner's own argument: the server's binary run with it becomes the spawner.
 pub const SPAWNER_FLAG: &str = "--pm-spawner";
@@ -130,7 +130,7 @@ pub fn main(open_files: Option<u64>) -> i32 {
             break;
         }
     }
-    walk::kill_own_descendants(supervisor::KILL_WITHIN);
+    tree::kill_own_descendants(supervisor::KILL_WITHIN);
     0
 }
 
@@ -249,9 +249,9 @@ fn reap(supervisors: &mut BTreeSet<i32>, idle: &mut BTreeMap<i32, bool>, pool: &
     }
     if killed {
         let me = std::process::id() as i32;
-        for orphan in walk::children(me) {
-            if !supervisors.contains(&orphan) && !walk::is_zombie(orphan) {
-                walk::kill_subtree(orphan);
+        for orphan in tree::children(me) {
+            if !supervisors.contains(&orphan) && !tree::is_zombie(orphan) {
+                tree::kill_subtree(orphan);
             }
         }
     }

@@ -26,7 +26,7 @@ use nix::sys::signal::{
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
-use super::walk;
+use super::tree;
 use super::wire::{ChildExit, KILL, Mode, Report, SpawnRequest};
 
 /// How long killing the subtree may take before the supervisor gives up on stragglers (a
@@ -376,7 +376,7 @@ fn reap(child: i32) -> (Option<ChildExit>, bool) {
 fn end(control: &mut Control, child: i32, tell: bool) -> Over {
     // In a namespace of its own the pids killed are reported as the server sees them.
     let host_pids = super::namespace::inside().then(super::namespace::host_descendants);
-    let killed = walk::kill_own_descendants(KILL_WITHIN);
+    let killed = tree::kill_own_descendants(KILL_WITHIN);
     if tell {
         if let Some(e) = killed.reaped.iter().find_map(|s| exit_of(child, *s)) {
             control.report(&Report::Exited(e));
