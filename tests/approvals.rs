@@ -104,15 +104,12 @@ async fn start_person_with(
     lifecycle: ClientLifecycleMode,
     urls_only: bool,
 ) -> (RunningService<RoleClient, Person>, Arc<Mutex<Vec<String>>>) {
-    let mut cmd = tokio::process::Command::new(SERVER_BIN);
-    let scratch = scratch_dir();
-    cmd.current_dir(&scratch);
-    cmd.env("HOME", &scratch);
-    cmd.env("PM_TERM_LOG", "warn")
-        .env("PM_TERM_NO_USER_RC", "1");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
+    // The shared launch (scratch home and working directory, the tests' log level), with
+    // an rmcp client of this test's own that answers elicitations as a person would.
+    let cmd = server()
+        .envs(&[("PM_TERM_NO_USER_RC", "1")])
+        .envs(env)
+        .command();
     let (t, _) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::inherit())
         .spawn()
