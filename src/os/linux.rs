@@ -221,9 +221,13 @@ pub fn tune_allocator() {
 
 /// Through a descriptor of the terminal's own side (`TIOCGPTPEER`, Linux 4.13), opened for
 /// the look and closed after it: one kept open would keep the terminal from hanging up
-/// when its programs end.
+/// when its programs end. Asked with `poll`, not the unread count: the kernel moves what is
+/// written to the master across in a worker of its own, and only a poll (as a read would)
+/// waits for that move before it answers — right after a write the count still says 0.
+/// Readable as the program would read it: in canonical mode, a whole line.
 pub fn pty_input_unread(fd: std::os::fd::RawFd) -> Option<bool> {
-    use std::os::fd::FromRawFd;
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::{AsFd, FromRawFd};
     let flags =
         nix::libc::O_RDWR | nix::libc::O_NOCTTY | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC;
     // SAFETY: TIOCGPTPEER on the master's descriptor (open for the call, the caller's
@@ -234,10 +238,15 @@ pub fn pty_input_unread(fd: std::os::fd::RawFd) -> Option<bool> {
     }
     // SAFETY: the descriptor was just returned to this process; nothing else owns it.
     let peer = unsafe { OwnedFd::from_raw_fd(peer) };
-    let mut unread: nix::libc::c_int = 0;
-    // SAFETY: FIONREAD on the descriptor just opened, into an int that lives through it.
-    let rc = unsafe { nix::libc::ioctl(peer.as_raw_fd(), nix::libc::FIONREAD, &mut unread) };
-    (rc == 0).then_some(unread > 0)
+    let mut fds = [PollFd::new(peer.as_fd(), PollFlags::POLLIN)];
+    match poll(&mut fds, PollTimeout::ZERO) {
+        Ok(_) => Some(
+            fds[0]
+                .revents()
+                .is_some_and(|r| r.contains(PollFlags::POLLIN)),
+        ),
+        Err(_) => None,
+    }
 }
 
 #[cfg(test)]

@@ -161,6 +161,7 @@ fn send(term: &Arc<Terminal>, held: Held) {
             Some(g) => g,
             None => lock.lock_owned().await,
         };
+        term.writes.fetch_add(1, Ordering::SeqCst);
         if let Err(e) = term.pty.write_all(&held.reply).await {
             tracing::debug!(terminal = %term.id, error = %e, "a query's answer could not be written");
         }

@@ -160,6 +160,8 @@ pub async fn input(
         ));
     }
     let _serial = term.write_lock.lock().await;
+    term.writes
+        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     {
         let mut st = term.state();
         if term.prompt_only {
@@ -417,6 +419,7 @@ impl Core {
             input_watchers: std::sync::atomic::AtomicUsize::new(0),
             look_now: tokio::sync::Notify::new(),
             answers_in_flight: std::sync::atomic::AtomicUsize::new(0),
+            writes: std::sync::atomic::AtomicU64::new(0),
             prompt_only: dev.prompt_only,
             nonce_file: dev.nonce_file,
         });

@@ -26,6 +26,10 @@ const FIRST: Duration = Duration::from_micros(250);
 const SLOWEST: Duration = Duration::from_millis(25);
 /// While output streams, a look at most this often (each costs a few reads of `/proc`).
 const BETWEEN_READS: Duration = Duration::from_millis(1);
+/// A program seen waiting is believed once a second look this much later, with nothing
+/// taken in or written between, agrees: input just written may not have reached the
+/// program's side of the pty when the first look was taken.
+const CONFIRM: Duration = Duration::from_millis(2);
 
 /// The kernel's answer, and the output it holds for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +78,9 @@ pub(super) struct Looker {
     due: Option<Instant>,
     last: Option<Instant>,
     step: Duration,
+    /// The first sight of the program waiting, not yet confirmed: what had been taken in,
+    /// the writes made, and when.
+    seen: Option<(u64, u64, Instant)>,
 }
 
 impl Default for Looker {
@@ -82,6 +89,7 @@ impl Default for Looker {
             due: None,
             last: None,
             step: FIRST,
+            seen: None,
         }
     }
 }
@@ -137,9 +145,28 @@ impl Looker {
         {
             waiting = InputWait::Busy;
         }
+        let writes = t.writes.load(Ordering::SeqCst);
+        let taken = t.state().taken_in;
+        let mut confirming = false;
+        if waiting == InputWait::Waiting {
+            match self.seen {
+                Some((tk, wr, at)) if tk == taken && wr == writes => {
+                    if now.duration_since(at) < CONFIRM {
+                        waiting = InputWait::Busy;
+                        confirming = true;
+                    }
+                }
+                _ => {
+                    self.seen = Some((taken, writes, now));
+                    waiting = InputWait::Busy;
+                    confirming = true;
+                }
+            }
+        } else {
+            self.seen = None;
+        }
         {
             let mut st = t.state();
-            let taken = st.taken_in;
             st.input_look = Some(InputLook {
                 taken,
                 waiting,
@@ -148,6 +175,7 @@ impl Looker {
         }
         t.bump();
         let step = match waiting {
+            _ if confirming => CONFIRM,
             InputWait::Waiting => SLOWEST,
             _ => self.step,
         };
