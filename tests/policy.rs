@@ -92,12 +92,11 @@ fn corpus_decisions() {
     );
 }
 
-/// Writes each line's rules into the corpus as the policy finds them now (run by hand,
-/// `cargo test --test policy -- --ignored write_corpus_rules`, after a deliberate change;
-/// the diff is the review).
+/// The corpus file is exactly what the policy gives now (each line's rules, the file's
+/// format). After a deliberate change, `PM_WRITE_POLICY_CORPUS=1 cargo test --test policy
+/// corpus_file` writes it instead; the diff is the review.
 #[test]
-#[ignore]
-fn write_corpus_rules() {
+fn corpus_file_is_what_the_policy_gives() {
     let policy = Policy::default();
     let text = std::fs::read_to_string(CORPUS).unwrap();
     let mut v: Vec<Value> = serde_json::from_str(&text).unwrap();
@@ -119,7 +118,15 @@ fn write_corpus_rules() {
     )
     .unwrap();
     out.push(b'\n');
-    std::fs::write(CORPUS, out).unwrap();
+    if std::env::var_os("PM_WRITE_POLICY_CORPUS").is_some() {
+        std::fs::write(CORPUS, out).unwrap();
+    } else {
+        assert!(
+            text.as_bytes() == out.as_slice(),
+            "tests/data/policy_corpus.json differs from what the policy gives now; \
+             PM_WRITE_POLICY_CORPUS=1 rewrites it"
+        );
+    }
 }
 
 #[test]
