@@ -78,7 +78,7 @@ pub fn none_running(st: &TermState, base: u64) -> bool {
 }
 
 /// Wait, until `limit`, for everything the line typed after `base` started to finish, and
-/// for the prompt after it (the shell reports its cwd as it draws the prompt).
+/// for the prompt after it to be drawn (the shell reports its cwd as it draws the prompt).
 pub async fn wait(t: &Terminal, base: u64, limit: Instant) -> Waited {
     loop {
         // What the line started reading from the terminal is known once it started.
@@ -109,10 +109,14 @@ pub async fn wait(t: &Terminal, base: u64, limit: Instant) -> Waited {
             return Waited::LeftOpen;
         }
         // A script's next line may start instead of the prompt (a shell that reports each
-        // line's end), and is waited for too.
+        // line's end), and is waited for too. The prompt counts once it is drawn (its end
+        // mark; a prompt that never shows one is not waited for): the answer's screen shows
+        // it, and a screen read next finds it there.
         let by = limit.min(Instant::now() + PROMPT_GRACE);
         wait_for(t, by, |st| {
-            st.at_prompt || !none_running(st, base) || !st.running()
+            (st.at_prompt && (st.prompt_drawn || st.prompt_end_missing > 0))
+                || !none_running(st, base)
+                || !st.running()
         })
         .await;
         if none_running(&t.state(), base) {
