@@ -141,6 +141,9 @@ fn env() -> Vec<(&'static str, &'static str)> {
     vec![
         ("PM_TERM_NO_USER_RC", "1"),
         ("PM_TERM_INTERACTIVE_SHELL", "bash"),
+        // The escapes tried here are programs the policy warns about (a daemon forked from
+        // python): they run unasked, for containment to be what stops them.
+        ("PM_TERM_APPROVAL_DEFAULT", "approve"),
     ]
 }
 

@@ -118,17 +118,86 @@ pub fn scan(name: &str, args: &[String], stdin: &Stdin) -> Found {
                 "{name} runs code from a variable or a substitution, which the line does not show"
             ));
         }
-        Some(code) => scan_code(lang, &code, &mut found),
+        Some(code) => read_code(name, lang, &code, &mut found),
         None if reads_program_from_stdin(args) => match stdin {
-            Stdin::Literal(text) => scan_code(lang, text, &mut found),
+            Stdin::Literal(text) => read_code(name, lang, text, &mut found),
             Stdin::Pipe if !is_awk(name) => {
                 found.opaque = Some(format!("{name} runs a program read from a pipe"));
             }
             _ => {}
         },
-        None => {}
+        // `python3 /dev/stdin <<< …`, `node <(curl …)`: the "script file" is a stream.
+        None => match args.iter().find(|a| !a.starts_with('-')) {
+            Some(file) if !is_awk(name) && super::wrappers::stream_name(file) => match stdin {
+                Stdin::Literal(text) if super::wrappers::input_name(file) => {
+                    read_code(name, lang, text, &mut found)
+                }
+                _ => {
+                    found.opaque = Some(format!(
+                        "{name} runs a program read from a stream or a substitution"
+                    ));
+                }
+            },
+            _ => {}
+        },
     }
     found
+}
+
+/// The commands `code` hands to the system, and whether it uses anything not known to be
+/// harmless (then it cannot be read, and a person decides).
+fn read_code(name: &str, lang: &str, code: &str, found: &mut Found) {
+    scan_code(lang, code, found);
+    if found.opaque.is_some() {
+        return;
+    }
+    let word = if is_awk(name) {
+        awk_unread(code)
+    } else {
+        let code: String = code.chars().take(MAX_CODE).collect();
+        super::inline_words::unread_word(lang, &code)
+    };
+    if let Some(word) = word {
+        found.opaque = Some(format!(
+            "{name} runs code that uses {word:?}, which is not known to be harmless"
+        ));
+    }
+}
+
+/// What an awk program does beyond reading and printing: a command it pipes to or from
+/// (`print | "sh"`, `"cmd" | getline`), or `system` with anything but a literal (the
+/// literal ones are judged as commands).
+fn awk_unread(code: &str) -> Option<String> {
+    let outside_patterns: String = {
+        // `/a|b/` is a pattern, not a pipe: patterns are taken out first.
+        let mut out = String::new();
+        let mut in_pattern = false;
+        let mut in_string = false;
+        let mut prev = ' ';
+        for c in code.chars() {
+            match c {
+                '"' if !in_pattern && prev != '\\' => in_string = !in_string,
+                '/' if !in_string && prev != '\\' => in_pattern = !in_pattern,
+                _ => {}
+            }
+            if !in_pattern && !in_string {
+                out.push(c);
+            }
+            prev = c;
+        }
+        out
+    };
+    let pipes = outside_patterns.replace("||", "");
+    if pipes.contains('|') {
+        return Some("a pipe to or from a command".into());
+    }
+    let system_with_literal = code.match_indices("system").all(|(at, _)| {
+        code[at + "system".len()..]
+            .trim_start()
+            .strip_prefix('(')
+            .is_some_and(|r| r.trim_start().starts_with('"'))
+    });
+    (!system_with_literal).then(|| "system".into())
 }
 
 /// Whether inline code is (mostly) a shell variable: `$X`, `${X}` — the shell substitutes

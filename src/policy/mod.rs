@@ -6,7 +6,9 @@
 //! an agent sends can change it.
 
 pub mod env;
+mod git_settings;
 mod inline;
+mod inline_words;
 pub mod lex;
 pub mod rules;
 mod runners;
@@ -341,7 +343,11 @@ impl Policy {
             code_env,
             globbed,
             too_complex,
+            reads,
         } = walk::all_commands(line);
+        for (path, argv) in &reads {
+            findings.extend(rules::check_read(path, argv, cwd));
+        }
         if let Some(why) = too_complex.first() {
             findings.push(Finding {
                 severity: Severity::Block,

@@ -129,6 +129,33 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
                 format!("{name} runs the editor commands its options give (`!…` runs a shell)")
             })
         }
+        "man" => (has_option(rest, Some('P'), Some("pager"))
+            || has_option(rest, Some('H'), Some("html")))
+        .then(|| "man runs the pager or browser its options name".into()),
+        "emacs" | "emacsclient" | "xemacs" => {
+            let lisp = rest.iter().any(|a| {
+                matches!(
+                    a.as_str(),
+                    "-eval"
+                        | "--eval"
+                        | "-e"
+                        | "-f"
+                        | "-funcall"
+                        | "--funcall"
+                        | "-l"
+                        | "-load"
+                        | "--load"
+                        | "-batch"
+                        | "--batch"
+                        | "--script"
+                        | "-script"
+                        | "-x"
+                ) || a.starts_with("--eval=")
+                    || a.starts_with("--funcall=")
+                    || a.starts_with("--load=")
+            });
+            lisp.then(|| format!("{name} runs the Lisp its options give"))
+        }
         "gdb" | "lldb" => Some(format!(
             "{name} runs and changes other programs, and the commands its options give"
         )),
@@ -286,14 +313,18 @@ fn git(rest: &[String]) -> Option<String> {
         };
         if let Some(kv) = config {
             let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
-            if value.starts_with('!')
-                || super::strict_git::program_key(key)
-                || runs_program_key(key)
-            {
+            if !super::git_settings::data_key(key, value) {
                 return Some(format!(
-                    "git -c {key}=… names a program git runs, which is not judged"
+                    "git -c {key}=… is not a setting known to be data: it may name a program \
+                     git runs, which is not judged"
                 ));
             }
+        }
+        // `ext::CMD` and `fd::` URLs make the transport run a command or use a descriptor.
+        if a.starts_with("ext::") || a.starts_with("fd::") {
+            return Some(format!(
+                "git {a}: the transport runs a command the URL names"
+            ));
         }
         if a.starts_with("--config-env") || a.starts_with("--exec-path=") {
             return Some(format!("git {a} picks code git runs"));
@@ -302,6 +333,22 @@ fn git(rest: &[String]) -> Option<String> {
             // The subcommand.
             let sub = a;
             let after = &rest[i + 1..];
+            if sub == "config"
+                && let Some(key) = super::git_settings::config_write(after)
+            {
+                return Some(format!(
+                    "git config sets {key}, which is not a setting known to be data: later git \
+                     commands may run what it names"
+                ));
+            }
+            if let Some(url) = after
+                .iter()
+                .find(|u| u.starts_with("ext::") || u.starts_with("fd::"))
+            {
+                return Some(format!(
+                    "git {sub} {url}: the transport runs a command the URL names"
+                ));
+            }
             let runs = match sub {
                 "submodule" => after.first().is_some_and(|s| s == "foreach"),
                 "bisect" => after.first().is_some_and(|s| s == "run"),
@@ -315,32 +362,6 @@ fn git(rest: &[String]) -> Option<String> {
         i += 1;
     }
     None
-}
-
-/// git configuration keys (lower case) whose value is a program or a shell command.
-fn runs_program_key(key: &str) -> bool {
-    let key = key.to_ascii_lowercase();
-    key.starts_with("alias.")
-        || matches!(
-            key.as_str(),
-            "core.fsmonitor"
-                | "core.hookspath"
-                | "core.pager"
-                | "core.editor"
-                | "core.sshcommand"
-                | "core.askpass"
-                | "core.alternaterefscommand"
-                | "sequence.editor"
-                | "gpg.program"
-                | "credential.helper"
-                | "diff.tool"
-                | "merge.tool"
-                | "uploadpack.packobjectshook"
-        )
-        || key.ends_with(".cmd")
-        || key.ends_with(".command")
-        || key.ends_with(".program")
-        || key.ends_with(".helper")
 }
 
 /// ssh's options that run a command on this machine (`ProxyCommand`, `LocalCommand`, a
@@ -435,6 +456,19 @@ mod tests {
             ("git", "-c core.pager=id log"),
             ("git", "submodule foreach 'rm -rf .'"),
             ("git", "rebase -x 'id' main"),
+            (
+                "git",
+                "-c protocol.ext.allow=always clone 'ext::sh -c id' x",
+            ),
+            ("git", "clone 'ext::sh -c id' x"),
+            ("git", "-c include.path=/tmp/x status"),
+            ("git", "config alias.x '!rm -rf ~'"),
+            ("git", "config --global core.fsmonitor 'rm -rf ~'"),
+            ("git", "config set core.pager 'id'"),
+            ("git", "config filter.x.clean id"),
+            ("man", "-P 'rm -rf ~' ls"),
+            ("man", "--pager=id ls"),
+            ("emacs", "--batch --eval '(shell-command \"id\")'"),
             ("vim", "-c '!rm -rf ~' x"),
             ("vim", "+'!id' x"),
             ("ssh", "-oProxyCommand=id host"),
@@ -452,6 +486,15 @@ mod tests {
             ("git", "status"),
             ("git", "-c color.ui=always log"),
             ("git", "commit -m 'run e'"),
+            ("git", "config user.email me@example.com"),
+            ("git", "config --global init.defaultBranch main"),
+            ("git", "config branch.main.remote origin"),
+            ("git", "config --get core.pager"),
+            ("git", "config -l"),
+            ("git", "config alias.st"),
+            ("git", "clone https://example.com/x.git"),
+            ("man", "ls"),
+            ("emacs", "notes.txt"),
             ("vim", "file.txt"),
             ("ssh", "host uptime"),
         ] {

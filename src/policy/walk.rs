@@ -42,6 +42,8 @@ pub struct Found {
     /// Programs named by a glob (`/bin/r?`), with their command: what runs is whatever the
     /// glob matches when the shell expands it (judged against the file system).
     pub globbed: Vec<(String, String)>,
+    /// Files read through an input redirection (`< file`), with their command's argv.
+    pub reads: Vec<(String, Vec<String>)>,
 }
 
 /// Variables whose value is a command line some program runs (a pager, an editor, a
@@ -68,6 +70,24 @@ const COMMAND_VARIABLES: &[&str] = &[
     "CXX",
     "LESSOPEN",
     "LESSCLOSE",
+    "GIT_PROXY_COMMAND",
+    "FCEDIT",
+    "SYSTEMD_EDITOR",
+    "SYSTEMD_PAGER",
+    "KUBE_EDITOR",
+    "SVN_EDITOR",
+    "HGEDITOR",
+    "GH_PAGER",
+    "GH_EDITOR",
+    "PSQL_PAGER",
+    "BAT_PAGER",
+    "DELTA_PAGER",
+    "RUSTC",
+    "RUSTDOC",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "CARGO_BUILD_RUSTC",
+    "CARGO_BUILD_RUSTC_WRAPPER",
+    "SHELL",
 ];
 
 /// Prompts: their value runs its command substitutions at every prompt.
@@ -78,11 +98,48 @@ const PROMPT_VARIABLES: &[&str] = &[
 /// Variables that carry code the policy cannot read — a function body, options that load
 /// code into an interpreter, configuration that names programs — or that change how the
 /// shell splits the words that follow (`IFS`): warned.
+///
+/// Besides options and hooks, this covers what picks the code a program loads before its
+/// own: the dynamic loader's libraries (`LD_PRELOAD=./x.so ls` is not `ls`), the file a
+/// shell sources first (`BASH_ENV`, `ENV`, `ZDOTDIR`), the home and configuration
+/// directories (`HOME=…` makes `git` read a `.gitconfig` with a `core.fsmonitor`), and the
+/// repository git reads its configuration and hooks from.
 fn carries_unread_code(name: &str, value: &str) -> bool {
     match name {
-        "IFS" | "PERL5OPT" | "RUBYOPT" | "JAVA_TOOL_OPTIONS" | "_JAVA_OPTIONS" => true,
+        "IFS" | "PERL5OPT" | "RUBYOPT" | "JAVA_TOOL_OPTIONS" | "_JAVA_OPTIONS"
+        | "JDK_JAVA_OPTIONS" => true,
+        "BASH_ENV"
+        | "ENV"
+        | "ZDOTDIR"
+        | "INPUTRC"
+        | "SHELLOPTS"
+        | "BASHOPTS"
+        | "HOME"
+        | "XDG_CONFIG_HOME"
+        | "PYTHONSTARTUP"
+        | "PYTHONWARNINGS"
+        | "PYTHONBREAKPOINT"
+        | "PYTHONHOME"
+        | "PERL5DB"
+        | "GCONV_PATH"
+        | "LESS"
+        | "LESSKEY"
+        | "GIT_DIR"
+        | "GIT_EXEC_PATH"
+        | "GIT_TEMPLATE_DIR"
+        | "GIT_CONFIG"
+        | "NPM_CONFIG_SCRIPT_SHELL"
+        | "npm_config_script_shell"
+        | "MAKEFLAGS"
+        | "MFLAGS" => true,
         "NODE_OPTIONS" => !node_options_are_data(value),
-        _ => name.starts_with("BASH_FUNC_") || name.starts_with("GIT_CONFIG_"),
+        _ => {
+            ["BASH_FUNC_", "GIT_CONFIG_", "LD_", "DYLD_", "LUA_INIT"]
+                .iter()
+                .any(|p| name.starts_with(p))
+                || (name.starts_with("CARGO_TARGET_")
+                    && (name.ends_with("_RUNNER") || name.ends_with("_LINKER")))
+        }
     }
 }
 
@@ -336,6 +393,17 @@ fn visit(c: &Simple, stdin: &Stdin, depth: usize, budget: &Cell<usize>, found: &
     } else {
         c
     };
+    for r in &c.reads {
+        found.reads.push((r.clone(), c.argv.clone()));
+    }
+    // A line written into a start-up file runs in every shell started after: judged now.
+    if c.redirects
+        .iter()
+        .any(|r| super::rules::is_startup_target(r))
+        && let Some(text) = literal_output(c)
+    {
+        walk_line(&text, depth + 1, budget, found);
+    }
     if c.argv.is_empty() && !c.redirects.is_empty() {
         // `> /dev/sda`: a redirection with no command still writes its target.
         found.runs.push((Vec::new(), c.redirects.clone()));

@@ -6,7 +6,7 @@
 use std::cell::Cell;
 
 use super::inline::{self, Stdin};
-use super::lex::Simple;
+use super::lex::{COMPUTED, Simple};
 use super::runners;
 
 /// Most commands unwrapped inside one command line beyond its own (find -exec per starting
@@ -193,7 +193,9 @@ fn shell_script(eff: &mut Effective, name: &str, rest: &[String], stdin: &Stdin)
             continue;
         }
         if !a.starts_with('-') && !a.starts_with('+') {
-            // A script file: its text is not on the line.
+            // A script file: its text is not on the line (the project's code), unless the
+            // "file" is the input or a stream the line makes.
+            script_stream(eff, name, a, stdin);
             return;
         }
         i += 1;
@@ -204,6 +206,42 @@ fn shell_script(eff: &mut Effective, name: &str, rest: &[String], stdin: &Stdin)
             eff.opaque_script = Some(format!("{name} runs a script read from a pipe"));
         }
         Stdin::None => {}
+    }
+}
+
+/// Whether a script "file" is a stream rather than a file of the project: the input
+/// (`-`, `/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/0`), another descriptor, or a process
+/// substitution (`<(curl …)`), whose text is made as it runs.
+pub fn stream_name(word: &str) -> bool {
+    word == "-"
+        || word.contains(COMPUTED)
+        || word.starts_with("/dev/stdin")
+        || word.starts_with("/dev/fd/")
+        || (word.starts_with("/proc/") && word.contains("/fd/"))
+}
+
+/// Whether a stream name is the input itself.
+pub fn input_name(word: &str) -> bool {
+    matches!(
+        word,
+        "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
+    )
+}
+
+/// A script named by `word` (a shell's script, `source`'s file): the line's own text when it
+/// is the input fed by the line; code that cannot be read when it is any other stream; the
+/// project's file otherwise (not judged here).
+fn script_stream(eff: &mut Effective, name: &str, word: &str, stdin: &Stdin) {
+    if !stream_name(word) {
+        return;
+    }
+    match stdin {
+        Stdin::Literal(text) if input_name(word) => eff.shell_lines.push(text.clone()),
+        _ => {
+            eff.opaque_script.get_or_insert_with(|| {
+                format!("{name} runs a script read from a stream or a substitution")
+            });
+        }
     }
 }
 
@@ -337,6 +375,19 @@ pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> 
                 } else {
                     skip_options(rest, &["-u", "-g", "-G", "--user", "--group"]).to_vec()
                 }
+            }
+            // ed reads its commands from its input, and `!…` among them runs a shell.
+            "ed" | "ex" if !matches!(stdin, Stdin::None) => {
+                eff.opaque_script.get_or_insert_with(|| {
+                    format!("{name} runs the commands on its input (`!…` runs a shell)")
+                });
+                Vec::new()
+            }
+            "source" | "." => {
+                if let Some(file) = rest.iter().find(|a| !a.starts_with('-')) {
+                    script_stream(&mut eff, name.as_str(), file, stdin);
+                }
+                Vec::new()
             }
             "eval" => {
                 if !rest.is_empty() {

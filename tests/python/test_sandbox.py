@@ -53,7 +53,13 @@ def place():
 
 
 def server(home, *args):
-    env = {"PM_TERM_LOG": "warn", "HOME": home, "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    # What the policy warns about runs unasked: the sandbox is what must stop it here.
+    env = {
+        "PM_TERM_LOG": "warn",
+        "HOME": home,
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PM_TERM_APPROVAL_DEFAULT": "approve",
+    }
     return StdioServerParameters(command=os.path.abspath(SERVER), args=list(args), env=env)
 
 

@@ -26,6 +26,8 @@ pub struct Simple {
     pub input: String,
     /// `NAME=value` words before the command (the whole command when it has no argv).
     pub assignments: Vec<(String, String)>,
+    /// Files its input is redirected from (`< file`).
+    pub reads: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -520,6 +522,9 @@ fn words_to_simple(words: Vec<String>) -> Simple {
                 continue;
             }
             let dup = w.ends_with('&') || w.starts_with("<") && !w.starts_with("<>");
+            if op == "<" && !target.is_empty() {
+                s.reads.push(target.clone());
+            }
             if !dup && !target.is_empty() {
                 s.redirects.push(target);
             }

@@ -24,7 +24,7 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
                 format!("writes onto the disk device {r}"),
                 argv,
             ));
-        } else if r == SYSRQ_TRIGGER {
+        } else if normalize(r, cwd) == SYSRQ_TRIGGER {
             out.push(finding(
                 Block,
                 "power",
@@ -40,6 +40,7 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
             ));
         }
     }
+    out.extend(super::files::check_files(argv, redirects, cwd));
     let Some(first) = argv.first() else {
         return out;
     };
@@ -136,7 +137,7 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
             } else {
                 false
             };
-            if name == "tee" && targets.contains(&SYSRQ_TRIGGER) {
+            if name == "tee" && targets.iter().any(|t| normalize(t, cwd) == SYSRQ_TRIGGER) {
                 out.push(finding(
                     Block,
                     "power",
@@ -264,7 +265,60 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
                 ));
             }
         }
-        "git" => git(argv, &mut out),
+        "git" => super::git::git(argv, &mut out),
+        "rsync"
+            if flags
+                .iter()
+                .any(|f| f.starts_with("--delete") || *f == "--remove-source-files") =>
+        {
+            out.push(finding(
+                Warn,
+                "recursive_delete",
+                "rsync deletes files (at the destination, or the sources it sent)",
+                argv,
+            ));
+        }
+        "pkill" | "killall" if super::admin::kills_every_process(args) => {
+            out.push(finding(
+                Block,
+                "kill_all",
+                format!("{name} with a pattern that matches every process kills them all"),
+                argv,
+            ));
+        }
+        "chmod"
+            if targets
+                .iter()
+                .skip(1)
+                .any(|t| is_system_file(&normalize(t, cwd))) =>
+        {
+            out.push(finding(
+                Warn,
+                "system_file_write",
+                "changes the permissions of a system file",
+                argv,
+            ));
+        }
+        "chmod"
+            if targets
+                .first()
+                .is_some_and(|m| super::admin::sets_id_bits(m)) =>
+        {
+            out.push(finding(
+                Warn,
+                "setuid",
+                "makes a program run as its owner or group (setuid/setgid)",
+                argv,
+            ));
+        }
+        "docker" | "podman" | "nerdctl" if super::admin::gives_the_host(args) => {
+            out.push(finding(
+                Warn,
+                "container_host",
+                format!("{name} gives the container the host (privileges, its root, its processes or devices)"),
+                argv,
+            ));
+        }
         "sudo" | "doas" | "su" | "pkexec" | "run0" => {
             out.push(finding(
                 Warn,
@@ -275,10 +329,10 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
         }
         _ => {}
     }
-    if let Some(what) = admin_destructive(&name, &targets, &flags) {
+    if let Some(what) = super::admin::admin_destructive(&name, &targets, &flags) {
         out.push(finding(Warn, "destructive_admin", what, argv));
     }
-    if let Some(f) = package_install(&name, args) {
+    if let Some(f) = super::admin::package_install(&name, args) {
         out.push(finding(Warn, "package_install", f, argv));
     }
     out
@@ -328,210 +382,4 @@ fn writes_system_file(name: &str, targets: &[&str], cwd: Option<&str>) -> bool {
         _ => &[],
     };
     written.iter().any(|t| is_system_file(&normalize(t, cwd)))
-}
-
-/// Operations that destroy infrastructure, data or access, by tool.
-fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option<String> {
-    let first = targets.first().copied().unwrap_or("");
-    let second = targets.get(1).copied().unwrap_or("");
-    let what = match name {
-        "terraform" | "tofu" | "pulumi" if first == "destroy" => "destroys managed infrastructure",
-        "kubectl" | "oc" if first == "delete" => "deletes cluster resources",
-        "helm" if matches!(first, "uninstall" | "delete") => "uninstalls a release",
-        "docker" | "podman" if first == "system" && second == "prune" => {
-            "deletes containers, images and volumes"
-        }
-        "docker" | "podman"
-            if matches!(first, "volume" | "image" | "container") && second == "prune" =>
-        {
-            "deletes unused containers, images or volumes"
-        }
-        "crontab" if has_short(flags, &['r']) => "deletes the user's crontab",
-        "iptables" | "ip6tables" | "nft"
-            if has_short(flags, &['F', 'X']) || flags.contains(&"--flush") || first == "flush" =>
-        {
-            "flushes firewall rules"
-        }
-        "userdel" | "deluser" | "groupdel" => "deletes users or groups",
-        "dropdb" => "drops a database",
-        "redis-cli"
-            if targets.iter().any(|t| {
-                t.eq_ignore_ascii_case("flushall") || t.eq_ignore_ascii_case("flushdb")
-            }) =>
-        {
-            "deletes every key"
-        }
-        "aws"
-            if first == "s3"
-                && ((second == "rm" && flags.contains(&"--recursive"))
-                    || (second == "rb" && flags.contains(&"--force"))) =>
-        {
-            "deletes S3 objects recursively"
-        }
-        "vssadmin" | "wbadmin" if first == "delete" => "deletes shadow copies or backups",
-        "gsutil" if first == "rm" && has_short(flags, &['r']) => {
-            "deletes storage objects recursively"
-        }
-        _ => return None,
-    };
-    Some(what.to_string())
-}
-
-fn git(argv: &[String], out: &mut Vec<Finding>) {
-    use Severity::Warn;
-    // Skip global options to the subcommand.
-    let mut i = 1;
-    while i < argv.len() {
-        match argv[i].as_str() {
-            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" => i += 2,
-            a if a.starts_with('-') => i += 1,
-            _ => break,
-        }
-    }
-    let Some(sub) = argv.get(i) else { return };
-    let rest = &argv[i + 1..];
-    let (flags, targets) = flags_and_targets(rest);
-    match sub.as_str() {
-        "push" => {
-            let force = flags.iter().any(|f| {
-                matches!(
-                    *f,
-                    "--force" | "--force-with-lease" | "--force-if-includes" | "--mirror"
-                ) || f.starts_with("--force-with-lease=")
-                    || (!f.starts_with("--") && f.contains('f'))
-            }) || targets.iter().any(|t| t.starts_with('+'));
-            let delete = flags.iter().any(|f| *f == "--delete" || *f == "-d")
-                || targets.iter().any(|t| t.starts_with(':'));
-            if force {
-                out.push(finding(
-                    Warn,
-                    "git_force_push",
-                    "force-pushes (rewrites remote history)",
-                    argv,
-                ));
-            } else if delete {
-                out.push(finding(
-                    Warn,
-                    "git_delete_remote",
-                    "deletes a remote branch",
-                    argv,
-                ));
-            }
-        }
-        "reset" if flags.contains(&"--hard") => {
-            out.push(finding(
-                Warn,
-                "git_reset_hard",
-                "git reset --hard discards uncommitted work",
-                argv,
-            ));
-        }
-        "clean" if has_short(&flags, &['f']) || flags.contains(&"--force") => {
-            out.push(finding(
-                Warn,
-                "git_clean",
-                "git clean deletes untracked files",
-                argv,
-            ));
-        }
-        // `git checkout -- .`, `git checkout .`, `git restore .`: uncommitted edits dropped.
-        "checkout" | "restore"
-            if (sub == "restore" && !flags.contains(&"--staged") && !targets.is_empty())
-                || (sub == "checkout"
-                    && (rest.iter().any(|a| a == "--") || targets.contains(&"."))
-                    && !targets.is_empty())
-                || flags.contains(&"-f")
-                || flags.contains(&"--force") =>
-        {
-            out.push(finding(
-                Warn,
-                "git_discard",
-                "discards uncommitted changes",
-                argv,
-            ));
-        }
-        "branch"
-            if flags.contains(&"-D")
-                || (flags.contains(&"--delete") && flags.contains(&"--force")) =>
-        {
-            out.push(finding(
-                Warn,
-                "git_branch_delete",
-                "deletes a branch even if it is not merged",
-                argv,
-            ));
-        }
-        "stash" if matches!(targets.first().copied(), Some("drop" | "clear")) => {
-            out.push(finding(
-                Warn,
-                "git_stash_drop",
-                "deletes stashed changes",
-                argv,
-            ));
-        }
-        _ => {}
-    }
-}
-
-fn package_install(name: &str, args: &[String]) -> Option<String> {
-    let words: Vec<&str> = args
-        .iter()
-        .map(String::as_str)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let first = words.first().copied().unwrap_or("");
-    let flag = |f: &str| args.iter().any(|a| a == f);
-    let installs = match name {
-        "apt" | "apt-get" | "aptitude" => matches!(
-            first,
-            "install"
-                | "remove"
-                | "purge"
-                | "upgrade"
-                | "dist-upgrade"
-                | "full-upgrade"
-                | "autoremove"
-                | "reinstall"
-        ),
-        "dpkg" => args.iter().any(|a| {
-            matches!(
-                a.as_str(),
-                "-i" | "--install" | "-r" | "--remove" | "-P" | "--purge"
-            )
-        }),
-        "yum" | "dnf" | "microdnf" | "tdnf" => matches!(
-            first,
-            "install" | "remove" | "erase" | "upgrade" | "update" | "reinstall" | "downgrade"
-        ),
-        "zypper" => matches!(
-            first,
-            "install" | "in" | "remove" | "rm" | "update" | "up" | "dist-upgrade" | "dup"
-        ),
-        "pacman" | "yay" | "paru" => args
-            .iter()
-            .any(|a| a.starts_with("-S") || a.starts_with("-R") || a.starts_with("-U")),
-        "apk" => matches!(first, "add" | "del"),
-        "brew" | "port" => matches!(first, "install" | "uninstall" | "upgrade" | "reinstall"),
-        "snap" | "flatpak" => matches!(first, "install" | "remove" | "uninstall"),
-        "pip" | "pip3" | "pipx" | "uv" if first == "pip" => {
-            matches!(words.get(1).copied(), Some("install" | "uninstall"))
-        }
-        "pip" | "pip3" | "pipx" => matches!(first, "install" | "uninstall"),
-        "python" | "python3" => args.windows(3).any(|w| {
-            w[0] == "-m" && w[1] == "pip" && matches!(w[2].as_str(), "install" | "uninstall")
-        }),
-        // Named packages (new code from the registry, with install scripts) or global ones;
-        // a bare `npm install` / `npm ci` restores the project's locked dependencies.
-        "npm" | "pnpm" | "bun" => {
-            matches!(first, "install" | "i" | "add" | "uninstall" | "remove")
-                && (flag("-g") || flag("--global") || words.len() > 1)
-        }
-        "yarn" => first == "global" || first == "add",
-        "uv" | "poetry" | "pdm" => matches!(first, "add" | "remove"),
-        "gem" | "cargo" | "go" | "conda" | "mamba" | "choco" | "winget" | "scoop" | "nix-env" => {
-            matches!(first, "install" | "uninstall") || (name == "nix-env" && flag("-i"))
-        }
-        _ => false,
-    };
-    installs.then(|| format!("installs or removes packages ({name} {first})"))
 }

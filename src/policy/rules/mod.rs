@@ -1,17 +1,23 @@
 //! The built-in rules, each decided on a parsed argv (never on substrings of the raw text,
 //! except PowerShell / cmd.exe syntax and fork bombs, which no POSIX parser reads).
 //!
-//! By concern: `argv` (POSIX commands on their argv: deletion, disks, power, permissions,
-//! git, packages), `windows` (PowerShell and cmd.exe text), `patterns` (fork bombs and
-//! download-and-execute, which span several commands). Shared here: the finding type and
-//! the path and flag helpers every rule uses.
+//! By concern: `argv` (POSIX commands on their argv: deletion, disks, power, permissions),
+//! `git` (history and work lost), `admin` (infrastructure, packages, every process, setuid,
+//! containers given the host), `files` (start-up files written, credentials read),
+//! `windows` (PowerShell and cmd.exe text), `patterns` (fork bombs and download-and-execute,
+//! which span several commands). Shared here: the finding type and the path and flag
+//! helpers every rule uses.
 
+mod admin;
 mod argv;
+mod files;
+mod git;
 mod patterns;
 pub mod reading;
 mod windows;
 
 pub use argv::check_argv;
+pub use files::{check_read, is_startup_target};
 pub use patterns::{check_download_execute, check_fork_bomb};
 pub use windows::{check_windows, looks_like_powershell, powershell_script};
 
@@ -140,6 +146,9 @@ fn normalize(path: &str, cwd: Option<&str>) -> String {
     }
 }
 
+/// An absolute path with `.`, `..` and repeated slashes resolved, and a process's view of
+/// the root (`/proc/self/root/…`, `/proc/1/root/…`) read as the root it is: the kernel
+/// opens `/proc/self/root/dev/sda` as `/dev/sda`.
 fn normalize_abs(p: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
     for seg in p.split('/') {
@@ -148,6 +157,7 @@ fn normalize_abs(p: &str) -> String {
             ".." => {
                 parts.pop();
             }
+            "root" if parts.len() == 2 && parts[0] == "proc" => parts.clear(),
             s => parts.push(s),
         }
     }
@@ -249,6 +259,13 @@ mod tests {
         assert_eq!(normalize("$HOME", None), "~");
         assert_eq!(normalize("x", Some("/")), "/x");
         assert_eq!(normalize("*", Some("/")), "/*");
+        assert_eq!(normalize("/proc/self/root/dev/sda", None), "/dev/sda");
+        assert_eq!(normalize("/proc/1/root/proc/self/root/etc", None), "/etc");
+        assert_eq!(
+            normalize("/proc/../proc/sysrq-trigger", None),
+            "/proc/sysrq-trigger"
+        );
+        assert_eq!(normalize("/proc/self/cwd/x", None), "/proc/self/cwd/x");
         assert!(is_critical("/*"));
         assert!(is_critical("/etc"));
         assert!(is_critical("/usr/*"));

@@ -180,9 +180,54 @@ pub fn shell_state(argv: &[String]) -> Option<Finding> {
             "changes the line editor's keys: later keys mean other edits"
         }
         "enable" if args.iter().any(|a| a.starts_with("-f")) => "loads a builtin from a library",
+        // `-n` turns a builtin off (the name then runs a program of that name found on the
+        // search path), `-d` removes one; only the listing forms leave the shell as it was.
+        "enable"
+            if !args
+                .iter()
+                .all(|a| matches!(a.as_str(), "-a" | "-p" | "-s")) =>
+        {
+            "turns the shell's builtins on or off: a name may run another program"
+        }
+        "hash" if args.iter().any(|a| a.starts_with("-p")) => {
+            "makes a command name run another program's file"
+        }
+        "stty" if !stty_leaves_modes(args) => {
+            "changes the terminal's modes (its interrupt key, echo, line editing): Ctrl-C, \
+                 timeouts and what a person watching sees may stop working"
+        }
+        // An empty action ignores the signals, for the shell and all it starts after: Ctrl-C
+        // and timeouts no longer stop them.
+        "trap" if args.first().is_some_and(|a| a.is_empty()) && args.len() > 1 => {
+            "makes the shell and what it starts ignore signals: Ctrl-C and timeouts may no \
+                 longer stop them"
+        }
+        // `exec` with nothing to run only redirects the shell's own input or output.
+        "exec" if args.is_empty() => {
+            "redirects the shell's own input or output for every later line"
+        }
         _ => return None,
     };
     Some(finding(Severity::Warn, "terminal_state", what, argv))
+}
+
+/// Whether `stty args` leaves the line editor's keys as they were: it does unless it gives
+/// a control character a new key (`intr undef` disarms Ctrl-C, `kill`/`werase`/`erase`
+/// remapped make the keys the policy reads in raw input mean other edits) or reads its
+/// settings from a file of the agent's (`-F`/`--file` picks another terminal). Modes such
+/// as `raw -echo` (a program reading keys) are the program's business and restored by the
+/// shell's line editor at its prompt.
+fn stty_leaves_modes(args: &[String]) -> bool {
+    const CONTROL: &[&str] = &[
+        "intr", "quit", "erase", "kill", "eof", "eol", "eol2", "swtch", "start", "stop", "susp",
+        "dsusp", "rprnt", "werase", "lnext", "discard", "status",
+    ];
+    !args.iter().any(|a| {
+        CONTROL.contains(&a.as_str())
+            || a.starts_with("-F")
+            || a.starts_with("--file")
+            || a == "-isig"
+    })
 }
 
 /// History expansion in a line (`!!`, `!-2`, `!rm`, `!?x?`, `!$`, `^old^new`): an
@@ -277,10 +322,37 @@ mod tests {
         ] {
             assert!(history_expansion(line).is_none(), "{line}");
         }
-        for line in ["bind -x '\"\\C-t\": id'", "fc -s", "set -o vi"] {
+        for line in [
+            "bind -x '\"\\C-t\": id'",
+            "fc -s",
+            "set -o vi",
+            "hash -p /bin/rm ls",
+            "enable -n echo",
+            "stty intr undef",
+            "stty -isig",
+            "trap '' INT",
+            "exec",
+        ] {
             assert!(shell_state(&w(line)).is_some(), "{line}");
         }
-        for line in ["alias", "alias ll='ls -la'", "set -e", "history", "bind"] {
+        for line in [
+            "alias",
+            "alias ll='ls -la'",
+            "set -e",
+            "history",
+            "bind",
+            "hash",
+            "hash -r",
+            "enable -a",
+            "stty -a",
+            "stty size",
+            "stty sane",
+            "stty cols 120 rows 40",
+            "stty raw -echo",
+            "stty -g",
+            "trap 'echo bye' EXIT",
+            "trap -p",
+        ] {
             assert!(shell_state(&w(line)).is_none(), "{line}");
         }
     }

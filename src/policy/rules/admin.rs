@@ -1,0 +1,198 @@
+//! Rules on administration: tools that destroy infrastructure, data or access, package
+//! installs, kills of every process, setuid bits, and containers handed the host.
+
+use super::*;
+
+/// Operations that destroy infrastructure, data or access, by tool.
+pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option<String> {
+    let first = targets.first().copied().unwrap_or("");
+    let second = targets.get(1).copied().unwrap_or("");
+    let what = match name {
+        "terraform" | "tofu" | "pulumi" if first == "destroy" => "destroys managed infrastructure",
+        "kubectl" | "oc" if first == "delete" => "deletes cluster resources",
+        "helm" if matches!(first, "uninstall" | "delete") => "uninstalls a release",
+        "docker" | "podman" if first == "system" && second == "prune" => {
+            "deletes containers, images and volumes"
+        }
+        "docker" | "podman"
+            if matches!(first, "volume" | "image" | "container") && second == "prune" =>
+        {
+            "deletes unused containers, images or volumes"
+        }
+        "crontab" if has_short(flags, &['r']) => "deletes the user's crontab",
+        "iptables" | "ip6tables" | "nft"
+            if has_short(flags, &['F', 'X']) || flags.contains(&"--flush") || first == "flush" =>
+        {
+            "flushes firewall rules"
+        }
+        "userdel" | "deluser" | "groupdel" => "deletes users or groups",
+        "dropdb" => "drops a database",
+        "redis-cli"
+            if targets.iter().any(|t| {
+                t.eq_ignore_ascii_case("flushall") || t.eq_ignore_ascii_case("flushdb")
+            }) =>
+        {
+            "deletes every key"
+        }
+        "aws"
+            if first == "s3"
+                && ((second == "rm" && flags.contains(&"--recursive"))
+                    || (second == "rb" && flags.contains(&"--force"))) =>
+        {
+            "deletes S3 objects recursively"
+        }
+        "vssadmin" | "wbadmin" if first == "delete" => "deletes shadow copies or backups",
+        "gsutil" if first == "rm" && has_short(flags, &['r']) => {
+            "deletes storage objects recursively"
+        }
+        _ => return None,
+    };
+    Some(what.to_string())
+}
+
+pub fn package_install(name: &str, args: &[String]) -> Option<String> {
+    let words: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let first = words.first().copied().unwrap_or("");
+    let flag = |f: &str| args.iter().any(|a| a == f);
+    let installs = match name {
+        "apt" | "apt-get" | "aptitude" => matches!(
+            first,
+            "install"
+                | "remove"
+                | "purge"
+                | "upgrade"
+                | "dist-upgrade"
+                | "full-upgrade"
+                | "autoremove"
+                | "reinstall"
+        ),
+        "dpkg" => args.iter().any(|a| {
+            matches!(
+                a.as_str(),
+                "-i" | "--install" | "-r" | "--remove" | "-P" | "--purge"
+            )
+        }),
+        "yum" | "dnf" | "microdnf" | "tdnf" => matches!(
+            first,
+            "install" | "remove" | "erase" | "upgrade" | "update" | "reinstall" | "downgrade"
+        ),
+        "zypper" => matches!(
+            first,
+            "install" | "in" | "remove" | "rm" | "update" | "up" | "dist-upgrade" | "dup"
+        ),
+        "pacman" | "yay" | "paru" => args
+            .iter()
+            .any(|a| a.starts_with("-S") || a.starts_with("-R") || a.starts_with("-U")),
+        "apk" => matches!(first, "add" | "del"),
+        "brew" | "port" => matches!(first, "install" | "uninstall" | "upgrade" | "reinstall"),
+        "snap" | "flatpak" => matches!(first, "install" | "remove" | "uninstall"),
+        "pip" | "pip3" | "pipx" | "uv" if first == "pip" => {
+            matches!(words.get(1).copied(), Some("install" | "uninstall"))
+        }
+        "pip" | "pip3" | "pipx" => matches!(first, "install" | "uninstall"),
+        "python" | "python3" => args.windows(3).any(|w| {
+            w[0] == "-m" && w[1] == "pip" && matches!(w[2].as_str(), "install" | "uninstall")
+        }),
+        // Named packages (new code from the registry, with install scripts) or global ones;
+        // a bare `npm install` / `npm ci` restores the project's locked dependencies.
+        "npm" | "pnpm" | "bun" => {
+            matches!(first, "install" | "i" | "add" | "uninstall" | "remove")
+                && (flag("-g") || flag("--global") || words.len() > 1)
+        }
+        "yarn" => first == "global" || first == "add",
+        "uv" | "poetry" | "pdm" => matches!(first, "add" | "remove"),
+        "gem" | "cargo" | "go" | "conda" | "mamba" | "choco" | "winget" | "scoop" | "nix-env" => {
+            matches!(first, "install" | "uninstall") || (name == "nix-env" && flag("-i"))
+        }
+        _ => false,
+    };
+    installs.then(|| format!("installs or removes packages ({name} {first})"))
+}
+
+/// `pkill`/`killall` with a pattern every process name matches (`.`, `.*`, `^`, an empty
+/// one), or only a user and no name (all of that user's processes, the server's too).
+pub fn kills_every_process(args: &[String]) -> bool {
+    let mut patterns = Vec::new();
+    let mut by_user = false;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        match a {
+            "-u" | "-U" | "--user" | "--uid" => {
+                by_user = true;
+                i += 2;
+                continue;
+            }
+            "-o" | "--older-than" | "-y" | "--younger-than" => {
+                i += 2;
+                continue;
+            }
+            "-s" | "--signal" | "-g" | "-G" | "-P" | "-t" | "--ns" | "--nslist" | "-F" => {
+                i += 2;
+                continue;
+            }
+            _ if a.starts_with('-') && a.len() > 1 => {}
+            _ => patterns.push(a),
+        }
+        i += 1;
+    }
+    let all = |p: &str| matches!(p, "" | "." | ".*" | "^" | "$" | ".+" | "^.*" | "^.*$" | "*");
+    patterns.iter().any(|p| all(p)) || (by_user && patterns.is_empty())
+}
+
+/// A `chmod` mode that sets the setuid or setgid bit (`u+s`, `+s`, `4755`, `2755`).
+pub fn sets_id_bits(mode: &str) -> bool {
+    if mode.bytes().all(|b| b.is_ascii_digit()) {
+        return mode.len() == 4
+            && matches!(mode.as_bytes()[0], b'2' | b'4' | b'6' | b'3' | b'5' | b'7');
+    }
+    mode.split(',').any(|clause| {
+        clause
+            .split_once(['+', '='])
+            .is_some_and(|(_, perms)| perms.contains('s'))
+    })
+}
+
+/// `docker run` (or `create`) options that hand the container the host: full privileges,
+/// added capabilities, the host's root or docker socket mounted, its pid, network or user
+/// namespace, its devices, confinement switched off.
+pub fn gives_the_host(args: &[String]) -> bool {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    if !words
+        .iter()
+        .any(|w| matches!(*w, "run" | "create" | "exec"))
+    {
+        return false;
+    }
+    words.iter().enumerate().any(|(i, w)| {
+        let value = |opt: &str| -> Option<&str> {
+            w.strip_prefix(&format!("{opt}="))
+                .or_else(|| (*w == opt).then(|| words.get(i + 1).copied()).flatten())
+        };
+        let mount = value("-v")
+            .or_else(|| value("--volume"))
+            .or_else(|| value("--mount"))
+            .or_else(|| w.strip_prefix("-v").filter(|v| v.starts_with('/')));
+        *w == "--privileged"
+            || value("--cap-add").is_some()
+            || value("--device").is_some()
+            || ["--pid", "--userns", "--uts", "--ipc", "--cgroupns"]
+                .iter()
+                .any(|o| value(o) == Some("host"))
+            || value("--security-opt").is_some_and(|v| v.contains("unconfined"))
+            || mount.is_some_and(|m| {
+                let src = m
+                    .split(',')
+                    .find_map(|p| p.strip_prefix("source=").or_else(|| p.strip_prefix("src=")))
+                    .unwrap_or_else(|| m.split(':').next().unwrap_or(""));
+                src == "/"
+                    || src.ends_with("docker.sock")
+                    || src.ends_with("podman.sock")
+                    || is_critical(src)
+            })
+    })
+}
