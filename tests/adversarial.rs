@@ -780,6 +780,13 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "git reflog expire --expire=now --all",
         "docker run -v /:/h --privileged debian",
         "chmod u+s /bin/bash",
+        // Options read as the programs read them.
+        "sh -c -- 'rm -rf ~'",
+        "bash -c -e 'rm -rf ~'",
+        "perl -MFile::Path=remove_tree -e 'remove_tree(\"/home\")'",
+        "perl -Mx -e 1",
+        "X=\"rm -rf ~\"; bash -c \"$X\"",
+        "x() (rm -rf ~); x",
     ];
     const BENIGN: &[&str] = &[
         "ls -la",

@@ -110,6 +110,13 @@ pub fn scan(name: &str, args: &[String], stdin: &Stdin) -> Found {
     } else {
         inline_code(name, args)
     };
+    if lang == "perl"
+        && let Some(module) = perl_module(args)
+    {
+        found.opaque = Some(format!(
+            "perl loads the module {module}, whose code is not on the line"
+        ));
+    }
     match code {
         // Code the line computes (`python3 -c "$CODE"`, `perl -e "$(cat x)"`): what runs is
         // not on the line.
@@ -200,6 +207,50 @@ fn awk_unread(code: &str) -> Option<String> {
     (!system_with_literal).then(|| "system".into())
 }
 
+/// A module `perl -M`/`-m` loads before the program that is not one of the everyday ones
+/// (its `import` runs first, with whatever arguments the option gives it).
+fn perl_module(args: &[String]) -> Option<String> {
+    const EVERYDAY: &[&str] = &[
+        "strict",
+        "warnings",
+        "utf8",
+        "feature",
+        "List::Util",
+        "Scalar::Util",
+        "Data::Dumper",
+        "JSON::PP",
+        "Time::HiRes",
+        "Getopt::Long",
+        "MIME::Base64",
+        "Digest::MD5",
+        "Digest::SHA",
+        "POSIX",
+    ];
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "-e" || a == "-E" || a == "--" || !a.starts_with('-') {
+            return None;
+        }
+        let spec = match a.strip_prefix("-M").or_else(|| a.strip_prefix("-m")) {
+            Some("") => {
+                i += 1;
+                args.get(i).map(String::as_str)
+            }
+            Some(rest) => Some(rest.trim_start_matches('-')),
+            None => None,
+        };
+        if let Some(spec) = spec {
+            let module = spec.split(['=', ' ']).next().unwrap_or("");
+            if !EVERYDAY.contains(&module) {
+                return Some(module.to_string());
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Whether inline code is (mostly) a shell variable: `$X`, `${X}` — the shell substitutes
 /// it before the interpreter sees anything. (`$` inside real code — a Perl scalar, a regex —
 /// is not a whole word.)
@@ -218,8 +269,16 @@ fn inline_code(name: &str, args: &[String]) -> Option<String> {
         if flags.contains(&a.as_str()) {
             return args.get(i + 1).cloned();
         }
-        // Clustered short flags ending in the code flag: perl -le, python -Ic.
-        if a.len() > 2 && a.starts_with('-') && !a.starts_with("--") {
+        // Clustered short flags ending in the code flag: perl -le, python -Ic. Flags that
+        // take a value (`-MFile::Path=x`, `-Idir`, `-W…`, `-r mod`) end a cluster: what
+        // follows them is that value.
+        if a.len() > 2
+            && a.starts_with('-')
+            && !a.starts_with("--")
+            && a[1..]
+                .chars()
+                .all(|c| c.is_ascii_alphabetic() && !"MmIxWXrC".contains(c))
+        {
             let last = a.chars().last();
             if flags
                 .iter()

@@ -267,6 +267,29 @@ fn expand(argv: &[String], vars: &HashMap<String, String>) -> Vec<String> {
     out
 }
 
+/// The reading of `argv` in which a word that is only a variable stays one word (it was
+/// quoted), when such a value would split: `None` when it reads the same as [`expand`].
+fn expand_unsplit(argv: &[String], vars: &HashMap<String, String>) -> Option<Vec<String>> {
+    let mut splits = false;
+    let out = argv
+        .iter()
+        .map(|w| {
+            let name = w
+                .strip_prefix("${")
+                .and_then(|r| r.strip_suffix('}'))
+                .or_else(|| w.strip_prefix('$'));
+            match name.and_then(|n| vars.get(n)) {
+                Some(v) => {
+                    splits |= v.split_whitespace().count() != 1;
+                    v.clone()
+                }
+                None => expand_in_word(w, vars),
+            }
+        })
+        .collect();
+    splits.then_some(out)
+}
+
 /// Each `$NAME` / `${NAME}` inside a word that the line assigned, in one pass.
 fn expand_in_word(word: &str, vars: &HashMap<String, String>) -> String {
     let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
@@ -378,6 +401,12 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
         let mut simple = c.clone();
         simple.argv = expand(&c.argv, &vars);
         visit(&simple, &stdin, depth, budget, found);
+        // `bash -c "$X"`: quoted, the value stays one word — which the words here no longer
+        // show — so that reading is judged too.
+        if let Some(whole) = expand_unsplit(&c.argv, &vars) {
+            simple.argv = whole;
+            visit(&simple, &stdin, depth, budget, found);
+        }
         previous = Some(c);
     }
 }

@@ -177,13 +177,28 @@ fn xargs(eff: &mut Effective, rest: &[String], stdin: &Stdin, budget: &Cell<usiz
     }
 }
 
+/// The command string after a shell's `-c`: its first operand, past the options that may
+/// still follow (`bash -c -e 'line'`, `-o errexit`) and a `--` (`sh -c -- 'line'`).
+fn command_string(after_c: &[String]) -> Option<&String> {
+    let mut j = 0;
+    while let Some(a) = after_c.get(j) {
+        match a.as_str() {
+            "--" => return after_c.get(j + 1),
+            "-o" | "+o" | "-O" | "+O" => j += 2,
+            _ if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 => j += 1,
+            _ => return Some(a),
+        }
+    }
+    None
+}
+
 /// A shell's script: `-c LINE`, else its input when it names no script file.
 fn shell_script(eff: &mut Effective, name: &str, rest: &[String], stdin: &Stdin) {
     let mut i = 0;
     while i < rest.len() {
         let a = &rest[i];
         if a.starts_with('-') && !a.starts_with("--") && a.contains('c') {
-            if let Some(l) = rest.get(i + 1) {
+            if let Some(l) = command_string(&rest[i + 1..]) {
                 eff.shell_lines.push(l.clone());
             }
             return;

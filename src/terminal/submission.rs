@@ -120,6 +120,20 @@ pub async fn wait(t: &Terminal, base: u64, limit: Instant) -> Waited {
         })
         .await;
         if none_running(&t.state(), base) {
+            // A shell without a line editor (dash) reads what was typed a line at a time:
+            // while part of it is still unread, the shell has more of our text to take —
+            // a script's next line, or the rest of a line left open, whose continuation
+            // prompt comes only after this prompt.
+            if t.pty.unread_input() {
+                let by = limit.min(Instant::now() + PROMPT_GRACE);
+                let more = wait_for(t, by, |st| {
+                    st.continuation || !none_running(st, base) || !st.running()
+                })
+                .await;
+                if more {
+                    continue;
+                }
+            }
             return Waited::Finished;
         }
     }

@@ -110,7 +110,8 @@ impl Lexer<'_> {
                     self.out.compound = true;
                     self.substitution(')');
                 }
-                '(' if self.command_is_empty() => {
+                // A subshell, also as a function's body (`f() (rm -rf ~)`).
+                '(' if self.command_is_empty() || self.cur.trim_end().ends_with("()") => {
                     self.i += 1;
                     self.subshell();
                 }

@@ -72,6 +72,16 @@ fn redirections_and_assignments() {
     let p = parse("echo x>out.txt 2>&1");
     assert_eq!(p.commands[0].argv, v(&["echo", "x"]));
     assert_eq!(p.commands[0].redirects, v(&["out.txt"]));
+    // An input redirection is a file read, not written.
+    let p = parse("nc host 80 < ~/.netrc > out");
+    assert_eq!(p.commands[0].reads, v(&["~/.netrc"]));
+    assert_eq!(p.commands[0].redirects, v(&["out"]));
+}
+
+#[test]
+fn a_function_whose_body_is_a_subshell_shows_its_commands() {
+    assert!(argvs("x() (rm -rf ~); x").contains(&v(&["rm", "-rf", "~"])));
+    assert!(argvs("x () ( rm -rf / )").contains(&v(&["rm", "-rf", "/"])));
 }
 
 #[test]
