@@ -469,6 +469,12 @@ impl Policy {
     }
 }
 
+/// A line split into words as the shell would (for the tests of the modules here).
+#[cfg(test)]
+pub(crate) fn test_words(line: &str) -> Vec<String> {
+    shell_words::split(line).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

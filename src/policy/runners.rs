@@ -401,9 +401,7 @@ fn ssh(name: &str, rest: &[String]) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn words(s: &str) -> Vec<String> {
-        shell_words::split(s).unwrap_or_default()
-    }
+    use crate::policy::test_words as words;
 
     #[test]
     fn options_are_found_as_their_parsers_find_them() {

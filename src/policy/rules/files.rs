@@ -236,9 +236,7 @@ fn secret_read(path: &str, argv: &[String]) -> Finding {
 mod tests {
     use super::*;
 
-    fn w(s: &str) -> Vec<String> {
-        shell_words::split(s).unwrap_or_default()
-    }
+    use crate::policy::test_words as w;
 
     #[test]
     fn startup_files_written_and_secrets_read_are_seen() {

@@ -274,9 +274,7 @@ pub fn history_expansion(line: &str) -> Option<Finding> {
 mod tests {
     use super::*;
 
-    fn w(s: &str) -> Vec<String> {
-        shell_words::split(s).unwrap_or_default()
-    }
+    use crate::policy::test_words as w;
 
     #[test]
     fn argv_is_read_as_the_program_reads_it() {
