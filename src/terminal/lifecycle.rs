@@ -181,7 +181,10 @@ pub async fn input(
         origin,
     );
     let data = in_cursor_mode(core, term, data);
-    term.pty.write_all(data.as_bytes()).await
+    let written = term.pty.write_all(data.as_bytes()).await;
+    term.writes_done
+        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    written
 }
 
 /// Cursor keys as the program asked for them: in application cursor mode (DECCKM, set by
@@ -420,6 +423,7 @@ impl Core {
             look_now: tokio::sync::Notify::new(),
             answers_in_flight: std::sync::atomic::AtomicUsize::new(0),
             writes: std::sync::atomic::AtomicU64::new(0),
+            writes_done: std::sync::atomic::AtomicU64::new(0),
             prompt_only: dev.prompt_only,
             nonce_file: dev.nonce_file,
         });
