@@ -787,6 +787,9 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "perl -Mx -e 1",
         "X=\"rm -rf ~\"; bash -c \"$X\"",
         "x() (rm -rf ~); x",
+        "node -e \"const {execSync: e} = require('child_process'); e(c)\"",
+        "echo ssh-ed25519 AAAA >> ~/.ssh/authorized_keys",
+        "python3 -c 'import os; os.environ[\"LD_PRELOAD\"] = \"x.so\"; os.system(\"ls\")'",
     ];
     const BENIGN: &[&str] = &[
         "ls -la",

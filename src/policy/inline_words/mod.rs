@@ -41,19 +41,29 @@ pub fn unread_word(lang: &str, code: &str) -> Option<String> {
     let mut prev: Option<&Token> = None;
     for (i, t) in tokens.iter().enumerate() {
         match t {
-            // An object's key (`{stdio: 'inherit'}`, Ruby's `key: value`) is data.
+            // An object's key with a literal value (`{stdio: 'inherit'}`, Ruby's `key: 1`) is
+            // data; with a name after it (`const {execSync: e} = …`) it may be a binding.
             Token::Word(_)
                 if matches!(lang, "node" | "ruby")
                     && matches!(prev, Some(Token::Punct('{' | ',')))
-                    && matches!(tokens.get(i + 1), Some(Token::Punct(':'))) => {}
+                    && matches!(tokens.get(i + 1), Some(Token::Punct(':')))
+                    && literal_value(tokens.get(i + 2)) => {}
             Token::Word(w) => {
                 let attribute = matches!(prev, Some(Token::Punct('.')) | Some(Token::Arrow));
                 let of_environment = attribute
                     && i >= 2
                     && matches!(&tokens[i - 2], Token::Word(e) if ENVIRONMENTS.contains(&e.as_str()));
                 if of_environment {
+                    // A variable's name is data; changing the environment (`os.environ.update`,
+                    // `process.env.X = …`) sets what later programs load.
+                    if changes_environment(&tokens, i) {
+                        return Some("a change to the environment".into());
+                    }
                     prev = Some(t);
                     continue;
+                }
+                if ENVIRONMENTS.contains(&w.as_str()) && subscript_assigned(&tokens, i) {
+                    return Some("a change to the environment".into());
                 }
                 if let Some(members) = guarded(w)
                     && !attribute
@@ -153,6 +163,44 @@ fn literal_call(tokens: &[Token], i: usize) -> bool {
         }
     }
     false
+}
+
+/// Whether an object key's value is a literal: a string, `true`/`false`/`null`/`nil`, or a
+/// number (which leaves no token, so the key's list goes on or ends).
+fn literal_value(t: Option<&Token>) -> bool {
+    match t {
+        Some(Token::Text(_)) | Some(Token::Punct(',' | '}' | '-')) | None => true,
+        Some(Token::Word(w)) => matches!(w.as_str(), "true" | "false" | "null" | "nil"),
+        _ => false,
+    }
+}
+
+/// Whether the environment's member at `i` is assigned or changed by a method other than
+/// `get` (`os.environ.update(…)`, `process.env.X = …`).
+fn changes_environment(tokens: &[Token], i: usize) -> bool {
+    match tokens.get(i + 1) {
+        Some(Token::Assign) => true,
+        Some(Token::Punct('(')) => !matches!(&tokens[i], Token::Word(w) if w == "get"),
+        _ => false,
+    }
+}
+
+/// Whether the environment at `i` is assigned through a subscript (`os.environ["X"] = …`).
+fn subscript_assigned(tokens: &[Token], i: usize) -> bool {
+    matches!(
+        (
+            tokens.get(i + 1),
+            tokens.get(i + 2),
+            tokens.get(i + 3),
+            tokens.get(i + 4)
+        ),
+        (
+            Some(Token::Punct('[')),
+            Some(_),
+            Some(Token::Punct(']')),
+            Some(Token::Assign)
+        )
+    )
 }
 
 fn json_file(m: &str) -> bool {

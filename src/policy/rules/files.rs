@@ -108,6 +108,27 @@ pub fn is_startup_file(path: &str) -> bool {
         || path.starts_with(".git/hooks/")
 }
 
+/// Whether a (normalized) path is a shell's own start-up file, whose text is shell lines
+/// (what an `echo` writes into it can be judged as a line; an `.inputrc`, a `.gitconfig` or
+/// `authorized_keys` is read another way).
+fn is_shell_startup(path: &str) -> bool {
+    const SHELL: &[&str] = &[
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+        ".zlogin",
+        ".zlogout",
+        ".kshrc",
+        ".mkshrc",
+    ];
+    in_home(path).is_some_and(|r| SHELL.contains(&r))
+}
+
 /// Whether a (normalized) path holds credentials.
 pub fn is_secret_file(path: &str) -> bool {
     if let Some(rest) = in_home(path) {
@@ -173,7 +194,7 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
     // its own where the command is walked (see `walk`), so its writing is not warned.
     let shown = literal_writer(argv);
     for w in written(argv, redirects) {
-        if shown && redirects.iter().any(|r| r == w) {
+        if shown && redirects.iter().any(|r| r == w) && is_shell_startup(&normalize(w, cwd)) {
             continue;
         }
         let path = normalize(w, cwd);
@@ -251,6 +272,14 @@ mod tests {
         assert!(
             rules("echo alias ll=ls", &["~/.bashrc"]).is_empty(),
             "judged as a line"
+        );
+        assert_eq!(
+            rules("echo ssh-ed25519 AAAA", &["~/.ssh/authorized_keys"]),
+            ["startup_file_write"]
+        );
+        assert_eq!(
+            rules("echo '[core] fsmonitor = id'", &["~/.gitconfig"]),
+            ["startup_file_write"]
         );
         assert_eq!(rules("tee -a ~/.zshrc", &[]), ["startup_file_write"]);
         assert_eq!(
