@@ -165,7 +165,6 @@ fn send(term: &Arc<Terminal>, held: Held) {
         if let Err(e) = term.pty.write_all(&held.reply).await {
             tracing::debug!(terminal = %term.id, error = %e, "a query's answer could not be written");
         }
-        term.writes_done.fetch_add(1, Ordering::SeqCst);
         term.answers_in_flight.fetch_sub(1, Ordering::SeqCst);
     });
 }

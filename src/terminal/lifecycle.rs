@@ -181,10 +181,7 @@ pub async fn input(
         origin,
     );
     let data = in_cursor_mode(core, term, data);
-    let written = term.pty.write_all(data.as_bytes()).await;
-    term.writes_done
-        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    written
+    term.pty.write_all(data.as_bytes()).await
 }
 
 /// Cursor keys as the program asked for them: in application cursor mode (DECCKM, set by
@@ -423,7 +420,6 @@ impl Core {
             look_now: tokio::sync::Notify::new(),
             answers_in_flight: std::sync::atomic::AtomicUsize::new(0),
             writes: std::sync::atomic::AtomicU64::new(0),
-            writes_done: std::sync::atomic::AtomicU64::new(0),
             prompt_only: dev.prompt_only,
             nonce_file: dev.nonce_file,
         });
