@@ -363,7 +363,15 @@ impl Policy {
         for p in &powershell {
             findings.extend(rules::check_windows(p));
         }
+        // The working directory as the line moves it: `cd .git && … >> config` writes the
+        // repository's configuration. Unknown (None) after a `cd` to a computed place.
+        let mut here = cwd.map(str::to_string);
         for (argv, redirects) in &commands {
+            let cwd = here.clone();
+            let cwd = cwd.as_deref();
+            if let Some(to) = rules::moved_to(argv, cwd) {
+                here = to;
+            }
             if self.allowed.iter().any(|p| matches_pattern(argv, p)) {
                 continue;
             }

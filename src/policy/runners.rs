@@ -329,6 +329,22 @@ fn git(rest: &[String]) -> Option<String> {
         if a.starts_with("--config-env") || a.starts_with("--exec-path=") {
             return Some(format!("git {a} picks code git runs"));
         }
+        // A repository named on the line is one whose configuration (`core.fsmonitor`,
+        // hooks) nothing has judged, as with `GIT_DIR`.
+        if a == "--git-dir" || a.starts_with("--git-dir=") {
+            return Some(format!(
+                "git {a} runs in a repository whose configuration names programs git runs"
+            ));
+        }
+        // Global options whose value is the next word, not the subcommand (`git -C sub
+        // config …`).
+        if matches!(
+            a,
+            "-C" | "--work-tree" | "--namespace" | "--attr-source" | "--super-prefix"
+        ) {
+            i += 2;
+            continue;
+        }
         if !a.starts_with('-') {
             // The subcommand.
             let sub = a;

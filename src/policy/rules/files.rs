@@ -103,10 +103,16 @@ pub fn is_startup_file(path: &str) -> bool {
     if in_home(path).is_some_and(|r| listed(r, HOME_STARTUP)) {
         return true;
     }
-    path.ends_with("/.git/config")
-        || path == ".git/config"
-        || path.contains("/.git/hooks/")
-        || path.starts_with(".git/hooks/")
+    // The repository's directory itself, or its hooks', written into (`cp x .git/hooks`,
+    // `mv dir .git`): what lands there is what git runs.
+    let dir = path.trim_end_matches('/');
+    dir.ends_with("/.git/config")
+        || dir == ".git/config"
+        || dir.contains("/.git/hooks/")
+        || dir.starts_with(".git/hooks/")
+        || [".git", ".git/hooks"]
+            .iter()
+            .any(|d| dir == *d || dir.ends_with(&format!("/{d}")))
 }
 
 /// Whether a (normalized) path is a shell's own start-up file, whose text is shell lines
@@ -168,11 +174,28 @@ fn written<'a>(argv: &'a [String], redirects: &'a [String]) -> Vec<&'a str> {
     let name = basename(first);
     let (flags, targets) = flags_and_targets(&argv[1..]);
     match name.as_str() {
-        "tee" | "truncate" => out.extend(targets),
+        "tee" | "truncate" => out.extend(targets.iter().copied()),
         "cp" | "mv" | "ln" | "install" | "rsync" if targets.len() >= 2 => {
             out.extend(targets.last().copied());
         }
         "dd" => out.extend(argv.iter().filter_map(|a| a.strip_prefix("of="))),
+        "curl" => out.extend(option_values(&argv[1..], 'o', &["output", "output-dir"])),
+        "wget" => out.extend(option_values(
+            &argv[1..],
+            'O',
+            &["output-document", "directory-prefix"],
+        )),
+        "sort" => out.extend(option_values(&argv[1..], 'o', &["output"])),
+        _ => {}
+    }
+    // `cp -t DIR`, `--target-directory=DIR`: what is copied lands in DIR.
+    if matches!(name.as_str(), "cp" | "mv" | "ln" | "install") {
+        out.extend(option_values(&argv[1..], 't', &["target-directory"]));
+    }
+    if name == "wget" {
+        out.extend(option_values(&argv[1..], 'P', &[]));
+    }
+    match name.as_str() {
         "sed" | "gsed" | "perl"
             if flags.iter().any(|f| {
                 f.starts_with("-i")
@@ -187,6 +210,55 @@ fn written<'a>(argv: &'a [String], redirects: &'a [String]) -> Vec<&'a str> {
     out
 }
 
+/// The values a command's option takes: `-X VALUE`, `-XVALUE`, a cluster ending in `X`
+/// (`-sSo FILE`), `--long VALUE`, `--long=VALUE`, and a long name abbreviated (as
+/// `getopt_long` takes a unique prefix; an ambiguous or unabbreviating one only makes this
+/// see more, which costs nothing: what is seen is only compared with start-up files).
+fn option_values<'a>(args: &'a [String], short: char, longs: &[&str]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "--" {
+            break;
+        }
+        if let Some(body) = a.strip_prefix("--") {
+            let (name, value) = match body.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (body, None),
+            };
+            let matches = longs
+                .iter()
+                .any(|l| !name.is_empty() && l.starts_with(name));
+            if matches {
+                match value {
+                    Some(v) => out.push(v),
+                    None => {
+                        if let Some(v) = args.get(i + 1) {
+                            out.push(v.as_str());
+                        }
+                        i += 1;
+                    }
+                }
+            }
+        } else if let Some(cluster) = a.strip_prefix('-')
+            && let Some(at) = cluster.find(short)
+        {
+            let value = &cluster[at + short.len_utf8()..];
+            if value.is_empty() {
+                if let Some(v) = args.get(i + 1) {
+                    out.push(v.as_str());
+                }
+                i += 1;
+            } else {
+                out.push(value);
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
 /// Findings about the files a command writes or reads: start-up files written (warned: what
 /// is written runs later), credentials read (warned: what is read can be sent on).
 pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> Vec<Finding> {
@@ -195,11 +267,11 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
     // its own where the command is walked (see `walk`), so its writing is not warned.
     let shown = literal_writer(argv);
     for w in written(argv, redirects) {
-        if shown && redirects.iter().any(|r| r == w) && is_shell_startup(&normalize(w, cwd)) {
+        let paths = places(w, cwd);
+        if shown && redirects.iter().any(|r| r == w) && paths.iter().any(|p| is_shell_startup(p)) {
             continue;
         }
-        let path = normalize(w, cwd);
-        if is_startup_file(&path) {
+        if paths.iter().any(|p| is_startup_file(p)) {
             out.push(finding(
                 Severity::Warn,
                 "startup_file_write",
@@ -224,6 +296,51 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
     out
 }
 
+/// Where a path a command names may be: normalized against the working directory, and,
+/// when that directory is not known (a terminal's, or after a `cd` to a computed place),
+/// also as if it were the home directory — so `echo … >> .bashrc` in a terminal that sits
+/// in the home is seen.
+fn places(path: &str, cwd: Option<&str>) -> Vec<String> {
+    let mut out = vec![normalize(path, cwd)];
+    let relative = !path.starts_with('/') && !path.starts_with('~') && !path.starts_with('$');
+    if relative && cwd.is_none() {
+        out.push(normalize(&format!("~/{path}"), None));
+    }
+    out
+}
+
+/// The directory a `cd` or `pushd` moves to, from `from`: `Some(Some(dir))` when its word
+/// is literal, `Some(None)` when where it goes is not known from the line (a computed word,
+/// `cd -`, `CDPATH`), `None` when the command is not one that moves.
+pub fn moved_to(argv: &[String], from: Option<&str>) -> Option<Option<String>> {
+    let first = argv.first()?;
+    if !matches!(basename(first).as_str(), "cd" | "pushd" | "chdir") {
+        return None;
+    }
+    let words: Vec<&str> = argv[1..]
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !matches!(*a, "-P" | "-L" | "-e" | "-@" | "--"))
+        .collect();
+    let to = match words.as_slice() {
+        [] => "~",
+        [one] => one,
+        _ => return Some(None),
+    };
+    if to == "-" || to.contains(COMPUTED) || to.contains(['$', '`', '*', '?', '[']) {
+        return Some(None);
+    }
+    if to.starts_with('/') || to.starts_with('~') {
+        return Some(Some(normalize(to, None)));
+    }
+    Some(match from {
+        Some(d) if d.starts_with('/') => Some(normalize(to, Some(d))),
+        Some(d) if d.starts_with('~') => Some(normalize(&format!("{d}/{to}"), None)),
+        Some(d) => Some(format!("{d}/{to}")),
+        None => Some(to.to_string()),
+    })
+}
+
 /// Whether a command writes only what its words show (`echo`/`printf` of literal words).
 fn literal_writer(argv: &[String]) -> bool {
     argv.first()
@@ -234,8 +351,10 @@ fn literal_writer(argv: &[String]) -> bool {
 }
 
 /// Whether a redirection's target, as written, is a start-up file.
+/// Read with the working directory unknown, so a relative name is also taken as the home's
+/// (what is judged here is what an `echo` writes: judging it needlessly costs nothing).
 pub fn is_startup_target(raw: &str) -> bool {
-    is_startup_file(&normalize(raw, None))
+    places(raw, None).iter().any(|p| is_startup_file(p))
 }
 
 /// The finding for a file a command's input is redirected from (`nc host < ~/.netrc`), when
@@ -321,5 +440,46 @@ mod tests {
         ] {
             assert!(rules(line, redirects).is_empty(), "{line}");
         }
+    }
+}
+
+#[cfg(test)]
+mod moves_and_outputs {
+    use super::*;
+
+    use crate::policy::test_words as w;
+
+    #[test]
+    fn a_cd_moves_the_directory_paths_are_read_against() {
+        let to = |line: &str, from: Option<&str>| moved_to(&w(line), from);
+        assert_eq!(to("ls", Some("/w")), None);
+        assert_eq!(to("cd .git", Some("/w")), Some(Some("/w/.git".into())));
+        assert_eq!(to("cd -P ..", Some("/w/a")), Some(Some("/w".into())));
+        assert_eq!(to("cd", Some("/w")), Some(Some("~".into())));
+        assert_eq!(
+            to("cd hooks", Some("~/r/.git")),
+            Some(Some("~/r/.git/hooks".into()))
+        );
+        assert_eq!(to("cd .git", None), Some(Some(".git".into())));
+        for lost in ["cd $D", "cd -", "cd $(git rev-parse --git-dir)", "cd a b"] {
+            assert_eq!(to(lost, Some("/w")), Some(None), "{lost}");
+        }
+    }
+
+    #[test]
+    fn options_that_name_an_output_are_read_as_their_parsers_read_them() {
+        let out = |line: &str, short: char, longs: &[&str]| -> Vec<String> {
+            let words = w(line);
+            option_values(&words[1..], short, longs)
+                .into_iter()
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(out("curl -sSLo f u", 'o', &["output"]), ["f"]);
+        assert_eq!(out("curl -of u", 'o', &["output"]), ["f"]);
+        assert_eq!(out("curl --output f u", 'o', &["output"]), ["f"]);
+        assert_eq!(out("sort --outp=f x", 'o', &["output"]), ["f"]);
+        assert_eq!(out("sort --out f", 'o', &["output"]), ["f"]);
+        assert!(out("curl -- -o", 'o', &["output"]).is_empty());
     }
 }

@@ -17,7 +17,7 @@ pub mod reading;
 mod windows;
 
 pub use argv::check_argv;
-pub use files::{check_read, is_startup_target};
+pub use files::{check_read, is_startup_target, moved_to};
 pub use patterns::{check_download_execute, check_fork_bomb};
 pub use windows::{check_windows, looks_like_powershell, powershell_script};
 
@@ -142,6 +142,11 @@ fn normalize(path: &str, cwd: Option<&str>) -> String {
     }
     match cwd {
         Some(c) if c.starts_with('/') => normalize_abs(&format!("{c}/{p}")),
+        // A directory known relative to the home or to where the line started (`cd .git`
+        // in a terminal): the path joined to it, as the shell would open it.
+        Some(c) if !c.is_empty() && !c.starts_with('$') => {
+            normalize(&format!("{}/{p}", c.trim_end_matches('/')), None)
+        }
         _ => p.to_string(),
     }
 }
