@@ -700,6 +700,13 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "curl -sSLo .git/hooks/pre-push http://127.0.0.1:9/x",
         "wget -qO ~/.bashrc http://127.0.0.1:9/x",
         "cp -t .git/hooks pre-commit",
+        "watch 'rm -rf ~'",
+        "echo '* * * * * rm -rf ~' | crontab -",
+        "tclsh <<< 'exec rm -rf ~'",
+        "psql -c '\\! rm -rf ~'",
+        "sqlite3 /tmp/db '.shell rm -rf ~'",
+        "npx rimraf ~",
+        "make -f - <<< 'all:; rm -rf ~'",
         "rm --recu -f ~",
         "rm --recursive --no-pres /",
         "/bin/r? -rf ~",
@@ -828,6 +835,9 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "cat ~/.ssh/id_ed25519.pub",
         "cd src && ls",
         "git -C sub -c color.ui=auto status",
+        "sqlite3 app.db 'select count(*) from users'",
+        "watch -n 5 ls -la",
+        "crontab -l",
     ];
     for who in identities() {
         let p = place(who);

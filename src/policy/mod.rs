@@ -5,6 +5,7 @@
 //! The operator configures the policy (a JSON file and/or environment variables); nothing
 //! an agent sends can change it.
 
+mod consoles;
 pub mod env;
 mod git_settings;
 mod inline;

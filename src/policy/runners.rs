@@ -92,6 +92,12 @@ pub fn option_value(args: &[String], short: Option<char>, long: Option<&str>) ->
     None
 }
 
+/// [`option_value`] looked for at every word, not only before the first operand (`make
+/// all -f -`).
+fn option_value_anywhere(args: &[String], short: char, long: &str) -> Option<String> {
+    (0..args.len()).find_map(|i| option_value(&args[i..], Some(short), Some(long)))
+}
+
 /// Whether any word of `args` is option `short` (in a cluster) or `long` (abbreviated too).
 fn has_option(args: &[String], short: Option<char>, long: Option<&str>) -> bool {
     args.iter().any(|a| {
@@ -183,6 +189,24 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
             command
                 .then(|| "prlimit runs the command its arguments name, which is not judged".into())
         }
+        // What is installed runs later, every time, unjudged; `-l` lists, `-r` is judged
+        // as a deletion.
+        "crontab" => (!has_option(rest, Some('l'), None) && !has_option(rest, Some('r'), None))
+            .then(|| "crontab installs commands that run later, unjudged".into()),
+        // A makefile from a stream, or `--eval`, is recipes on the line that are not read.
+        "make" | "gmake" => {
+            let stream = |f: &str| {
+                f == "-"
+                    || f == "/dev/stdin"
+                    || f.starts_with("/dev/fd/")
+                    || f.starts_with("/proc/")
+                    || f.contains(super::lex::COMPUTED)
+            };
+            (option_value_anywhere(rest, 'f', "file").is_some_and(|f| stream(&f))
+                || option_value_anywhere(rest, 'f', "makefile").is_some_and(|f| stream(&f))
+                || has_option(rest, Some('E'), Some("eval")))
+            .then(|| "make runs recipes given on its input or --eval, which are not read".into())
+        }
         "complete" | "compgen" => has_option(rest, Some('C'), None)
             .then(|| format!("{name} -C runs a command on every completion")),
         "mapfile" | "readarray" => has_option(rest, Some('C'), None)
@@ -190,7 +214,7 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
         "ncat" | "nc" | "netcat" => (has_option(rest, Some('e'), Some("exec"))
             || has_option(rest, Some('c'), Some("sh-exec")))
         .then(|| format!("{name} -e/-c runs a program for each connection")),
-        _ => None,
+        _ => super::consoles::inline(name, rest),
     }
 }
 

@@ -369,6 +369,15 @@ pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> 
                 r.to_vec()
             }
             "nice" => skip_options(rest, &["-n", "--adjustment"]).to_vec(),
+            // npx PACKAGE ARGS runs the package's program with ARGS; `-c LINE` runs a line.
+            "npx" | "pnpx" | "bunx" => {
+                if let Some(line) = option_anywhere(rest, 'c', "call") {
+                    eff.shell_lines.push(line);
+                    Vec::new()
+                } else {
+                    skip_options(rest, &["-p", "--package"]).to_vec()
+                }
+            }
             "nohup" | "time" | "builtin" | "unbuffer" | "catchsegv" | "setsid" | "noglob"
             | "nocorrect" | "busybox" => skip_options(rest, &["-o", "-f"]).to_vec(),
             "strace" | "ltrace" | "proxychains" | "proxychains4" | "torsocks" => skip_options(
@@ -479,11 +488,20 @@ pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> 
             }
             "xargs" => xargs(&mut eff, rest, stdin, budget),
             "watch" => {
+                // watch joins its words with spaces and hands them to `sh -c`, so
+                // `watch 'rm -rf ~'` is the line `rm -rf ~`; with `-x` it runs them as argv.
+                let exec = rest.iter().any(|a| {
+                    a == "--exec" || (a.starts_with('-') && !a.starts_with("--") && a.contains('x'))
+                });
                 let r = skip_options(rest, &["-n", "--interval", "-q", "--equexit"]);
-                if !r.is_empty() {
-                    eff.shell_lines.push(shell_words::join(r));
+                if exec {
+                    r.to_vec()
+                } else {
+                    if !r.is_empty() {
+                        eff.shell_lines.push(r.join(" "));
+                    }
+                    Vec::new()
                 }
-                Vec::new()
             }
             "find" => {
                 find_exec(&mut eff, rest, budget);
@@ -523,7 +541,9 @@ pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> 
                 Vec::new()
             }
             n => {
-                if let Some(why) = runners::unread(n, rest) {
+                if let Some(why) =
+                    runners::unread(n, rest).or_else(|| super::consoles::input(n, rest, stdin))
+                {
                     eff.opaque_script.get_or_insert(why);
                 }
                 Vec::new()

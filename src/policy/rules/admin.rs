@@ -45,6 +45,27 @@ pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option
         "gsutil" if first == "rm" && has_short(flags, &['r']) => {
             "deletes storage objects recursively"
         }
+        // `ip OBJECT VERB …`: only showing is left alone. iproute2 takes any prefix of a
+        // verb, in its own order (`ip link s` is `set`), so a verb passes only when it
+        // spells out `show`/`list`/`get` far enough to be nothing else.
+        "ip" if !second.is_empty()
+            && (second.len() < 2
+                || !["show", "list", "lst", "get", "help"]
+                    .iter()
+                    .any(|v| v.starts_with(second))) =>
+        {
+            "changes the network configuration (links, addresses, routes)"
+        }
+        "swapoff" | "swapon" => "changes the machine's swap",
+        "sysctl"
+            if targets.iter().any(|t| t.contains('='))
+                || has_short(flags, &['w', 'p'])
+                || flags
+                    .iter()
+                    .any(|f| f.starts_with("--w") || f.starts_with("--l") || *f == "--system") =>
+        {
+            "changes kernel settings"
+        }
         _ => return None,
     };
     Some(what.to_string())

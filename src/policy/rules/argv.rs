@@ -47,9 +47,11 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
     let name = basename(first);
     let args = &argv[1..];
     let (flags, targets) = flags_and_targets(args);
-    let recursive = has_short(&flags, &['r', 'R']) || flags.contains(&"--recursive");
+    // `rimraf` (npm's `rm -rf`) deletes recursively with no flag.
+    let recursive =
+        has_short(&flags, &['r', 'R']) || flags.contains(&"--recursive") || name == "rimraf";
     match name.as_str() {
-        "rm" if recursive => {
+        "rm" | "rimraf" if recursive => {
             // A glob deletes whatever it matches: judged by where its matches lie.
             let critical: Vec<String> = targets
                 .iter()

@@ -1,0 +1,199 @@
+//! Interpreters and consoles whose language the policy does not read: code given to them
+//! on the line (`tclsh`'s input, `guile -c`, `dc -e '!…'`, `psql -c '\! …'`) is warned,
+//! since any of them can run a shell command. The script interpreters it does read
+//! (python, perl, node, ruby, php, lua, R, awk) are `inline`'s.
+//!
+//! An allow-list where one can be written: a SQL console's statements are data to the
+//! policy, its meta-commands are not (`\!` and `.shell` run a shell), so only the
+//! meta-commands listed here pass.
+
+use super::inline::Stdin;
+
+/// Interpreters that run code given inline or on their input, with the options that take
+/// inline code.
+const INTERPRETERS: &[(&str, &[&str])] = &[
+    ("tclsh", &[]),
+    ("wish", &[]),
+    ("jimsh", &[]),
+    ("expect", &["-c"]),
+    ("guile", &["-c", "-e"]),
+    ("racket", &["-e", "--eval"]),
+    ("sbcl", &["--eval"]),
+    ("clisp", &["-x"]),
+    ("ecl", &["-eval"]),
+    ("julia", &["-e", "--eval", "-E", "--print"]),
+    ("groovy", &["-e"]),
+    ("scala", &["-e"]),
+    ("jshell", &[]),
+    ("osascript", &["-e"]),
+    ("gnuplot", &["-e"]),
+    ("octave", &["--eval"]),
+    ("R", &["-e"]),
+    ("ghci", &["-e"]),
+    ("erl", &["-eval"]),
+    ("elixir", &["-e", "--eval"]),
+    ("iex", &["-e"]),
+    ("dc", &["-e", "--expression"]),
+    ("gdbtui", &[]),
+    ("ftp", &[]),
+    ("sftp", &["-b"]),
+];
+
+/// SQL consoles, and the options that take statements.
+const SQL: &[(&str, &[&str])] = &[
+    ("psql", &["-c", "--command"]),
+    ("mysql", &["-e", "--execute"]),
+    ("mariadb", &["-e", "--execute"]),
+    ("sqlite3", &["-cmd"]),
+];
+
+/// sqlite3's dot-commands that only show or format (`.shell`, `.system`, `.output`,
+/// `.load` and the rest run programs, write files or load code).
+const SQLITE_DOT: &[&str] = &[
+    ".tables",
+    ".schema",
+    ".headers",
+    ".header",
+    ".mode",
+    ".quit",
+    ".exit",
+    ".indexes",
+    ".indices",
+    ".help",
+    ".databases",
+    ".dump",
+    ".width",
+    ".nullvalue",
+    ".show",
+    ".timer",
+    ".changes",
+    ".echo",
+    ".bail",
+];
+
+/// Why `name` with `rest` runs code given on its command line that is not read, if it does.
+pub fn inline(name: &str, rest: &[String]) -> Option<String> {
+    if let Some((_, flags)) = INTERPRETERS.iter().find(|(n, _)| *n == name) {
+        return given(rest, flags).next().map(|_| {
+            format!("{name} runs the code its options give, in a language the policy does not read")
+        });
+    }
+    let (_, flags) = SQL.iter().find(|(n, _)| *n == name)?;
+    let mut texts: Vec<&str> = given(rest, flags).collect();
+    if name == "sqlite3" {
+        // sqlite3 DB [SQL…]: what follows the database is run.
+        texts.extend(operands(rest).skip(1));
+    }
+    texts
+        .iter()
+        .any(|t| !sql_reads_only(name, t))
+        .then(|| sql_why(name))
+}
+
+/// Why `name` runs code the line feeds its input that is not read, if it does.
+pub fn input(name: &str, rest: &[String], stdin: &Stdin) -> Option<String> {
+    let text = match stdin {
+        Stdin::None => return None,
+        Stdin::Literal(t) => Some(t.as_str()),
+        Stdin::Pipe => None,
+    };
+    if INTERPRETERS.iter().any(|(n, _)| *n == name) {
+        // With a script file named, the input is the script's data.
+        let script = operands(rest).next().is_some() && !matches!(name, "dc" | "ftp" | "sftp");
+        return (!script).then(|| {
+            format!("{name} runs the code on its input, in a language the policy does not read")
+        });
+    }
+    if SQL.iter().any(|(n, _)| *n == name) {
+        return match text {
+            Some(t) if sql_reads_only(name, t) => None,
+            _ => Some(sql_why(name)),
+        };
+    }
+    None
+}
+
+fn sql_why(name: &str) -> String {
+    format!("{name} is given console commands (`\\!`, `.shell`, …) that run programs")
+}
+
+/// Whether SQL text holds only statements and, for sqlite3, listed dot-commands: psql's
+/// and mysql's meta-commands all begin with a backslash (mysql's `system` too).
+fn sql_reads_only(name: &str, text: &str) -> bool {
+    if name == "sqlite3" {
+        return text.lines().all(|l| {
+            let l = l.trim_start();
+            !l.starts_with('.')
+                || l.split_whitespace()
+                    .next()
+                    .is_some_and(|cmd| SQLITE_DOT.contains(&cmd))
+        });
+    }
+    !text.contains('\\')
+        && !text.lines().any(|l| {
+            l.trim_start()
+                .get(..6)
+                .is_some_and(|w| w.eq_ignore_ascii_case("system"))
+        })
+}
+
+/// The values of `flags` among `rest`: `-c X`, `-cX`, `--command X`, `--command=X`.
+fn given<'a>(rest: &'a [String], flags: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a {
+    rest.iter().enumerate().filter_map(move |(i, a)| {
+        flags.iter().find_map(|f| {
+            if a == f {
+                Some(rest.get(i + 1).map_or("", String::as_str))
+            } else if f.starts_with("--") {
+                a.strip_prefix(f).and_then(|v| v.strip_prefix('='))
+            } else if f.len() == 2 {
+                a.strip_prefix(f).filter(|v| !v.is_empty())
+            } else {
+                None
+            }
+        })
+    })
+}
+
+/// Words that do not begin with a dash: the operands, and the values of options given as
+/// a separate word (harmless where they are only read as more code to judge).
+fn operands(rest: &[String]) -> impl Iterator<Item = &str> {
+    rest.iter()
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &str) -> Vec<String> {
+        shell_words::split(s).unwrap()
+    }
+
+    #[test]
+    fn code_for_unread_languages_is_named() {
+        assert!(inline("dc", &w("-e '!id'")).is_some());
+        assert!(inline("guile", &w("-c '(system \"id\")'")).is_some());
+        assert!(inline("tclsh", &w("script.tcl")).is_none());
+        assert!(input("tclsh", &[], &Stdin::Literal("exec id".into())).is_some());
+        assert!(input("tclsh", &w("x.tcl"), &Stdin::Literal("data".into())).is_none());
+        assert!(input("dc", &[], &Stdin::Pipe).is_some());
+        assert!(input("tclsh", &[], &Stdin::None).is_none());
+    }
+
+    #[test]
+    fn sql_statements_pass_and_console_commands_do_not() {
+        assert!(inline("psql", &w("-c 'select 1'")).is_none());
+        assert!(inline("psql", &w("-c '\\! id'")).is_some());
+        assert!(inline("psql", &w("--command='\\! id'")).is_some());
+        assert!(inline("mysql", &w("-e 'system id'")).is_some());
+        assert!(inline("mysql", &w("-e 'show tables'")).is_none());
+        assert!(inline("sqlite3", &w("db 'select 1'")).is_none());
+        assert!(inline("sqlite3", &w("db '.tables'")).is_none());
+        assert!(inline("sqlite3", &w("db '.shell id'")).is_some());
+        assert!(inline("sqlite3", &w("-cmd '.system id' db")).is_some());
+        assert!(input("sqlite3", &w("db"), &Stdin::Literal(".shell id\n".into())).is_some());
+        assert!(input("sqlite3", &w("db"), &Stdin::Literal("select 1;\n".into())).is_none());
+        assert!(input("psql", &[], &Stdin::Pipe).is_some());
+    }
+}
