@@ -131,7 +131,10 @@ fn carries_unread_code(name: &str, value: &str) -> bool {
         | "NPM_CONFIG_SCRIPT_SHELL"
         | "npm_config_script_shell"
         | "MAKEFLAGS"
-        | "MFLAGS" => true,
+        | "MFLAGS"
+        // Where the shell writes every line typed: `HISTFILE=~/.bashrc` makes them run in
+        // every shell started after.
+        | "HISTFILE" => true,
         "NODE_OPTIONS" => !node_options_are_data(value),
         _ => {
             ["BASH_FUNC_", "GIT_CONFIG_", "LD_", "DYLD_", "LUA_INIT"]
@@ -392,8 +395,17 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
                     .filter_map(|w| w.split_once('='))
                     .map(|(k, v)| (k.to_string(), v.to_string())),
             );
+            // `declare -n r=c` makes `$r` the value of `c`, not the word `c`: such a name
+            // is left unknown, so what it expands to is computed.
+            let nameref = exported
+                && c.argv
+                    .iter()
+                    .skip(1)
+                    .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('n'));
             for (k, v) in assigned {
-                if vars.len() < MAX_VARIABLES || vars.contains_key(&k) {
+                if nameref {
+                    vars.remove(&k);
+                } else if vars.len() < MAX_VARIABLES || vars.contains_key(&k) {
                     vars.insert(k, v);
                 }
             }

@@ -186,6 +186,8 @@ fn written<'a>(argv: &'a [String], redirects: &'a [String]) -> Vec<&'a str> {
             &["output-document", "directory-prefix"],
         )),
         "sort" => out.extend(option_values(&argv[1..], 'o', &["output"])),
+        // `history -w FILE` / `-a FILE`: every line typed, written where it names.
+        "history" if has_short(&flags, &['w', 'a']) => out.extend(targets.iter().copied()),
         _ => {}
     }
     // `cp -t DIR`, `--target-directory=DIR`: what is copied lands in DIR.
