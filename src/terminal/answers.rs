@@ -112,28 +112,39 @@ fn hold(term: &Terminal, reply: Vec<u8>) -> Held {
     }
 }
 
+/// What became of a held answer.
+pub(super) enum Settled {
+    /// Still held: the program does not read yet.
+    Held(Held),
+    /// Written: the look it was sent on is older than the answer, and the program has
+    /// input to read.
+    Sent,
+    /// Dropped: its asker is gone, or nothing read it in time.
+    Dropped,
+}
+
 /// Look at a held answer again (called by the reader with the kernel's word on the
 /// foreground program, taken with every byte it printed taken in: `looks::quiet_look`):
 /// write it, drop it, or keep holding it. A kernel that does not say (a set-uid program, a
 /// device in memory) is taken as reading, as a terminal answers at once.
-pub(super) fn settle(term: &Arc<Terminal>, mut held: Held, kernel: InputWait) -> Option<Held> {
+pub(super) fn settle(term: &Arc<Terminal>, mut held: Held, kernel: InputWait) -> Settled {
     if !asker_still_there(term, &held) {
         tracing::debug!(terminal = %term.id, "a query's asker is gone; its answer is dropped");
-        return None;
+        return Settled::Dropped;
     }
     if kernel != InputWait::Busy {
         send(term, held);
-        return None;
+        return Settled::Sent;
     }
     if held.since.elapsed() >= GIVE_UP {
         tracing::debug!(terminal = %term.id, "nothing read a query's answer; dropped");
-        return None;
+        return Settled::Dropped;
     }
     if held.since.elapsed() >= HOLD_INPUT {
         held.serial = None;
     }
     held.look = (held.look * 2).min(SLOWEST_LOOK);
-    Some(held)
+    Settled::Held(held)
 }
 
 /// Whether the program that asked can still be the one to read the answer: its command has
@@ -165,6 +176,7 @@ fn send(term: &Arc<Terminal>, held: Held) {
         if let Err(e) = term.pty.write_all(&held.reply).await {
             tracing::debug!(terminal = %term.id, error = %e, "a query's answer could not be written");
         }
+        term.writes_done.fetch_add(1, Ordering::SeqCst);
         term.answers_in_flight.fetch_sub(1, Ordering::SeqCst);
     });
 }

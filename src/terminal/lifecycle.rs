@@ -94,8 +94,14 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
                         answers::take_in(&c, &t, &mut queries, &mut held, &buf[..n]);
                         looker.output_came();
                     }
-                    Ok(kernel) => {
-                        held = held.and_then(|h| answers::settle(&t, h, kernel));
+                    Ok(mut kernel) => {
+                        match held.take().map(|h| answers::settle(&t, h, kernel)) {
+                            Some(answers::Settled::Held(h)) => held = Some(h),
+                            // The answer just written is the program's next input: this look,
+                            // taken before it, no longer says what the program waits for.
+                            Some(answers::Settled::Sent) => kernel = super::pty::InputWait::Busy,
+                            Some(answers::Settled::Dropped) | None => {}
+                        }
                         if looker.due(&t) {
                             looker.publish(&t, kernel, held.is_some());
                         }
@@ -181,7 +187,10 @@ pub async fn input(
         origin,
     );
     let data = in_cursor_mode(core, term, data);
-    term.pty.write_all(data.as_bytes()).await
+    let written = term.pty.write_all(data.as_bytes()).await;
+    term.writes_done
+        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    written
 }
 
 /// Cursor keys as the program asked for them: in application cursor mode (DECCKM, set by
@@ -420,6 +429,7 @@ impl Core {
             look_now: tokio::sync::Notify::new(),
             answers_in_flight: std::sync::atomic::AtomicUsize::new(0),
             writes: std::sync::atomic::AtomicU64::new(0),
+            writes_done: std::sync::atomic::AtomicU64::new(0),
             prompt_only: dev.prompt_only,
             nonce_file: dev.nonce_file,
         });

@@ -26,10 +26,6 @@ const FIRST: Duration = Duration::from_micros(250);
 const SLOWEST: Duration = Duration::from_millis(25);
 /// While output streams, a look at most this often (each costs a few reads of `/proc`).
 const BETWEEN_READS: Duration = Duration::from_millis(1);
-/// A program seen waiting is believed once a second look this much later, with nothing
-/// taken in or written between, agrees: input just written may not have reached the
-/// program's side of the pty when the first look was taken.
-const CONFIRM: Duration = Duration::from_millis(2);
 
 /// The kernel's answer, and the output it holds for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,9 +74,6 @@ pub(super) struct Looker {
     due: Option<Instant>,
     last: Option<Instant>,
     step: Duration,
-    /// The first sight of the program waiting, not yet confirmed: what had been taken in,
-    /// the writes made, and when.
-    seen: Option<(u64, u64, Instant)>,
 }
 
 impl Default for Looker {
@@ -89,7 +82,6 @@ impl Default for Looker {
             due: None,
             last: None,
             step: FIRST,
-            seen: None,
         }
     }
 }
@@ -145,26 +137,7 @@ impl Looker {
         {
             waiting = InputWait::Busy;
         }
-        let writes = t.writes.load(Ordering::SeqCst);
         let taken = t.state().taken_in;
-        let mut confirming = false;
-        if waiting == InputWait::Waiting {
-            match self.seen {
-                Some((tk, wr, at)) if tk == taken && wr == writes => {
-                    if now.duration_since(at) < CONFIRM {
-                        waiting = InputWait::Busy;
-                        confirming = true;
-                    }
-                }
-                _ => {
-                    self.seen = Some((taken, writes, now));
-                    waiting = InputWait::Busy;
-                    confirming = true;
-                }
-            }
-        } else {
-            self.seen = None;
-        }
         {
             let mut st = t.state();
             st.input_look = Some(InputLook {
@@ -175,7 +148,6 @@ impl Looker {
         }
         t.bump();
         let step = match waiting {
-            _ if confirming => CONFIRM,
             InputWait::Waiting => SLOWEST,
             _ => self.step,
         };
@@ -185,17 +157,32 @@ impl Looker {
 }
 
 /// The kernel's word on the terminal's foreground program, taken with every byte the
-/// program printed before it taken in: a read that does not wait comes first and after
-/// (`Pty::try_read`: it waits for the kernel to move output across the pty, which the
-/// unread count does not), and `Err(n)` says it found `n` bytes in `buf` instead, to take
-/// in before looking again. Only the reader calls it.
+/// program printed before it taken in and every byte written to it moved to its side: a read
+/// that does not wait comes first and after (`Pty::try_read`: it waits for the kernel to
+/// move output across the pty, which the unread count does not), and `Err(n)` says it found
+/// `n` bytes in `buf` instead, to take in before looking again.
+///
+/// Input written to the pty reaches the program's side in a kernel worker of its own, so a
+/// program can look blocked reading while keys just written are still on their way. The
+/// look is taken with no write in progress (`Terminal::writes` against `writes_done`), after
+/// asking the program's side whether input waits (`Pty::unread_input`: a poll there first
+/// moves whatever is on its way), and with no write begun while it looked. A program then
+/// blocked reading has read everything written to it and waits for more. Only the reader
+/// calls it.
 pub(super) fn quiet_look(t: &Terminal, buf: &mut [u8]) -> Result<InputWait, usize> {
     if let Ok(Some(n)) = t.pty.try_read(buf) {
         return Err(n);
     }
+    let begun = t.writes.load(Ordering::SeqCst);
+    if begun != t.writes_done.load(Ordering::SeqCst) || t.pty.unread_input() {
+        return Ok(InputWait::Busy);
+    }
     let kernel = t.pty.input_wait();
     if let Ok(Some(n)) = t.pty.try_read(buf) {
         return Err(n);
+    }
+    if t.writes.load(Ordering::SeqCst) != begun {
+        return Ok(InputWait::Busy);
     }
     Ok(kernel)
 }

@@ -277,9 +277,11 @@ pub struct Terminal {
     /// Answers to queries on their way to the pty (`answers`): the program reading then
     /// waits for the terminal, not for a person.
     pub answers_in_flight: std::sync::atomic::AtomicUsize,
-    /// Writes to the pty so far (input and answers): a look at whether the program waits is
-    /// confirmed only with none between (`looks`).
+    /// Writes to the pty begun so far (input and answers), counted before each starts, and
+    /// those finished, counted after: a look at whether the program waits holds only with
+    /// none in progress and none begun while it looked (`looks`).
     pub writes: std::sync::atomic::AtomicU64,
+    pub writes_done: std::sync::atomic::AtomicU64,
 }
 
 pub use crate::locks::lock;
