@@ -281,35 +281,13 @@ pub fn or_exit<T>(name: &str, r: Result<T, impl std::fmt::Display>, code: i32) -
 /// Must be called before the process starts a thread: the environment is not thread-safe.
 pub fn hide_secrets(names: &[&str]) {
     for name in names {
-        scrub_environment_block(name);
+        crate::os::scrub_environment_block(name);
         // SAFETY: called at the start of `main`, before any other thread exists (the caller's
         // contract above), so nothing reads the environment meanwhile.
         unsafe { std::env::remove_var(name) };
     }
     if let Err(e) = crate::os::forbid_tracing() {
         tracing::warn!(error = %e, "cannot make the process non-dumpable: its environment stays readable to the user's other processes");
-    }
-}
-
-/// Overwrite the value of `name` in place, in the block the kernel set up at `execve`.
-/// Why: `/proc/<pid>/environ` reads that block, not the environment as changed since, so a
-/// variable only removed stays readable there to root and to any process allowed to trace
-/// this one (non-dumpable stops the others). The C library's `getenv` points into that block
-/// for a variable the process started with.
-fn scrub_environment_block(name: &str) {
-    let Ok(c) = std::ffi::CString::new(name) else {
-        return;
-    };
-    // SAFETY: single-threaded (see `hide_secrets`); getenv returns a pointer to the value's
-    // NUL-terminated bytes, which stay valid and writable (the process's own stack, or a copy
-    // `setenv` made) until the variable is changed, and nothing changes it meanwhile. The
-    // bytes are overwritten within their length, terminator kept.
-    unsafe {
-        let p = nix::libc::getenv(c.as_ptr());
-        if !p.is_null() {
-            let len = nix::libc::strlen(p);
-            std::ptr::write_bytes(p, 0, len);
-        }
     }
 }
 

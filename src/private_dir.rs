@@ -21,7 +21,7 @@ const OTHERS_WRITE: u32 = 0o022;
 /// `$TMPDIR/<name>-<uid>`: where this user's `name` directory goes under the shared temporary
 /// directory (the uid keeps users apart; [`ensure`] keeps others out of it).
 pub fn per_user(name: &str) -> std::path::PathBuf {
-    let uid = nix::unistd::getuid().as_raw();
+    let uid = crate::os::real_uid();
     std::env::temp_dir().join(format!("{name}-{uid}"))
 }
 
@@ -36,7 +36,7 @@ fn check(dir: &Path) -> io::Result<()> {
         .recursive(true)
         .mode(PRIVATE_MODE)
         .create(dir)?;
-    let me = nix::unistd::geteuid().as_raw();
+    let me = crate::os::effective_uid();
     let link = std::fs::symlink_metadata(dir)?;
     if link.file_type().is_symlink() && link.uid() != me {
         return Err(unsafe_dir(format!(

@@ -15,8 +15,5 @@ pub fn which(name: &str) -> Option<PathBuf> {
 
 /// Whether `p` is a file someone may execute.
 pub fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p)
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
+    std::fs::metadata(p).is_ok_and(|m| crate::os::executable(&m))
 }

@@ -18,11 +18,7 @@ pub fn remove_left_by_dead(dir: &Path, prefix: &str, suffix: &str, remove: impl 
         else {
             continue;
         };
-        let gone = matches!(
-            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
-            Err(nix::errno::Errno::ESRCH)
-        );
-        if gone {
+        if !crate::os::process_exists(pid) {
             remove(&e.path());
         }
     }

@@ -52,7 +52,7 @@ fn check_private(file: &Path, meta: &std::fs::Metadata) -> Result<(), String> {
             file.display()
         ));
     }
-    let me = nix::unistd::geteuid().as_raw();
+    let me = crate::os::effective_uid();
     if meta.uid() != me {
         return Err(format!(
             "the token file {} belongs to user {}, not to this user ({me})",

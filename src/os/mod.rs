@@ -11,6 +11,12 @@ use std::os::fd::{BorrowedFd, OwnedFd};
 
 #[cfg(not(target_os = "linux"))]
 mod bsd;
+mod unix;
+
+pub use unix::{
+    ask_to_end, detach_session, effective_uid, executable, exhausted, is_block_device,
+    process_exists, program_of, real_uid, scrub_environment_block,
+};
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(any(test, not(target_os = "linux")))]

@@ -51,7 +51,7 @@ pub use crate::program::{is_executable, which};
 /// The program process `pid` runs now: the shell a terminal started, or the one that
 /// shell's rc replaced itself with (`exec fish` at the end of a ~/.bashrc).
 pub fn program_of(pid: i32) -> Option<PathBuf> {
-    std::fs::read_link(format!("/proc/{pid}/exe")).ok()
+    crate::os::program_of(pid)
 }
 
 pub fn kind_of(program: &Path) -> ShellKind {

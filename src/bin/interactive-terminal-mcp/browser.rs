@@ -40,14 +40,9 @@ pub fn open(url: &str) -> Result<(), String> {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .kill_on_drop(false);
-    // SAFETY: setsid in the child before exec is async-signal-safe; it makes the opener
-    // (and the browser it may start) a session of its own, which the server lets go.
-    unsafe {
-        cmd.pre_exec(|| {
-            nix::unistd::setsid()?;
-            Ok(())
-        });
-    }
+    // The opener (and the browser it may start) a session of its own, which the server
+    // lets go.
+    itmcp::os::detach_session(&mut cmd);
     // The browser gets the open-file limit the server was given, as programs do.
     itmcp::process::open_files::give_back(&mut cmd);
     let mut child = {

@@ -562,10 +562,7 @@ impl Adapter for RemoteAdapter {
                 && let Some(mut l) = self.launched.lock().await.take()
             {
                 if let Some(pid) = l.child.id() {
-                    let _ = nix::sys::signal::kill(
-                        nix::unistd::Pid::from_raw(pid as i32),
-                        nix::sys::signal::Signal::SIGTERM,
-                    );
+                    crate::os::ask_to_end(pid as i32);
                 }
                 if tokio::time::timeout(HOST_STOP_GRACE, l.child.wait())
                     .await
