@@ -10,8 +10,10 @@ Usage:
   cargo build --release --bins --example protocol_floor
   python3 benches/composite.py [target/release/interactive-terminal-mcp] [target/release/examples/protocol_floor]
 """
+import http.client
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -175,6 +177,85 @@ def seq_row(s):
         "`seq | cat`", outside.median(work), outside.median(protocol))  # fmt: skip
 
 
+class HttpClient:
+    """A minimal streamable-HTTP client: one kept-alive connection, a session, and each
+    answer's event stream read to its end and its answer event parsed."""
+
+    def __init__(self, port, token=None):
+        self.c = http.client.HTTPConnection("127.0.0.1", port)
+        self.h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        if token:
+            self.h["Authorization"] = f"Bearer {token}"
+        self.n = 0
+        self.rpc("initialize", outside.INIT)
+        self.h["mcp-session-id"] = self.session
+        self.h["mcp-protocol-version"] = outside.INIT["protocolVersion"]
+        self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def post(self, msg):
+        self.c.request("POST", "/mcp", body=json.dumps(msg), headers=self.h)
+        resp = self.c.getresponse()
+        body = resp.read()
+        self.session = resp.getheader("mcp-session-id") or getattr(self, "session", None)
+        return body
+
+    def rpc(self, method, params):
+        self.n += 1
+        body = self.post({"jsonrpc": "2.0", "method": method, "params": params, "id": self.n})
+        for line in body.split(b"\n"):
+            if line.startswith(b"data: {"):
+                r = json.loads(line[6:])
+                if r.get("id") == self.n:
+                    self.last_bytes = len(line) - 6 + 1
+                    return r
+        raise RuntimeError(f"no answer in {body[:300]!r}")
+
+    def call(self, args):
+        r = self.rpc("tools/call", {"name": "memory_terminal_interactive", "arguments": args})
+        return r.get("result", {}).get("structuredContent")
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def listening(port, proc):
+    for _ in range(500):
+        if proc.poll() is not None:
+            raise RuntimeError(f"{proc.args[0]} ended: {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+            return
+        except OSError:
+            time.sleep(0.01)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+def http_row():
+    """`echo hi` over streamable HTTP, against the no-op server over HTTP answering as ours
+    frames it (an event stream per POST, a priming event, then the answer)."""
+    token = "composite-" + os.urandom(16).hex()
+    port = free_port()
+    ours_p = subprocess.Popen([BIN, "--http", str(port)], env=dict(os.environ, PM_TERM_HTTP_TOKEN=token, PM_TERM_LOG="warn"),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    listening(port, ours_p)
+    s = HttpClient(port, token)
+    s.call(ECHO)
+    fport = free_port()
+    floor_p = subprocess.Popen([FLOOR, "--answer-bytes", str(s.last_bytes), "--http", str(fport)],
+                               stdout=subprocess.DEVNULL)  # fmt: skip
+    listening(fport, floor_p)
+    f = HttpClient(fport)
+    ours, work, protocol = three_way(lambda: s.call(ECHO), lambda: outside.sh_once("echo hi", True),
+                                     lambda: f.call(ECHO), SAMPLES)  # fmt: skip
+    for p in (ours_p, floor_p):
+        p.terminate()
+        p.wait()
+    row("`echo hi`, streamable HTTP", ours, "`sh -c` (own session)", work, protocol)
+
+
 def main():
     outside.BIN = BIN
     print("| row | ours | work floor | protocol floor | ours / (work + protocol) |")
@@ -185,6 +266,7 @@ def main():
     seq_row(s)
     prompt_row(s)
     s.close()
+    http_row()
     sandbox_row()
 
 
