@@ -19,7 +19,7 @@ pub mod mcp;
 pub mod os;
 pub mod pattern;
 pub mod places;
-pub mod policy;
+pub use itmcp_policy as policy;
 pub mod private_dir;
 pub mod process;
 pub mod program;

@@ -274,7 +274,7 @@ pub fn history_expansion(line: &str) -> Option<Finding> {
 mod tests {
     use super::*;
 
-    use crate::policy::test_words as w;
+    use crate::test_words as w;
 
     #[test]
     fn argv_is_read_as_the_program_reads_it() {

@@ -441,7 +441,7 @@ fn ssh(name: &str, rest: &[String]) -> Option<String> {
 mod tests {
     use super::*;
 
-    use crate::policy::test_words as words;
+    use crate::test_words as words;
 
     #[test]
     fn options_are_found_as_their_parsers_find_them() {

@@ -7,9 +7,9 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::*;
-use crate::policy::lex::{self, Simple};
-use crate::policy::walk::NESTED_TEXT_UNIT;
-use crate::policy::wrappers::{MAX_NESTED, basename, unwrap};
+use crate::lex::{self, Simple};
+use crate::walk::NESTED_TEXT_UNIT;
+use crate::wrappers::{MAX_NESTED, basename, unwrap};
 
 /// Deepest nesting of shells inside shells followed (as the other rules do).
 const MAX_SHELL_NESTING: usize = 16;

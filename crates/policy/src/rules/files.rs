@@ -3,7 +3,7 @@
 //! after), and the files that hold credentials (a key read is a key that can be sent).
 
 use super::*;
-use crate::policy::wrappers::basename;
+use crate::wrappers::basename;
 
 /// Files under the home directory that a shell or a tool runs, or reads for what to run,
 /// when it starts: exact paths, and directories (ending in `/`) whose every file counts.
@@ -379,7 +379,7 @@ fn secret_read(path: &str, argv: &[String]) -> Finding {
 mod tests {
     use super::*;
 
-    use crate::policy::test_words as w;
+    use crate::test_words as w;
 
     #[test]
     fn startup_files_written_and_secrets_read_are_seen() {
@@ -449,7 +449,7 @@ mod tests {
 mod moves_and_outputs {
     use super::*;
 
-    use crate::policy::test_words as w;
+    use crate::test_words as w;
 
     #[test]
     fn a_cd_moves_the_directory_paths_are_read_against() {

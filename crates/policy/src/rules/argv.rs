@@ -1,7 +1,7 @@
 //! Rules on one POSIX argv (after unwrapping) and the redirections of its command.
 
 use super::*;
-use crate::policy::wrappers::basename;
+use crate::wrappers::basename;
 
 /// Writing a letter here makes the kernel reboot (`b`), crash (`c`) or power off (`o`).
 const SYSRQ_TRIGGER: &str = "/proc/sysrq-trigger";
