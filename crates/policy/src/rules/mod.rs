@@ -104,7 +104,6 @@ const BLOCK_DEVICE_PREFIXES: &[&str] = &[
 /// (`/dev/./sda`, `/dev//sda`), or by what it is when it exists (a link to a disk, a device
 /// node made elsewhere).
 fn is_block_device(path: &str) -> bool {
-    use std::os::unix::fs::FileTypeExt;
     let named = |p: &str| BLOCK_DEVICE_PREFIXES.iter().any(|d| p.starts_with(d));
     if named(path) {
         return true;
@@ -112,7 +111,21 @@ fn is_block_device(path: &str) -> bool {
     if path.starts_with('/') && named(&normalize_abs(path)) {
         return true;
     }
-    path.starts_with('/') && std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
+    path.starts_with('/') && is_block_node(path)
+}
+
+/// Whether `path` exists and is a block device node (a link to a disk, a node made
+/// elsewhere). Windows names its disks by path only (`\\.\PhysicalDrive0`: the Windows
+/// rules).
+#[cfg(unix)]
+fn is_block_node(path: &str) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
+}
+
+#[cfg(not(unix))]
+fn is_block_node(_path: &str) -> bool {
+    false
 }
 
 /// Normalize a path as the shell would resolve it for comparison: `~` and `$HOME` kept as
