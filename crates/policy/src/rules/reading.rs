@@ -394,8 +394,13 @@ pub fn glob_matches(pattern: &str, cwd: Option<&str>) -> bool {
     false
 }
 
-/// Whether a name pattern matches a program in the absolute directories of `PATH`.
+/// Whether a name pattern matches a program in the absolute directories of `PATH`. On
+/// Windows, where a program's name carries one of `PATHEXT`'s extensions and case does not
+/// count, a pattern in a program's place is taken as naming one (warned, never allowed).
 fn matches_a_program(pattern: &str) -> bool {
+    if cfg!(not(unix)) {
+        return true;
+    }
     let path = std::env::var("PATH").unwrap_or_default();
     path.split(':')
         .filter(|d| d.starts_with('/'))
@@ -491,10 +496,21 @@ mod glob_tests {
         let long = "O".repeat(200);
         assert!(!fnmatch(&format!("{}X", "*".repeat(60)), &long));
         assert!(fnmatch(&"*O".repeat(60), &long));
+        assert!(!glob_matches("3*4", Some("/")));
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn globs_find_the_files_and_programs_they_match() {
         assert!(glob_matches("/bin/r?", None));
         assert!(!glob_matches("/bin/zz?zz", None));
-        assert!(!glob_matches("3*4", Some("/")));
         assert!(!glob_matches("print(2**10)", None), "matches no program");
         assert!(glob_matches("r?", None), "rm is a program");
+    }
+
+    #[test]
+    #[cfg(not(unix))]
+    fn a_pattern_in_a_programs_place_counts_as_naming_one() {
+        assert!(glob_matches("r?", None));
     }
 }
