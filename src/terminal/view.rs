@@ -186,8 +186,17 @@ pub fn full_screen(core: &Core, t: &Terminal, spec: &OutputSpec) -> Option<Scree
     if !default {
         return None;
     }
-    let s = screen(core, t);
-    s.alternate_screen.then_some(s)
+    // Asked on every interactive answer: the whole screen's text is built only for a
+    // full-screen program (building it for a REPL's `1+1` was 6 % of the round trip).
+    core.sync_screen(t);
+    if !super::term::lock(&t.vt)
+        .parser()
+        .screen()
+        .alternate_screen()
+    {
+        return None;
+    }
+    Some(screen(core, t))
 }
 
 /// The line a program waiting for input prompts on: the cursor's row of the screen, up to

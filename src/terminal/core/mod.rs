@@ -84,6 +84,10 @@ pub struct Core {
     tx: broadcast::Sender<Arc<ActionEnvelope>>,
 }
 
+/// Bytes of output behind the screen that are parsed on the caller's worker; more are
+/// parsed off the workers (`off_the_workers`).
+const INLINE_CATCH_UP: u64 = 16 * 1024;
+
 /// Run `f`, which may take a while, without holding up the runtime's other tasks: on a
 /// multi-threaded runtime this worker hands its queue to another thread first.
 fn off_the_workers<T>(f: impl FnOnce() -> T) -> T {
@@ -314,7 +318,17 @@ impl Core {
     /// [`catch_up::MAX_REPLAY`] bytes are replayed whatever the backlog, and the work is
     /// moved off the runtime's workers, so a screen read never stalls other calls.
     pub fn sync_screen(&self, term: &Terminal) {
-        off_the_workers(|| self.catch_up(term));
+        // A few kilobytes behind (a REPL's answer, a prompt) are caught up here: handing
+        // the worker's queue to another thread costs more than parsing them.
+        let behind = {
+            let len = term.state().spool.len();
+            len.saturating_sub(lock(&term.vt).pos)
+        };
+        if behind <= INLINE_CATCH_UP {
+            self.catch_up(term);
+        } else {
+            off_the_workers(|| self.catch_up(term));
+        }
     }
 
     fn catch_up(&self, term: &Terminal) {
