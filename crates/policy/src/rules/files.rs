@@ -5,9 +5,9 @@
 use super::*;
 use crate::wrappers::basename;
 
-/// Files under the home directory that a shell or a tool runs, or reads for what to run,
-/// when it starts: exact paths, and directories (ending in `/`) whose every file counts.
-const HOME_STARTUP: &[&str] = &[
+/// A shell's own start-up files under the home directory, whose text is shell lines (what
+/// an `echo` writes into one can be judged as a line).
+const SHELL_STARTUP: &[&str] = &[
     ".bashrc",
     ".bash_profile",
     ".bash_login",
@@ -20,6 +20,12 @@ const HOME_STARTUP: &[&str] = &[
     ".zlogout",
     ".kshrc",
     ".mkshrc",
+];
+
+/// The other files under the home directory that a shell or a tool runs, or reads for what
+/// to run, when it starts: exact paths, and directories (ending in `/`) whose every file
+/// counts.
+const HOME_STARTUP: &[&str] = &[
     ".cshrc",
     ".tcshrc",
     ".inputrc",
@@ -100,7 +106,7 @@ fn listed(rest: &str, list: &[&str]) -> bool {
 /// Whether a (normalized) path is a start-up file: one of the home's, or a repository's
 /// configuration and hooks (`.git/config`, `.git/hooks/…`), which git runs from.
 pub fn is_startup_file(path: &str) -> bool {
-    if in_home(path).is_some_and(|r| listed(r, HOME_STARTUP)) {
+    if in_home(path).is_some_and(|r| listed(r, SHELL_STARTUP) || listed(r, HOME_STARTUP)) {
         return true;
     }
     // The repository's directory itself, or its hooks', written into (`cp x .git/hooks`,
@@ -119,21 +125,7 @@ pub fn is_startup_file(path: &str) -> bool {
 /// (what an `echo` writes into it can be judged as a line; an `.inputrc`, a `.gitconfig` or
 /// `authorized_keys` is read another way).
 fn is_shell_startup(path: &str) -> bool {
-    const SHELL: &[&str] = &[
-        ".bashrc",
-        ".bash_profile",
-        ".bash_login",
-        ".bash_logout",
-        ".profile",
-        ".zshrc",
-        ".zshenv",
-        ".zprofile",
-        ".zlogin",
-        ".zlogout",
-        ".kshrc",
-        ".mkshrc",
-    ];
-    in_home(path).is_some_and(|r| SHELL.contains(&r))
+    in_home(path).is_some_and(|r| SHELL_STARTUP.contains(&r))
 }
 
 /// Whether a (normalized) path holds credentials.
