@@ -2,6 +2,7 @@
 //! tools run later (a line written into `~/.bashrc` runs, unjudged, in every terminal opened
 //! after), and the files that hold credentials (a key read is a key that can be sent).
 
+use super::secrets::{is_secret_dir, is_secret_file};
 use super::*;
 use crate::wrappers::basename;
 
@@ -58,31 +59,6 @@ const HOME_STARTUP: &[&str] = &[
     ".config/interactive-terminal-mcp/",
 ];
 
-/// Files under the home directory that hold credentials: exact paths, directories (ending
-/// in `/`), and private SSH keys (`.ssh/id_*` but the `.pub` halves).
-const HOME_SECRETS: &[&str] = &[
-    ".aws/credentials",
-    ".aws/config",
-    ".netrc",
-    ".git-credentials",
-    ".docker/config.json",
-    ".kube/config",
-    ".pypirc",
-    ".npmrc",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".config/gh/hosts.yml",
-    ".config/gcloud/",
-    ".azure/",
-    ".gnupg/",
-    ".password-store/",
-    ".config/interactive-terminal-mcp/",
-    ".config/interactive-terminal/",
-];
-
-/// System files that hold credentials.
-const SYSTEM_SECRETS: &[&str] = &["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/"];
-
 /// A path's part under the home directory (`~/x`, `$HOME/x`, `/home/u/x` for the home),
 /// once normalized.
 fn in_home(path: &str) -> Option<&str> {
@@ -126,33 +102,6 @@ pub fn is_startup_file(path: &str) -> bool {
 /// `authorized_keys` is read another way).
 fn is_shell_startup(path: &str) -> bool {
     in_home(path).is_some_and(|r| SHELL_STARTUP.contains(&r))
-}
-
-/// Whether a (normalized) path holds credentials.
-pub fn is_secret_file(path: &str) -> bool {
-    if let Some(rest) = in_home(path) {
-        if listed(rest, HOME_SECRETS) {
-            return true;
-        }
-        if let Some(key) = rest.strip_prefix(".ssh/") {
-            return (key.starts_with("id_") && !key.ends_with(".pub")) || key.ends_with(".pem");
-        }
-    }
-    // Another process's environment and memory (tokens, keys).
-    if let Some(rest) = path.strip_prefix("/proc/")
-        && let Some((pid, file)) = rest.split_once('/')
-        && !matches!(pid, "self" | "thread-self")
-        && matches!(file, "environ" | "mem")
-    {
-        return true;
-    }
-    SYSTEM_SECRETS.iter().any(|s| {
-        if s.ends_with('/') {
-            path.starts_with(s) && path.contains("_key") && !path.ends_with(".pub")
-        } else {
-            path == *s
-        }
-    })
 }
 
 /// The files a command writes, as far as its argv shows: its output redirections, and the
@@ -278,14 +227,24 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
             break;
         }
     }
+    let program = argv.first().map(|p| basename(p)).unwrap_or_default();
     if let Some(secret) = argv
         .iter()
         .skip(1)
         .map(|a| a.split_once('=').map_or(a.as_str(), |(_, v)| v))
         .map(|a| a.trim_start_matches('@'))
-        .find(|a| is_secret_file(&normalize(a, cwd)))
+        .find(|a| {
+            let path = normalize(a, cwd);
+            is_secret_file(&path) || is_secret_dir(&path, &program)
+        })
     {
         out.push(secret_read(secret, argv));
+    } else if program == "getent"
+        && argv
+            .iter()
+            .any(|a| matches!(a.as_str(), "shadow" | "gshadow"))
+    {
+        out.push(secret_read("/etc/shadow", argv));
     }
     out
 }

@@ -14,6 +14,7 @@ mod files;
 mod git;
 mod patterns;
 pub mod reading;
+mod secrets;
 mod windows;
 
 pub use argv::check_argv;

@@ -411,7 +411,7 @@ fn matches_a_program(pattern: &str) -> bool {
 /// pass with the last `*` as the only point to come back to: time in the pattern's length
 /// times the name's, whatever the stars (a recursive match was exponential in them, and a
 /// hostile command line decides how many there are).
-fn fnmatch(pattern: &str, name: &str) -> bool {
+pub(crate) fn fnmatch(pattern: &str, name: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
     let (mut pi, mut ni) = (0, 0);

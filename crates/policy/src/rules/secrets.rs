@@ -1,0 +1,217 @@
+//! Which paths hold credentials: keys, cloud and registry logins, password stores, shell
+//! histories (what was typed, tokens among it), the server's and the host's tokens, the
+//! system's password hashes and mounted secrets, another process's environment.
+//!
+//! Read wherever they sit — this user's home, another's (`/home/*/.ssh/id_rsa`,
+//! `/root/.aws/credentials`) — as a file, as a directory read whole (`tar czf - ~/.ssh`,
+//! `grep -r . ~/.aws`, `cp -r ~/.ssh`), or through a pattern that can match one
+//! (`cat ~/.ssh/*`, `cat ~/.ss?/id_*`).
+
+use super::reading::fnmatch;
+
+/// Under a home directory: exact paths, and directories (ending in `/`) whose every file
+/// counts.
+const HOME_SECRETS: &[&str] = &[
+    ".aws/credentials",
+    ".aws/config",
+    ".netrc",
+    ".git-credentials",
+    ".docker/config.json",
+    ".kube/config",
+    ".pypirc",
+    ".npmrc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".config/gh/hosts.yml",
+    ".config/gcloud/",
+    ".azure/",
+    ".gnupg/",
+    ".password-store/",
+    ".config/interactive-terminal-mcp/",
+    ".config/interactive-terminal/",
+    ".bash_history",
+    ".zsh_history",
+    ".zhistory",
+    ".python_history",
+    ".psql_history",
+    ".mysql_history",
+    ".node_repl_history",
+    ".local/share/fish/fish_history",
+];
+
+/// Private SSH keys, by the names `ssh-keygen` gives them (`.pub` halves are not).
+const SSH_KEYS: &[&str] = &[
+    "id_rsa",
+    "id_ed25519",
+    "id_ecdsa",
+    "id_dsa",
+    "id_ed25519_sk",
+];
+
+/// System files that hold credentials, and directories whose every file does.
+const SYSTEM_SECRETS: &[&str] = &[
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/sudoers",
+    "/run/secrets/",
+    "/var/run/secrets/",
+];
+
+/// Programs that, given a directory, only list it or change its metadata: naming a
+/// credentials directory to them reads nothing of what it holds.
+const LISTERS: &[&str] = &[
+    "ls", "stat", "du", "tree", "file", "test", "[", "realpath", "readlink", "mkdir", "chmod",
+    "chown", "touch", "cd", "pushd", "basename", "dirname",
+];
+
+/// Whether a (normalized) path holds credentials, or is a pattern that can match one.
+pub fn is_secret_file(path: &str) -> bool {
+    // Another process's environment and memory (tokens, keys).
+    if let Some(rest) = path.strip_prefix("/proc/")
+        && let Some((pid, file)) = rest.split_once('/')
+        && !matches!(pid, "self" | "thread-self")
+        && matches!(file, "environ" | "mem")
+    {
+        return true;
+    }
+    if SYSTEM_SECRETS.iter().any(|s| within(path, s)) {
+        return true;
+    }
+    // The host keys of `/etc/ssh` (not its configuration).
+    if path.starts_with("/etc/ssh/") && path.contains("_key") && !path.ends_with(".pub") {
+        return true;
+    }
+    let parts: Vec<&str> = path.split('/').collect();
+    // Under any home: every place a home's part may start (`~/`, `/home/bob/`, `/root/`, a
+    // relative path's start).
+    (0..parts.len()).any(|i| home_secret(&parts[i..]))
+}
+
+/// Whether a directory `path` (normalized) holds credentials: a read of it whole reads them
+/// (`tar`, `cp -r`, `grep -r`, `rsync`, `zip`); `program` is the command's, whose listing of
+/// the directory reads nothing.
+pub fn is_secret_dir(path: &str, program: &str) -> bool {
+    if LISTERS.contains(&program) {
+        return false;
+    }
+    let path = path.trim_end_matches('/');
+    if SYSTEM_SECRETS
+        .iter()
+        .any(|s| s.ends_with('/') && s.trim_end_matches('/') == path)
+        || path == "/etc/ssh"
+    {
+        return true;
+    }
+    let parts: Vec<&str> = path.split('/').collect();
+    (0..parts.len()).any(|i| {
+        let rel = &parts[i..];
+        HOME_SECRETS
+            .iter()
+            .map(|s| {
+                // A directory of secrets counts itself; a file's directories do.
+                let parts: Vec<&str> = s.trim_end_matches('/').split('/').collect();
+                (parts, s.ends_with('/'))
+            })
+            .chain(std::iter::once((vec![".ssh", "id_rsa"], false)))
+            .any(|(secret, dir)| {
+                (secret.len() > rel.len() || (dir && secret.len() == rel.len()))
+                    && matches_parts(rel, &secret[..rel.len()])
+            })
+    })
+}
+
+/// Whether `rel` (a home's part, split) names or can match one of the home's credentials.
+fn home_secret(rel: &[&str]) -> bool {
+    let keys = SSH_KEYS.iter().map(|k| vec![".ssh", k]);
+    let pem = (rel.len() == 2 && rel[0] == ".ssh" && rel[1].ends_with(".pem"))
+        .then(|| vec![".ssh", rel[1]]);
+    HOME_SECRETS
+        .iter()
+        .map(|s| {
+            let dir = s.ends_with('/');
+            (s.trim_end_matches('/').split('/').collect::<Vec<_>>(), dir)
+        })
+        .chain(keys.chain(pem).map(|k| (k, false)))
+        .any(|(secret, dir)| {
+            if dir {
+                rel.len() > secret.len() && matches_parts(&rel[..secret.len()], &secret)
+            } else {
+                rel.len() == secret.len() && matches_parts(rel, &secret)
+            }
+        })
+}
+
+/// Whether path parts, each a name or a shell pattern, match a secret's names one by one.
+fn matches_parts(pattern: &[&str], names: &[&str]) -> bool {
+    pattern.iter().zip(names).all(|(p, n)| {
+        if p.contains(['*', '?', '[']) {
+            fnmatch(p, n) && (!n.starts_with('.') || p.starts_with('.'))
+        } else {
+            p == n
+        }
+    })
+}
+
+/// Whether `path` is `s` or, when `s` is a directory (ends in `/`), inside it.
+fn within(path: &str, s: &str) -> bool {
+    if s.ends_with('/') {
+        path.starts_with(s)
+    } else {
+        path == s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_are_found_wherever_they_sit_and_however_they_are_named() {
+        for secret in [
+            "~/.ssh/id_rsa",
+            "/home/bob/.ssh/id_ed25519",
+            "/home/*/.ssh/id_rsa",
+            "~/.ssh/*",
+            "~/.ss?/id_*",
+            "/root/.aws/credentials",
+            "~/.gnupg/private-keys-v1.d/x.key",
+            "~/.bash_history",
+            "/var/run/secrets/kubernetes.io/serviceaccount/token",
+            "/etc/shadow",
+            "/etc/ssh/ssh_host_ed25519_key",
+            "/proc/1/environ",
+            "~/.ssh/deploy.pem",
+            ".ssh/id_rsa",
+        ] {
+            assert!(is_secret_file(secret), "{secret}");
+        }
+        for plain in [
+            "~/.ssh/id_rsa.pub",
+            "~/.ssh/known_hosts",
+            "~/.ssh/config",
+            "~/.bashrc",
+            "/etc/ssh/sshd_config",
+            "/proc/self/environ",
+            "~/src/*.rs",
+            "/etc/passwd",
+        ] {
+            assert!(!is_secret_file(plain), "{plain}");
+        }
+    }
+
+    #[test]
+    fn a_credentials_directory_read_whole_is_a_read_of_them() {
+        for dir in [
+            "~/.ssh",
+            "~/.aws/",
+            "/home/bob/.gnupg",
+            "/run/secrets",
+            "~/.config",
+        ] {
+            assert!(is_secret_dir(dir, "tar"), "{dir}");
+        }
+        assert!(!is_secret_dir("~/.ssh", "ls"));
+        assert!(!is_secret_dir("~/src", "tar"));
+        assert!(!is_secret_dir("~/.cache", "grep"));
+    }
+}
