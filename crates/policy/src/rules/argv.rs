@@ -38,6 +38,8 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
                 format!("overwrites the system file {r}"),
                 argv,
             ));
+        } else if super::system::kernel_interface(&normalize(r, cwd)) {
+            out.push(kernel_write(r, argv));
         }
     }
     out.extend(super::files::check_files(argv, redirects, cwd));
@@ -333,6 +335,35 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
     }
     if let Some(what) = super::admin::admin_destructive(&name, &targets, &flags) {
         out.push(finding(Warn, "destructive_admin", what, argv));
+    } else if let Some(what) = super::system::administers(&name, &targets, &flags) {
+        out.push(finding(Warn, "destructive_admin", what, argv));
+    }
+    // Files a command writes or deletes by its nature, onto the kernel's interfaces or out
+    // of the system's directories.
+    let written: Vec<&str> = match name.as_str() {
+        "tee" | "truncate" => targets.clone(),
+        "cp" | "mv" | "ln" | "install" if targets.len() >= 2 => vec![targets[targets.len() - 1]],
+        "dd" => args.iter().filter_map(|a| a.strip_prefix("of=")).collect(),
+        _ => Vec::new(),
+    };
+    if let Some(w) = written
+        .iter()
+        .find(|w| super::system::kernel_interface(&normalize(w, cwd)))
+    {
+        out.push(kernel_write(w, argv));
+    }
+    let deleted: &[&str] = match name.as_str() {
+        "rm" | "unlink" | "shred" => &targets,
+        "mv" if targets.len() >= 2 => &targets[..targets.len() - 1],
+        _ => &[],
+    };
+    if let Some(d) = deleted.iter().find(|d| is_system_file(&normalize(d, cwd))) {
+        out.push(finding(
+            Warn,
+            "system_file_write",
+            format!("removes the system file {d}"),
+            argv,
+        ));
     }
     if let Some(f) = super::admin::package_install(&name, args) {
         out.push(finding(Warn, "package_install", f, argv));
@@ -363,6 +394,7 @@ fn kills_init(args: &[String]) -> bool {
 /// Files under system configuration and boot directories (`/etc/passwd`, `/boot/...`).
 fn is_system_file(path: &str) -> bool {
     const SYSTEM_FILE_DIRS: &[&str] = &[
+        "/var/log/",
         "/etc/",
         "/boot/",
         "/bin/",
@@ -374,6 +406,16 @@ fn is_system_file(path: &str) -> bool {
         "/usr/lib/",
     ];
     SYSTEM_FILE_DIRS.iter().any(|d| path.starts_with(d))
+}
+
+/// A write onto `/sys`, `/proc/sys` or a device other than the harmless ones.
+fn kernel_write(target: &str, argv: &[String]) -> Finding {
+    finding(
+        Severity::Warn,
+        "kernel_write",
+        format!("writes {target}, a kernel or device interface: it changes the machine itself"),
+        argv,
+    )
 }
 
 fn writes_system_file(name: &str, targets: &[&str], cwd: Option<&str>) -> bool {

@@ -15,6 +15,7 @@ mod git;
 mod patterns;
 pub mod reading;
 mod secrets;
+mod system;
 mod windows;
 
 pub use argv::check_argv;

@@ -1,0 +1,183 @@
+//! The machine itself: its kernel and device interfaces, and the programs that administer
+//! disks, volumes, mounts, services and accounts. Both are allow-lists: a device a program
+//! may write is one of a few (`/dev/null`, a terminal, a descriptor), and an administration
+//! program passes only with a verb that reads (`systemctl status`, `fdisk -l`, `zpool
+//! list`); anything else it does changes the machine and is warned.
+
+/// Devices whose writing touches nothing but the writer's own streams.
+const HARMLESS_DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/stdin",
+];
+
+/// Whether writing `path` (normalized) changes the kernel or a device: `/sys`, `/proc/sys`,
+/// any device but the harmless ones (`/dev/mem`, `/dev/kmsg`, a disk by id).
+pub fn kernel_interface(path: &str) -> bool {
+    if path.starts_with("/sys/") || path.starts_with("/proc/sys/") {
+        return true;
+    }
+    let Some(dev) = path.strip_prefix("/dev/") else {
+        return false;
+    };
+    !(HARMLESS_DEVICES.contains(&path)
+        || dev.starts_with("fd/")
+        || dev.starts_with("pts/")
+        || dev.starts_with("shm/")
+        || dev.starts_with("mqueue/")
+        // bash's network connections: a connection, as `curl` makes one.
+        || dev.starts_with("tcp/")
+        || dev.starts_with("udp/"))
+}
+
+/// What an administration program does to the machine, when its words are not a reading
+/// verb: `None` for a program that is not one, or one that only reads.
+pub fn administers(name: &str, words: &[&str], flags: &[&str]) -> Option<&'static str> {
+    let first = words.first().copied().unwrap_or("");
+    let second = words.get(1).copied().unwrap_or("");
+    let lists = |short: &[char], long: &[&str]| {
+        flags.iter().any(|f| {
+            if let Some(l) = f.strip_prefix("--") {
+                long.contains(&l)
+            } else {
+                f[1..].chars().any(|c| short.contains(&c))
+            }
+        })
+    };
+    let what = match name {
+        "fdisk" | "sfdisk" | "cfdisk" | "gdisk" | "cgdisk" => {
+            if lists(&['l', 'd'], &["list", "dump", "version", "help"]) {
+                return None;
+            }
+            "changes a disk's partitions"
+        }
+        "parted" => {
+            if lists(&['l'], &["list", "version", "help"]) || words.contains(&"print") {
+                return None;
+            }
+            "changes a disk's partitions"
+        }
+        "cryptsetup" if !matches!(first, "status" | "luksDump" | "isLuks" | "benchmark" | "") => {
+            "changes an encrypted volume"
+        }
+        "lvremove" | "vgremove" | "pvremove" | "lvreduce" | "lvresize" | "lvchange"
+        | "vgchange" | "pvmove" | "vgreduce" | "lvcreate" | "vgcreate" | "pvcreate" | "wipefs" => {
+            "changes the machine's volumes"
+        }
+        "zpool" | "zfs"
+            if !matches!(first, "list" | "status" | "get" | "iostat" | "history" | "") =>
+        {
+            "changes the machine's pools or datasets"
+        }
+        "btrfs" if !btrfs_reads(first, second) => "changes a btrfs filesystem",
+        "mount" if !words.is_empty() || lists(&['o', 'a', 'B', 'M'], &["bind", "move"]) => {
+            "mounts or remounts a filesystem"
+        }
+        "umount" => "unmounts a filesystem",
+        "systemctl"
+            if !matches!(
+                first,
+                "" | "status"
+                    | "show"
+                    | "cat"
+                    | "help"
+                    | "list-units"
+                    | "list-unit-files"
+                    | "list-timers"
+                    | "list-sockets"
+                    | "list-dependencies"
+                    | "list-jobs"
+                    | "list-machines"
+                    | "is-active"
+                    | "is-enabled"
+                    | "is-failed"
+                    | "is-system-running"
+                    | "get-default"
+                    | "show-environment"
+                    // Bringing a service up or back keeps it running: everyday, not a
+                    // change of what the machine runs.
+                    | "start"
+                    | "restart"
+                    | "try-restart"
+                    | "reload"
+                    | "reload-or-restart"
+                    | "daemon-reload"
+            ) =>
+        {
+            "stops, disables or masks services, or changes the machine's state"
+        }
+        "service" if !matches!(second, "status" | "start" | "restart" | "reload" | "") => {
+            "stops a service"
+        }
+        "chattr" => "changes files' attributes (immutable, append-only)",
+        "passwd" if !lists(&['S'], &["status"]) => "changes an account's password",
+        "usermod" | "useradd" | "adduser" | "groupadd" | "groupmod" | "gpasswd" | "chpasswd"
+        | "chage" | "visudo" | "vipw" | "vigr" | "newusers" | "chsh" | "chfn" => {
+            "changes the machine's accounts"
+        }
+        _ => return None,
+    };
+    Some(what)
+}
+
+/// Whether `btrfs FIRST SECOND` only shows.
+fn btrfs_reads(first: &str, second: &str) -> bool {
+    match first {
+        "filesystem" | "fi" => matches!(second, "show" | "df" | "usage" | "du"),
+        "subvolume" | "sub" => matches!(second, "list" | "show" | "get-default"),
+        "version" | "help" | "" => true,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_harmless_devices_are_written_unasked() {
+        for kernel in [
+            "/dev/mem",
+            "/dev/kmsg",
+            "/dev/disk/by-id/ata-x",
+            "/sys/power/state",
+            "/proc/sys/kernel/sysrq",
+        ] {
+            assert!(kernel_interface(kernel), "{kernel}");
+        }
+        for plain in [
+            "/dev/null",
+            "/dev/fd/3",
+            "/dev/pts/0",
+            "/dev/shm/x",
+            "/tmp/x",
+            "/proc/self/fd/1",
+        ] {
+            assert!(!kernel_interface(plain), "{plain}");
+        }
+    }
+
+    #[test]
+    fn administration_passes_only_with_a_reading_verb() {
+        let a = |name: &str, words: &[&str], flags: &[&str]| administers(name, words, flags);
+        assert!(a("systemctl", &["stop", "sshd"], &[]).is_some());
+        assert!(a("systemctl", &["status", "sshd"], &[]).is_none());
+        assert!(a("systemctl", &["restart", "nginx"], &[]).is_none());
+        assert!(a("systemctl", &["mask", "ssh"], &[]).is_some());
+        assert!(a("fdisk", &["/dev/sda"], &[]).is_some());
+        assert!(a("fdisk", &[], &["-l"]).is_none());
+        assert!(a("mount", &[], &[]).is_none());
+        assert!(a("mount", &["/dev/sdb1", "/mnt"], &[]).is_some());
+        assert!(a("zpool", &["destroy", "tank"], &[]).is_some());
+        assert!(a("zpool", &["status"], &[]).is_none());
+        assert!(a("passwd", &[], &["-d"]).is_some());
+        assert!(a("passwd", &[], &["-S"]).is_none());
+        assert!(a("ls", &["/"], &[]).is_none());
+    }
+}
