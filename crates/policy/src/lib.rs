@@ -7,6 +7,7 @@
 
 mod consoles;
 pub mod env;
+mod git_runs;
 mod git_settings;
 mod inline;
 mod inline_words;

@@ -99,7 +99,7 @@ fn option_value_anywhere(args: &[String], short: char, long: &str) -> Option<Str
 }
 
 /// Whether any word of `args` is option `short` (in a cluster) or `long` (abbreviated too).
-fn has_option(args: &[String], short: Option<char>, long: Option<&str>) -> bool {
+pub(crate) fn has_option(args: &[String], short: Option<char>, long: Option<&str>) -> bool {
     args.iter().any(|a| {
         if let Some(body) = a.strip_prefix("--") {
             let name = body.split_once('=').map_or(body, |(n, _)| n);
@@ -122,7 +122,7 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
     match name {
         "sed" | "gsed" => sed(rest),
         "tar" | "gtar" | "bsdtar" => tar(rest),
-        "git" => git(rest),
+        "git" => super::git_runs::git(rest),
         "ssh" | "scp" | "sftp" => ssh(name, rest),
         "rsync" => (has_option(rest, Some('e'), Some("rsh"))
             || has_option(rest, None, Some("rsync-path")))
@@ -315,93 +315,13 @@ fn tar(rest: &[String]) -> Option<String> {
 }
 
 /// Whether a long option whose name begins with at least `min` letters of `long` is given.
-fn has_long_at_least(args: &[String], long: &str, min: usize) -> bool {
+pub(crate) fn has_long_at_least(args: &[String], long: &str, min: usize) -> bool {
     args.iter().any(|a| {
         a.strip_prefix("--").is_some_and(|body| {
             let name = body.split_once('=').map_or(body, |(n, _)| n);
             name.len() >= min.min(long.len()) && long.starts_with(name)
         })
     })
-}
-
-/// Configuration and subcommands with which git runs a command of the line's.
-fn git(rest: &[String]) -> Option<String> {
-    let mut i = 0;
-    while i < rest.len() {
-        let a = rest[i].as_str();
-        let config = if a == "-c" {
-            i += 1;
-            rest.get(i).map(String::as_str)
-        } else {
-            a.strip_prefix("-c").filter(|v| !v.is_empty())
-        };
-        if let Some(kv) = config {
-            let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
-            if !super::git_settings::data_key(key, value) {
-                return Some(format!(
-                    "git -c {key}=… is not a setting known to be data: it may name a program \
-                     git runs, which is not judged"
-                ));
-            }
-        }
-        // `ext::CMD` and `fd::` URLs make the transport run a command or use a descriptor.
-        if a.starts_with("ext::") || a.starts_with("fd::") {
-            return Some(format!(
-                "git {a}: the transport runs a command the URL names"
-            ));
-        }
-        if a.starts_with("--config-env") || a.starts_with("--exec-path=") {
-            return Some(format!("git {a} picks code git runs"));
-        }
-        // A repository named on the line is one whose configuration (`core.fsmonitor`,
-        // hooks) nothing has judged, as with `GIT_DIR`.
-        if a == "--git-dir" || a.starts_with("--git-dir=") {
-            return Some(format!(
-                "git {a} runs in a repository whose configuration names programs git runs"
-            ));
-        }
-        // Global options whose value is the next word, not the subcommand (`git -C sub
-        // config …`).
-        if matches!(
-            a,
-            "-C" | "--work-tree" | "--namespace" | "--attr-source" | "--super-prefix"
-        ) {
-            i += 2;
-            continue;
-        }
-        if !a.starts_with('-') {
-            // The subcommand.
-            let sub = a;
-            let after = &rest[i + 1..];
-            if sub == "config"
-                && let Some(key) = super::git_settings::config_write(after)
-            {
-                return Some(format!(
-                    "git config sets {key}, which is not a setting known to be data: later git \
-                     commands may run what it names"
-                ));
-            }
-            if let Some(url) = after
-                .iter()
-                .find(|u| u.starts_with("ext::") || u.starts_with("fd::"))
-            {
-                return Some(format!(
-                    "git {sub} {url}: the transport runs a command the URL names"
-                ));
-            }
-            let runs = match sub {
-                "submodule" => after.first().is_some_and(|s| s == "foreach"),
-                "bisect" => after.first().is_some_and(|s| s == "run"),
-                "rebase" => has_option(after, Some('x'), Some("exec")),
-                "filter-branch" | "filter-repo" => true,
-                "difftool" | "mergetool" => has_option(after, Some('x'), Some("extcmd")),
-                _ => false,
-            };
-            return runs.then(|| format!("git {sub} runs a command given on the line"));
-        }
-        i += 1;
-    }
-    None
 }
 
 /// ssh's options that run a command on this machine (`ProxyCommand`, `LocalCommand`, a

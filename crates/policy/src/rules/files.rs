@@ -127,6 +127,17 @@ fn written<'a>(argv: &'a [String], redirects: &'a [String]) -> Vec<&'a str> {
             &["output-document", "directory-prefix"],
         )),
         "sort" => out.extend(option_values(&argv[1..], 'o', &["output"])),
+        // `git log --output=F`, `git format-patch -o DIR`, `git bundle create F`.
+        "git" => {
+            let rest = &argv[1..];
+            out.extend(option_values(rest, '\0', &["output"]));
+            if targets.first() == Some(&"format-patch") {
+                out.extend(option_values(rest, 'o', &["output-directory"]));
+            }
+            if targets.first() == Some(&"bundle") && targets.get(1) == Some(&"create") {
+                out.extend(targets.get(2).copied());
+            }
+        }
         // `history -w FILE` / `-a FILE`: every line typed, written where it names.
         "history" if has_short(&flags, &['w', 'a']) => out.extend(targets.iter().copied()),
         _ => {}
