@@ -19,6 +19,7 @@ pub mod strict_build;
 pub mod strict_git;
 pub mod strict_options;
 mod typed;
+mod variables;
 pub use typed::unseen_line;
 pub(crate) mod walk;
 pub mod wrappers;

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use super::inline::Stdin;
 use super::lex::{self, COMPUTED, Simple};
+use super::variables::{COMMAND_VARIABLES, PROMPT_VARIABLES, carries_unread_code};
 use super::wrappers::{MAX_NESTED, basename, unwrap_budgeted};
 
 /// Deepest nesting of shells inside shells followed (sh -c "sh -c '…'").
@@ -44,134 +45,6 @@ pub struct Found {
     pub globbed: Vec<(String, String)>,
     /// Files read through an input redirection (`< file`), with their command's argv.
     pub reads: Vec<(String, Vec<String>)>,
-}
-
-/// Variables whose value is a command line some program runs (a pager, an editor, a
-/// prompt hook, a compiler wrapper): set in a line, the value is judged as a line of its own
-/// (`PAGER='rm -rf ~' git log` is judged as `rm -rf ~`).
-const COMMAND_VARIABLES: &[&str] = &[
-    "PROMPT_COMMAND",
-    "PAGER",
-    "GIT_PAGER",
-    "MANPAGER",
-    "EDITOR",
-    "VISUAL",
-    "GIT_EDITOR",
-    "GIT_SEQUENCE_EDITOR",
-    "GIT_SSH_COMMAND",
-    "GIT_SSH",
-    "GIT_EXTERNAL_DIFF",
-    "GIT_ASKPASS",
-    "SSH_ASKPASS",
-    "SUDO_ASKPASS",
-    "BROWSER",
-    "RUSTC_WRAPPER",
-    "CC",
-    "CXX",
-    "LESSOPEN",
-    "LESSCLOSE",
-    "GIT_PROXY_COMMAND",
-    "FCEDIT",
-    "SYSTEMD_EDITOR",
-    "SYSTEMD_PAGER",
-    "KUBE_EDITOR",
-    "SVN_EDITOR",
-    "HGEDITOR",
-    "GH_PAGER",
-    "GH_EDITOR",
-    "PSQL_PAGER",
-    "BAT_PAGER",
-    "DELTA_PAGER",
-    "RUSTC",
-    "RUSTDOC",
-    "RUSTC_WORKSPACE_WRAPPER",
-    "CARGO_BUILD_RUSTC",
-    "CARGO_BUILD_RUSTC_WRAPPER",
-    "SHELL",
-];
-
-/// Prompts: their value runs its command substitutions at every prompt.
-const PROMPT_VARIABLES: &[&str] = &[
-    "PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT", "RPROMPT", "RPS1",
-];
-
-/// Variables that carry code the policy cannot read — a function body, options that load
-/// code into an interpreter, configuration that names programs — or that change how the
-/// shell splits the words that follow (`IFS`): warned.
-///
-/// Besides options and hooks, this covers what picks the code a program loads before its
-/// own: the dynamic loader's libraries (`LD_PRELOAD=./x.so ls` is not `ls`), the file a
-/// shell sources first (`BASH_ENV`, `ENV`, `ZDOTDIR`), the home and configuration
-/// directories (`HOME=…` makes `git` read a `.gitconfig` with a `core.fsmonitor`), and the
-/// repository git reads its configuration and hooks from.
-fn carries_unread_code(name: &str, value: &str) -> bool {
-    match name {
-        "IFS" | "PERL5OPT" | "RUBYOPT" | "JAVA_TOOL_OPTIONS" | "_JAVA_OPTIONS"
-        | "JDK_JAVA_OPTIONS" => true,
-        "BASH_ENV"
-        | "ENV"
-        | "ZDOTDIR"
-        | "INPUTRC"
-        | "SHELLOPTS"
-        | "BASHOPTS"
-        | "HOME"
-        | "XDG_CONFIG_HOME"
-        | "PYTHONSTARTUP"
-        | "PYTHONWARNINGS"
-        | "PYTHONBREAKPOINT"
-        | "PYTHONHOME"
-        | "PERL5DB"
-        | "GCONV_PATH"
-        | "LESS"
-        | "LESSKEY"
-        | "GIT_DIR"
-        | "GIT_EXEC_PATH"
-        | "GIT_TEMPLATE_DIR"
-        | "GIT_CONFIG"
-        | "NPM_CONFIG_SCRIPT_SHELL"
-        | "npm_config_script_shell"
-        | "MAKEFLAGS"
-        | "MFLAGS"
-        // Where the shell writes every line typed: `HISTFILE=~/.bashrc` makes them run in
-        // every shell started after.
-        | "HISTFILE" => true,
-        "NODE_OPTIONS" => !node_options_are_data(value),
-        _ => {
-            ["BASH_FUNC_", "GIT_CONFIG_", "LD_", "DYLD_", "LUA_INIT"]
-                .iter()
-                .any(|p| name.starts_with(p))
-                || (name.starts_with("CARGO_TARGET_")
-                    && (name.ends_with("_RUNNER") || name.ends_with("_LINKER")))
-        }
-    }
-}
-
-/// Whether every word of a `NODE_OPTIONS` value tunes the runtime rather than loading code
-/// (`--require`, `--import data:…`, `--loader` do).
-fn node_options_are_data(value: &str) -> bool {
-    const TUNING: &[&str] = &[
-        "--max-old-space-size",
-        "--max-semi-space-size",
-        "--stack-size",
-        "--stack-trace-limit",
-        "--enable-source-maps",
-        "--no-warnings",
-        "--no-deprecation",
-        "--trace-warnings",
-        "--trace-deprecation",
-        "--throw-deprecation",
-        "--unhandled-rejections",
-        "--openssl-legacy-provider",
-        "--use-openssl-ca",
-        "--dns-result-order",
-        "--max-http-header-size",
-        "--experimental-vm-modules",
-        "--preserve-symlinks",
-    ];
-    value.split_whitespace().all(|w| {
-        let name = w.split_once('=').map_or(w, |(n, _)| n);
-        TUNING.contains(&name)
-    })
 }
 
 /// What a variable the line sets makes it run: its value as a line to judge, or a warning.
