@@ -14,8 +14,8 @@ mod bsd;
 mod unix;
 
 pub use unix::{
-    ask_to_end, detach_session, effective_uid, executable, exhausted, is_block_device,
-    process_exists, program_of, real_uid, scrub_environment_block,
+    ask_to_end, detach_session, effective_uid, executable, exhausted, process_exists, program_of,
+    real_uid, scrub_environment_block,
 };
 #[cfg(target_os = "linux")]
 mod linux;

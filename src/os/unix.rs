@@ -4,7 +4,7 @@
 //! rest is in `linux` and `bsd`.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use nix::errno::Errno;
 use nix::unistd::Pid;
@@ -36,12 +36,6 @@ pub fn real_uid() -> u32 {
 pub fn executable(meta: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::PermissionsExt;
     meta.is_file() && meta.permissions().mode() & 0o111 != 0
-}
-
-/// Whether `path` is a block device (a disk, a partition).
-pub fn is_block_device(path: &Path) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
 }
 
 /// Run before `exec` in a child a `Command` starts: make it a session of its own, which its

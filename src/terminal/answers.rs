@@ -172,11 +172,11 @@ fn send(term: &Arc<Terminal>, held: Held) {
             Some(g) => g,
             None => lock.lock_owned().await,
         };
-        term.writes.fetch_add(1, Ordering::SeqCst);
+        let writing = term.begin_write();
         if let Err(e) = term.pty.write_all(&held.reply).await {
             tracing::debug!(terminal = %term.id, error = %e, "a query's answer could not be written");
         }
-        term.writes_done.fetch_add(1, Ordering::SeqCst);
+        drop(writing);
         term.answers_in_flight.fetch_sub(1, Ordering::SeqCst);
     });
 }

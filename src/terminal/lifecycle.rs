@@ -166,8 +166,7 @@ pub async fn input(
         ));
     }
     let _serial = term.write_lock.lock().await;
-    term.writes
-        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let _writing = term.begin_write();
     {
         let mut st = term.state();
         if term.prompt_only {
@@ -187,10 +186,7 @@ pub async fn input(
         origin,
     );
     let data = in_cursor_mode(core, term, data);
-    let written = term.pty.write_all(data.as_bytes()).await;
-    term.writes_done
-        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    written
+    term.pty.write_all(data.as_bytes()).await
 }
 
 /// Cursor keys as the program asked for them: in application cursor mode (DECCKM, set by

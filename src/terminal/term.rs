@@ -286,7 +286,27 @@ pub struct Terminal {
 
 pub use crate::locks::lock;
 
+/// A write to the pty in progress: counted in `Terminal::writes` when it begins, and in
+/// `writes_done` when it ends — also when the write is given up half-way (its caller
+/// cancelled), so the count never says a write is still under way when none is.
+pub struct WriteInProgress<'a>(&'a Terminal);
+
+impl Drop for WriteInProgress<'_> {
+    fn drop(&mut self) {
+        self.0
+            .writes_done
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 impl Terminal {
+    /// Count a write to the pty as begun; it counts as done when the value is dropped.
+    pub fn begin_write(&self) -> WriteInProgress<'_> {
+        self.writes
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        WriteInProgress(self)
+    }
+
     pub fn state(&self) -> MutexGuard<'_, TermState> {
         lock(&self.st)
     }
