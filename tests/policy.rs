@@ -156,6 +156,24 @@ fn argv_requests_are_judged_the_same_way() {
         p.evaluate("rm -rf *", Some("/tmp/build")).authorization,
         Authorization::AllowedWithWarning
     );
+    // A `cd` the line makes moves what follows it; one in a subshell does not, so every
+    // place the line may be in is judged.
+    for line in [
+        "cd / && rm -rf *",
+        "(cd /tmp); rm -rf *",
+        "echo $(cd /tmp); rm -rf *",
+    ] {
+        let start = if line.starts_with("cd /") {
+            "/tmp/build"
+        } else {
+            "/"
+        };
+        assert_eq!(
+            p.evaluate(line, Some(start)).authorization,
+            Authorization::Blocked,
+            "{line} from {start}"
+        );
+    }
 }
 
 /// Blocked commands through the real binary. Only blocked ones: they never run. (Corpus

@@ -212,6 +212,9 @@ pub struct Policy {
     pub env: env::EnvAllowlist,
 }
 
+/// Working directories a line is judged in at most (`cd` after `cd`).
+const MAX_PLACES: usize = 8;
+
 fn patterns(items: &[String]) -> Result<Vec<Vec<String>>, String> {
     items
         .iter()
@@ -366,14 +369,21 @@ impl Policy {
         for p in &powershell {
             findings.extend(rules::check_windows(p));
         }
-        // The working directory as the line moves it: `cd .git && … >> config` writes the
-        // repository's configuration. Unknown (None) after a `cd` to a computed place.
-        let mut here = cwd.map(str::to_string);
+        // The working directories the line may be in as it moves (`cd .git && … >> config`
+        // writes the repository's configuration): every one a `cd` may have led to, since a
+        // `cd` in a subshell or a substitution does not move what follows it — judging only
+        // the last would let `(cd /tmp); rm -rf *` run in `/` as a deletion in /tmp.
+        // Unknown (None) after a `cd` to a computed place.
+        let mut places: Vec<Option<String>> = vec![cwd.map(str::to_string)];
         for (argv, redirects) in &commands {
-            let cwd = here.clone();
-            let cwd = cwd.as_deref();
-            if let Some(to) = rules::moved_to(argv, cwd) {
-                here = to;
+            let here = places.clone();
+            for from in &here {
+                if let Some(to) = rules::moved_to(argv, from.as_deref())
+                    && !places.contains(&to)
+                {
+                    // A line that moves about without end is judged as being anywhere.
+                    places.push(if places.len() < MAX_PLACES { to } else { None });
+                }
             }
             if self.allowed.iter().any(|p| matches_pattern(argv, p)) {
                 continue;
@@ -395,7 +405,9 @@ impl Policy {
                     command: shell_words::join(argv),
                 });
             }
-            findings.extend(rules::check_argv(argv, redirects, cwd));
+            for cwd in &here {
+                findings.extend(rules::check_argv(argv, redirects, cwd.as_deref()));
+            }
         }
         if let Some(f) = rules::check_download_execute(line) {
             findings.push(f);
