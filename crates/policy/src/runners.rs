@@ -121,6 +121,22 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
     }
     match name {
         "sed" | "gsed" => sed(rest),
+        // A PKCS#11 or security-key provider is a library loaded and run.
+        "ssh-add" if has_option(rest, Some('s'), None) || has_option(rest, Some('S'), None) => {
+            Some("ssh-add -s/-S loads the library it names".into())
+        }
+        "ssh-keygen" if has_option(rest, Some('D'), None) || has_option(rest, Some('w'), None) => {
+            Some("ssh-keygen -D/-w loads the library it names".into())
+        }
+        // The dynamic loader run as a program runs the program it is given.
+        _ if name.starts_with("ld-linux")
+            || name.starts_with("ld.so")
+            || name.starts_with("ld-musl") =>
+        {
+            Some(format!(
+                "{name} runs the program its arguments name, which is not judged"
+            ))
+        }
         "tar" | "gtar" | "bsdtar" => tar(rest),
         "git" => super::git_runs::git(rest),
         "ssh" | "scp" | "sftp" => ssh(name, rest),
@@ -250,12 +266,16 @@ fn sed(rest: &[String]) -> Option<String> {
     }
     scripts
         .iter()
-        .any(|s| sed_runs(s))
-        .then(|| "sed's e command (or the e flag of s) runs text as a shell command".into())
+        .find_map(|s| sed_reaches(s))
+        .map(String::from)
 }
 
-/// Whether a sed script has an `e` command or an `s///e`.
-fn sed_runs(script: &str) -> bool {
+/// What in a sed script reaches past the text it edits: an `e` command or `s///e` (runs
+/// text as a shell command), `w`/`W` or `s///w` (writes the file it names, unseen by the
+/// rules on writes), `r`/`R` (reads the file it names, unseen by the rules on
+/// credentials). A `;` inside a pattern may make this see a command that is not there:
+/// that only asks.
+fn sed_reaches(script: &str) -> Option<&'static str> {
     for cmd in script.split(['\n', ';']) {
         let c = cmd.trim_start();
         // An address (a line number, `$`, `/re/`, a range) before the command letter.
@@ -268,25 +288,37 @@ fn sed_runs(script: &str) -> bool {
         } else {
             body
         };
-        if body.starts_with('e') {
-            return true;
+        let body = body.trim_start_matches(['{', ' ', '!']);
+        match body.chars().next() {
+            Some('e') => return Some(SED_RUNS),
+            Some('w' | 'W') => return Some(SED_WRITES),
+            Some('r' | 'R') => return Some(SED_READS),
+            _ => {}
         }
         if let Some(s) = body.strip_prefix('s')
             && let Some(delim) = s.chars().next()
         {
             let parts: Vec<&str> = s[delim.len_utf8()..].splitn(3, delim).collect();
-            if parts.len() == 3
-                && parts[2]
+            if parts.len() == 3 {
+                let flags: String = parts[2]
                     .chars()
                     .take_while(|c| c.is_ascii_alphanumeric())
-                    .any(|c| c == 'e')
-            {
-                return true;
+                    .collect();
+                if flags.contains('e') {
+                    return Some(SED_RUNS);
+                }
+                if flags.contains('w') {
+                    return Some(SED_WRITES);
+                }
             }
         }
     }
-    false
+    None
 }
+
+const SED_RUNS: &str = "sed's e command (or the e flag of s) runs text as a shell command";
+const SED_WRITES: &str = "sed's w command (or the w flag of s) writes the file it names";
+const SED_READS: &str = "sed's r command reads the file it names into its output";
 
 /// tar's options that run a program or a script.
 fn tar(rest: &[String]) -> Option<String> {
@@ -327,35 +359,114 @@ pub(crate) fn has_long_at_least(args: &[String], long: &str, min: usize) -> bool
 /// ssh's options that run a command on this machine (`ProxyCommand`, `LocalCommand`, a
 /// `-S`-named program for scp).
 fn ssh(name: &str, rest: &[String]) -> Option<String> {
+    // Options that take a value, per program (OpenSSH's getopt strings); the options end at
+    // the first operand (the host, or scp's first file).
+    let valued = match name {
+        "scp" => "cDFiJloPSX",
+        "sftp" => "BbcDFiJloPRSs",
+        _ => "BbcDEeFIiJLlmOoPpQRSWw",
+    };
     let mut i = 0;
     while i < rest.len() {
         let a = rest[i].as_str();
-        let opt = if a == "-o" {
-            i += 1;
-            rest.get(i).map(String::as_str)
-        } else {
-            a.strip_prefix("-o").filter(|v| !v.is_empty())
-        };
-        if let Some(o) = opt {
-            let key = o
-                .split(['=', ' '])
-                .next()
-                .unwrap_or_default()
-                .to_ascii_lowercase();
-            if matches!(
-                key.as_str(),
-                "proxycommand" | "localcommand" | "permitlocalcommand" | "knownhostscommand"
-            ) {
-                return Some(format!("{name} -o {key} runs a command on this machine"));
-            }
+        if a == "--" || !a.starts_with('-') || a == "-" {
+            break;
         }
-        if name == "scp" && (a == "-S" || a.starts_with("-S")) {
-            return Some("scp -S runs the program it names".into());
+        for (at, letter) in a.char_indices().skip(1) {
+            if !valued.contains(letter) {
+                continue;
+            }
+            let inline = &a[at + letter.len_utf8()..];
+            let value = if inline.is_empty() {
+                i += 1;
+                rest.get(i).map_or("", String::as_str)
+            } else {
+                inline
+            };
+            if let Some(why) = ssh_option(name, letter, value) {
+                return Some(why);
+            }
+            break;
         }
         i += 1;
     }
     None
 }
+
+/// Why one of ssh's (scp's, sftp's) valued options reaches past the connection.
+fn ssh_option(name: &str, letter: char, value: &str) -> Option<String> {
+    match letter {
+        'o' => {
+            let key = value
+                .split(['=', ' ', '\t'])
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            (!SSH_DATA_OPTIONS.contains(&key.as_str())).then(|| {
+                format!(
+                    "{name} -o {key} is not one of the settings known to be data (some run a \
+                     command or load a library on this machine)"
+                )
+            })
+        }
+        'F' => Some(format!(
+            "{name} -F reads a configuration the policy does not (it can run commands)"
+        )),
+        'I' if name == "ssh" => Some("ssh -I loads the library it names".into()),
+        'S' if name != "ssh" => Some(format!("{name} -S runs the program it names")),
+        's' if name == "sftp" => Some("sftp -s runs the subsystem or program it names".into()),
+        _ => None,
+    }
+}
+
+/// ssh's `-o` settings that are data: where to connect, as whom, how to authenticate with
+/// files, and timeouts. Every other one (`ProxyCommand`, `LocalCommand`,
+/// `KnownHostsCommand`, `PKCS11Provider`, `SecurityKeyProvider`, `Include`, `Match exec`,
+/// and those not thought of) may run a command or load a library, and is asked about.
+const SSH_DATA_OPTIONS: &[&str] = &[
+    "addressfamily",
+    "batchmode",
+    "bindaddress",
+    "checkhostip",
+    "ciphers",
+    "compression",
+    "connectionattempts",
+    "connecttimeout",
+    "controlmaster",
+    "controlpath",
+    "controlpersist",
+    "exitonforwardfailure",
+    "forwardagent",
+    "globalknownhostsfile",
+    "hashknownhosts",
+    "hostkeyalgorithms",
+    "hostkeyalias",
+    "hostname",
+    "identitiesonly",
+    "identityfile",
+    "kbdinteractiveauthentication",
+    "kexalgorithms",
+    "loglevel",
+    "macs",
+    "numberofpasswordprompts",
+    "passwordauthentication",
+    "port",
+    "preferredauthentications",
+    "pubkeyacceptedalgorithms",
+    "pubkeyacceptedkeytypes",
+    "pubkeyauthentication",
+    "requesttty",
+    "sendenv",
+    "serveralivecountmax",
+    "serveraliveinterval",
+    "setenv",
+    "stricthostkeychecking",
+    "tcpkeepalive",
+    "updatehostkeys",
+    "user",
+    "userknownhostsfile",
+    "verifyhostkeydns",
+];
 
 #[cfg(test)]
 mod tests {
@@ -403,6 +514,10 @@ mod tests {
             ("sed", "-n 's/x/id/e' f"),
             ("sed", "-e 'p;e id' f"),
             ("sed", "-f script.sed f"),
+            ("sed", "-n 'w /root/.bashrc' x"),
+            ("sed", "'s/a/b/w out' x"),
+            ("sed", "-e '/x/{W log' -e '}' f"),
+            ("sed", "'r /etc/shadow' x"),
             (
                 "tar",
                 "cf x.tar --checkpoint=1 --checkpoint-action=exec=id .",
@@ -431,6 +546,13 @@ mod tests {
             ("vim", "+'!id' x"),
             ("ssh", "-oProxyCommand=id host"),
             ("ssh", "-o 'LocalCommand id' host"),
+            ("ssh", "-o PKCS11Provider=/tmp/x.so host"),
+            ("ssh", "-oInclude=/tmp/cfg host"),
+            ("ssh", "-F ./cfg host"),
+            ("ssh", "-I /tmp/x.so host"),
+            ("ssh-add", "-s /tmp/x.so"),
+            ("ssh-keygen", "-D /tmp/x.so"),
+            ("ld-linux-x86-64.so.2", "/bin/rm -rf ~"),
             ("rsync", "-e 'sh -c id' a b:"),
             ("ncat", "-lc 'id' 4444"),
         ] {
@@ -438,6 +560,8 @@ mod tests {
         }
         for (name, rest) in [
             ("sed", "-n 's/a/b/g' file"),
+            ("sed", "'s/x/y/2' file"),
+            ("sed", "-n '/start/,/end/p' file"),
             ("sed", "-i 's/echo/print/' x.py"),
             ("tar", "xzf archive.tar.gz"),
             ("tar", "-czf out.tgz dir"),
@@ -455,6 +579,12 @@ mod tests {
             ("emacs", "notes.txt"),
             ("vim", "file.txt"),
             ("ssh", "host uptime"),
+            (
+                "ssh",
+                "-p 2222 -i ~/.ssh/id_ed25519 host sort -o out -F x file",
+            ),
+            ("ssh", "-o StrictHostKeyChecking=no -oPort=22 host"),
+            ("scp", "-P 2222 a host:b"),
         ] {
             assert!(unread(name, &words(rest)).is_none(), "{name} {rest}");
         }

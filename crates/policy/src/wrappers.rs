@@ -379,7 +379,7 @@ pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> 
                 }
             }
             "nohup" | "time" | "builtin" | "unbuffer" | "catchsegv" | "setsid" | "noglob"
-            | "nocorrect" | "busybox" => skip_options(rest, &["-o", "-f"]).to_vec(),
+            | "nocorrect" | "busybox" | "toybox" => skip_options(rest, &["-o", "-f"]).to_vec(),
             "strace" | "ltrace" | "proxychains" | "proxychains4" | "torsocks" => skip_options(
                 rest,
                 &[

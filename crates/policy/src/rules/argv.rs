@@ -155,13 +155,6 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
                     format!("{name} writes onto a disk device"),
                     argv,
                 ));
-            } else if name != "cat" && writes_system_file(&name, &targets, cwd) {
-                out.push(finding(
-                    Warn,
-                    "system_file_write",
-                    format!("{name} writes into a system directory"),
-                    argv,
-                ));
             }
             if name == "mv"
                 && targets.len() >= 2
@@ -338,19 +331,21 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
     } else if let Some(what) = super::system::administers(&name, &targets, &flags) {
         out.push(finding(Warn, "destructive_admin", what, argv));
     }
-    // Files a command writes or deletes by its nature, onto the kernel's interfaces or out
-    // of the system's directories.
-    let written: Vec<&str> = match name.as_str() {
-        "tee" | "truncate" => targets.clone(),
-        "cp" | "mv" | "ln" | "install" if targets.len() >= 2 => vec![targets[targets.len() - 1]],
-        "dd" => args.iter().filter_map(|a| a.strip_prefix("of=")).collect(),
-        _ => Vec::new(),
-    };
+    // Files a command writes or deletes by its nature, onto the kernel's interfaces or into
+    // the system's directories.
+    let written = super::files::written_by(argv);
     if let Some(w) = written
         .iter()
         .find(|w| super::system::kernel_interface(&normalize(w, cwd)))
     {
         out.push(kernel_write(w, argv));
+    } else if let Some(w) = written.iter().find(|w| is_system_file(&normalize(w, cwd))) {
+        out.push(finding(
+            Warn,
+            "system_file_write",
+            format!("{name} writes the system file {w}"),
+            argv,
+        ));
     }
     let deleted: &[&str] = match name.as_str() {
         "rm" | "unlink" | "shred" => &targets,
@@ -416,14 +411,4 @@ fn kernel_write(target: &str, argv: &[String]) -> Finding {
         format!("writes {target}, a kernel or device interface: it changes the machine itself"),
         argv,
     )
-}
-
-fn writes_system_file(name: &str, targets: &[&str], cwd: Option<&str>) -> bool {
-    let written: &[&str] = match name {
-        // The destination is the last operand (when there are a source and a destination).
-        "cp" | "mv" | "ln" if targets.len() >= 2 => &targets[targets.len() - 1..],
-        "tee" | "truncate" => targets,
-        _ => &[],
-    };
-    written.iter().any(|t| is_system_file(&normalize(t, cwd)))
 }

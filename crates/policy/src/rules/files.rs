@@ -57,7 +57,17 @@ const HOME_STARTUP: &[&str] = &[
     ".vim/",
     ".local/share/applications/",
     ".config/interactive-terminal-mcp/",
+    // Early on most distributions' `PATH` (as `~/bin` is, see `home_bin`): a program
+    // written there shadows the one the person, and every later command, means.
+    ".local/bin/",
 ];
+
+/// Whether a (normalized) path is in the home's own `bin`, which Debian's and Ubuntu's
+/// `.profile` put first on `PATH`. Only a path that names the home counts: a relative
+/// `bin/tool` of a terminal whose directory is not known is a project's, as often as not.
+fn home_bin(path: &str) -> bool {
+    in_home(path).is_some_and(|r| r.starts_with("bin/"))
+}
 
 /// A path's part under the home directory (`~/x`, `$HOME/x`, `/home/u/x` for the home),
 /// once normalized.
@@ -104,11 +114,13 @@ fn is_shell_startup(path: &str) -> bool {
     in_home(path).is_some_and(|r| SHELL_STARTUP.contains(&r))
 }
 
-/// The files a command writes, as far as its argv shows: its output redirections, and the
-/// operands it writes by its nature (`tee`, `truncate`, the destination of `cp`/`mv`/
-/// `ln`/`install`, `dd of=`, the files of `sed -i`).
-fn written<'a>(argv: &'a [String], redirects: &'a [String]) -> Vec<&'a str> {
-    let mut out: Vec<&str> = redirects.iter().map(String::as_str).collect();
+/// The files a command writes by its nature, as far as its argv shows (its redirections
+/// are the caller's): `tee`, `truncate`, the destination of `cp`/`mv`/`ln`/`install`/
+/// `rsync`, `dd of=`, the files of `sed -i`, the outputs of `curl -o`, `sort -o`,
+/// `find -fprint`, `git log --output`. The one list every rule about written files reads
+/// (start-up files, system files, the kernel's interfaces).
+pub(crate) fn written_by(argv: &[String]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
     let Some(first) = argv.first() else {
         return out;
     };
@@ -127,6 +139,12 @@ fn written<'a>(argv: &'a [String], redirects: &'a [String]) -> Vec<&'a str> {
             &["output-document", "directory-prefix"],
         )),
         "sort" => out.extend(option_values(&argv[1..], 'o', &["output"])),
+        // `find … -fprint F`, `-fprint0 F`, `-fls F`, `-fprintf F FORMAT`.
+        "find" => out.extend(
+            argv.windows(2)
+                .filter(|w| matches!(w[0].as_str(), "-fprint" | "-fprint0" | "-fls" | "-fprintf"))
+                .map(|w| w[1].as_str()),
+        ),
         // `git log --output=F`, `git format-patch -o DIR`, `git bundle create F`.
         "git" => {
             let rest = &argv[1..];
@@ -220,12 +238,13 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
     // `echo LINE >> ~/.bashrc`: the line is on the command line, and is judged as a line of
     // its own where the command is walked (see `walk`), so its writing is not warned.
     let shown = literal_writer(argv);
-    for w in written(argv, redirects) {
+    let redirected = redirects.iter().map(String::as_str);
+    for w in redirected.chain(written_by(argv)) {
         let paths = places(w, cwd);
         if shown && redirects.iter().any(|r| r == w) && paths.iter().any(|p| is_shell_startup(p)) {
             continue;
         }
-        if paths.iter().any(|p| is_startup_file(p)) {
+        if paths.iter().any(|p| is_startup_file(p)) || paths.first().is_some_and(|p| home_bin(p)) {
             out.push(finding(
                 Severity::Warn,
                 "startup_file_write",
@@ -239,10 +258,22 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
         }
     }
     let program = argv.first().map(|p| basename(p)).unwrap_or_default();
+    // ssh's own identity (`ssh -i ~/.ssh/id_ed25519`, `-oIdentityFile=`) is a key used
+    // where it lies, the one use a key has that sends nothing of it.
+    let ssh = matches!(program.as_str(), "ssh" | "scp" | "sftp");
+    let identity = |i: usize| {
+        let (before, word) = (argv[i - 1].as_str(), argv[i].to_ascii_lowercase());
+        ssh && (before == "-i"
+            || word.starts_with("-i")
+            || word.starts_with("-oidentityfile")
+            || (before == "-o" && word.starts_with("identityfile")))
+    };
     if let Some(secret) = argv
         .iter()
+        .enumerate()
         .skip(1)
-        .map(|a| a.split_once('=').map_or(a.as_str(), |(_, v)| v))
+        .filter(|(i, _)| !identity(*i))
+        .map(|(_, a)| a.split_once('=').map_or(a.as_str(), |(_, v)| v))
         .map(|a| a.trim_start_matches('@'))
         .find(|a| {
             let path = normalize(a, cwd);

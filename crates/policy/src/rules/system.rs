@@ -17,11 +17,16 @@ const HARMLESS_DEVICES: &[&str] = &[
     "/dev/stdin",
 ];
 
-/// Whether writing `path` (normalized) changes the kernel or a device: `/sys`, `/proc/sys`,
-/// any device but the harmless ones (`/dev/mem`, `/dev/kmsg`, a disk by id).
+/// Whether writing `path` (normalized) changes the kernel, a device or another process:
+/// `/sys`, anything under `/proc` but the writer's own descriptors (`/proc/sys`,
+/// `/proc/sysrq-trigger`, `/proc/1/mem`, `/proc/<pid>/oom_score_adj`), any device but the
+/// harmless ones (`/dev/mem`, `/dev/kmsg`, a disk by id).
 pub fn kernel_interface(path: &str) -> bool {
-    if path.starts_with("/sys/") || path.starts_with("/proc/sys/") {
+    if path.starts_with("/sys/") {
         return true;
+    }
+    if let Some(proc) = path.strip_prefix("/proc/") {
+        return !(proc.starts_with("self/fd/") || proc.starts_with("thread-self/fd/"));
     }
     let Some(dev) = path.strip_prefix("/dev/") else {
         return false;
@@ -148,6 +153,10 @@ mod tests {
             "/dev/disk/by-id/ata-x",
             "/sys/power/state",
             "/proc/sys/kernel/sysrq",
+            "/proc/sysrq-trigger",
+            "/proc/1/mem",
+            "/proc/1/oom_score_adj",
+            "/proc/self/oom_score_adj",
         ] {
             assert!(kernel_interface(kernel), "{kernel}");
         }
