@@ -27,6 +27,14 @@ pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option
         }
         "userdel" | "deluser" | "groupdel" => "deletes users or groups",
         "dropdb" => "drops a database",
+        // A console's statements pass (see `consoles`), but not the ones that destroy a
+        // database's data wholesale.
+        "psql" | "mysql" | "mariadb" | "sqlite3" | "sqlcmd" | "clickhouse-client" | "duckdb"
+        | "mongo" | "mongosh"
+            if targets.iter().chain(flags).any(|t| drops_data(t)) =>
+        {
+            "drops or empties a database, schema or table"
+        }
         "redis-cli"
             if targets.iter().any(|t| {
                 t.eq_ignore_ascii_case("flushall") || t.eq_ignore_ascii_case("flushdb")
@@ -216,4 +224,26 @@ pub fn gives_the_host(args: &[String]) -> bool {
                     || is_critical(src)
             })
     })
+}
+
+/// Whether a console's statement drops or empties data wholesale: SQL's `DROP DATABASE`,
+/// `DROP SCHEMA`, `DROP TABLE`, `TRUNCATE`, a `DELETE FROM` with no `WHERE`, Mongo's
+/// `dropDatabase()`, `.drop()`, `deleteMany({})`.
+fn drops_data(text: &str) -> bool {
+    let t = text.to_ascii_lowercase();
+    let words: Vec<&str> = t
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let sql = words.windows(2).any(|w| {
+        (w[0] == "drop" && matches!(w[1], "database" | "schema" | "table" | "owned"))
+            || (w[0] == "truncate")
+    }) || t
+        .split(';')
+        .any(|stmt| stmt.contains("delete from") && !stmt.contains("where"));
+    let mongo = t.contains("dropdatabase(")
+        || t.contains(".drop(")
+        || t.contains("deletemany({})")
+        || t.contains("remove({})");
+    sql || mongo
 }

@@ -287,6 +287,15 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
             .any(|a| matches!(a.as_str(), "shadow" | "gshadow"))
     {
         out.push(secret_read("/etc/shadow", argv));
+    } else if let Some(what) =
+        super::secrets::prints_credentials(&program, argv.get(1..).unwrap_or_default())
+    {
+        out.push(finding(
+            Severity::Warn,
+            "secret_read",
+            format!("{program} {what}: what is read can be sent on"),
+            argv,
+        ));
     }
     out
 }

@@ -120,6 +120,91 @@ pub fn is_secret_dir(path: &str, program: &str) -> bool {
     })
 }
 
+/// What a command prints that is a credential, when it is one of the programs that hand
+/// out stored secrets: a key ring, a password store, a cloud or forge CLI's token. Named by
+/// program and verb; a program's other verbs pass.
+pub fn prints_credentials(program: &str, args: &[String]) -> Option<&'static str> {
+    let words: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let has = |flag: &str| {
+        args.iter()
+            .any(|a| a == flag || a.split_once('=').is_some_and(|(n, _)| n == flag))
+    };
+    let first = words.first().copied().unwrap_or("");
+    let second = words.get(1).copied().unwrap_or("");
+    let found = match program {
+        "gpg" | "gpg2" => {
+            has("--export-secret-keys")
+                || has("--export-secret-subkeys")
+                || has("--export-secret-key")
+        }
+        "git" => {
+            // The subcommand: the first word that is not an option or a global option's
+            // value (`git -C dir credential fill`).
+            let sub = args.iter().enumerate().find(|(i, a)| {
+                !a.starts_with('-')
+                    && (*i == 0
+                        || !matches!(
+                            args[i - 1].as_str(),
+                            "-C" | "-c" | "--work-tree" | "--git-dir" | "--namespace"
+                        ))
+            });
+            sub.is_some_and(|(_, s)| s == "credential" || s.starts_with("credential-"))
+        }
+        "gh" | "glab" => first == "auth" && (second == "token" || has("--show-token") || has("-t")),
+        "gcloud" => matches!(first, "auth" | "config") && second.starts_with("print-"),
+        "az" => first == "account" && second == "get-access-token",
+        "aws" => {
+            first == "configure"
+                && (second == "export-credentials"
+                    || (second == "get"
+                        && words
+                            .get(2)
+                            .is_some_and(|k| k.contains("secret") || k.contains("token"))))
+                || (first == "ecr" && second == "get-login-password")
+                || (first == "sts" && second == "get-session-token")
+        }
+        "kubectl" | "oc" => first == "config" && second == "view" && has("--raw"),
+        "security" => first.contains("password") || first == "dump-keychain",
+        // `pass NAME` and `pass show NAME` print; the bare command and other verbs list or
+        // change the store.
+        "pass" | "gopass" => {
+            !first.is_empty()
+                && !matches!(
+                    first,
+                    "ls" | "list"
+                        | "find"
+                        | "search"
+                        | "init"
+                        | "git"
+                        | "generate"
+                        | "insert"
+                        | "edit"
+                        | "rm"
+                        | "mv"
+                        | "cp"
+                        | "help"
+                        | "version"
+                )
+        }
+        "secret-tool" => first == "lookup" || first == "search",
+        "op" => matches!(first, "read" | "inject") || (first == "item" && second == "get"),
+        "vault" => {
+            matches!(first, "read")
+                || (first == "kv" && second == "get")
+                || (first == "token" && second == "create")
+        }
+        "heroku" => first == "auth:token",
+        "npm" => first == "token",
+        "doctl" => first == "auth" && second == "token",
+        _ => program.starts_with("docker-credential-") && first == "get",
+    };
+    found.then_some("prints stored credentials")
+}
+
 /// Whether `rel` (a home's part, split) names or can match one of the home's credentials.
 fn home_secret(rel: &[&str]) -> bool {
     let keys = SSH_KEYS.iter().map(|k| vec![".ssh", k]);

@@ -121,6 +121,37 @@ pub fn administers(name: &str, words: &[&str], flags: &[&str]) -> Option<&'stati
             "stops a service"
         }
         "chattr" => "changes files' attributes (immutable, append-only)",
+        "setcap" if !lists(&['v'], &[]) => "gives a program capabilities (root's powers)",
+        "ufw" if !matches!(first, "status" | "show" | "version" | "help" | "") => {
+            "changes the firewall"
+        }
+        "firewall-cmd"
+            if !flags.iter().all(|f| {
+                [
+                    "--state",
+                    "--list",
+                    "--get",
+                    "--query",
+                    "--info",
+                    "--help",
+                    "--version",
+                ]
+                .iter()
+                .any(|r| f.starts_with(r))
+            }) =>
+        {
+            "changes the firewall"
+        }
+        // Lingering keeps a user's processes running after every session ends: out of
+        // reach of the person's logout.
+        "loginctl"
+            if !(first.is_empty()
+                || first.starts_with("list-")
+                || first.starts_with("show-")
+                || first.ends_with("-status")) =>
+        {
+            "changes sessions, or keeps a user's processes after logout"
+        }
         "passwd" if !lists(&['S'], &["status"]) => "changes an account's password",
         "usermod" | "useradd" | "adduser" | "groupadd" | "groupmod" | "gpasswd" | "chpasswd"
         | "chage" | "visudo" | "vipw" | "vigr" | "newusers" | "chsh" | "chfn" => {
