@@ -899,15 +899,14 @@ async fn no_field_an_agent_sends_routes_around_the_page() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_page_host_killed_while_asking_hands_the_question_on() {
     use tokio::io::AsyncBufReadExt;
-    let mut cmd = tokio::process::Command::new(SERVER_BIN);
-    let scratch = scratch_dir();
-    cmd.current_dir(&scratch)
-        .arg("--gui")
-        .env("HOME", &scratch)
-        .env("PM_TERM_LOG", "warn")
-        .env("PM_TERM_NO_USER_RC", "1")
-        .env("PM_TERM_APPROVAL_TIMEOUT_MS", "600000")
-        .env(WARN.0, WARN.1);
+    let cmd = server()
+        .args(&["--gui"])
+        .envs(&[
+            ("PM_TERM_NO_USER_RC", "1"),
+            ("PM_TERM_APPROVAL_TIMEOUT_MS", "600000"),
+            WARN,
+        ])
+        .command();
     let (t, stderr) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::piped())
         .spawn()

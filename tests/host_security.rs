@@ -8,7 +8,7 @@
 mod common;
 
 use std::io::BufRead;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use common::*;
@@ -81,17 +81,9 @@ async fn foreign_origins_and_host_names_are_refused() {
     .await;
     assert!(a.starts_with("HTTP/1.1 200"), "{a}");
     // A name the operator adds is accepted.
-    let mut child = Command::new(HOST_BIN)
-        .args([
-            "--port",
-            "0",
-            "--allow-host",
-            "gateway.local",
-            "--log",
-            "warn",
-        ])
-        .env("PM_INTERACTIVE_TERMINAL_TOKEN", "tok-extra")
-        .current_dir(scratch_dir())
+    let mut child = host("tok-extra")
+        .args(&["--allow-host", "gateway.local"])
+        .std_command()
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -157,16 +149,10 @@ fn stderr_lines(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<St
 async fn one_time_links_sign_a_browser_in_once_and_no_token_is_printed() {
     let home = scratch_dir();
     let token_file = home.join("token");
-    let mut child = Command::new(HOST_BIN)
-        .args([
-            "--port",
-            "0",
-            "--token-file",
-            token_file.to_str().unwrap(),
-            "--log",
-            "warn",
-        ])
-        .env_remove("PM_INTERACTIVE_TERMINAL_TOKEN")
+    let mut child = host("")
+        .no_token()
+        .args(&["--token-file", token_file.to_str().unwrap()])
+        .std_command()
         .current_dir(&home)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -240,11 +226,7 @@ async fn one_time_links_sign_a_browser_in_once_and_no_token_is_printed() {
 #[tokio::test(flavor = "multi_thread")]
 async fn weak_tokens_and_readable_token_files_are_refused() {
     for token in ["secret", &"ab".repeat(20)] {
-        let out = Command::new(HOST_BIN)
-            .args(["--bind", "0.0.0.0", "--port", "0"])
-            .env("PM_INTERACTIVE_TERMINAL_TOKEN", token)
-            .output()
-            .unwrap();
+        let out = host(token).args(&["--bind", "0.0.0.0"]).output();
         assert_eq!(out.status.code(), Some(2), "{token}");
         assert!(
             String::from_utf8_lossy(&out.stderr).contains("too weak"),
@@ -253,9 +235,9 @@ async fn weak_tokens_and_readable_token_files_are_refused() {
     }
     // A strong one binds.
     let strong = "3f9a1c0e7b2d4f6a8c1e3b5d7f9a2c4e";
-    let mut child = Command::new(HOST_BIN)
-        .args(["--bind", "0.0.0.0", "--port", "0", "--log", "warn"])
-        .env("PM_INTERACTIVE_TERMINAL_TOKEN", strong)
+    let mut child = host(strong)
+        .args(&["--bind", "0.0.0.0"])
+        .std_command()
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -272,11 +254,10 @@ async fn weak_tokens_and_readable_token_files_are_refused() {
     let file = scratch_dir().join("token");
     std::fs::write(&file, "0123456789abcdef0123456789abcdef").unwrap();
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let out = Command::new(HOST_BIN)
-        .args(["--port", "0", "--token-file", file.to_str().unwrap()])
-        .env_remove("PM_INTERACTIVE_TERMINAL_TOKEN")
-        .output()
-        .unwrap();
+    let out = host("")
+        .no_token()
+        .args(&["--token-file", file.to_str().unwrap()])
+        .output();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("other users"));
     assert_eq!(
@@ -634,25 +615,26 @@ async fn the_servers_tokens_reach_no_command() {
     // user, and its commands with it.
     let root = nix::unistd::geteuid().is_root();
     let home = scratch_dir();
-    let mut cmd = if root {
+    let home_s = home.display().to_string();
+    let launch = if root {
         // A copy in its home: the checkout may be in a directory that user cannot enter.
         let bin = home.join("interactive-terminal-mcp");
         std::fs::copy(SERVER_BIN, &bin).unwrap();
         std::os::unix::fs::chown(&home, Some(65534), Some(65534)).unwrap();
-        let mut c = tokio::process::Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(&bin);
-        c
+        server().bin("setpriv").args(&[
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            bin.to_str().unwrap(),
+        ])
     } else {
-        tokio::process::Command::new(SERVER_BIN)
+        server()
     };
-    cmd.current_dir(&home)
-        .env("HOME", &home)
-        .env("TMPDIR", &home)
-        .env("PM_TERM_LOG", "warn");
-    for (k, v) in secrets {
-        cmd.env(k, v);
-    }
+    let mut cmd = launch
+        .envs(&[("HOME", &home_s), ("TMPDIR", &home_s)])
+        .envs(&secrets)
+        .command();
+    cmd.current_dir(&home);
     let s = connect(cmd, false).await;
     let pid = s.pid;
     for mode in ["headless", "interactive"] {

@@ -7,7 +7,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -35,14 +35,10 @@ fn http_server() -> (Running, String) {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let home = scratch_dir();
-    let mut child = Command::new(SERVER_BIN)
-        .args(["--http", &port.to_string()])
-        .current_dir(&home)
-        .env("HOME", &home)
-        .env("PM_TERM_LOG", "warn")
-        .env("PM_TERM_HTTP_TOKEN", TOKEN)
-        .env("PM_TERM_NO_USER_RC", "1")
+    let mut child = server()
+        .args(&["--http", &port.to_string()])
+        .envs(&[("PM_TERM_HTTP_TOKEN", TOKEN), ("PM_TERM_NO_USER_RC", "1")])
+        .std_command()
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -248,11 +248,9 @@ async fn operator_policy_from_env_and_file() {
     s.stop().await;
     // A broken policy file stops the server at start, with the reason.
     std::fs::write(&file, "{\"blocked\": [\"unterminated 'quote\"]}").unwrap();
-    let out = std::process::Command::new(SERVER_BIN)
-        .env("PM_TERM_POLICY_FILE", &file)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
+    let out = server()
+        .env("PM_TERM_POLICY_FILE", &file.display().to_string())
+        .output();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("policy"));
     let _ = std::fs::remove_dir_all(&dir);

@@ -602,13 +602,11 @@ async fn a_sandbox_that_cannot_be_set_up_refuses_every_command() {
     assert!(!p.out.join("x").exists());
     s.stop().await;
     let check = |mechanism: &str| {
-        std::process::Command::new(SERVER_BIN)
-            .args(["--sandbox", "read-only", "--check-config"])
-            .args(["--sandbox-mechanism", mechanism])
+        server()
+            .args(&["--sandbox", "read-only", "--check-config"])
+            .args(&["--sandbox-mechanism", mechanism])
             .env("PATH", &path)
-            .stderr(std::process::Stdio::piped())
             .output()
-            .unwrap()
     };
     let out = check("bubblewrap");
     assert_eq!(out.status.code(), Some(1), "{out:?}");
@@ -642,12 +640,7 @@ fn bad_sandbox_settings_stop_the_server_at_start() {
         (&["--network", "sometimes"], None, "network setting"),
         (&[], Some(("PM_TERM_SANDBOX", "yes")), "PM_TERM_SANDBOX"),
     ] {
-        let mut cmd = std::process::Command::new(SERVER_BIN);
-        cmd.args(args).stdin(std::process::Stdio::null());
-        if let Some((k, v)) = env {
-            cmd.env(k, v);
-        }
-        let out = cmd.output().unwrap();
+        let out = server().args(args).envs(env.as_slice()).output();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(says), "{args:?}: {stderr}");

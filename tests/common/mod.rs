@@ -1,5 +1,12 @@
 //! Shared harness: start the real server binary and talk to it with rmcp's client over
 //! stdio, exactly as an MCP client would.
+//!
+//! The one launcher: every test server is set up by [`Launch`] (`server()`, then `.start()`,
+//! `.command()` for a client of the test's own, `.std_command()` for one it drives itself,
+//! `.output()` for a start that ends at once), every test host by [`HostLaunch`] (`host()`).
+//! Two files start the binaries another way on purpose, because the way is what they test:
+//! `tests/options.rs` from bash with a cleared environment, as a user's shell does, and
+//! `tests/entrypoint.rs` through the container's `entrypoint.sh`.
 #![allow(dead_code, clippy::unwrap_used)]
 
 use std::process::Stdio;
@@ -142,13 +149,28 @@ impl Launch {
 
     /// The command, for a test that changes how it is run before [`connect`].
     pub fn command(&self) -> tokio::process::Command {
+        tokio::process::Command::from(self.std_command())
+    }
+
+    /// The command as std's, for a test that drives the process itself (a server on
+    /// `--http`, one whose stderr it reads line by line).
+    pub fn std_command(&self) -> std::process::Command {
         let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
         let env: Vec<(&str, &str)> = self
             .env
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        server_command(&self.bin, &args, &env)
+        server_std_command(&self.bin, &args, &env)
+    }
+
+    /// Run it to its end with nothing on its input, for a start the server refuses or a
+    /// flag that answers and exits (`--check-config`): its status, stdout and stderr.
+    pub fn output(&self) -> std::process::Output {
+        self.std_command()
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
     }
 
     /// Talk to it as a client of the 2026-07-28 protocol: `server/discover` instead of
@@ -186,7 +208,12 @@ pub async fn bash_server_in(home: &std::path::Path) -> Server {
 
 /// The command that starts a server binary in a scratch directory (also its `HOME`).
 pub fn server_command(bin: &str, args: &[&str], env: &[(&str, &str)]) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(bin);
+    tokio::process::Command::from(server_std_command(bin, args, env))
+}
+
+/// [`server_command`] as std's: the one place a test server's process is set up.
+pub fn server_std_command(bin: &str, args: &[&str], env: &[(&str, &str)]) -> std::process::Command {
+    let mut cmd = std::process::Command::new(bin);
     cmd.args(args);
     // A scratch directory as the working directory and home: whatever a test runs can never
     // touch the checkout or the user's files.
@@ -344,7 +371,8 @@ impl Drop for HostProc {
 /// How a test starts a host service: `host(token).port(p).start()`. The defaults are any
 /// free port, no extra flags, and a `warn` log on stderr.
 pub struct HostLaunch {
-    token: String,
+    /// `None`: the token variable removed from its environment (a `--token-file` test).
+    token: Option<String>,
     port: u16,
     log: Option<std::path::PathBuf>,
     args: Vec<String>,
@@ -354,7 +382,7 @@ pub struct HostLaunch {
 /// A host launch with `token` and the defaults.
 pub fn host(token: &str) -> HostLaunch {
     HostLaunch {
-        token: token.to_string(),
+        token: Some(token.to_string()),
         port: 0,
         log: None,
         args: Vec::new(),
@@ -385,28 +413,47 @@ impl HostLaunch {
         self
     }
 
-    /// Start it and wait for its ready line.
-    pub fn start(self) -> HostProc {
-        use std::io::BufRead;
+    /// No token in its environment: it reads (or writes) the `--token-file` its arguments
+    /// name.
+    pub fn no_token(mut self) -> HostLaunch {
+        self.token = None;
+        self
+    }
+
+    /// The command, for a test that reads its output itself; the one place a test host's
+    /// process is set up.
+    pub fn std_command(&self) -> std::process::Command {
         let level = if self.log.is_some() { "debug" } else { "warn" };
         let mut cmd = std::process::Command::new(HOST_BIN);
-        cmd.current_dir(scratch_dir())
-            .args([
-                "--port",
-                &self.port.to_string(),
-                "--no-user-rc",
-                "--log",
-                level,
-            ])
-            // A token goes in the environment, never on a command line.
-            .env("PM_INTERACTIVE_TERMINAL_TOKEN", &self.token)
-            .args(&self.args)
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .stdout(Stdio::piped());
+        cmd.current_dir(scratch_dir()).args([
+            "--port",
+            &self.port.to_string(),
+            "--no-user-rc",
+            "--log",
+            level,
+        ]);
+        // A token goes in the environment, never on a command line.
+        match &self.token {
+            Some(token) => cmd.env("PM_INTERACTIVE_TERMINAL_TOKEN", token),
+            None => cmd.env_remove("PM_INTERACTIVE_TERMINAL_TOKEN"),
+        };
+        cmd.args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
         if let Some(path) = &self.log {
             cmd.stderr(std::fs::File::create(path).unwrap());
         }
-        let mut child = cmd.spawn().unwrap();
+        cmd
+    }
+
+    /// Run it to its end with nothing on its input (a start it refuses).
+    pub fn output(&self) -> std::process::Output {
+        self.std_command().stdin(Stdio::null()).output().unwrap()
+    }
+
+    /// Start it and wait for its ready line.
+    pub fn start(self) -> HostProc {
+        use std::io::BufRead;
+        let mut child = self.std_command().stdout(Stdio::piped()).spawn().unwrap();
         let mut line = String::new();
         std::io::BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
@@ -420,7 +467,7 @@ impl HostLaunch {
             child,
             addr,
             port,
-            token: self.token,
+            token: self.token.unwrap_or_default(),
             login: ready["login"].as_str().unwrap_or_default().to_string(),
         }
     }
