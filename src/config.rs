@@ -13,13 +13,13 @@ use std::time::Duration;
 use clap::Parser;
 use clap::builder::BoolishValueParser;
 
+use crate::adapters::AdapterInputs;
+use crate::adapters::mode::{
+    self, AdapterChoice, AdapterList, BridgeInputs, DEFAULT_SPAWN_TIMEOUT_MS, MAX_SPAWN_TIMEOUT_MS,
+};
 use crate::cli::{LogArgs, SandboxArgs, TerminalArgs};
 use crate::contract::Phase;
 use crate::policy::PolicyInputs;
-use crate::runtime::RuntimeInputs;
-use crate::runtime::mode::{
-    self, AdapterChoice, AdapterList, BridgeInputs, DEFAULT_SPAWN_TIMEOUT_MS, MAX_SPAWN_TIMEOUT_MS,
-};
 use crate::token::HOST_TOKEN_VARIABLE;
 
 /// Default wait of `execute` before answering `running: true`.
@@ -105,11 +105,11 @@ pub struct ServerArgs {
 
     /// Most headless commands running at once, for the whole server (every HTTP session
     /// together); a command over it waits for a place (see docs/limits.md).
-    #[arg(long, env = "PM_TERM_MAX_SESSIONS", value_name = "N", default_value_t = NonZeroUsize::MIN.saturating_add(crate::exec::DEFAULT_MAX_RUNNING - 1))]
+    #[arg(long, env = "PM_TERM_MAX_SESSIONS", value_name = "N", default_value_t = NonZeroUsize::MIN.saturating_add(crate::headless::DEFAULT_MAX_RUNNING - 1))]
     max_sessions: NonZeroUsize,
 
     /// Most exited sessions kept readable; the oldest are pruned first.
-    #[arg(long, env = "PM_TERM_MAX_RETAINED", value_name = "N", default_value_t = NonZeroUsize::MIN.saturating_add(crate::exec::DEFAULT_MAX_RETAINED - 1))]
+    #[arg(long, env = "PM_TERM_MAX_RETAINED", value_name = "N", default_value_t = NonZeroUsize::MIN.saturating_add(crate::headless::DEFAULT_MAX_RETAINED - 1))]
     max_retained: NonZeroUsize,
 
     /// How long execute waits for a command to finish before answering running: true (a
@@ -351,7 +351,7 @@ pub struct Config {
     pub max_terminals: usize,
     pub scrollback_bytes: usize,
     pub no_user_rc: bool,
-    pub runtime: RuntimeInputs,
+    pub adapters: AdapterInputs,
     pub policy: PolicyInputs,
     pub approval_timeout_ms: u64,
     /// Warned headless commands wait for approval too.
@@ -407,17 +407,17 @@ impl Default for Config {
             answer_budget: DEFAULT_ANSWER_BUDGET as usize,
             idle_close_ms: DEFAULT_IDLE_CLOSE_MS,
             places: crate::places::Places::new(
-                crate::exec::DEFAULT_MAX_RUNNING,
+                crate::headless::DEFAULT_MAX_RUNNING,
                 crate::places::DEFAULT_QUEUE,
             ),
-            max_retained: crate::exec::DEFAULT_MAX_RETAINED,
+            max_retained: crate::headless::DEFAULT_MAX_RETAINED,
             default_wait_ms: DEFAULT_EXECUTE_WAIT_MS,
             interactive_shell: None,
             max_terminals: crate::terminal::DEFAULT_MAX_TERMINALS,
             terminal_places: crate::places::Places::new(crate::terminal::DEFAULT_MAX_TERMINALS, 0),
             scrollback_bytes: crate::terminal::DEFAULT_SCROLLBACK_BYTES,
             no_user_rc: false,
-            runtime: RuntimeInputs::default(),
+            adapters: AdapterInputs::default(),
             policy: PolicyInputs::default(),
             approval_timeout_ms: DEFAULT_APPROVAL_TIMEOUT_MS,
             approve_headless: false,
@@ -478,7 +478,7 @@ impl Config {
             terminal_places: crate::places::Places::new(a.terminals.max_terminals.get(), 0),
             scrollback_bytes: a.terminals.scrollback.get(),
             no_user_rc: a.terminals.no_user_rc,
-            runtime: RuntimeInputs {
+            adapters: AdapterInputs {
                 adapter_mode: a.adapter.0,
                 adapter_overrides: a.adapter_overrides.map(|l| l.0),
                 in_container: a.in_container,
@@ -537,16 +537,16 @@ mod tests {
         };
         let c = Config::from_args(parse(&[]).expect("defaults"));
         assert_eq!(c.default_wait_ms, DEFAULT_EXECUTE_WAIT_MS);
-        assert_eq!(c.runtime.spawn_timeout, Duration::from_millis(8_000));
-        assert_eq!(c.runtime.adapter_mode, None);
+        assert_eq!(c.adapters.spawn_timeout, Duration::from_millis(8_000));
+        assert_eq!(c.adapters.adapter_mode, None);
         assert!(c.approve_headless);
         let c = Config::from_args(parse(&["--approve-headless", "off"]).expect("off"));
         assert!(!c.approve_headless);
         let c = Config::from_args(parse(&["--gui", "--adapter", "local"]).expect("gui"));
         assert!(c.approve_headless);
         assert_eq!(
-            c.runtime.adapter_mode,
-            Some(crate::runtime::AdapterType::Local)
+            c.adapters.adapter_mode,
+            Some(crate::adapters::AdapterType::Local)
         );
         for bad in [
             &["--adapter", "foo"][..],

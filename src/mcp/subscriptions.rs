@@ -20,11 +20,11 @@ use rmcp::service::{SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use tokio::sync::broadcast::{self, error::RecvError};
 
+use crate::adapters::Change;
 use crate::ids;
 use crate::locks::lock;
 use crate::mcp::framing::InputEnd;
 use crate::mcp::resources;
-use crate::runtime::Change;
 use crate::service::Service;
 
 /// Updates to one resource are coalesced over this window.

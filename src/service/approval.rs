@@ -12,10 +12,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::wait::{NoProgress, Progress, abandoned, unless_abandoned, with_progress};
 use super::{BoxFuture, Handled, Service};
+use crate::adapters::ops::ApprovalArgs;
 use crate::contract::result::{Approval, DecidedBy, Verdict};
 use crate::contract::{ErrorCode, Request, TermError};
 use crate::policy::{Authorization, Decision};
-use crate::runtime::ops::ApprovalArgs;
 
 /// Longest a call waits for a person before it answers `waiting_for_approval`: below the
 /// 60 s after which MCP clients (the TypeScript SDK's default) give up on a call.
@@ -454,8 +454,8 @@ impl Approver for Page<'_> {
         progress: &'a dyn Progress,
     ) -> BoxFuture<'a, Option<Result<Approval, TermError>>> {
         Box::pin(async move {
-            let runtime = &self.app.runtime;
-            let host = runtime.page_host().await?;
+            let adapters = &self.app.adapters;
+            let host = adapters.page_host().await?;
             let timeout_ms = q.timeout.as_millis() as u64;
             let ask = ApprovalArgs {
                 request_id: q.req.correlation.request_id.clone(),
@@ -480,14 +480,14 @@ impl Approver for Page<'_> {
                 warning: q.warning.clone(),
                 rule: q.rule.clone(),
                 timeout_ms,
-                page_wait_ms: if runtime.inputs().gui {
+                page_wait_ms: if adapters.inputs().gui {
                     self.app.cfg.page_wait_ms.min(timeout_ms)
                 } else {
                     0
                 },
             };
             let asked = with_progress(
-                runtime.ask(&host, ask, q.timeout),
+                adapters.ask(&host, ask, q.timeout),
                 progress,
                 "waiting for approval on the host page",
             )
@@ -517,7 +517,7 @@ impl Approver for Page<'_> {
 
     fn withdraw<'a>(&'a self, q: &'a Question) -> BoxFuture<'a, ()> {
         Box::pin(async move {
-            if let Some(host) = self.app.runtime.page_host().await {
+            if let Some(host) = self.app.adapters.page_host().await {
                 host.withdraw(&q.req.correlation.request_id).await;
             }
         })

@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use super::wait::{Progress, abandoned, is_abandoned};
 use super::{Handled, Service};
+use crate::adapters::Adapter;
+use crate::adapters::ops::{CTRL_C, Chunk, InputArgs, OutputSpec, TermRequest, TermResponse};
 use crate::contract::{Outcome, Request};
-use crate::runtime::Adapter;
-use crate::runtime::ops::{CTRL_C, Chunk, InputArgs, OutputSpec, TermRequest, TermResponse};
 
 /// How a cancelled call's command is stopped.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -81,7 +81,7 @@ impl Service {
     async fn opened_by(&self, req: &Request) -> Option<String> {
         let claim = self.agent_claim(req).active();
         let claim = serde_json::to_value(claim).ok()?;
-        self.runtime
+        self.adapters
             .list()
             .await
             .into_iter()
@@ -91,7 +91,7 @@ impl Service {
 
     async fn stop(&self, adapter: &Arc<dyn Adapter>, req: &Request, id: &str, how: Stop) {
         let trace = &req.correlation.trace_id;
-        let call = |op| self.runtime.call(adapter, op, trace, None, Duration::ZERO);
+        let call = |op| self.adapters.call(adapter, op, trace, None, Duration::ZERO);
         let terminal_id = id.to_string();
         let done = match how {
             Stop::Kill => call(TermRequest::Kill { terminal_id })
@@ -155,7 +155,7 @@ impl Service {
         };
         let trace = &req.correlation.trace_id;
         match self
-            .runtime
+            .adapters
             .call(adapter, op, trace, None, Duration::ZERO)
             .await
         {

@@ -1,23 +1,23 @@
 //! Every failure below the contract becomes a `PM_TERM_*` error here, and only here: the
-//! runtime's (`RuntimeError`: the terminal operation's own errors and reaching the runtime),
-//! and headless execution's (`ExecError`).
+//! runtime's (`AdapterError`: the terminal operation's own errors and reaching the runtime),
+//! and headless execution's (`HeadlessError`).
 
 use serde_json::{Value, json};
 
+use crate::adapters::ops::{OpError, OpErrorKind};
+use crate::adapters::{AdapterError, Failure};
 use crate::contract::{Action, ErrorCode, Request, TermError};
-use crate::exec::ExecError;
-use crate::runtime::ops::{OpError, OpErrorKind};
-use crate::runtime::{Failure, RuntimeError};
+use crate::headless::HeadlessError;
 
 /// A runtime failure as the contract answers it, for `req`.
-pub(crate) fn from_runtime(e: RuntimeError, req: &Request) -> TermError {
+pub(crate) fn from_runtime(e: AdapterError, req: &Request) -> TermError {
     match e {
-        RuntimeError::Op(op) => op_error(
+        AdapterError::Op(op) => op_error(
             op,
             req.target.terminal_id.as_deref(),
             req.runtime.timeout_ms,
         ),
-        RuntimeError::Runtime {
+        AdapterError::Runtime {
             failure,
             message,
             facts,
@@ -156,13 +156,13 @@ pub(crate) fn sandbox_ready() -> Result<(), TermError> {
     })
 }
 
-pub(crate) fn exec_error(e: ExecError) -> TermError {
+pub(crate) fn headless_error(e: HeadlessError) -> TermError {
     use crate::process::workdir::WorkdirError;
     match e {
-        ExecError::Workdir(WorkdirError::Asked { .. }) => {
+        HeadlessError::Workdir(WorkdirError::Asked { .. }) => {
             TermError::payload(e.to_string()).with("field", json!("runtime.cwd"))
         }
-        ExecError::Workdir(WorkdirError::Own { ref path, .. }) => {
+        HeadlessError::Workdir(WorkdirError::Own { ref path, .. }) => {
             TermError::new(ErrorCode::InvalidMode, e.to_string())
                 .with("working_directory", json!(path))
                 .with_hint(
@@ -177,7 +177,7 @@ pub(crate) fn exec_error(e: ExecError) -> TermError {
                     ),
                 )
         }
-        ExecError::Spawn {
+        HeadlessError::Spawn {
             ref source,
             ref program,
             named,
@@ -207,14 +207,14 @@ pub(crate) fn exec_error(e: ExecError) -> TermError {
                 None => TermError::internal(e),
             },
         },
-        ExecError::NoPlace(n) => {
+        HeadlessError::NoPlace(n) => {
             let max = match n {
-                crate::exec::NoPlace::QueueFull { max, .. }
-                | crate::exec::NoPlace::Waited { max, .. } => max,
+                crate::headless::NoPlace::QueueFull { max, .. }
+                | crate::headless::NoPlace::Waited { max, .. } => max,
             };
             let mut err =
                 limit_reached("running_commands", Some(max), e.to_string(), RETRY_AFTER_MS);
-            if let crate::exec::NoPlace::Waited { waited, .. } = n {
+            if let crate::headless::NoPlace::Waited { waited, .. } = n {
                 err = err.with("queued_ms", json!(waited.as_millis() as u64));
             }
             err

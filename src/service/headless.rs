@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::approval::Stop;
-use super::failures::exec_error;
+use super::failures::headless_error;
 use super::output;
 use super::wait::{Progress, is_abandoned, wait_until};
 use super::{Handled, Service};
@@ -14,7 +14,7 @@ use crate::contract::result::{
     Cursors, ItemKind, ListItem, SessionEnded, SessionOutput, Streams, Verdict,
 };
 use crate::contract::{Encoding, ErrorCode, Identity, Outcome, Request, TermError};
-use crate::exec::{Program, Session, StartSpec, Stream, resolve_cwd};
+use crate::headless::{Program, Session, StartSpec, Stream, resolve_cwd};
 use crate::process;
 use crate::views::DEFAULT_MAX_BYTES;
 
@@ -91,7 +91,7 @@ impl Service {
         if !escape {
             super::failures::sandbox_ready()?;
         }
-        let cwd = resolve_cwd(req.runtime.cwd.as_deref()).map_err(exec_error)?;
+        let cwd = resolve_cwd(req.runtime.cwd.as_deref()).map_err(headless_error)?;
         let command = req
             .execution
             .command
@@ -158,7 +158,11 @@ impl Service {
         // A start over the running cap waits its turn within the request's wait (or the
         // queue's own bound).
         let wait = Duration::from_millis(req.runtime.wait_ms.unwrap_or(u64::MAX));
-        let (session, queued) = self.exec.start(spec, wait).await.map_err(exec_error)?;
+        let (session, queued) = self
+            .headless
+            .start(spec, wait)
+            .await
+            .map_err(headless_error)?;
         Ok((session, super::verdict(&decision, approval), queued))
     }
 
@@ -224,7 +228,7 @@ impl Service {
     }
 
     pub(crate) fn session(&self, id: &str) -> Result<Arc<Session>, TermError> {
-        self.exec
+        self.headless
             .get(id)
             .ok_or_else(|| TermError::not_found("session", id).with("target", json!("session_id")))
     }
@@ -348,7 +352,7 @@ impl Service {
 
     /// List rows for headless sessions.
     pub(crate) fn session_items(&self) -> Vec<ListItem> {
-        self.exec
+        self.headless
             .list()
             .into_iter()
             .map(|s| {
@@ -378,7 +382,7 @@ impl Service {
 
 /// What the operator's sandbox refused, when a command failed and its last words say so.
 fn sandbox_denial(
-    st: &crate::exec::Status,
+    st: &crate::headless::Status,
     session: &Session,
 ) -> Option<crate::contract::result::SandboxDenial> {
     use crate::sandbox::denial::{TAIL_BYTES, diagnose};

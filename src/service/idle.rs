@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::Service;
-use crate::runtime::ops::TermRequest;
+use crate::adapters::ops::TermRequest;
 
 /// The most often the rule is applied.
 const MIN_PACE: Duration = Duration::from_millis(200);
@@ -96,7 +96,7 @@ impl Service {
         if self.implicit.lock().is_empty() {
             return;
         }
-        let listed = self.runtime.list().await;
+        let listed = self.adapters.list().await;
         let mut closing = Vec::new();
         {
             let mut seen = self.implicit.lock();
@@ -123,14 +123,14 @@ impl Service {
         }
         for id in closing {
             self.unentered.forget(&id);
-            let Ok(adapter) = self.runtime.adapter_for_terminal(&id).await else {
+            let Ok(adapter) = self.adapters.adapter_for_terminal(&id).await else {
                 continue;
             };
             let kill = TermRequest::Kill {
                 terminal_id: id.clone(),
             };
             match self
-                .runtime
+                .adapters
                 .call(&adapter, kill, "", None, Duration::ZERO)
                 .await
             {

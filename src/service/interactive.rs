@@ -8,12 +8,12 @@ use super::approval::{Elicitor, Stop};
 use super::terminal_answer::{output_spec, terminal_output};
 use super::wait::{Progress, is_abandoned, with_progress};
 use super::{Handled, Service, authorize, failures};
+use crate::adapters::{Adapter, AdapterError, AdapterType};
 use crate::contract::result::{Authorization, ItemKind, ListItem, TerminalOutput, Verdict};
 use crate::contract::{ErrorCode, Identity, Intent, Outcome, Request, TermError};
 use crate::policy::unseen_line;
-use crate::runtime::{Adapter, AdapterType, RuntimeError};
 
-use crate::runtime::ops::{
+use crate::adapters::ops::{
     AgentClaim, InputArgs, OpError, OpenArgs, ReadArgs, RunArgs, TermRequest, TermSummary,
 };
 
@@ -83,7 +83,7 @@ impl Service {
         wait: Duration,
         progress: &dyn Progress,
     ) -> Handled {
-        let call = self.runtime.call(
+        let call = self.adapters.call(
             adapter,
             op,
             &req.correlation.trace_id,
@@ -94,12 +94,12 @@ impl Service {
         let mut about = Identity::default();
         // A failure that names its terminal (a timeout, a shell not ready yet): the agent
         // goes on in that terminal, which may be one this call opened.
-        if let Err(RuntimeError::Op(OpError {
+        if let Err(AdapterError::Op(OpError {
             partial: Some(p), ..
         })) = &answered
         {
             about = Identity::terminal(&p.terminal.terminal_id);
-            self.runtime
+            self.adapters
                 .remember(&p.terminal.terminal_id, adapter.clone());
         }
         let answered = answered.map_err(|e| failures::from_runtime(e, req));
@@ -112,7 +112,7 @@ impl Service {
         let result = answered.map(|resp| {
             if let Some(t) = resp.terminal() {
                 about = Identity::terminal(&t.terminal_id);
-                self.runtime.remember(&t.terminal_id, adapter.clone());
+                self.adapters.remember(&t.terminal_id, adapter.clone());
             }
             let encoding = req.output.encoding.unwrap_or_default();
             Outcome::Terminal(Box::new(terminal_output(&resp, encoding)))
@@ -122,7 +122,7 @@ impl Service {
 
     /// The adapter that serves terminal `id`.
     async fn adapter_for(&self, req: &Request, id: &str) -> Result<Arc<dyn Adapter>, TermError> {
-        self.runtime
+        self.adapters
             .adapter_for_terminal(id)
             .await
             .map_err(|e| failures::from_runtime(e, req))
@@ -144,7 +144,7 @@ impl Service {
         Ok(match (&req.target.terminal_id, req.intent) {
             (None, intent) => {
                 let adapter = self
-                    .runtime
+                    .adapters
                     .adapter_for_new(req.runtime.adapter_override.as_deref())
                     .await
                     .map_err(|e| failures::from_runtime(e, req))?;
@@ -388,7 +388,7 @@ impl Service {
     }
 
     pub(crate) async fn terminal_items(&self) -> Vec<ListItem> {
-        self.runtime
+        self.adapters
             .list()
             .await
             .into_iter()

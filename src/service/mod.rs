@@ -1,5 +1,5 @@
 //! The contract service: one request in, one canonical payload out. Parses and validates
-//! (contract), routes headless work to `exec` and interactive work to `runtime`, and turns
+//! (contract), routes headless work to `headless` and interactive work to `adapters`, and turns
 //! every outcome, good or bad, into a response or an error payload (docs/contract.md, "Answers").
 
 pub mod approval;
@@ -22,15 +22,15 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::adapters::ops::TermSummary;
+use crate::adapters::{Adapters, LocalAdapter};
 use crate::config::Config;
 use crate::contract::result::{Approval, Verdict};
 use crate::contract::{
     self, Action, Envelope, ErrorCode, Identity, Mode, Outcome, Request, TermError, response,
 };
-use crate::exec::{ExecConfig, ExecManager};
+use crate::headless::{HeadlessConfig, HeadlessSessions};
 use crate::ids;
-use crate::runtime::ops::TermSummary;
-use crate::runtime::{LocalAdapter, Runtime};
 use ahp_types::state::TerminalState;
 
 pub use approval::{ElicitOutcome, Elicitor, NoElicitor};
@@ -40,7 +40,7 @@ pub use wait::{NoProgress, Progress};
 /// terminal it opened, the adapter that served it) and its result or error.
 pub(crate) struct Handled {
     pub about: Identity,
-    pub adapter: Option<crate::runtime::AdapterType>,
+    pub adapter: Option<crate::adapters::AdapterType>,
     pub result: Result<Outcome, TermError>,
 }
 
@@ -59,7 +59,7 @@ impl Handled {
 
     /// An answer `adapter` served (or failed to).
     pub fn served_by(
-        adapter: crate::runtime::AdapterType,
+        adapter: crate::adapters::AdapterType,
         about: Identity,
         result: Result<Outcome, TermError>,
     ) -> Handled {
@@ -123,8 +123,8 @@ pub struct Service {
     policy: crate::policy::Policy,
     /// When a person is asked (`approval`).
     approvals: crate::policy::Approvals,
-    exec: ExecManager,
-    runtime: Runtime,
+    headless: HeadlessSessions,
+    adapters: Adapters,
     /// The AHP session this server claims its terminals as (docs/terminal-core.md, "Commands and claims").
     session_uri: String,
     chat_uri: String,
@@ -141,34 +141,34 @@ pub struct Service {
 impl Service {
     pub fn new(cfg: Config, loaded: crate::policy::Loaded) -> Arc<Service> {
         let crate::policy::Loaded { policy, approvals } = loaded;
-        let exec = ExecManager::new(ExecConfig {
+        let headless = HeadlessSessions::new(HeadlessConfig {
             spool_dir: cfg.spool_dir.clone(),
             memory_limit: cfg.output_memory,
             places: cfg.places.clone(),
             max_retained: cfg.max_retained,
         });
         let mut core_cfg =
-            crate::runtime::ops::CoreConfig::new(cfg.spool_dir.clone(), cfg.output_memory);
+            crate::adapters::ops::CoreConfig::new(cfg.spool_dir.clone(), cfg.output_memory);
         core_cfg.default_shell = cfg.interactive_shell.clone();
         core_cfg.max_terminals = cfg.max_terminals;
         core_cfg.shared_places = Some(cfg.terminal_places.clone());
         core_cfg.scrollback_bytes = cfg.scrollback_bytes;
         core_cfg.skip_user_rc = cfg.no_user_rc;
         let local = LocalAdapter::start(core_cfg);
-        if let (Ok(crate::runtime::AdapterType::ContainerBridge), Err(e)) = (
-            crate::runtime::mode::resolve(None, &cfg.runtime),
-            &cfg.runtime.bridge,
+        if let (Ok(crate::adapters::AdapterType::ContainerBridge), Err(e)) = (
+            crate::adapters::mode::resolve(None, &cfg.adapters),
+            &cfg.adapters.bridge,
         ) {
             tracing::warn!(problems = %e, "interactive requests will be refused until the container bridge is configured");
         }
         let instance = ids::new_id("mcp");
-        let runtime = Runtime::new(local, cfg.runtime.clone());
+        let adapters = Adapters::new(local, cfg.adapters.clone());
         Arc::new_cyclic(|me| Service {
             cfg,
             policy,
             approvals,
-            exec,
-            runtime,
+            headless,
+            adapters,
             session_uri: format!("ahp-session:/{instance}"),
             chat_uri: format!("ahp-chat:/{instance}"),
             unentered: unentered::Unentered::default(),
@@ -320,7 +320,7 @@ impl Service {
 
     /// The operator asked for the page (`--gui`): the host comes up with the server.
     pub fn gui(&self) -> bool {
-        self.cfg.runtime.gui
+        self.cfg.adapters.gui
     }
 
     /// Open the page's sign-in link in a browser once the host is up (`--open`).
@@ -329,27 +329,27 @@ impl Service {
     }
 
     /// Launch the page's host now; its one-time sign-in link.
-    pub async fn start_gui(&self) -> Result<Option<String>, crate::runtime::RuntimeError> {
-        self.runtime.start_gui().await
+    pub async fn start_gui(&self) -> Result<Option<String>, crate::adapters::AdapterError> {
+        self.adapters.start_gui().await
     }
 
     /// Every terminal across the adapters in use, with the adapter serving it.
-    pub async fn terminals(&self) -> Vec<(crate::runtime::AdapterType, TermSummary)> {
-        self.runtime.list().await
+    pub async fn terminals(&self) -> Vec<(crate::adapters::AdapterType, TermSummary)> {
+        self.adapters.list().await
     }
 
     /// A terminal's AHP state (`None`: no such terminal).
     pub async fn terminal_state(
         &self,
         terminal_id: &str,
-    ) -> Result<Option<TerminalState>, crate::runtime::RuntimeError> {
-        let adapter = self.runtime.adapter_for_terminal(terminal_id).await?;
+    ) -> Result<Option<TerminalState>, crate::adapters::AdapterError> {
+        let adapter = self.adapters.adapter_for_terminal(terminal_id).await?;
         Ok(adapter.terminal_state(terminal_id).await)
     }
 
     /// Every action any adapter's terminals dispatch from now on (resource updates).
-    pub fn follow(&self) -> tokio::sync::broadcast::Receiver<crate::runtime::Change> {
-        self.runtime.follow()
+    pub fn follow(&self) -> tokio::sync::broadcast::Receiver<crate::adapters::Change> {
+        self.adapters.follow()
     }
 
     /// Kill everything this server started.
@@ -361,8 +361,8 @@ impl Service {
     /// Stop what this service started (its commands and terminals), leaving the rest of the
     /// process alone: one HTTP session ending must not touch another's.
     pub async fn close_session(&self) {
-        self.exec.shutdown().await;
-        self.runtime.shutdown().await;
+        self.headless.shutdown().await;
+        self.adapters.shutdown().await;
     }
 }
 

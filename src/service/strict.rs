@@ -34,7 +34,7 @@ fn absolute_search_path() -> Option<String> {
 /// external diff. Read with git itself (includes followed), in the request's directory;
 /// listing the configuration runs nothing of it.
 async fn git_configuration_runs_nothing(cwd: Option<&str>) -> Result<(), String> {
-    let dir = crate::exec::resolve_cwd(cwd).map_err(|e| e.to_string())?;
+    let dir = crate::headless::resolve_cwd(cwd).map_err(|e| e.to_string())?;
     // Found on the operator's absolute PATH entries only: the directory may hold a `git`
     // the agent wrote.
     let git = crate::program::which("git").ok_or("git is not on the operator's PATH")?;

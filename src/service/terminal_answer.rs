@@ -4,9 +4,9 @@
 
 use base64::Engine;
 
+use crate::adapters::ops::{Chunk, OutputSpec, Shown, TermResponse, TermSummary};
 use crate::contract::result::{Cursors, LeftOut, StreamInfo, Streams, TerminalOutput};
 use crate::contract::{Encoding, Request, View};
-use crate::runtime::ops::{Chunk, OutputSpec, Shown, TermResponse, TermSummary};
 use crate::views::ScreenView;
 
 /// What to read of a terminal's stream: exactly what the request names, or, for a default

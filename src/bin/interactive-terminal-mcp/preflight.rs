@@ -5,9 +5,9 @@
 //! one) never reaches this point: argument parsing answers it with status 2 and names the
 //! variable. What is left is what the server would start with but not be able to use.
 
+use itmcp::adapters::AdapterType;
+use itmcp::adapters::mode;
 use itmcp::config::Config;
-use itmcp::runtime::AdapterType;
-use itmcp::runtime::mode;
 
 /// Exit status: the configuration is usable.
 pub const OK: i32 = 0;
@@ -16,7 +16,7 @@ pub const UNUSABLE: i32 = 1;
 
 /// Print what the server would do with `cfg` on stderr, and the exit status to end with.
 pub fn report(name: &str, cfg: &Config) -> i32 {
-    let adapter = match mode::resolve(None, &cfg.runtime) {
+    let adapter = match mode::resolve(None, &cfg.adapters) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("{name}: ERROR: {e}");
@@ -36,7 +36,7 @@ pub fn report(name: &str, cfg: &Config) -> i32 {
         None => eprintln!("{name}: MCP over stdio"),
     }
     if adapter == AdapterType::ContainerBridge {
-        match &cfg.runtime.bridge {
+        match &cfg.adapters.bridge {
             Ok(b) => {
                 eprintln!(
                     "{name}: container bridge: host aliases [{}], port {}, connect timeout {} ms, request timeout {} ms",

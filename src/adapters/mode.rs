@@ -11,7 +11,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use super::AdapterType;
-use super::error::{Failure, RuntimeError};
+use super::error::{AdapterError, Failure};
 use super::paths::PathMap;
 
 /// Default host alias tried first from a container (docs/bridge-protocol.md, "The container bridge").
@@ -26,7 +26,7 @@ pub const MAX_SPAWN_TIMEOUT_MS: u64 = 30_000;
 
 /// The operator's runtime settings, parsed at start.
 #[derive(Debug, Clone)]
-pub struct RuntimeInputs {
+pub struct AdapterInputs {
     /// `--adapter`; `None` is auto.
     pub adapter_mode: Option<AdapterType>,
     /// Adapters a request may name in `runtime.adapter_override`; unset: none with the GUI
@@ -42,13 +42,13 @@ pub struct RuntimeInputs {
     pub keep_host: bool,
     /// The container bridge, checked at start; a request that needs a bridge answers its
     /// problems as `PM_TERM_INVALID_MODE` (the server itself keeps serving headless work).
-    pub bridge: Result<BridgeSpec, RuntimeError>,
+    pub bridge: Result<BridgeSpec, AdapterError>,
     pub trace_bridge: bool,
 }
 
-impl Default for RuntimeInputs {
+impl Default for AdapterInputs {
     fn default() -> Self {
-        RuntimeInputs {
+        AdapterInputs {
             adapter_mode: None,
             adapter_overrides: None,
             in_container: false,
@@ -110,13 +110,13 @@ impl FromStr for AdapterList {
     }
 }
 
-fn parse_mode(value: &str, source: &str) -> Result<Option<AdapterType>, RuntimeError> {
+fn parse_mode(value: &str, source: &str) -> Result<Option<AdapterType>, AdapterError> {
     match value {
         "local" => Ok(Some(AdapterType::Local)),
         "bundled" => Ok(Some(AdapterType::Bundled)),
         "container_bridge" => Ok(Some(AdapterType::ContainerBridge)),
         "auto" | "" => Ok(None),
-        other => Err(RuntimeError::new(
+        other => Err(AdapterError::new(
             Failure::Refused,
             format!("{source} {other:?} is not one of auto, local, bundled, container_bridge"),
         )
@@ -132,7 +132,7 @@ fn parse_mode(value: &str, source: &str) -> Result<Option<AdapterType>, RuntimeE
 }
 
 /// The adapters a request may name, as the operator configured them.
-pub fn allowed_overrides(inputs: &RuntimeInputs) -> Vec<AdapterType> {
+pub fn allowed_overrides(inputs: &AdapterInputs) -> Vec<AdapterType> {
     match &inputs.adapter_overrides {
         Some(list) => list.clone(),
         None if inputs.gui => Vec::new(),
@@ -147,8 +147,8 @@ pub fn allowed_overrides(inputs: &RuntimeInputs) -> Vec<AdapterType> {
 /// Which adapter serves a new interactive request.
 pub fn resolve(
     request_override: Option<&str>,
-    inputs: &RuntimeInputs,
-) -> Result<AdapterType, RuntimeError> {
+    inputs: &AdapterInputs,
+) -> Result<AdapterType, AdapterError> {
     let wanted = match request_override {
         Some(v) => parse_mode(v, "runtime.adapter_override")?,
         None => None,
@@ -157,7 +157,7 @@ pub fn resolve(
         let allowed = allowed_overrides(inputs);
         if !allowed.contains(&a) {
             let names = allowed.iter().map(|a| a.as_str().to_string()).collect();
-            return Err(RuntimeError::new(Failure::Refused, format!(
+            return Err(AdapterError::new(Failure::Refused, format!(
                 "runtime.adapter_override {:?} is not allowed here: the operator decides where terminals run (PM_TERM_ADAPTER_OVERRIDES); leave it out",
                 a.as_str()
             ))
@@ -200,7 +200,7 @@ fn valid_host(h: &str) -> bool {
 }
 
 /// Check the bridge inputs; anything missing or malformed is `PM_TERM_INVALID_MODE`.
-pub fn bridge_spec(inputs: &BridgeInputs) -> Result<BridgeSpec, RuntimeError> {
+pub fn bridge_spec(inputs: &BridgeInputs) -> Result<BridgeSpec, AdapterError> {
     let mut problems = Vec::new();
     let number =
         |name: &str, raw: &Option<String>, default: u64, problems: &mut Vec<String>| -> u64 {
@@ -281,7 +281,7 @@ pub fn bridge_spec(inputs: &BridgeInputs) -> Result<BridgeSpec, RuntimeError> {
         }
     };
     if !problems.is_empty() {
-        return Err(RuntimeError::new(
+        return Err(AdapterError::new(
             Failure::NotConfigured,
             format!(
                 "container_bridge is not configured: {}",
@@ -307,8 +307,8 @@ pub fn bridge_spec(inputs: &BridgeInputs) -> Result<BridgeSpec, RuntimeError> {
 mod tests {
     use super::*;
 
-    fn inputs() -> RuntimeInputs {
-        RuntimeInputs::default()
+    fn inputs() -> AdapterInputs {
+        AdapterInputs::default()
     }
 
     #[test]

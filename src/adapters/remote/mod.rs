@@ -21,8 +21,8 @@ mod link;
 use super::discovery::Launched;
 use super::mode::BridgeSpec;
 use super::{Adapter, AdapterType, BoxFut, bounded};
+use crate::adapters::error::{AdapterError, Failure};
 use crate::ids;
-use crate::runtime::error::{Failure, RuntimeError};
 use crate::terminal::ops::{
     ApprovalAnswer, ApprovalArgs, OpError, OpErrorKind, TermRequest, TermResponse,
 };
@@ -169,15 +169,15 @@ impl RemoteAdapter {
         &self,
         timeout: Duration,
         work: impl FnOnce(Arc<Self>) -> F,
-    ) -> Result<T, RuntimeError>
+    ) -> Result<T, AdapterError>
     where
         T: Send + 'static,
-        F: std::future::Future<Output = Result<T, RuntimeError>> + Send + 'static,
+        F: std::future::Future<Output = Result<T, AdapterError>> + Send + 'static,
     {
         let this = self
             .me
             .upgrade()
-            .ok_or_else(|| RuntimeError::internal("adapter is gone"))?;
+            .ok_or_else(|| AdapterError::internal("adapter is gone"))?;
         bounded(
             work(this),
             timeout.max(self.request_timeout),
@@ -192,7 +192,7 @@ impl RemoteAdapter {
         mut req: TermRequest,
         trace_id: String,
         contract_request: Option<String>,
-    ) -> Result<TermResponse, RuntimeError> {
+    ) -> Result<TermResponse, AdapterError> {
         let paths = match &self.target {
             Target::Bridge(s) => Some(&s.path_map),
             Target::Bundled { .. } => None,
@@ -222,7 +222,7 @@ impl RemoteAdapter {
         let v = self.exchange(&exchange, params, &request_id).await?;
         if let Some(ok) = v.get("ok") {
             let mut r: TermResponse =
-                serde_json::from_value(ok.clone()).map_err(RuntimeError::internal)?;
+                serde_json::from_value(ok.clone()).map_err(AdapterError::internal)?;
             if let Some(m) = paths {
                 m.response_to_container(&mut r);
             }
@@ -235,7 +235,7 @@ impl RemoteAdapter {
         }
         if let Some(err) = v.get("err") {
             let mut e: OpError =
-                serde_json::from_value(err.clone()).map_err(RuntimeError::internal)?;
+                serde_json::from_value(err.clone()).map_err(AdapterError::internal)?;
             if let Some(id) = req.terminal_id()
                 && e.kind == OpErrorKind::NotFound
                 && lock(&self.lost).contains(id)
@@ -261,9 +261,9 @@ impl RemoteAdapter {
                     );
                 }
             }
-            return Err(RuntimeError::Op(e));
+            return Err(AdapterError::Op(e));
         }
-        Err(RuntimeError::internal(format!(
+        Err(AdapterError::internal(format!(
             "unexpected answer from the host: {v}"
         )))
     }
@@ -272,7 +272,7 @@ impl RemoteAdapter {
     async fn ask_page(
         self: Arc<Self>,
         question: ApprovalArgs,
-    ) -> Result<ApprovalAnswer, RuntimeError> {
+    ) -> Result<ApprovalAnswer, AdapterError> {
         let request_id = format!("{}/approval", question.request_id);
         let exchange = Exchange {
             method: "pm/approval/ask",
@@ -287,15 +287,15 @@ impl RemoteAdapter {
         let params = json!({"request_id": request_id, "trace_id": trace_id, "approval": question});
         let v = self.exchange(&exchange, params, &request_id).await?;
         match v.get("ok") {
-            Some(ok) => serde_json::from_value(ok.clone()).map_err(RuntimeError::internal),
-            None => Err(RuntimeError::internal(format!(
+            Some(ok) => serde_json::from_value(ok.clone()).map_err(AdapterError::internal),
+            None => Err(AdapterError::internal(format!(
                 "unexpected answer from the host: {v}"
             ))),
         }
     }
 
     /// `pm/approval/withdraw`: the question asked for `request_id` is taken off the page.
-    async fn withdraw_question(self: Arc<Self>, request_id: String) -> Result<(), RuntimeError> {
+    async fn withdraw_question(self: Arc<Self>, request_id: String) -> Result<(), AdapterError> {
         let exchange = Exchange {
             method: "pm/approval/withdraw",
             may_run: false,
@@ -316,7 +316,7 @@ impl RemoteAdapter {
         exchange: &Exchange,
         params: Value,
         request_id: &str,
-    ) -> Result<Value, RuntimeError> {
+    ) -> Result<Value, AdapterError> {
         let deadline = Instant::now() + exchange.budget;
         let mut dropped_at: Option<Instant> = None;
         let mut backoff = BACKOFF_START;
@@ -338,7 +338,7 @@ impl RemoteAdapter {
                         }
                     }
                     if since.elapsed() >= RECOVER_WINDOW || Instant::now() >= deadline {
-                        return Err(RuntimeError::new(
+                        return Err(AdapterError::new(
                             Failure::Disconnected,
                             "the connection to the terminal host dropped and could not be re-established",
                         )
@@ -359,7 +359,7 @@ impl RemoteAdapter {
             {
                 // The host that held the request restarted: what it knew (a question shown
                 // on its page) died with it, and nobody is on the new one's page yet.
-                return Err(RuntimeError::new(
+                return Err(AdapterError::new(
                     Failure::Disconnected,
                     "the terminal host restarted while the request was pending; what it held is gone",
                 )
@@ -377,7 +377,7 @@ impl RemoteAdapter {
             .await;
             match sent {
                 Err(_) => {
-                    return Err(RuntimeError::new(
+                    return Err(AdapterError::new(
                         Failure::Timeout,
                         "the terminal host did not answer in time",
                     )
@@ -394,7 +394,7 @@ impl RemoteAdapter {
                     return Ok(v);
                 }
                 Ok(Err(ClientError::Rpc(e))) if e.code != TRANSPORT_CLOSED => {
-                    return Err(RuntimeError::internal(format!(
+                    return Err(AdapterError::internal(format!(
                         "host error {}: {}",
                         e.code, e.message
                     )));
@@ -458,13 +458,13 @@ fn trace_of(trace_id: String) -> String {
 /// The answer when nothing listens where the host was: a new terminal is unavailable (ask
 /// for it again later, or run headless); an existing one is cut off and, if the host
 /// restarts, gone.
-fn host_is_down(opens: bool, request_id: &str, cause: &RuntimeError) -> RuntimeError {
+fn host_is_down(opens: bool, request_id: &str, cause: &AdapterError) -> AdapterError {
     let e = match opens {
-        true => RuntimeError::new(
+        true => AdapterError::new(
             Failure::Unavailable,
             "the terminal host is down (nothing listens at its address)",
         ),
-        false => RuntimeError::new(
+        false => AdapterError::new(
             Failure::Disconnected,
             "the terminal host is down (nothing listens at its address); its terminals are gone if it restarts",
         ),
@@ -509,7 +509,7 @@ impl Adapter for RemoteAdapter {
         self.kind
     }
 
-    fn connect(&self) -> BoxFut<'_, Result<(), RuntimeError>> {
+    fn connect(&self) -> BoxFut<'_, Result<(), AdapterError>> {
         Box::pin(async move {
             match self.client().await {
                 Ok(_) => Ok(()),
@@ -527,7 +527,7 @@ impl Adapter for RemoteAdapter {
         trace_id: &'a str,
         request_id: Option<&'a str>,
         timeout: Duration,
-    ) -> BoxFut<'a, Result<TermResponse, RuntimeError>> {
+    ) -> BoxFut<'a, Result<TermResponse, AdapterError>> {
         let trace_id = trace_id.to_string();
         let request_id = request_id.map(String::from);
         Box::pin(self.on_task(timeout, |this| this.request(req, trace_id, request_id)))
@@ -537,7 +537,7 @@ impl Adapter for RemoteAdapter {
         &self,
         question: ApprovalArgs,
         timeout: Duration,
-    ) -> BoxFut<'_, Result<ApprovalAnswer, RuntimeError>> {
+    ) -> BoxFut<'_, Result<ApprovalAnswer, AdapterError>> {
         Box::pin(self.on_task(timeout, |this| this.ask_page(question)))
     }
 

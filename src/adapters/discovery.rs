@@ -11,7 +11,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-use super::error::{Failure, RuntimeError};
+use super::error::{AdapterError, Failure};
 use crate::process::reaper;
 use crate::terminal::shell::is_executable;
 
@@ -32,11 +32,11 @@ pub struct Launched {
 }
 
 /// The candidates, in order. A relative configured path is refused.
-pub fn candidates(configured: Option<&str>) -> Result<Vec<Candidate>, RuntimeError> {
+pub fn candidates(configured: Option<&str>) -> Result<Vec<Candidate>, AdapterError> {
     let mut out: Vec<Candidate> = Vec::new();
     if let Some(c) = configured {
         if !Path::new(c).is_absolute() {
-            return Err(RuntimeError::new(
+            return Err(AdapterError::new(
                 Failure::Refused,
                 format!("configured host binary {c:?} is relative; it must be an absolute path"),
             )
@@ -213,7 +213,7 @@ async fn launch_once(c: &Candidate, spec: &LaunchSpec) -> Result<Launched, Launc
 }
 
 /// Launch the first candidate that comes up; every failure is kept for the answer.
-pub async fn launch(configured: Option<&str>, spec: &LaunchSpec) -> Result<Launched, RuntimeError> {
+pub async fn launch(configured: Option<&str>, spec: &LaunchSpec) -> Result<Launched, AdapterError> {
     let cands = candidates(configured)?;
     let mut errors: Vec<SpawnError> = Vec::new();
     for c in &cands {
@@ -259,7 +259,7 @@ pub async fn launch(configured: Option<&str>, spec: &LaunchSpec) -> Result<Launc
         });
     }
     let tried = cands.len();
-    Err(RuntimeError::new(
+    Err(AdapterError::new(
         Failure::Unavailable,
         format!("no interactive-terminal host could be started ({tried} candidates tried)"),
     )

@@ -135,7 +135,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::runtime::{AdapterType, BoxFut, Failure, RuntimeError};
+    use crate::adapters::{AdapterError, AdapterType, BoxFut, Failure};
     use crate::terminal::ops::{ApprovalAnswer, ApprovalArgs, TermRequest, TermResponse};
     use ahp_types::actions::{StateAction, TerminalTitleChangedAction};
     use ahp_types::state::TerminalState;
@@ -160,7 +160,7 @@ mod tests {
         fn adapter_type(&self) -> AdapterType {
             AdapterType::ContainerBridge
         }
-        fn connect(&self) -> BoxFut<'_, Result<(), RuntimeError>> {
+        fn connect(&self) -> BoxFut<'_, Result<(), AdapterError>> {
             Box::pin(async { Ok(()) })
         }
         fn call<'a>(
@@ -169,14 +169,14 @@ mod tests {
             _: &'a str,
             _: Option<&'a str>,
             _: Duration,
-        ) -> BoxFut<'a, Result<TermResponse, RuntimeError>> {
-            Box::pin(async { Err(RuntimeError::new(Failure::Unavailable, NO_HOST)) })
+        ) -> BoxFut<'a, Result<TermResponse, AdapterError>> {
+            Box::pin(async { Err(AdapterError::new(Failure::Unavailable, NO_HOST)) })
         }
         fn ask(
             &self,
             _: ApprovalArgs,
             _: Duration,
-        ) -> BoxFut<'_, Result<ApprovalAnswer, RuntimeError>> {
+        ) -> BoxFut<'_, Result<ApprovalAnswer, AdapterError>> {
             Box::pin(async { Ok(ApprovalAnswer::unavailable()) })
         }
         fn close(&self) -> BoxFut<'_, ()> {

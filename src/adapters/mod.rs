@@ -26,7 +26,7 @@ use crate::terminal::ops::{ApprovalAnswer, ApprovalArgs, TermRequest, TermRespon
 use crate::locks::lock;
 pub use changes::Change;
 use changes::Changes;
-pub use error::{Failure, RuntimeError};
+pub use error::{AdapterError, Failure};
 
 /// What the runtime speaks: the terminal operations and their answers, as every adapter
 /// serves them. The contract service uses these names and never reaches into the core.
@@ -36,7 +36,7 @@ pub mod ops {
     pub use crate::terminal::protocol::*;
 }
 pub use local::LocalAdapter;
-pub use mode::RuntimeInputs;
+pub use mode::AdapterInputs;
 use remote::{RemoteAdapter, Target};
 
 pub type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -65,15 +65,15 @@ pub async fn bounded<T: Send + 'static>(
     work: impl Future<Output = T> + Send + 'static,
     timeout: Duration,
     late: &str,
-) -> Result<T, RuntimeError> {
+) -> Result<T, AdapterError> {
     let task = tokio::spawn(work);
     let abort = task.abort_handle();
     match tokio::time::timeout(timeout, task).await {
         Ok(Ok(r)) => Ok(r),
-        Ok(Err(e)) => Err(RuntimeError::internal(e)),
+        Ok(Err(e)) => Err(AdapterError::internal(e)),
         Err(_) => {
             abort.abort();
-            Err(RuntimeError::new(Failure::Timeout, late)
+            Err(AdapterError::new(Failure::Timeout, late)
                 .with(|f| f.timeout_ms = Some(timeout.as_millis() as u64)))
         }
     }
@@ -83,7 +83,7 @@ pub async fn bounded<T: Send + 'static>(
 pub trait Adapter: Send + Sync {
     fn adapter_type(&self) -> AdapterType;
     /// Establish the runtime (launch, connect, handshake) if it is not up.
-    fn connect(&self) -> BoxFut<'_, Result<(), RuntimeError>>;
+    fn connect(&self) -> BoxFut<'_, Result<(), AdapterError>>;
     /// Serve `req`, answered within `timeout` (else a timeout). `trace_id` is the
     /// contract request's, carried unchanged into the runtime's logs (and across the bridge)
     /// so one id follows the request everywhere. `request_id` (the contract's) makes a
@@ -95,14 +95,14 @@ pub trait Adapter: Send + Sync {
         trace_id: &'a str,
         request_id: Option<&'a str>,
         timeout: Duration,
-    ) -> BoxFut<'a, Result<TermResponse, RuntimeError>>;
+    ) -> BoxFut<'a, Result<TermResponse, AdapterError>>;
     /// Ask the people watching this runtime (a host's page) to decide on a command, within
     /// `timeout`; a runtime nobody watches answers `unavailable`.
     fn ask(
         &self,
         question: ApprovalArgs,
         timeout: Duration,
-    ) -> BoxFut<'_, Result<ApprovalAnswer, RuntimeError>>;
+    ) -> BoxFut<'_, Result<ApprovalAnswer, AdapterError>>;
     /// Take back the question asked for contract request `request_id` (its call was
     /// cancelled), so the people watching no longer see it; best effort.
     fn withdraw(&self, _request_id: &str) -> BoxFut<'_, ()> {
@@ -126,18 +126,18 @@ const CALL_MARGIN: Duration = Duration::from_secs(15);
 const LIST_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Routes interactive requests to adapters and remembers which adapter owns each terminal.
-pub struct Runtime {
+pub struct Adapters {
     pub local: Arc<LocalAdapter>,
-    inputs: RuntimeInputs,
+    inputs: AdapterInputs,
     bundled: tokio::sync::Mutex<BTreeMap<Option<String>, Arc<RemoteAdapter>>>,
     bridge: tokio::sync::Mutex<Option<Arc<RemoteAdapter>>>,
     owners: Mutex<HashMap<String, Arc<dyn Adapter>>>,
     changes: Changes,
 }
 
-impl Runtime {
-    pub fn new(local: Arc<LocalAdapter>, inputs: RuntimeInputs) -> Runtime {
-        let rt = Runtime {
+impl Adapters {
+    pub fn new(local: Arc<LocalAdapter>, inputs: AdapterInputs) -> Adapters {
+        let rt = Adapters {
             local: local.clone(),
             inputs,
             bundled: tokio::sync::Mutex::new(BTreeMap::new()),
@@ -159,7 +159,7 @@ impl Runtime {
         self.changes.follow()
     }
 
-    pub fn inputs(&self) -> &RuntimeInputs {
+    pub fn inputs(&self) -> &AdapterInputs {
         &self.inputs
     }
 
@@ -167,7 +167,7 @@ impl Runtime {
     pub async fn adapter_for_new(
         &self,
         adapter_override: Option<&str>,
-    ) -> Result<Arc<dyn Adapter>, RuntimeError> {
+    ) -> Result<Arc<dyn Adapter>, AdapterError> {
         match mode::resolve(adapter_override, &self.inputs)? {
             AdapterType::Local => Ok(self.local.clone()),
             AdapterType::Bundled => {
@@ -213,7 +213,7 @@ impl Runtime {
 
     /// With the GUI: launch the host now (not at the first interactive request) so a person
     /// can open the page before anything needs approving; its one-time sign-in link.
-    pub async fn start_gui(&self) -> Result<Option<String>, RuntimeError> {
+    pub async fn start_gui(&self) -> Result<Option<String>, AdapterError> {
         let adapter = self.adapter_for_new(None).await?;
         adapter.connect().await?;
         let configured = self.inputs.binary.clone();
@@ -239,7 +239,7 @@ impl Runtime {
     pub async fn adapter_for_terminal(
         &self,
         terminal_id: &str,
-    ) -> Result<Arc<dyn Adapter>, RuntimeError> {
+    ) -> Result<Arc<dyn Adapter>, AdapterError> {
         let owner = lock(&self.owners).get(terminal_id).cloned();
         match owner {
             Some(a) => Ok(a),
@@ -259,7 +259,7 @@ impl Runtime {
         trace_id: &str,
         request_id: Option<&str>,
         wait: Duration,
-    ) -> Result<TermResponse, RuntimeError> {
+    ) -> Result<TermResponse, AdapterError> {
         adapter.connect().await?;
         adapter
             .call(req, trace_id, request_id, wait + CALL_MARGIN)
@@ -272,7 +272,7 @@ impl Runtime {
         adapter: &Arc<dyn Adapter>,
         question: ApprovalArgs,
         timeout: Duration,
-    ) -> Result<ApprovalAnswer, RuntimeError> {
+    ) -> Result<ApprovalAnswer, AdapterError> {
         adapter.connect().await?;
         adapter.ask(question, timeout + CALL_MARGIN).await
     }

@@ -18,7 +18,7 @@ pub const DEFAULT_MAX_RUNNING: usize = 64;
 pub const DEFAULT_MAX_RETAINED: usize = 256;
 
 #[derive(Debug, Clone)]
-pub struct ExecConfig {
+pub struct HeadlessConfig {
     pub spool_dir: PathBuf,
     pub memory_limit: usize,
     /// Places for running sessions, shared with every other session of the server.
@@ -27,7 +27,7 @@ pub struct ExecConfig {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum ExecError {
+pub enum HeadlessError {
     #[error(transparent)]
     Workdir(crate::process::workdir::WorkdirError),
     #[error("cannot start {program:?}: {source}")]
@@ -42,8 +42,8 @@ pub enum ExecError {
     NoPlace(NoPlace),
 }
 
-pub struct ExecManager {
-    cfg: ExecConfig,
+pub struct HeadlessSessions {
+    cfg: HeadlessConfig,
     /// Keyed by id: ULIDs sort by creation time, so iteration is oldest first.
     sessions: Mutex<BTreeMap<String, Arc<Session>>>,
     /// Pruned sessions whose processes still run (killed at shutdown).
@@ -66,13 +66,13 @@ fn no_place(n: &NoPlace) -> String {
 }
 
 /// Resolve and check a working directory (see [`crate::process::workdir`]).
-pub fn resolve_cwd(cwd: Option<&str>) -> Result<PathBuf, ExecError> {
-    crate::process::workdir::resolve(cwd).map_err(ExecError::Workdir)
+pub fn resolve_cwd(cwd: Option<&str>) -> Result<PathBuf, HeadlessError> {
+    crate::process::workdir::resolve(cwd).map_err(HeadlessError::Workdir)
 }
 
-impl ExecManager {
-    pub fn new(cfg: ExecConfig) -> ExecManager {
-        ExecManager {
+impl HeadlessSessions {
+    pub fn new(cfg: HeadlessConfig) -> HeadlessSessions {
+        HeadlessSessions {
             cfg,
             sessions: Mutex::new(BTreeMap::new()),
             lingering: Mutex::new(Vec::new()),
@@ -85,13 +85,13 @@ impl ExecManager {
         &self,
         spec: StartSpec,
         wait: std::time::Duration,
-    ) -> Result<(Arc<Session>, std::time::Duration), ExecError> {
+    ) -> Result<(Arc<Session>, std::time::Duration), HeadlessError> {
         let (slot, waited) = self
             .cfg
             .places
             .take(wait)
             .await
-            .map_err(ExecError::NoPlace)?;
+            .map_err(HeadlessError::NoPlace)?;
         let id = ids::new_id(ids::SESSION);
         let (program, named) = match &spec.program {
             Program::Shell { shell, .. } => (shell.display().to_string(), false),
@@ -105,7 +105,7 @@ impl ExecManager {
             slot,
         )
         .await
-        .map_err(|source| ExecError::Spawn {
+        .map_err(|source| HeadlessError::Spawn {
             program,
             named,
             source,

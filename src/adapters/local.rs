@@ -9,7 +9,7 @@ use ahp_types::state::{SnapshotState, TerminalState};
 use tokio::sync::broadcast;
 use tracing::Instrument;
 
-use super::{Adapter, AdapterType, BoxFut, RuntimeError, bounded};
+use super::{Adapter, AdapterError, AdapterType, BoxFut, bounded};
 use crate::ids;
 use crate::terminal::Core;
 use crate::terminal::ops::{self, ApprovalAnswer, ApprovalArgs, TermRequest, TermResponse};
@@ -34,7 +34,7 @@ impl Adapter for LocalAdapter {
         AdapterType::Local
     }
 
-    fn connect(&self) -> BoxFut<'_, Result<(), RuntimeError>> {
+    fn connect(&self) -> BoxFut<'_, Result<(), AdapterError>> {
         Box::pin(async { Ok(()) })
     }
 
@@ -44,7 +44,7 @@ impl Adapter for LocalAdapter {
         trace_id: &'a str,
         _request_id: Option<&'a str>,
         timeout: Duration,
-    ) -> BoxFut<'a, Result<TermResponse, RuntimeError>> {
+    ) -> BoxFut<'a, Result<TermResponse, AdapterError>> {
         let span = tracing::info_span!("terminal_op", trace_id = %trace_id);
         let core = self.core.clone();
         Box::pin(async move {
@@ -61,7 +61,7 @@ impl Adapter for LocalAdapter {
         &self,
         _question: ApprovalArgs,
         _timeout: Duration,
-    ) -> BoxFut<'_, Result<ApprovalAnswer, RuntimeError>> {
+    ) -> BoxFut<'_, Result<ApprovalAnswer, AdapterError>> {
         // The embedded core has no page: nobody here can decide.
         Box::pin(async { Ok(ApprovalAnswer::unavailable()) })
     }

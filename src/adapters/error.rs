@@ -116,7 +116,7 @@ impl Facts {
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum RuntimeError {
+pub enum AdapterError {
     /// The operation reached the terminal core and failed there (not found, busy, timed
     /// out with the output so far…).
     #[error("{}", .0.message)]
@@ -130,9 +130,9 @@ pub enum RuntimeError {
     },
 }
 
-impl RuntimeError {
-    pub fn new(failure: Failure, message: impl Into<String>) -> RuntimeError {
-        RuntimeError::Runtime {
+impl AdapterError {
+    pub fn new(failure: Failure, message: impl Into<String>) -> AdapterError {
+        AdapterError::Runtime {
             failure,
             message: message.into(),
             facts: Box::default(),
@@ -140,34 +140,34 @@ impl RuntimeError {
     }
 
     /// With what the caller can act on.
-    pub fn with(mut self, add: impl FnOnce(&mut Facts)) -> RuntimeError {
-        if let RuntimeError::Runtime { facts, .. } = &mut self {
+    pub fn with(mut self, add: impl FnOnce(&mut Facts)) -> AdapterError {
+        if let AdapterError::Runtime { facts, .. } = &mut self {
             add(facts);
         }
         self
     }
 
-    pub fn internal(cause: impl std::fmt::Display) -> RuntimeError {
-        RuntimeError::new(Failure::Internal, cause.to_string())
+    pub fn internal(cause: impl std::fmt::Display) -> AdapterError {
+        AdapterError::new(Failure::Internal, cause.to_string())
     }
 
     pub fn failure(&self) -> Option<Failure> {
         match self {
-            RuntimeError::Op(_) => None,
-            RuntimeError::Runtime { failure, .. } => Some(*failure),
+            AdapterError::Op(_) => None,
+            AdapterError::Runtime { failure, .. } => Some(*failure),
         }
     }
 
     pub fn facts(&self) -> Option<&Facts> {
         match self {
-            RuntimeError::Op(_) => None,
-            RuntimeError::Runtime { facts, .. } => Some(facts),
+            AdapterError::Op(_) => None,
+            AdapterError::Runtime { facts, .. } => Some(facts),
         }
     }
 }
 
-impl From<OpError> for RuntimeError {
+impl From<OpError> for AdapterError {
     fn from(e: OpError) -> Self {
-        RuntimeError::Op(e)
+        AdapterError::Op(e)
     }
 }

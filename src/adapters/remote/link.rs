@@ -13,14 +13,14 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 
 use super::{Connection, EVENT_BUFFER, RemoteAdapter, Target, absorb};
+use crate::adapters::discovery::{self, LaunchSpec};
+use crate::adapters::error::{AdapterError, Attempt, Failure};
 use crate::ids;
 use crate::locks::lock;
-use crate::runtime::discovery::{self, LaunchSpec};
-use crate::runtime::error::{Attempt, Failure, RuntimeError};
 
 impl RemoteAdapter {
     /// Where to connect and with which token; launches the bundled host when needed.
-    async fn endpoints(&self) -> Result<(Vec<String>, String), RuntimeError> {
+    async fn endpoints(&self) -> Result<(Vec<String>, String), AdapterError> {
         match &self.target {
             Target::Bridge(s) => Ok((
                 s.aliases
@@ -57,7 +57,7 @@ impl RemoteAdapter {
                 }
                 match launched.as_ref() {
                     Some(l) => Ok((vec![l.address.clone()], l.token.clone())),
-                    None => Err(RuntimeError::internal("launch left no host")),
+                    None => Err(AdapterError::internal("launch left no host")),
                 }
             }
         }
@@ -71,7 +71,7 @@ impl RemoteAdapter {
         &self,
         endpoints: &[String],
         token: &str,
-    ) -> Result<(Client, String), RuntimeError> {
+    ) -> Result<(Client, String), AdapterError> {
         let mut attempts = Vec::new();
         let mut refused_by_host = false;
         // Nothing listens: an endpoint refused the connection itself, and none got further or
@@ -83,7 +83,7 @@ impl RemoteAdapter {
         for ep in endpoints {
             let url = format!("ws://{ep}/ahp");
             let mut req = url.clone().into_client_request().map_err(|e| {
-                RuntimeError::new(
+                AdapterError::new(
                     Failure::NotConfigured,
                     format!("bad host address {ep:?}: {e}"),
                 )
@@ -128,7 +128,7 @@ impl RemoteAdapter {
                         .await
                         .map(|c| (c, ep.clone()))
                         .map_err(|e| {
-                            RuntimeError::new(
+                            AdapterError::new(
                                 Failure::Disconnected,
                                 format!("the AHP client failed to start on {ep}: {e}"),
                             )
@@ -165,7 +165,7 @@ impl RemoteAdapter {
         }
         if refused_by_host {
             // A host unreachable or refusing is GUI_UNAVAILABLE; the token is the usual cause.
-            return Err(RuntimeError::new(
+            return Err(AdapterError::new(
                 Failure::Unavailable,
                 "the terminal host refused the handshake: PM_INTERACTIVE_TERMINAL_TOKEN is not the host's token",
             )
@@ -177,7 +177,7 @@ impl RemoteAdapter {
                 Failure::Timeout => "went silent",
                 _ => "closed the connection",
             };
-            return Err(RuntimeError::new(
+            return Err(AdapterError::new(
                 failure,
                 format!("the terminal host at {ep} accepted the connection, then {what} during the handshake"),
             )
@@ -194,7 +194,7 @@ impl RemoteAdapter {
             .iter()
             .map(|a| format!("{}: {}", a.endpoint, a.error))
             .collect();
-        Err(RuntimeError::new(
+        Err(AdapterError::new(
             Failure::Unavailable,
             format!("the terminal host is unreachable ({})", tried.join("; ")),
         )
@@ -205,7 +205,7 @@ impl RemoteAdapter {
     }
 
     /// Initialize, then catch up from the last sequence seen on an earlier connection.
-    async fn handshake(&self, client: &Client, endpoint: &str) -> Result<(), RuntimeError> {
+    async fn handshake(&self, client: &Client, endpoint: &str) -> Result<(), AdapterError> {
         let versions: Vec<String> = ahp_types::SUPPORTED_PROTOCOL_VERSIONS
             .iter()
             .map(|s| s.to_string())
@@ -227,7 +227,7 @@ impl RemoteAdapter {
         )
         .await
         .map_err(|_| {
-            RuntimeError::new(
+            AdapterError::new(
                 Failure::Timeout,
                 format!("the terminal host at {endpoint} did not answer initialize in time"),
             )
@@ -278,7 +278,7 @@ impl RemoteAdapter {
             .request::<_, ReconnectResult>("reconnect", params)
             .await
             .map_err(|e| {
-                RuntimeError::new(Failure::Disconnected, format!("reconnect failed: {e}"))
+                AdapterError::new(Failure::Disconnected, format!("reconnect failed: {e}"))
             })?;
         match r {
             ReconnectResult::Replay(r) => {
@@ -313,7 +313,7 @@ impl RemoteAdapter {
     }
 
     /// The live client, connecting first when there is none.
-    pub(super) async fn client(&self) -> Result<Client, RuntimeError> {
+    pub(super) async fn client(&self) -> Result<Client, AdapterError> {
         let mut conn = self.conn.lock().await;
         if let Some(l) = conn.as_ref()
             && l.alive.load(Ordering::SeqCst)
@@ -368,7 +368,7 @@ impl RemoteAdapter {
 /// A host that answers `initialize` with an error (no common protocol
 /// version, most often) failed the handshake: a disconnection, with where and which
 /// versions each side speaks.
-fn handshake_failed(endpoint: &str, ours: Vec<String>, e: &ahp::ClientError) -> RuntimeError {
+fn handshake_failed(endpoint: &str, ours: Vec<String>, e: &ahp::ClientError) -> AdapterError {
     let theirs = match e {
         ahp::ClientError::Rpc(rpc) => rpc
             .data
@@ -386,7 +386,7 @@ fn handshake_failed(endpoint: &str, ours: Vec<String>, e: &ahp::ClientError) -> 
         ),
         None => format!("the handshake with the terminal host at {endpoint} failed: {e}"),
     };
-    RuntimeError::new(Failure::Disconnected, message).with(|f| {
+    AdapterError::new(Failure::Disconnected, message).with(|f| {
         f.set_endpoint(endpoint);
         f.client_versions = Some(ours);
         f.host_versions = theirs;
