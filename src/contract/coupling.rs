@@ -324,7 +324,7 @@ fn check_interactive_execute(
         "execution.wait_for",
     )?;
     if let Some(pattern) = &execution.wait_for {
-        crate::pattern::compile(pattern).map_err(|e| {
+        crate::wait_pattern::compile(pattern).map_err(|e| {
             TermError::payload(format!(
                 "execution.wait_for is not a valid regular expression: {e}"
             ))

@@ -459,7 +459,7 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
     let started = Instant::now();
     let t = find_running(core, &a.terminal_id)?;
     let pattern = match &a.wait_for {
-        Some(p) => Some(crate::pattern::compile(p).map_err(|e| {
+        Some(p) => Some(crate::wait_pattern::compile(p).map_err(|e| {
             OpError::new(
                 OpErrorKind::Invalid,
                 format!("wait_for is not a valid regular expression: {e}"),

@@ -12,6 +12,7 @@ mod git_settings;
 mod inline;
 mod inline_words;
 pub mod lex;
+pub mod limits;
 pub mod rules;
 mod runners;
 pub mod strict;
@@ -234,11 +235,12 @@ fn split_list(v: &Option<String>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn matches_pattern(argv: &[String], pattern: &[String]) -> bool {
-    !pattern.is_empty()
-        && argv.len() >= pattern.len()
-        && basename(&argv[0]) == basename(&pattern[0])
-        && argv[1..pattern.len()] == pattern[1..]
+/// Whether `argv` starts with the words of an operator's rule (`terraform destroy`).
+fn matches_rule(argv: &[String], rule: &[String]) -> bool {
+    !rule.is_empty()
+        && argv.len() >= rule.len()
+        && basename(&argv[0]) == basename(&rule[0])
+        && argv[1..rule.len()] == rule[1..]
 }
 
 /// When a person is asked, and what happens with nobody to ask: the operator's settings of
@@ -375,7 +377,7 @@ impl Policy {
         // the last would let `(cd /tmp); rm -rf *` run in `/` as a deletion in /tmp.
         // Unknown (None) after a `cd` to a computed place.
         let mut places: Vec<Option<String>> = vec![cwd.map(str::to_string)];
-        for (argv, redirects) in &commands {
+        for walk::Run { argv, redirects } in &commands {
             let here = places.clone();
             for from in &here {
                 if let Some(to) = rules::moved_to(argv, from.as_deref())
@@ -385,10 +387,10 @@ impl Policy {
                     places.push(if places.len() < MAX_PLACES { to } else { None });
                 }
             }
-            if self.allowed.iter().any(|p| matches_pattern(argv, p)) {
+            if self.allowed.iter().any(|p| matches_rule(argv, p)) {
                 continue;
             }
-            if let Some(p) = self.blocked.iter().find(|p| matches_pattern(argv, p)) {
+            if let Some(p) = self.blocked.iter().find(|p| matches_rule(argv, p)) {
                 findings.push(Finding {
                     severity: Severity::Block,
                     rule: "operator_blocked",
@@ -397,7 +399,7 @@ impl Policy {
                 });
                 continue;
             }
-            if let Some(p) = self.warned.iter().find(|p| matches_pattern(argv, p)) {
+            if let Some(p) = self.warned.iter().find(|p| matches_rule(argv, p)) {
                 findings.push(Finding {
                     severity: Severity::Warn,
                     rule: "operator_warned",

@@ -8,19 +8,19 @@ use std::collections::HashMap;
 
 use super::inline::Stdin;
 use super::lex::{self, COMPUTED, Simple};
+use super::limits::{MAX_DEPTH, NESTED_BUDGET, spend_on_text};
 use super::variables::{COMMAND_VARIABLES, PROMPT_VARIABLES, carries_unread_code};
-use super::wrappers::{MAX_NESTED, basename, unwrap_budgeted};
-
-/// Deepest nesting of shells inside shells followed (sh -c "sh -c '…'").
-const MAX_NESTING: usize = 16;
-/// Bytes of nested script text that cost one unit of the nesting budget.
-pub const NESTED_TEXT_UNIT: usize = 1024;
+use super::wrappers::{basename, unwrap_budgeted};
 /// Most variables a line may assign and still have them expanded.
 const MAX_VARIABLES: usize = 256;
 
-/// One argv a line will run, with the files its command redirects output onto (given with
-/// the command's first argv only: they are judged once per command).
-pub type Run = (Vec<String>, Vec<String>);
+/// One argv a line will run, with the files its command redirects output onto.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Run {
+    pub argv: Vec<String>,
+    /// Given with the command's first argv only: they are judged once per command.
+    pub redirects: Vec<String>,
+}
 
 /// Everything found in a line.
 #[derive(Debug, Default)]
@@ -91,11 +91,11 @@ fn brace_expanded(argv: &[String]) -> Vec<String> {
 
 pub fn all_commands(line: &str) -> Found {
     let mut found = Found::default();
-    let budget = Cell::new(MAX_NESTED);
+    let budget = Cell::new(NESTED_BUDGET);
     walk_line(line, 0, &budget, &mut found);
     if budget.get() == 0 {
         found.too_complex.push(format!(
-            "more nested commands or nested script text than are judged ({MAX_NESTED} commands, or KiB)"
+            "more nested commands or nested script text than are judged ({NESTED_BUDGET} commands, or KiB)"
         ));
     }
     found
@@ -198,21 +198,16 @@ fn expand_in_word(word: &str, vars: &HashMap<String, String>) -> String {
 }
 
 fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) {
-    if depth > MAX_NESTING {
+    if depth > MAX_DEPTH {
         found
             .too_complex
-            .push(format!("shells nested more than {MAX_NESTING} deep"));
+            .push(format!("shells nested more than {MAX_DEPTH} deep"));
         return;
     }
-    if depth > 0 {
-        // A nested script costs one unit per KiB as well: re-parsing a long line at every
-        // level (`eval eval … cmd`) is what would make judging slow.
-        let cost = 1 + line.len() / NESTED_TEXT_UNIT;
-        if budget.get() < cost {
-            budget.set(0);
-            return;
-        }
-        budget.set(budget.get() - cost);
+    // A nested script costs one unit per KiB as well: re-parsing a long line at every level
+    // (`eval eval … cmd`) is what would make judging slow.
+    if depth > 0 && !spend_on_text(budget, line) {
+        return;
     }
     let parsed = lex::parse(line);
     found.errors.extend(parsed.errors);
@@ -320,7 +315,10 @@ fn visit(c: &Simple, stdin: &Stdin, depth: usize, budget: &Cell<usize>, found: &
     }
     if c.argv.is_empty() && !c.redirects.is_empty() {
         // `> /dev/sda`: a redirection with no command still writes its target.
-        found.runs.push((Vec::new(), c.redirects.clone()));
+        found.runs.push(Run {
+            argv: Vec::new(),
+            redirects: c.redirects.clone(),
+        });
     }
     let eff = unwrap_budgeted(c, stdin, budget);
     // Every program the line runs, wrappers looked through (`env $(…)`, `sudo /bin/r?`).
@@ -339,7 +337,7 @@ fn visit(c: &Simple, stdin: &Stdin, depth: usize, budget: &Cell<usize>, found: &
         } else {
             Vec::new()
         };
-        found.runs.push((argv, redirects));
+        found.runs.push(Run { argv, redirects });
     }
     found.powershell.extend(eff.powershell);
     if let Some(what) = eff.opaque_script {
@@ -361,7 +359,7 @@ mod tests {
         all_commands(line)
             .runs
             .into_iter()
-            .map(|(a, _)| a)
+            .map(|r| r.argv)
             .collect()
     }
 
@@ -426,11 +424,11 @@ mod tests {
         // 8 starting points per level, 12 levels: 8^12 commands if nothing stopped it.
         let line = format!("{} true ;", ["find a b c d e f g h -exec"; 12].join(" "));
         let f = all_commands(&line);
-        assert!(f.runs.len() <= 2 * MAX_NESTED, "{}", f.runs.len());
+        assert!(f.runs.len() <= 2 * NESTED_BUDGET, "{}", f.runs.len());
         assert!(!f.too_complex.is_empty());
         // A blocked command beside it is still found.
         let f = all_commands(&format!("{line}; rm -rf /"));
-        assert!(f.runs.iter().any(|(a, _)| a == &["rm", "-rf", "/"]));
+        assert!(f.runs.iter().any(|r| r.argv == ["rm", "-rf", "/"]));
     }
 
     #[test]
@@ -444,7 +442,7 @@ mod tests {
             all_commands("eval eval eval 'rm -rf /'")
                 .runs
                 .iter()
-                .any(|(a, _)| a == &["rm", "-rf", "/"])
+                .any(|r| r.argv == ["rm", "-rf", "/"])
         );
     }
 

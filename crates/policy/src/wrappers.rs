@@ -9,14 +9,7 @@ use super::inline::{self, Stdin};
 use super::lex::{COMPUTED, Simple};
 use super::runners;
 
-/// Most commands unwrapped inside one command line beyond its own (find -exec per starting
-/// point, xargs per input line, nested shells): nesting multiplies them, so without a cap a
-/// few hundred bytes could take minutes and gigabytes to judge. Beyond it the line is
-/// judged unparseable.
-pub const MAX_NESTED: usize = 2048;
-
-/// Deepest wrapper nesting followed (sudo env nice sh -c ...).
-const MAX_UNWRAP: usize = 16;
+use crate::limits::{MAX_DEPTH, NESTED_BUDGET};
 
 /// What a simple command amounts to.
 #[derive(Debug, Clone, Default)]
@@ -284,7 +277,7 @@ pub fn unwrap(simple: &Simple) -> Effective {
     } else {
         Stdin::Literal(simple.input.clone())
     };
-    unwrap_budgeted(simple, &stdin, &Cell::new(MAX_NESTED))
+    unwrap_budgeted(simple, &stdin, &Cell::new(NESTED_BUDGET))
 }
 
 /// What a command runs, given what its standard input holds, sharing a nesting budget with
@@ -292,7 +285,7 @@ pub fn unwrap(simple: &Simple) -> Effective {
 pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> Effective {
     let mut eff = Effective::default();
     let mut argv: Vec<String> = simple.argv.clone();
-    for _ in 0..MAX_UNWRAP {
+    for _ in 0..MAX_DEPTH {
         if argv.is_empty() {
             break;
         }

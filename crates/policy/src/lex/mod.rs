@@ -6,8 +6,6 @@
 //! out redirections. Each simple command's words are then split by `shell-words`, so quoting
 //! is undone exactly as a POSIX shell would. Nothing here decides anything.
 
-/// Deepest nesting of substitutions followed.
-const MAX_DEPTH: usize = 16;
 /// Placeholder for a value the shell computes at run time.
 pub const COMPUTED: &str = "\u{1}computed\u{1}";
 
@@ -69,7 +67,7 @@ fn parse_at(chars: &[char], depth: usize) -> Parsed {
         pipeline: 0,
         heredocs: Vec::new(),
     };
-    if depth > MAX_DEPTH {
+    if depth > crate::limits::MAX_DEPTH {
         lx.out.too_deep = true;
         return lx.out;
     }

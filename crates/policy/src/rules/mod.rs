@@ -12,15 +12,15 @@ mod admin;
 mod argv;
 mod files;
 mod git;
-mod patterns;
 pub mod reading;
 mod secrets;
+mod sequences;
 mod system;
 mod windows;
 
 pub use argv::check_argv;
 pub use files::{check_read, is_startup_target, moved_to};
-pub use patterns::{check_download_execute, check_fork_bomb};
+pub use sequences::{check_download_execute, check_fork_bomb};
 pub use windows::{check_windows, looks_like_powershell, powershell_script};
 
 use super::lex::COMPUTED;

@@ -1,5 +1,5 @@
-//! Patterns that span commands: fork bombs (a function piping itself into itself in the
-//! background) and download-and-execute (a downloader feeding an interpreter).
+//! What only a sequence of commands shows: fork bombs (a function piping itself into itself
+//! in the background) and download-and-execute (a downloader feeding an interpreter).
 
 use std::cell::Cell;
 use std::sync::OnceLock;
@@ -8,11 +8,8 @@ use regex::Regex;
 
 use super::*;
 use crate::lex::{self, Simple};
-use crate::walk::NESTED_TEXT_UNIT;
-use crate::wrappers::{MAX_NESTED, basename, unwrap};
-
-/// Deepest nesting of shells inside shells followed (as the other rules do).
-const MAX_SHELL_NESTING: usize = 16;
+use crate::limits::{MAX_DEPTH, NESTED_BUDGET, spend_on_text};
+use crate::wrappers::{basename, unwrap};
 
 const DOWNLOADERS: &[&str] = &[
     "curl",
@@ -221,20 +218,12 @@ fn script_run(c: &Simple) -> Option<String> {
 
 /// `curl … | sh`, `sh -c "$(curl …)"`, `bash <(wget …)`, `eval "$(curl …)"`.
 pub fn check_download_execute(line: &str) -> Option<Finding> {
-    download_execute_at(line, 0, &Cell::new(MAX_NESTED))
+    download_execute_at(line, 0, &Cell::new(NESTED_BUDGET))
 }
 
 fn download_execute_at(line: &str, depth: usize, budget: &Cell<usize>) -> Option<Finding> {
-    if depth > MAX_SHELL_NESTING {
+    if depth > MAX_DEPTH || (depth > 0 && !spend_on_text(budget, line)) {
         return None;
-    }
-    if depth > 0 {
-        let cost = 1 + line.len() / NESTED_TEXT_UNIT;
-        if budget.get() < cost {
-            budget.set(0);
-            return None;
-        }
-        budget.set(budget.get() - cost);
     }
     let parsed = lex::parse(line);
     let cmds = &parsed.commands;
