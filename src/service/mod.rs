@@ -1,6 +1,24 @@
 //! The contract service: one request in, one canonical payload out. Parses and validates
 //! (contract), routes headless work to `headless` and interactive work to `adapters`, and turns
 //! every outcome, good or bad, into a response or an error payload (docs/contract.md, "Answers").
+//!
+//! A request's way through: [`Service::handle`] parses it ([`Service::parse`]), judges it
+//! (`approval`), and [`Service::dispatch`] hands it to the part that serves its action and
+//! mode; the answer comes back up the same way and is shaped once, in `respond`.
+//!
+//! [`Service`] is one value whose methods are kept with the part they serve, each file an
+//! `impl Service` of its own. Where a method lives:
+//!
+//! | file | methods |
+//! | --- | --- |
+//! | `mod.rs` | `new`, `handle`, `parse`, `dispatch`, `list`, `check_env`, `gui`, `start_gui`, `shutdown` |
+//! | `headless.rs` | `headless_execute`, `headless_read`, `headless_terminate`, `session`, `session_items` |
+//! | `interactive.rs` | `interactive_execute`, `interactive_read`, `interactive_terminate`, `op`, `agent_claim`, `terminal_items` |
+//! | `strict.rs` | `handle_strict`, `strict_refusal`: the strict tool (`memory_terminal`), its argv checked, then run headless |
+//! | `approval.rs` | `needs_approval`, `approve`, `approve_escape`, `approves_headless` (and the chain of approvers) |
+//! | `held.rs` | `held_read`, `held_withdraw`: answers kept for a caller that gave up waiting |
+//! | `cancel.rs` | `op_stopped_on_cancel`, `give_back`: what a cancelled call started is stopped |
+//! | `idle.rs` | `idle_close`, `opened_for_one_command`: terminals closed when left idle |
 
 pub mod approval;
 mod cancel;
