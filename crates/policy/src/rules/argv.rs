@@ -52,6 +52,90 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
     // `rimraf` (npm's `rm -rf`) deletes recursively with no flag.
     let recursive =
         has_short(&flags, &['r', 'R']) || flags.contains(&"--recursive") || name == "rimraf";
+    let c = Cmd {
+        argv,
+        name,
+        args,
+        flags,
+        targets,
+        recursive,
+        cwd,
+    };
+    deletions(&c, &mut out);
+    disks(&c, &mut out);
+    power(&c, &mut out);
+    permissions(&c, &mut out);
+    kills(&c, &mut out);
+    others(&c, &mut out);
+    let Cmd {
+        name,
+        flags,
+        targets,
+        ..
+    } = c;
+    if let Some(what) = super::admin::admin_destructive(&name, &targets, &flags) {
+        out.push(finding(Warn, "destructive_admin", what, argv));
+    } else if let Some(what) = super::system::administers(&name, &targets, &flags) {
+        out.push(finding(Warn, "destructive_admin", what, argv));
+    }
+    // Files a command writes or deletes by its nature, onto the kernel's interfaces or into
+    // the system's directories.
+    let written = super::files::written_by(argv);
+    if let Some(w) = written
+        .iter()
+        .find(|w| super::system::kernel_interface(&normalize(w, cwd)))
+    {
+        out.push(kernel_write(w, argv));
+    } else if let Some(w) = written.iter().find(|w| is_system_file(&normalize(w, cwd))) {
+        out.push(finding(
+            Warn,
+            "system_file_write",
+            format!("{name} writes the system file {w}"),
+            argv,
+        ));
+    }
+    let deleted: &[&str] = match name.as_str() {
+        "rm" | "unlink" | "shred" => &targets,
+        "mv" if targets.len() >= 2 => &targets[..targets.len() - 1],
+        _ => &[],
+    };
+    if let Some(d) = deleted.iter().find(|d| is_system_file(&normalize(d, cwd))) {
+        out.push(finding(
+            Warn,
+            "system_file_write",
+            format!("removes the system file {d}"),
+            argv,
+        ));
+    }
+    if let Some(f) = super::admin::package_install(&name, args) {
+        out.push(finding(Warn, "package_install", f, argv));
+    }
+    out
+}
+
+/// One argv as the rules on programs read it.
+struct Cmd<'a> {
+    argv: &'a [String],
+    /// The program's basename.
+    name: String,
+    args: &'a [String],
+    flags: Vec<&'a str>,
+    targets: Vec<&'a str>,
+    /// `-r`/`-R`/`--recursive`, or `rimraf`.
+    recursive: bool,
+    cwd: Option<&'a str>,
+}
+
+/// Recursive deletions: `rm -r`, `find -delete`, `rsync --delete`, judged by what they reach.
+fn deletions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
+    use Severity::*;
+    let argv = c.argv;
+    let args = c.args;
+    let cwd = c.cwd;
+    let recursive = c.recursive;
+    let name = &c.name;
+    let flags = &c.flags;
+    let targets = &c.targets;
     match name.as_str() {
         "rm" | "rimraf" if recursive => {
             // A glob deletes whatever it matches: judged by where its matches lie.
@@ -96,6 +180,55 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
                 argv,
             ));
         }
+        "find" if args.iter().any(|a| a == "-delete") => {
+            let roots: Vec<String> = args
+                .iter()
+                .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
+                .map(|t| normalize(t, cwd))
+                .collect();
+            if roots.iter().any(|r| is_critical(r)) {
+                out.push(finding(
+                    Block,
+                    "rm_recursive_critical",
+                    format!("find -delete under {}", roots.join(", ")),
+                    argv,
+                ));
+            } else {
+                out.push(finding(
+                    Warn,
+                    "recursive_delete",
+                    "find -delete deletes recursively",
+                    argv,
+                ));
+            }
+        }
+        "rsync"
+            if flags
+                .iter()
+                .any(|f| f.starts_with("--delete") || *f == "--remove-source-files") =>
+        {
+            out.push(finding(
+                Warn,
+                "recursive_delete",
+                "rsync deletes files (at the destination, or the sources it sent)",
+                argv,
+            ));
+        }
+        _ => {}
+    }
+}
+
+/// Disks and devices written or wiped: `dd`, partitioners and shredders, a copy or `tee` onto a
+/// device or the SysRq trigger.
+fn disks(c: &Cmd<'_>, out: &mut Vec<Finding>) {
+    use Severity::*;
+    let argv = c.argv;
+    let args = c.args;
+    let cwd = c.cwd;
+    let name = &c.name;
+    let flags = &c.flags;
+    let targets = &c.targets;
+    match name.as_str() {
         "dd" => {
             for a in args {
                 if let Some(of) = a.strip_prefix("of=")
@@ -117,7 +250,7 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
                 .filter(|t| is_block_device(t))
                 .collect();
             let destructive_tool = matches!(name.as_str(), "shred" | "wipefs" | "blkdiscard")
-                || (matches!(name.as_str(), "sgdisk" | "sfdisk") && has_short(&flags, &['Z', 'o']))
+                || (matches!(name.as_str(), "sgdisk" | "sfdisk") && has_short(flags, &['Z', 'o']))
                 || flags
                     .iter()
                     .any(|f| f.contains("zap") || f.contains("delete"))
@@ -170,6 +303,17 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
                 ));
             }
         }
+        _ => {}
+    }
+}
+
+/// Power: shutting down, rebooting, halting, by any of the programs that do it.
+fn power(c: &Cmd<'_>, out: &mut Vec<Finding>) {
+    use Severity::*;
+    let argv = c.argv;
+    let name = &c.name;
+    let targets = &c.targets;
+    match name.as_str() {
         "shutdown" | "reboot" | "halt" | "poweroff" => {
             out.push(finding(
                 Block,
@@ -208,6 +352,19 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
                 argv,
             ));
         }
+        _ => {}
+    }
+}
+
+/// Permissions and owners: recursive changes of what matters, system files, setuid bits.
+fn permissions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
+    use Severity::*;
+    let argv = c.argv;
+    let cwd = c.cwd;
+    let recursive = c.recursive;
+    let name = &c.name;
+    let targets = &c.targets;
+    match name.as_str() {
         "chmod" | "chown" | "chgrp" if recursive => {
             // A glob deletes whatever it matches: judged by where its matches lie.
             let critical: Vec<String> = targets
@@ -228,61 +385,6 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
             }
         }
         // `kill -9 -1` (pid -1: every process); a leading -1 alone is the signal HUP.
-        "kill" if args.iter().skip(1).any(|a| a == "-1") => {
-            out.push(finding(Block, "kill_all", "kills every process", argv));
-        }
-        "kill" if kills_init(args) => {
-            out.push(finding(
-                Block,
-                "kill_all",
-                "kills init (pid 1): the machine or container goes down",
-                argv,
-            ));
-        }
-        "killall5" => out.push(finding(Block, "kill_all", "kills every process", argv)),
-        "find" if args.iter().any(|a| a == "-delete") => {
-            let roots: Vec<String> = args
-                .iter()
-                .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
-                .map(|t| normalize(t, cwd))
-                .collect();
-            if roots.iter().any(|r| is_critical(r)) {
-                out.push(finding(
-                    Block,
-                    "rm_recursive_critical",
-                    format!("find -delete under {}", roots.join(", ")),
-                    argv,
-                ));
-            } else {
-                out.push(finding(
-                    Warn,
-                    "recursive_delete",
-                    "find -delete deletes recursively",
-                    argv,
-                ));
-            }
-        }
-        "git" => super::git::git(argv, &mut out),
-        "rsync"
-            if flags
-                .iter()
-                .any(|f| f.starts_with("--delete") || *f == "--remove-source-files") =>
-        {
-            out.push(finding(
-                Warn,
-                "recursive_delete",
-                "rsync deletes files (at the destination, or the sources it sent)",
-                argv,
-            ));
-        }
-        "pkill" | "killall" if super::admin::kills_every_process(args) => {
-            out.push(finding(
-                Block,
-                "kill_all",
-                format!("{name} with a pattern that matches every process kills them all"),
-                argv,
-            ));
-        }
         "chmod"
             if targets
                 .iter()
@@ -308,6 +410,49 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
                 argv,
             ));
         }
+        _ => {}
+    }
+}
+
+/// Kills of every process, or of init.
+fn kills(c: &Cmd<'_>, out: &mut Vec<Finding>) {
+    use Severity::*;
+    let argv = c.argv;
+    let args = c.args;
+    let name = &c.name;
+    match name.as_str() {
+        "kill" if args.iter().skip(1).any(|a| a == "-1") => {
+            out.push(finding(Block, "kill_all", "kills every process", argv));
+        }
+        "kill" if kills_init(args) => {
+            out.push(finding(
+                Block,
+                "kill_all",
+                "kills init (pid 1): the machine or container goes down",
+                argv,
+            ));
+        }
+        "killall5" => out.push(finding(Block, "kill_all", "kills every process", argv)),
+        "pkill" | "killall" if super::admin::kills_every_process(args) => {
+            out.push(finding(
+                Block,
+                "kill_all",
+                format!("{name} with a pattern that matches every process kills them all"),
+                argv,
+            ));
+        }
+        _ => {}
+    }
+}
+
+/// git, containers handed the host, and privilege.
+fn others(c: &Cmd<'_>, out: &mut Vec<Finding>) {
+    use Severity::*;
+    let argv = c.argv;
+    let args = c.args;
+    let name = &c.name;
+    match name.as_str() {
+        "git" => super::git::git(argv, out),
         "docker" | "podman" | "nerdctl" if super::admin::gives_the_host(args) => {
             out.push(finding(
                 Warn,
@@ -326,44 +471,6 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
         }
         _ => {}
     }
-    if let Some(what) = super::admin::admin_destructive(&name, &targets, &flags) {
-        out.push(finding(Warn, "destructive_admin", what, argv));
-    } else if let Some(what) = super::system::administers(&name, &targets, &flags) {
-        out.push(finding(Warn, "destructive_admin", what, argv));
-    }
-    // Files a command writes or deletes by its nature, onto the kernel's interfaces or into
-    // the system's directories.
-    let written = super::files::written_by(argv);
-    if let Some(w) = written
-        .iter()
-        .find(|w| super::system::kernel_interface(&normalize(w, cwd)))
-    {
-        out.push(kernel_write(w, argv));
-    } else if let Some(w) = written.iter().find(|w| is_system_file(&normalize(w, cwd))) {
-        out.push(finding(
-            Warn,
-            "system_file_write",
-            format!("{name} writes the system file {w}"),
-            argv,
-        ));
-    }
-    let deleted: &[&str] = match name.as_str() {
-        "rm" | "unlink" | "shred" => &targets,
-        "mv" if targets.len() >= 2 => &targets[..targets.len() - 1],
-        _ => &[],
-    };
-    if let Some(d) = deleted.iter().find(|d| is_system_file(&normalize(d, cwd))) {
-        out.push(finding(
-            Warn,
-            "system_file_write",
-            format!("removes the system file {d}"),
-            argv,
-        ));
-    }
-    if let Some(f) = super::admin::package_install(&name, args) {
-        out.push(finding(Warn, "package_install", f, argv));
-    }
-    out
 }
 
 /// `kill [-SIG] 1`: pid 1 among the targets (not the value of `-s`/`-n`; `kill -l 1` only

@@ -80,7 +80,7 @@ const FIND_WORDS: &[(&str, usize)] = &[
     ("--version", 0),
 ];
 
-/// Check `find`'s words against [`FIND_WORDS`]. `-newerXY` takes one value.
+/// Check `find`'s words against `FIND_WORDS`. `-newerXY` takes one value.
 pub fn check_find(words: &[String]) -> Result<(), String> {
     let mut i = 0;
     while i < words.len() {
