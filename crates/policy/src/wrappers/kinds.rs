@@ -1,0 +1,305 @@
+//! The kinds of wrapper [`super::unwrap_budgeted`] looks through, one function each: what
+//! each does with its words, and what it runs next (`None`: not one of this kind).
+
+use super::*;
+
+/// Programs that run a command as another user: `sudo`, `su -c`, `runuser`.
+pub(super) fn privileged(eff: &mut Effective, name: &str, rest: &[String]) -> Option<Vec<String>> {
+    Some(match name {
+        "sudo" | "doas" | "pkexec" | "run0" => {
+            eff.privileged = true;
+            skip_options(
+                rest,
+                &[
+                    "-u", "-g", "-C", "-h", "-p", "-r", "-t", "-U", "-D", "-T", "--user",
+                    "--group", "--chdir",
+                ],
+            )
+            .to_vec()
+        }
+        "su" => {
+            eff.privileged = true;
+            // su [-] [user] -c "cmd" (also -lc "cmd", --command=cmd, --comm cmd)
+            if let Some(line) = option_anywhere(rest, 'c', "command") {
+                eff.shell_lines.push(line);
+            }
+            Vec::new()
+        }
+        "runuser" => {
+            eff.privileged = true;
+            if let Some(line) = option_anywhere(rest, 'c', "command") {
+                eff.shell_lines.push(line);
+                Vec::new()
+            } else {
+                skip_options(rest, &["-u", "-g", "-G", "--user", "--group"]).to_vec()
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Lines the shell itself runs, now or later: an alias's value, a trap's action, a sourced
+/// file, `eval`'s words.
+pub(super) fn shell_state(
+    eff: &mut Effective,
+    name: &str,
+    rest: &[String],
+    stdin: &Stdin,
+) -> Option<Vec<String>> {
+    Some(match name {
+        "alias" => {
+            // alias NAME=VALUE: a later line's NAME runs VALUE, so VALUE is judged now.
+            for def in rest.iter().filter_map(|a| a.split_once('=')) {
+                eff.shell_lines.push(def.1.to_string());
+            }
+            Vec::new()
+        }
+        "trap" => {
+            // trap ACTION SIGNAL…: the action is a command line this shell runs later.
+            if let Some(action) = rest.iter().find(|a| !a.starts_with('-'))
+                && !action.is_empty()
+            {
+                eff.shell_lines.push(action.clone());
+            }
+            Vec::new()
+        }
+        "source" | "." => {
+            if let Some(file) = rest.iter().find(|a| !a.starts_with('-')) {
+                script_stream(eff, name, file, stdin);
+            }
+            Vec::new()
+        }
+        "eval" => {
+            if !rest.is_empty() {
+                eff.shell_lines.push(rest.join(" "));
+            }
+            Vec::new()
+        }
+        _ => return None,
+    })
+}
+
+/// Wrappers that only change how the command after their options runs (`nice`, `timeout`,
+/// `chroot DIR`, `command`): that command.
+pub(super) fn prefix(name: &str, rest: &[String]) -> Option<Vec<String>> {
+    Some(match name {
+        "nice" => skip_options(rest, &["-n", "--adjustment"]).to_vec(),
+        "nohup" | "time" | "builtin" | "unbuffer" | "catchsegv" | "setsid" | "noglob"
+        | "nocorrect" | "busybox" | "toybox" => skip_options(rest, &["-o", "-f"]).to_vec(),
+        "strace" | "ltrace" | "proxychains" | "proxychains4" | "torsocks" => skip_options(
+            rest,
+            &[
+                "-o", "-e", "-p", "-s", "-E", "-u", "-a", "-b", "-P", "-S", "-X",
+            ],
+        )
+        .to_vec(),
+        "chroot" => {
+            let r = skip_options(rest, &["--userspec", "--groups"]);
+            r.get(1..).unwrap_or(&[]).to_vec()
+        }
+        "command" => {
+            if rest.first().is_some_and(|a| a == "-v" || a == "-V") {
+                Vec::new()
+            } else {
+                skip_options(rest, &[]).to_vec()
+            }
+        }
+        "exec" => skip_options(rest, &["-a"]).to_vec(),
+        "timeout" => {
+            let r = skip_options(rest, &["-s", "--signal", "-k", "--kill-after"]);
+            r.get(1..).unwrap_or(&[]).to_vec()
+        }
+        "stdbuf" => skip_options(rest, &["-i", "-o", "-e"]).to_vec(),
+        "ionice" => skip_options(
+            rest,
+            &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"],
+        )
+        .to_vec(),
+        "chrt" | "taskset" => {
+            // With -p they change a running process and start none.
+            let on_pid = rest.iter().any(|a| {
+                a == "--pid" || (a.starts_with('-') && !a.starts_with("--") && a.contains('p'))
+            });
+            if on_pid {
+                Vec::new()
+            } else {
+                let r = skip_options(rest, &[]);
+                r.get(1..).unwrap_or(&[]).to_vec()
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Programs that run a command line or argv they are given: `env`, `npx`, `script -c`,
+/// `ssh HOST CMD`, `flock -c`, `xargs`, `watch`, `find -exec`, `ed` on its input.
+pub(super) fn runs_lines(
+    eff: &mut Effective,
+    name: &str,
+    rest: &[String],
+    stdin: &Stdin,
+    budget: &Cell<usize>,
+) -> Option<Vec<String>> {
+    Some(match name {
+        "env" => {
+            // -S STRING splits STRING into the command (also attached, `-S'…'`, in a
+            // cluster, `-iS…`, or abbreviated, `--split=…`).
+            if let Some(split) = runners::option_value(rest, Some('S'), Some("split-string")) {
+                eff.shell_lines.push(split);
+            }
+            // An exported function's body runs in the bash it starts, unjudged.
+            if rest.iter().any(|a| a.starts_with("BASH_FUNC_")) {
+                eff.opaque_script.get_or_insert_with(|| {
+                    "env exports a shell function, whose body is not judged".into()
+                });
+            }
+            let mut r = rest;
+            loop {
+                match r.first().map(String::as_str) {
+                    Some(a)
+                        if a.starts_with("--s")
+                            || (a.starts_with('-') && !a.starts_with("--") && a.contains('S')) =>
+                    {
+                        r = &[];
+                    }
+                    Some("-u") | Some("--unset") | Some("-C") | Some("--chdir") => {
+                        r = r.get(2..).unwrap_or(&[])
+                    }
+                    Some(a) if a.starts_with('-') => r = &r[1..],
+                    Some(a) if a.contains('=') => r = &r[1..],
+                    _ => break,
+                }
+            }
+            r.to_vec()
+        }
+        // npx PACKAGE ARGS runs the package's program with ARGS; `-c LINE` runs a line.
+        "npx" | "pnpx" | "bunx" => {
+            if let Some(line) = option_anywhere(rest, 'c', "call") {
+                eff.shell_lines.push(line);
+                Vec::new()
+            } else {
+                skip_options(rest, &["-p", "--package"]).to_vec()
+            }
+        }
+        // ed reads its commands from its input, and `!…` among them runs a shell.
+        "ed" | "ex" if !matches!(stdin, Stdin::None) => {
+            eff.opaque_script.get_or_insert_with(|| {
+                format!("{name} runs the commands on its input (`!…` runs a shell)")
+            });
+            Vec::new()
+        }
+        "script" => {
+            // -c LINE, also in a cluster (`-qc`) or abbreviated (`--comm=…`).
+            if let Some(line) = option_anywhere(rest, 'c', "command") {
+                eff.shell_lines.push(line);
+            }
+            Vec::new()
+        }
+        "ssh" => {
+            // -o ProxyCommand=… and the like run a command here.
+            if let Some(why) = runners::unread("ssh", rest) {
+                eff.opaque_script.get_or_insert(why);
+            }
+            // ssh [options] HOST [command…]: the command runs in the remote shell.
+            let r = skip_options(
+                rest,
+                &[
+                    "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O",
+                    "-o", "-p", "-Q", "-R", "-S", "-W", "-w", "-B",
+                ],
+            );
+            if r.len() > 1 {
+                eff.shell_lines.push(r[1..].join(" "));
+            }
+            Vec::new()
+        }
+        "flock" => {
+            let r = skip_options(rest, &["-w", "--timeout", "-E", "--conflict-exit-code"]);
+            match r.get(1).map(String::as_str) {
+                Some("-c") | Some("--command") => {
+                    if let Some(l) = r.get(2) {
+                        eff.shell_lines.push(l.clone());
+                    }
+                    Vec::new()
+                }
+                _ => r.get(1..).unwrap_or(&[]).to_vec(),
+            }
+        }
+        "xargs" => xargs(eff, rest, stdin, budget),
+        "watch" => {
+            // watch joins its words with spaces and hands them to `sh -c`, so
+            // `watch 'rm -rf ~'` is the line `rm -rf ~`; with `-x` it runs them as argv.
+            let exec = rest.iter().any(|a| {
+                a == "--exec" || (a.starts_with('-') && !a.starts_with("--") && a.contains('x'))
+            });
+            let r = skip_options(rest, &["-n", "--interval", "-q", "--equexit"]);
+            if exec {
+                r.to_vec()
+            } else {
+                if !r.is_empty() {
+                    eff.shell_lines.push(r.join(" "));
+                }
+                Vec::new()
+            }
+        }
+        "find" => {
+            find_exec(eff, rest, budget);
+            Vec::new()
+        }
+        _ => return None,
+    })
+}
+
+/// Shells, interpreters and consoles given code, and everything else: what it runs that
+/// the policy does not read.
+pub(super) fn runs_code(
+    eff: &mut Effective,
+    name: &str,
+    rest: &[String],
+    stdin: &Stdin,
+    budget: &Cell<usize>,
+) -> Vec<String> {
+    match name {
+        n if is_shell(n) => {
+            shell_script(eff, n, rest, stdin);
+            Vec::new()
+        }
+        n if inline::is_interpreter(n) => {
+            let found = inline::scan(n, rest, stdin);
+            if let Some(what) = found.opaque {
+                eff.opaque_script = Some(what);
+            }
+            eff.shell_lines.extend(found.shell_lines);
+            for argv in found.argvs {
+                nested(eff, argv, &Stdin::None, budget);
+            }
+            Vec::new()
+        }
+        "powershell" | "powershell.exe" | "pwsh" | "pwsh.exe" => {
+            if let Some(p) = rest.iter().position(|a| {
+                let a = a.to_ascii_lowercase();
+                a == "-command" || a == "-c" || a == "/c" || a == "-commandwithargs"
+            }) {
+                eff.powershell.push(rest[p + 1..].join(" "));
+            }
+            Vec::new()
+        }
+        "cmd" | "cmd.exe" => {
+            if let Some(p) = rest
+                .iter()
+                .position(|a| a.eq_ignore_ascii_case("/c") || a.eq_ignore_ascii_case("/k"))
+            {
+                eff.powershell.push(rest[p + 1..].join(" "));
+            }
+            Vec::new()
+        }
+        n => {
+            if let Some(why) =
+                runners::unread(n, rest).or_else(|| crate::consoles::input(n, rest, stdin))
+            {
+                eff.opaque_script.get_or_insert(why);
+            }
+            Vec::new()
+        }
+    }
+}

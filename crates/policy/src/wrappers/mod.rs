@@ -1,0 +1,325 @@
+//! Looking through wrappers to the commands they run: `sudo`, `doas`, `env`, `nice`,
+//! `nohup`, `timeout`, `time`, `stdbuf`, `ionice`, `xargs`, `command`, `exec`, `eval`,
+//! `watch`, `flock`, `chroot`, `setsid`, `busybox`, `ssh`, shells with `-c` or a script on
+//! their input, `find -exec`, interpreters' inline code, PowerShell `-Command`.
+
+use std::cell::Cell;
+
+use super::inline::{self, Stdin};
+use super::lex::{COMPUTED, Simple};
+use super::runners;
+
+use crate::limits::{MAX_DEPTH, NESTED_BUDGET};
+
+mod kinds;
+use kinds::{prefix, privileged, runs_code, runs_lines, shell_state};
+
+/// What a simple command amounts to.
+#[derive(Debug, Clone, Default)]
+pub struct Effective {
+    /// Every argv that will run, outermost first (the wrapper itself included).
+    pub argvs: Vec<Vec<String>>,
+    /// Command lines handed to a shell (`sh -c "..."`), to be parsed in turn.
+    pub shell_lines: Vec<String>,
+    /// Script text handed to PowerShell.
+    pub powershell: Vec<String>,
+    /// The command ran through a privilege wrapper.
+    pub privileged: bool,
+    /// A shell or interpreter reads code from a pipe whose text cannot be seen.
+    pub opaque_script: Option<String>,
+    /// The nesting budget ran out: some nested commands were not judged.
+    pub exhausted: bool,
+}
+
+impl Effective {
+    fn absorb(&mut self, sub: Effective) {
+        self.argvs.extend(sub.argvs);
+        self.shell_lines.extend(sub.shell_lines);
+        self.powershell.extend(sub.powershell);
+        self.privileged |= sub.privileged;
+        if self.opaque_script.is_none() {
+            self.opaque_script = sub.opaque_script;
+        }
+        self.exhausted |= sub.exhausted;
+    }
+}
+
+pub fn basename(word: &str) -> String {
+    word.rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(word)
+        .to_ascii_lowercase()
+}
+
+pub fn is_shell(name: &str) -> bool {
+    matches!(
+        name,
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "fish" | "yash" | "posh"
+    )
+}
+
+/// Nested argv (find -exec, xargs with its input, ssh's remote command) unwrapped in turn.
+fn nested(eff: &mut Effective, argv: Vec<String>, stdin: &Stdin, budget: &Cell<usize>) {
+    if argv.is_empty() {
+        return;
+    }
+    if budget.get() == 0 {
+        eff.exhausted = true;
+        return;
+    }
+    budget.set(budget.get() - 1);
+    let inner = Simple {
+        argv,
+        ..Simple::default()
+    };
+    eff.absorb(unwrap_budgeted(&inner, stdin, budget));
+}
+
+/// `{}` in find's command replaced by each starting point, so `find / -exec rm -rf {} +`
+/// is judged as `rm -rf /`.
+fn find_exec(eff: &mut Effective, rest: &[String], budget: &Cell<usize>) {
+    let mut starts: Vec<&String> = rest
+        .iter()
+        .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
+        .collect();
+    let dot = ".".to_string();
+    if starts.is_empty() {
+        starts.push(&dot);
+    }
+    let mut i = 0;
+    while i < rest.len() {
+        if matches!(rest[i].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            let start = i + 1;
+            let mut end = start;
+            while end < rest.len() && rest[end] != ";" && rest[end] != "+" {
+                end += 1;
+            }
+            for root in &starts {
+                if budget.get() == 0 {
+                    eff.exhausted = true;
+                    break;
+                }
+                let argv = rest[start..end]
+                    .iter()
+                    .map(|w| w.replace("{}", root))
+                    .collect();
+                nested(eff, argv, &Stdin::None, budget);
+            }
+            i = end;
+        }
+        i += 1;
+    }
+}
+
+/// `xargs CMD` with literal input: CMD with the input's words appended (or put in place
+/// of `-I`'s replace string).
+fn xargs(eff: &mut Effective, rest: &[String], stdin: &Stdin, budget: &Cell<usize>) -> Vec<String> {
+    let replace = rest.iter().enumerate().find_map(|(i, a)| match a.as_str() {
+        "-I" => rest.get(i + 1).cloned(),
+        "-i" | "--replace" => Some("{}".to_string()),
+        _ => a
+            .strip_prefix("--replace=")
+            .or_else(|| a.strip_prefix("-I"))
+            .or_else(|| a.strip_prefix("-i"))
+            .map(str::to_string),
+    });
+    let cmd = skip_options(
+        rest,
+        &[
+            "-d",
+            "-I",
+            "-L",
+            "-n",
+            "-P",
+            "-a",
+            "-E",
+            "-s",
+            "--delimiter",
+            "--max-args",
+            "--max-procs",
+            "--arg-file",
+            "--eof",
+            "--max-chars",
+        ],
+    );
+    let cmd = if cmd.is_empty() {
+        vec!["echo".to_string()]
+    } else {
+        cmd.to_vec()
+    };
+    let Stdin::Literal(text) = stdin else {
+        return cmd;
+    };
+    match replace {
+        Some(r) => {
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                if budget.get() == 0 {
+                    eff.exhausted = true;
+                    break;
+                }
+                let argv = cmd.iter().map(|w| w.replace(&r, line.trim())).collect();
+                nested(eff, argv, &Stdin::None, budget);
+            }
+            Vec::new()
+        }
+        None => {
+            let mut argv = cmd;
+            argv.extend(
+                shell_words::split(text)
+                    .unwrap_or_else(|_| text.split_whitespace().map(str::to_string).collect()),
+            );
+            argv
+        }
+    }
+}
+
+/// The command string after a shell's `-c`: its first operand, past the options that may
+/// still follow (`bash -c -e 'line'`, `-o errexit`) and a `--` (`sh -c -- 'line'`).
+fn command_string(after_c: &[String]) -> Option<&String> {
+    let mut j = 0;
+    while let Some(a) = after_c.get(j) {
+        match a.as_str() {
+            "--" => return after_c.get(j + 1),
+            "-o" | "+o" | "-O" | "+O" => j += 2,
+            _ if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 => j += 1,
+            _ => return Some(a),
+        }
+    }
+    None
+}
+
+/// A shell's script: `-c LINE`, else its input when it names no script file.
+fn shell_script(eff: &mut Effective, name: &str, rest: &[String], stdin: &Stdin) {
+    let mut i = 0;
+    while i < rest.len() {
+        let a = &rest[i];
+        if a.starts_with('-') && !a.starts_with("--") && a.contains('c') {
+            if let Some(l) = command_string(&rest[i + 1..]) {
+                eff.shell_lines.push(l.clone());
+            }
+            return;
+        }
+        if a == "-o" || a == "-O" || a == "+O" || a == "+o" {
+            i += 2;
+            continue;
+        }
+        if !a.starts_with('-') && !a.starts_with('+') {
+            // A script file: its text is not on the line (the project's code), unless the
+            // "file" is the input or a stream the line makes.
+            script_stream(eff, name, a, stdin);
+            return;
+        }
+        i += 1;
+    }
+    match stdin {
+        Stdin::Literal(text) => eff.shell_lines.push(text.clone()),
+        Stdin::Pipe => {
+            eff.opaque_script = Some(format!("{name} runs a script read from a pipe"));
+        }
+        Stdin::None => {}
+    }
+}
+
+/// Whether a script "file" is a stream rather than a file of the project: the input
+/// (`-`, `/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/0`), another descriptor, or a process
+/// substitution (`<(curl …)`), whose text is made as it runs.
+pub fn stream_name(word: &str) -> bool {
+    word == "-"
+        || word.contains(COMPUTED)
+        || word.starts_with("/dev/stdin")
+        || word.starts_with("/dev/fd/")
+        || (word.starts_with("/proc/") && word.contains("/fd/"))
+}
+
+/// Whether a stream name is the input itself.
+pub fn input_name(word: &str) -> bool {
+    matches!(
+        word,
+        "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
+    )
+}
+
+/// A script named by `word` (a shell's script, `source`'s file): the line's own text when it
+/// is the input fed by the line; code that cannot be read when it is any other stream; the
+/// project's file otherwise (not judged here).
+fn script_stream(eff: &mut Effective, name: &str, word: &str, stdin: &Stdin) {
+    if !stream_name(word) {
+        return;
+    }
+    match stdin {
+        Stdin::Literal(text) if input_name(word) => eff.shell_lines.push(text.clone()),
+        _ => {
+            eff.opaque_script.get_or_insert_with(|| {
+                format!("{name} runs a script read from a stream or a substitution")
+            });
+        }
+    }
+}
+
+/// Skip options; `with_value` lists options that take the next word as their value.
+fn skip_options<'a>(args: &'a [String], with_value: &[&str]) -> &'a [String] {
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "--" {
+            return &args[i + 1..];
+        }
+        if !a.starts_with('-') || a == "-" {
+            break;
+        }
+        let takes_value = with_value.contains(&a);
+        i += if takes_value { 2 } else { 1 };
+    }
+    &args[i.min(args.len())..]
+}
+
+/// What a command runs, its input taken from its own heredoc or here-string.
+pub fn unwrap(simple: &Simple) -> Effective {
+    let stdin = if simple.input.is_empty() {
+        Stdin::None
+    } else {
+        Stdin::Literal(simple.input.clone())
+    };
+    unwrap_budgeted(simple, &stdin, &Cell::new(NESTED_BUDGET))
+}
+
+/// What a command runs, given what its standard input holds, sharing a nesting budget with
+/// the rest of its line.
+pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> Effective {
+    let mut eff = Effective::default();
+    let mut argv: Vec<String> = simple.argv.clone();
+    for _ in 0..MAX_DEPTH {
+        if argv.is_empty() {
+            break;
+        }
+        eff.argvs.push(argv.clone());
+        let name = basename(&argv[0]);
+        let rest = &argv[1..];
+        let next = privileged(&mut eff, &name, rest)
+            .or_else(|| shell_state(&mut eff, &name, rest, stdin))
+            .or_else(|| prefix(&name, rest))
+            .or_else(|| runs_lines(&mut eff, &name, rest, stdin, budget))
+            .unwrap_or_else(|| runs_code(&mut eff, &name, rest, stdin, budget));
+        if next.is_empty() {
+            break;
+        }
+        argv = next;
+    }
+    eff
+}
+
+/// The value of option `-short` (in a cluster too) or `--long` (abbreviated too) given
+/// anywhere among `args` — `su alice -c cmd` puts it after a word that is not an option.
+fn option_anywhere(args: &[String], short: char, long: &str) -> Option<String> {
+    (0..args.len()).find_map(|i| {
+        runners::option_value(
+            &args[i..i + 1]
+                .iter()
+                .chain(args.get(i + 1))
+                .cloned()
+                .collect::<Vec<_>>(),
+            Some(short),
+            Some(long),
+        )
+    })
+}
