@@ -61,68 +61,8 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
     env.correlation = fresh_correlation(obj.get("correlation"));
 
     // 1. The action, and the alias behind it.
-    let action_name = match obj.get("action") {
-        Some(Value::String(s)) => s.clone(),
-        Some(_) => {
-            return Err(reject(
-                &env,
-                TermError::payload("action must be a string").with("field", json!("action")),
-            ));
-        }
-        None => {
-            return Err(reject(
-                &env,
-                TermError::payload("action is required").with("field", json!("action")),
-            ));
-        }
-    };
-    let legacy = match alias::resolve(&action_name) {
-        None => return Err(reject(&env, unknown_action(&action_name))),
-        Some(Resolved::Canonical(a)) => {
-            env.action = Some(a);
-            None
-        }
-        Some(Resolved::Alias(l)) => {
-            env.action = Some(l.canonical());
-            if phase == Phase::C {
-                return Err(reject(
-                    &env,
-                    TermError::new(
-                        ErrorCode::InvalidAction,
-                        format!(
-                            "legacy action {:?} is no longer accepted: {}",
-                            l.as_str(),
-                            l.migration_hint()
-                        ),
-                    )
-                    .with("action", json!(l.as_str()))
-                    .with("canonical_action", json!(l.canonical().as_str()))
-                    .with("migration", json!(l.migration_hint()))
-                    .with_hint(
-                        Some(l.canonical()),
-                        format!(
-                            "Legacy action {:?} is retired: send the same request as action {:?} ({}).",
-                            l.as_str(),
-                            l.canonical().as_str(),
-                            l.migration_hint()
-                        ),
-                    ),
-                ));
-            }
-            Some(l)
-        }
-    };
+    let legacy = resolve_action(obj, phase, &mut env)?;
     let action = env.action.unwrap_or(Action::List);
-    env.resolution = Resolution {
-        canonical_action: Some(action),
-        alias_applied: legacy.is_some(),
-        legacy_action: legacy.map(|l| l.as_str().to_string()),
-        mode: None,
-        deprecation: match (legacy, phase) {
-            (Some(l), Phase::B) => Some(l.deprecation_warning()),
-            _ => None,
-        },
-    };
 
     // 2. An unsupported mode is its own error class (PM_TERM_INVALID_MODE).
     if let Some(Value::String(m)) = obj.get("invocation").and_then(|i| i.get("mode"))
@@ -145,20 +85,7 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
     }
 
     // 3. Shape and types, against schemas/request.schema.json.
-    let violations =
-        schema::check_request(raw).map_err(|e| reject(&env, TermError::internal(e)))?;
-    if !violations.is_empty() {
-        let first = &violations[0];
-        let list: Vec<Value> = violations
-            .iter()
-            .map(|v| json!({"path": v.path, "message": v.message}))
-            .collect();
-        return Err(reject(
-            &env,
-            TermError::payload(format!("{}: {}", first.path, first.message))
-                .with("violations", Value::Array(list)),
-        ));
-    }
+    check_shape(raw).map_err(|e| reject(&env, e))?;
 
     // 4. Legacy flat keys move to their canonical places.
     let nested = move_flat_keys(obj).map_err(|e| reject(&env, e))?;
@@ -201,27 +128,7 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
 
     // 6. compat.legacy_action must name exactly one canonical action, this one.
     if let Some(la) = &compat.legacy_action {
-        let maps_to = match alias::resolve(la) {
-            Some(Resolved::Canonical(a)) => a,
-            Some(Resolved::Alias(l)) => l.canonical(),
-            None => {
-                return Err(reject(
-                    &env,
-                    unknown_action(la).with("field", json!("compat.legacy_action")),
-                ));
-            }
-        };
-        if maps_to != action {
-            return Err(reject(
-                &env,
-                TermError::payload(format!(
-                    "compat.legacy_action {la:?} maps to {:?}, not to this request's action {:?}",
-                    maps_to.as_str(),
-                    action.as_str()
-                ))
-                .with("field", json!("compat.legacy_action")),
-            ));
-        }
+        check_legacy_action(la, action).map_err(|e| reject(&env, e))?;
     }
 
     // 7. Runtime fields with rules of their own; no NUL in what becomes a C string.
@@ -263,6 +170,113 @@ pub fn parse(raw: &Value, phase: Phase) -> Outcome<Request> {
         compat,
         runs_project_code: false,
     })
+}
+
+/// The request's action, canonical, and the legacy alias it was sent as (refused in phase
+/// C); the envelope learns both, so every later refusal names them.
+fn resolve_action(
+    obj: &Map<String, Value>,
+    phase: Phase,
+    env: &mut Envelope,
+) -> Outcome<Option<Legacy>> {
+    let action_name = match obj.get("action") {
+        Some(Value::String(s)) => s.clone(),
+        Some(_) => {
+            return Err(reject(
+                env,
+                TermError::payload("action must be a string").with("field", json!("action")),
+            ));
+        }
+        None => {
+            return Err(reject(
+                env,
+                TermError::payload("action is required").with("field", json!("action")),
+            ));
+        }
+    };
+    let legacy = match alias::resolve(&action_name) {
+        None => return Err(reject(env, unknown_action(&action_name))),
+        Some(Resolved::Canonical(a)) => {
+            env.action = Some(a);
+            None
+        }
+        Some(Resolved::Alias(l)) => {
+            env.action = Some(l.canonical());
+            if phase == Phase::C {
+                return Err(reject(
+                    env,
+                    TermError::new(
+                        ErrorCode::InvalidAction,
+                        format!(
+                            "legacy action {:?} is no longer accepted: {}",
+                            l.as_str(),
+                            l.migration_hint()
+                        ),
+                    )
+                    .with("action", json!(l.as_str()))
+                    .with("canonical_action", json!(l.canonical().as_str()))
+                    .with("migration", json!(l.migration_hint()))
+                    .with_hint(
+                        Some(l.canonical()),
+                        format!(
+                            "Legacy action {:?} is retired: send the same request as action {:?} ({}).",
+                            l.as_str(),
+                            l.canonical().as_str(),
+                            l.migration_hint()
+                        ),
+                    ),
+                ));
+            }
+            Some(l)
+        }
+    };
+    let action = env.action.unwrap_or(Action::List);
+    env.resolution = Resolution {
+        canonical_action: Some(action),
+        alias_applied: legacy.is_some(),
+        legacy_action: legacy.map(|l| l.as_str().to_string()),
+        mode: None,
+        deprecation: match (legacy, phase) {
+            (Some(l), Phase::B) => Some(l.deprecation_warning()),
+            _ => None,
+        },
+    };
+    Ok(legacy)
+}
+
+/// The request against schemas/request.schema.json: the first violation names the refusal,
+/// all of them are in its details.
+fn check_shape(raw: &Value) -> Result<(), TermError> {
+    let violations = schema::check_request(raw).map_err(TermError::internal)?;
+    if let Some(first) = violations.first() {
+        let list: Vec<Value> = violations
+            .iter()
+            .map(|v| json!({"path": v.path, "message": v.message}))
+            .collect();
+        return Err(
+            TermError::payload(format!("{}: {}", first.path, first.message))
+                .with("violations", Value::Array(list)),
+        );
+    }
+    Ok(())
+}
+
+/// `compat.legacy_action` must name exactly one canonical action: the request's own.
+fn check_legacy_action(la: &str, action: Action) -> Result<(), TermError> {
+    let maps_to = match alias::resolve(la) {
+        Some(Resolved::Canonical(a)) => a,
+        Some(Resolved::Alias(l)) => l.canonical(),
+        None => return Err(unknown_action(la).with("field", json!("compat.legacy_action"))),
+    };
+    if maps_to != action {
+        return Err(TermError::payload(format!(
+            "compat.legacy_action {la:?} maps to {:?}, not to this request's action {:?}",
+            maps_to.as_str(),
+            action.as_str()
+        ))
+        .with("field", json!("compat.legacy_action")));
+    }
+    Ok(())
 }
 
 /// Correlation ids: the caller's when usable, generated otherwise. Malformed caller ids are

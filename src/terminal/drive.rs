@@ -259,27 +259,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         ));
     }
     let entering = t.entry_lock.lock().await;
-    // A command that has just ended (a timeout's Ctrl-C) brings its prompt a moment later,
-    // and fish's comes in a second hook after the end's: typed in between, the line was
-    // taken as one that ran before the prompt, with no output, and its command as still
-    // running.
-    wait_for(&t, deadline.min(Instant::now() + PROMPT_GRACE), |st| {
-        st.at_prompt
-            || st.executing().is_some()
-            || !st.detection
-            || !st.running()
-            || held::withdrawn(st, ticket)
-    })
-    .await;
-    // A line someone entered a moment ago is still on its way: let it start first.
-    wait_for(&t, deadline, |st| {
-        !st.line_entered
-            || st.executing().is_some()
-            || st.continuation
-            || !st.running()
-            || held::withdrawn(st, ticket)
-    })
-    .await;
+    settle_before_typing(&t, deadline, ticket).await;
     let (base, before) = {
         let st = t.state();
         if st.continuation {
@@ -326,18 +306,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
             ),
         ));
     }
-    {
-        let mut st = t.state();
-        st.submitted = (!a.command.trim().is_empty()).then(|| Submitted {
-            line: a.command.clone(),
-            at: st.spool.len(),
-            status: None,
-        });
-        st.typed_bases.push_back(base);
-        while st.typed_bases.len() > super::term::MAX_COMMAND_RECORDS {
-            st.typed_bases.pop_front();
-        }
-    }
+    record_typed(&t, &a.command, base);
     let keys = match keys_entering(&t, &a.command).await {
         Ok(keys) => keys,
         Err(e) => return showing(e),
@@ -379,51 +348,80 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     };
     let timed_out = !finished && hard.is_some_and(|h| Instant::now() >= h);
     if timed_out {
-        tracing::info!(terminal = %t.id, "timeout: interrupting the command");
-        // Ctrl-C is for the command: a line typed a moment ago is let start first, or the
-        // line editor takes the key and drops the line instead.
-        wait_for(&t, Instant::now() + INTERRUPT_SETTLE, |st| {
-            !st.line_entered || !submission::none_running(st, base) || !st.running()
-        })
-        .await;
-        let _ = held::ctrl_c(core, &t).await;
-        wait_for(&t, Instant::now() + INTERRUPT_SETTLE, |st| {
-            submission::none_running(st, base) || !st.running()
-        })
-        .await;
+        interrupt_now(core, &t, base).await;
     }
+    answer(
+        core,
+        &t,
+        &a,
+        Outcome {
+            base,
+            before,
+            hard,
+            timed_out,
+            waits_for_input,
+            integrated,
+        },
+    )
+}
+
+/// Where a typed line stands when the call answers.
+struct Outcome {
+    /// The terminal's command count before the line: its records come after.
+    base: u64,
+    /// The output's length before the line.
+    before: u64,
+    /// When the command's hard timeout ends it.
+    hard: Option<Instant>,
+    timed_out: bool,
+    waits_for_input: bool,
+    /// Whether the shell's integration reports each command.
+    integrated: bool,
+}
+
+/// The answer for a typed line: its command's record and output, whether it still runs
+/// or waits for input, the screen, and a timeout's refusal carrying all of that.
+fn answer(core: &Arc<Core>, t: &Arc<Terminal>, a: &RunArgs, o: Outcome) -> RanResult {
+    let Outcome {
+        base,
+        before,
+        hard,
+        timed_out,
+        waits_for_input,
+        integrated,
+    } = o;
     let rec = submission::record(&t.state(), base, &a.command);
     let (from, until) = match &rec {
         Some(r) => (r.output_start, r.output_end),
         None => (before, None),
     };
-    let out = chunk(&t, Some(from), until, &a.output)?;
+    let out = chunk(t, Some(from), until, &a.output)?;
     // No record yet means the line has not visibly started or ended: the prompt did not come
     // back, so it is running as far as anyone can tell — never reported done.
     let still = match &rec {
         Some(r) => !r.complete,
         None => true,
     } && t.is_running();
-    let mut r = ran(&t, out, still);
+    let mut r = ran(t, out, still);
     if waits_for_input && still && !timed_out {
-        r.waiting_for_input = Some(super::view::prompt_line(core, &t));
+        r.waiting_for_input = Some(super::view::prompt_line(core, t));
     }
-    r.screen = super::view::full_screen(core, &t, &a.output);
+    r.screen = super::view::full_screen(core, t, &a.output);
     r.command = rec;
     if !integrated {
-        r.note = Some(no_detection_note(&t));
+        r.note = Some(no_detection_note(t));
     } else if still && t.state().continuation {
-        r.note = Some(submission::open_note(&t));
+        r.note = Some(submission::open_note(t));
     }
     if let Some(c) = &a.claim {
-        set_claim(core, &t, c, false);
-        r.terminal = super::view::summary(&t);
+        set_claim(core, t, c, false);
+        r.terminal = super::view::summary(t);
     }
     if still
         && !timed_out
         && let Some(h) = hard
     {
-        interrupt_at(core, &t, base, h);
+        interrupt_at(core, t, base, h);
     }
     if timed_out {
         let limit_ms = a.timeout_ms.unwrap_or(0);
@@ -437,6 +435,63 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         });
     }
     Ok(r)
+}
+
+/// Before a line is typed: a command that has just ended brings its prompt a moment later,
+/// and a line someone else entered is still on its way.
+async fn settle_before_typing(t: &Arc<Terminal>, deadline: Instant, ticket: u64) {
+    // A command that has just ended (a timeout's Ctrl-C) brings its prompt a moment later,
+    // and fish's comes in a second hook after the end's: typed in between, the line was
+    // taken as one that ran before the prompt, with no output, and its command as still
+    // running.
+    wait_for(t, deadline.min(Instant::now() + PROMPT_GRACE), |st| {
+        st.at_prompt
+            || st.executing().is_some()
+            || !st.detection
+            || !st.running()
+            || held::withdrawn(st, ticket)
+    })
+    .await;
+    // A line someone entered a moment ago is still on its way: let it start first.
+    wait_for(t, deadline, |st| {
+        !st.line_entered
+            || st.executing().is_some()
+            || st.continuation
+            || !st.running()
+            || held::withdrawn(st, ticket)
+    })
+    .await;
+}
+
+/// What the terminal keeps of a line about to be typed: the line (so its command is known
+/// by what was typed, not by what the screen echoed) and where its command's records begin.
+fn record_typed(t: &Terminal, command: &str, base: u64) {
+    let mut st = t.state();
+    st.submitted = (!command.trim().is_empty()).then(|| Submitted {
+        line: command.to_string(),
+        at: st.spool.len(),
+        status: None,
+    });
+    st.typed_bases.push_back(base);
+    while st.typed_bases.len() > super::term::MAX_COMMAND_RECORDS {
+        st.typed_bases.pop_front();
+    }
+}
+
+/// The command ran past its timeout: Ctrl-C, once a line typed a moment ago has started
+/// (or the line editor takes the key and drops the line instead), then a moment for it to
+/// end.
+async fn interrupt_now(core: &Arc<Core>, t: &Arc<Terminal>, base: u64) {
+    tracing::info!(terminal = %t.id, "timeout: interrupting the command");
+    wait_for(t, Instant::now() + INTERRUPT_SETTLE, |st| {
+        !st.line_entered || !submission::none_running(st, base) || !st.running()
+    })
+    .await;
+    let _ = held::ctrl_c(core, t).await;
+    wait_for(t, Instant::now() + INTERRUPT_SETTLE, |st| {
+        submission::none_running(st, base) || !st.running()
+    })
+    .await;
 }
 
 /// The call answered before the command's hard timeout: interrupt it when the timeout
