@@ -15,7 +15,7 @@
 //! | `headless.rs` | `headless_execute`, `headless_read`, `headless_terminate`, `session`, `session_items` |
 //! | `interactive.rs` | `interactive_execute`, `interactive_read`, `interactive_terminate`, `op`, `agent_claim`, `terminal_items` |
 //! | `strict.rs` | `handle_strict`, `strict_refusal`: the strict tool (`memory_terminal`), its argv checked, then run headless |
-//! | `approval.rs` | `needs_approval`, `approve`, `approve_escape`, `approves_headless` (and the chain of approvers) |
+//! | `approval/` | `needs_approval`, `approve`, `approve_escape`, `approves_headless`; the chain of approvers in `approval/approvers.rs` |
 //! | `held.rs` | `held_read`, `held_withdraw`: answers kept for a caller that gave up waiting |
 //! | `cancel.rs` | `op_stopped_on_cancel`, `give_back`: what a cancelled call started is stopped |
 //! | `idle.rs` | `idle_close`, `opened_for_one_command`: terminals closed when left idle |

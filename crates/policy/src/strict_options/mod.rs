@@ -15,6 +15,7 @@
 mod find;
 mod git;
 mod tables;
+mod text_tables;
 
 pub use find::check_find;
 pub use git::git_spec;
@@ -158,8 +159,9 @@ fn refused_long(program: &str, name: &str, spec: &Spec) -> String {
 
 /// The admitted options of `program`, when it is one of the reading tools listed here.
 pub fn spec(program: &str) -> Option<&'static Spec> {
-    tables::SPECS
+    tables::FILE_SPECS
         .iter()
+        .chain(text_tables::TEXT_SPECS)
         .find(|(p, _)| *p == program)
         .map(|(_, s)| s)
 }
