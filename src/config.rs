@@ -342,9 +342,9 @@ pub struct Config {
     pub idle_close_ms: u64,
     /// Places for running headless commands: one cap for the whole server, every HTTP
     /// session included (clones of this config share it).
-    pub places: std::sync::Arc<crate::places::Places>,
+    pub places: std::sync::Arc<crate::limits::places::Places>,
     /// Places for live terminals, shared the same way.
-    pub terminal_places: std::sync::Arc<crate::places::Places>,
+    pub terminal_places: std::sync::Arc<crate::limits::places::Places>,
     pub max_retained: usize,
     pub default_wait_ms: u64,
     pub interactive_shell: Option<String>,
@@ -406,15 +406,18 @@ impl Default for Config {
             output_memory: crate::spool::DEFAULT_MEMORY_LIMIT,
             answer_budget: DEFAULT_ANSWER_BUDGET as usize,
             idle_close_ms: DEFAULT_IDLE_CLOSE_MS,
-            places: crate::places::Places::new(
+            places: crate::limits::places::Places::new(
                 crate::headless::DEFAULT_MAX_RUNNING,
-                crate::places::DEFAULT_QUEUE,
+                crate::limits::places::DEFAULT_QUEUE,
             ),
             max_retained: crate::headless::DEFAULT_MAX_RETAINED,
             default_wait_ms: DEFAULT_EXECUTE_WAIT_MS,
             interactive_shell: None,
             max_terminals: crate::terminal::DEFAULT_MAX_TERMINALS,
-            terminal_places: crate::places::Places::new(crate::terminal::DEFAULT_MAX_TERMINALS, 0),
+            terminal_places: crate::limits::places::Places::new(
+                crate::terminal::DEFAULT_MAX_TERMINALS,
+                0,
+            ),
             scrollback_bytes: crate::terminal::DEFAULT_SCROLLBACK_BYTES,
             no_user_rc: false,
             adapters: AdapterInputs::default(),
@@ -470,12 +473,15 @@ impl Config {
             output_memory: a.output_memory.get(),
             answer_budget: a.answer_budget as usize,
             idle_close_ms: a.idle_close_ms,
-            places: crate::places::Places::new(a.max_sessions.get(), crate::places::DEFAULT_QUEUE),
+            places: crate::limits::places::Places::new(
+                a.max_sessions.get(),
+                crate::limits::places::DEFAULT_QUEUE,
+            ),
             max_retained: a.max_retained.get(),
             default_wait_ms: a.wait_ms,
             interactive_shell: a.interactive_shell,
             max_terminals: a.terminals.max_terminals.get(),
-            terminal_places: crate::places::Places::new(a.terminals.max_terminals.get(), 0),
+            terminal_places: crate::limits::places::Places::new(a.terminals.max_terminals.get(), 0),
             scrollback_bytes: a.terminals.scrollback.get(),
             no_user_rc: a.terminals.no_user_rc,
             adapters: AdapterInputs {

@@ -1,4 +1,4 @@
-//! Identities: ULIDs with a prefix naming what they identify (DESIGN.md "Identities").
+//! Identities: ULIDs with a prefix naming what they identify (`ses_`, `term_`, `req_`, …; docs/contract.md).
 
 /// Prefix of generated request ids.
 pub const REQUEST: &str = "req";

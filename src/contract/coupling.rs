@@ -70,7 +70,7 @@ fn forbid(cond: bool, msg: &str, field: &str) -> Result<(), TermError> {
 
 /// Refuse a control character in text typed at a shell's prompt (`typed_text`).
 fn typed_text(text: Option<&str>, field: &str) -> Result<(), TermError> {
-    match text.and_then(|t| crate::typed_text::refusal(field, t)) {
+    match text.and_then(|t| crate::text::typed::refusal(field, t)) {
         None => Ok(()),
         Some(why) => Err(TermError::payload(why).with("field", json!(field))),
     }
@@ -324,7 +324,7 @@ fn check_interactive_execute(
         "execution.wait_for",
     )?;
     if let Some(pattern) = &execution.wait_for {
-        crate::wait_pattern::compile(pattern).map_err(|e| {
+        crate::text::wait_pattern::compile(pattern).map_err(|e| {
             TermError::payload(format!(
                 "execution.wait_for is not a valid regular expression: {e}"
             ))

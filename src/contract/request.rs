@@ -67,7 +67,7 @@ pub enum Intent {
     ExecuteCommand,
 }
 
-pub use crate::views::{Encoding, View};
+pub use crate::text::views::{Encoding, View};
 
 #[derive(Debug, Clone, Default)]
 pub struct Correlation {

@@ -176,7 +176,7 @@ mod tests {
     use super::*;
     use crate::contract::result::*;
     use crate::contract::schema;
-    use crate::views::{CommandRecord, Encoding, ScreenView, View};
+    use crate::text::views::{CommandRecord, Encoding, ScreenView, View};
 
     fn ctx() -> Envelope {
         Envelope {

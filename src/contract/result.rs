@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::views::{CommandRecord, Encoding, ScreenView, View};
+use crate::text::views::{CommandRecord, Encoding, ScreenView, View};
 
 /// The policy's verdict on a command line, as the policy gives it.
 pub use crate::policy::Authorization;

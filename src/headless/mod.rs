@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-pub use crate::places::{NoPlace, Places, RunningSlot};
+pub use crate::limits::places::{NoPlace, Places, RunningSlot};
 pub use session::{Program, Session, StartSpec, Status, Stream};
 
 use crate::ids;

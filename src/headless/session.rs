@@ -16,7 +16,7 @@ use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio::sync::watch;
 
-use crate::places::RunningSlot;
+use crate::limits::places::RunningSlot;
 use crate::process::{self, ChildExit, SessionIo, SessionSpec, Supervised};
 use crate::spool::{Slice, Spool};
 

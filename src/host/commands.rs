@@ -13,7 +13,7 @@ use tracing::Instrument;
 
 use super::conn::{Conn, DISPATCH_WRITE_LIMIT, RpcResult, invalid_params, rpc_error, rpc_result};
 use super::page::Role;
-use crate::terminal::clients::Resume;
+use crate::terminal::client_actions::Resume;
 use crate::terminal::ops::{self, ApprovalArgs, TermRequest};
 
 /// Why a read-only page may not touch a terminal.

@@ -10,10 +10,10 @@ pub mod http;
 pub mod line_check;
 pub mod logging;
 mod next;
+pub mod readable;
 pub mod resources;
 pub mod stdio;
 pub mod subscriptions;
-pub mod text;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -158,7 +158,7 @@ impl McpServer {
         {
             m.insert("next".into(), step);
         }
-        let text = text::render(&payload);
+        let text = readable::render(&payload);
         let failed = payload.get("success") != Some(&Value::Bool(true));
         let mut r = if failed {
             CallToolResult::error(vec![ContentBlock::text(text)])

@@ -202,7 +202,7 @@ pub(crate) fn headless_error(e: HeadlessError) -> TermError {
                          {program} ({source}). Retrying will not help; tell the operator."
                 ),
             ),
-            _ => match crate::resource::exhausted(source) {
+            _ => match crate::limits::resource::exhausted(source) {
                 Some(limit) => limit_reached(limit, None, e.to_string(), RETRY_AFTER_MS),
                 None => TermError::internal(e),
             },

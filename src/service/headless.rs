@@ -16,7 +16,7 @@ use crate::contract::result::{
 use crate::contract::{Encoding, ErrorCode, Identity, Outcome, Request, TermError};
 use crate::headless::{Program, Session, StartSpec, Stream, resolve_cwd};
 use crate::process;
-use crate::views::DEFAULT_MAX_BYTES;
+use crate::text::views::DEFAULT_MAX_BYTES;
 
 /// Extra time past a hard timeout for the kill to land before execute answers.
 const KILL_MARGIN: Duration = Duration::from_millis(2_000);

@@ -7,7 +7,7 @@ use base64::Engine;
 use crate::adapters::ops::{Chunk, OutputSpec, Shown, TermResponse, TermSummary};
 use crate::contract::result::{Cursors, LeftOut, StreamInfo, Streams, TerminalOutput};
 use crate::contract::{Encoding, Request, View};
-use crate::views::ScreenView;
+use crate::text::views::ScreenView;
 
 /// What to read of a terminal's stream: exactly what the request names, or, for a default
 /// answer, an excerpt within `budget` bytes.

@@ -218,7 +218,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     let t = find_running(core, &a.terminal_id)?;
     guard::unseen_by_the_policy(&t, a.unseen_line)?;
     lifecycle::resize_to(core, &t, a.size);
-    if let Some(why) = crate::typed_text::refusal("the command line", &a.command) {
+    if let Some(why) = crate::text::typed::refusal("the command line", &a.command) {
         return Err(OpError::new(OpErrorKind::Invalid, why));
     }
     fish_syntax::check(&t, &a.command).await?;
@@ -514,7 +514,7 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
     let started = Instant::now();
     let t = find_running(core, &a.terminal_id)?;
     let pattern = match &a.wait_for {
-        Some(p) => Some(crate::wait_pattern::compile(p).map_err(|e| {
+        Some(p) => Some(crate::text::wait_pattern::compile(p).map_err(|e| {
             OpError::new(
                 OpErrorKind::Invalid,
                 format!("wait_for is not a valid regular expression: {e}"),

@@ -6,7 +6,7 @@
 mod answers;
 mod carry;
 mod catch_up;
-pub mod clients;
+pub mod client_actions;
 pub mod core;
 pub mod drive;
 mod emulate;
@@ -70,7 +70,7 @@ pub struct CoreConfig {
     pub log_max_bytes: usize,
     /// Places for live terminals shared with other cores of the server (each HTTP session
     /// has its own): a live terminal holds one until its shell ends.
-    pub shared_places: Option<std::sync::Arc<crate::places::Places>>,
+    pub shared_places: Option<std::sync::Arc<crate::limits::places::Places>>,
 }
 
 impl CoreConfig {
@@ -117,7 +117,7 @@ pub enum CoreError {
     Limit(usize),
     #[error("{0}")]
     Spawn(String),
-    /// A machine resource ran out (`limit`: see [`crate::resource::exhausted`]).
+    /// A machine resource ran out (`limit`: see [`crate::limits::resource::exhausted`]).
     #[error("{message}")]
     Resource {
         limit: &'static str,
@@ -131,7 +131,7 @@ impl CoreError {
     /// `what` failed with `e`: a resource that ran out is named, anything else is a failure
     /// to start.
     pub fn starting(what: String, e: &std::io::Error) -> CoreError {
-        match crate::resource::exhausted(e) {
+        match crate::limits::resource::exhausted(e) {
             Some(limit) => CoreError::Resource {
                 limit,
                 message: format!("{what}: {e} ({limit} ran out)"),

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::CoreError;
 use super::term::{CommandRecord, IntegrationLevel};
 
-pub use crate::views::{DEFAULT_MAX_BYTES, ScreenView, View};
+pub use crate::text::views::{DEFAULT_MAX_BYTES, ScreenView, View};
 
 /// What interrupts a terminal's foreground command: Ctrl-C, as a person would type it (the
 /// server's timeouts, a cancelled call, and its fallback for hosts without `interrupt`).

@@ -21,7 +21,7 @@ pub const SCREEN_SCROLLBACK_LINES: usize = 500;
 /// Detected commands remembered per terminal (oldest forgotten first).
 pub const MAX_COMMAND_RECORDS: usize = 1000;
 
-pub use crate::views::CommandRecord;
+pub use crate::text::views::CommandRecord;
 
 /// A line typed at the prompt by this server, and where the stream stood then.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,7 +10,7 @@ use super::inline::Stdin;
 use super::lex::{self, COMPUTED, Simple};
 use super::limits::{MAX_DEPTH, NESTED_BUDGET, spend_on_text};
 use super::variables::{COMMAND_VARIABLES, PROMPT_VARIABLES, carries_unread_code};
-use super::wrappers::{basename, unwrap_budgeted};
+use super::wrappers::{basename, look_through_budgeted};
 /// Most variables a line may assign and still have them expanded.
 const MAX_VARIABLES: usize = 256;
 
@@ -320,7 +320,7 @@ fn visit(c: &Simple, stdin: &Stdin, depth: usize, budget: &Cell<usize>, found: &
             redirects: c.redirects.clone(),
         });
     }
-    let eff = unwrap_budgeted(c, stdin, budget);
+    let eff = look_through_budgeted(c, stdin, budget);
     // Every program the line runs, wrappers looked through (`env $(…)`, `sudo /bin/r?`).
     for argv in &eff.argvs {
         if let Some(w) = argv.first() {

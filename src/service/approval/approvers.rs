@@ -54,7 +54,7 @@ impl Approver for Page<'_> {
                     .runtime
                     .cwd
                     .as_deref()
-                    .map(crate::visible::for_a_person)
+                    .map(crate::text::visible::for_a_person)
                     .or_else(|| {
                         q.req.target.terminal_id.is_none().then(|| {
                             std::env::current_dir()

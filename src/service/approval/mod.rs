@@ -188,7 +188,9 @@ impl Service {
             req: req.clone(),
             command: shown(req, command),
             // The warning quotes the command: written out the same way.
-            warning: decision.warning().map(|w| crate::visible::for_a_person(&w)),
+            warning: decision
+                .warning()
+                .map(|w| crate::text::visible::for_a_person(&w)),
             rule: decision.deciding().map(|f| f.rule.to_string()),
             timeout: self.approval_timeout(req),
         };
@@ -386,7 +388,7 @@ async fn decide(
 /// What a person deciding is shown: the command after the variables the request sets for
 /// it (`K=V command`, as a shell would read them), so that nothing the agent sent beside the
 /// command goes unseen; and every character a screen would hide or reorder written out
-/// (`crate::visible`).
+/// (`crate::text::visible`).
 fn shown(req: &Request, command: &str) -> String {
     let mut line = String::new();
     for (k, v) in req.execution.env.iter().flatten() {
@@ -396,7 +398,7 @@ fn shown(req: &Request, command: &str) -> String {
         line.push(' ');
     }
     line.push_str(command);
-    crate::visible::for_a_person(&line)
+    crate::text::visible::for_a_person(&line)
 }
 
 /// The first decision along `chain`: each approver in turn, until one can decide. A call

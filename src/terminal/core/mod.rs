@@ -73,7 +73,7 @@ pub(super) struct Registry {
     /// Ids of terminals whose shell is starting.
     starting: BTreeSet<String>,
     /// The server-wide places live terminals (and starting ones) hold, by id.
-    places: BTreeMap<String, crate::places::RunningSlot>,
+    places: BTreeMap<String, crate::limits::places::RunningSlot>,
 }
 
 pub struct Core {

@@ -9,7 +9,7 @@ use regex::Regex;
 use super::*;
 use crate::lex::{self, Simple};
 use crate::limits::{MAX_DEPTH, NESTED_BUDGET, spend_on_text};
-use crate::wrappers::{basename, unwrap};
+use crate::wrappers::{basename, look_through};
 
 const DOWNLOADERS: &[&str] = &[
     "curl",
@@ -145,14 +145,14 @@ pub fn check_fork_bomb(text: &str) -> Option<Finding> {
 }
 
 fn downloads(c: &Simple) -> bool {
-    unwrap(c).argvs.iter().any(|a| {
+    look_through(c).argvs.iter().any(|a| {
         a.first()
             .is_some_and(|w| DOWNLOADERS.contains(&basename(w).as_str()))
     }) || c.substitutions.iter().any(downloads)
 }
 
 fn interprets(c: &Simple) -> bool {
-    unwrap(c).argvs.iter().any(|a| {
+    look_through(c).argvs.iter().any(|a| {
         a.first()
             .is_some_and(|w| INTERPRETERS.contains(&basename(w).as_str()))
     })
@@ -228,7 +228,7 @@ fn download_execute_at(line: &str, depth: usize, budget: &Cell<usize>) -> Option
     let parsed = lex::parse(line);
     let cmds = &parsed.commands;
     for (i, c) in cmds.iter().enumerate() {
-        for inner in unwrap(c).shell_lines {
+        for inner in look_through(c).shell_lines {
             if let Some(f) = download_execute_at(&inner, depth + 1, budget) {
                 return Some(f);
             }

@@ -1,4 +1,4 @@
-//! The kinds of wrapper [`super::unwrap_budgeted`] looks through, one function each: what
+//! The kinds of wrapper [`super::look_through_budgeted`] looks through, one function each: what
 //! each does with its words, and what it runs next (`None`: not one of this kind).
 
 use super::*;

@@ -72,7 +72,7 @@ fn nested(eff: &mut Effective, argv: Vec<String>, stdin: &Stdin, budget: &Cell<u
         argv,
         ..Simple::default()
     };
-    eff.absorb(unwrap_budgeted(&inner, stdin, budget));
+    eff.absorb(look_through_budgeted(&inner, stdin, budget));
 }
 
 /// `{}` in find's command replaced by each starting point, so `find / -exec rm -rf {} +`
@@ -274,18 +274,18 @@ fn skip_options<'a>(args: &'a [String], with_value: &[&str]) -> &'a [String] {
 }
 
 /// What a command runs, its input taken from its own heredoc or here-string.
-pub fn unwrap(simple: &Simple) -> Effective {
+pub fn look_through(simple: &Simple) -> Effective {
     let stdin = if simple.input.is_empty() {
         Stdin::None
     } else {
         Stdin::Literal(simple.input.clone())
     };
-    unwrap_budgeted(simple, &stdin, &Cell::new(NESTED_BUDGET))
+    look_through_budgeted(simple, &stdin, &Cell::new(NESTED_BUDGET))
 }
 
 /// What a command runs, given what its standard input holds, sharing a nesting budget with
 /// the rest of its line.
-pub fn unwrap_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> Effective {
+pub fn look_through_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize>) -> Effective {
     let mut eff = Effective::default();
     let mut argv: Vec<String> = simple.argv.clone();
     for _ in 0..MAX_DEPTH {
