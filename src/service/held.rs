@@ -23,6 +23,10 @@ use crate::contract::result::{HeldCommand, Verdict};
 use crate::contract::{ErrorCode, Identity, Outcome, Request, TermError};
 use crate::ids;
 
+/// Longest a call waits for a person before it answers `waiting_for_approval`: below the
+/// 60 s after which MCP clients (the TypeScript SDK's default) give up on a call.
+pub const MAX_HOLD: Duration = Duration::from_secs(45);
+
 /// Questions still waiting at once; more are refused until some are decided.
 const MAX_WAITING: usize = 64;
 
@@ -93,7 +97,7 @@ impl Held {
                      asked. Follow those (read_output on their approval_id) or withdraw some \
                      (terminate), then ask again"
                 ),
-                super::approval::MAX_HOLD.as_millis() as u64,
+                MAX_HOLD.as_millis() as u64,
             ));
         }
         // The oldest answered ones go first (ids sort by time).

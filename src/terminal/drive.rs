@@ -28,10 +28,6 @@ const TYPED_SETTLE: Duration = Duration::from_millis(150);
 pub const INTERRUPT_SETTLE: Duration = Duration::from_secs(2);
 /// How much recent text `wait_for` patterns are matched against.
 const WAIT_FOR_WINDOW: u64 = 64 * 1024;
-/// The longest line a terminal's line discipline takes while it collects lines (no line
-/// editor reading the keys: dash, a shell still starting, `read`): Linux keeps 4096 bytes,
-/// the line's end included, and drops the rest of a longer line without a word.
-pub const CANONICAL_LINE_MAX: usize = 4095;
 /// What a terminal sends around pasted text when the program asked for bracketed paste.
 const PASTE_START: &str = "\x1b[200~";
 const PASTE_END: &str = "\x1b[201~";

@@ -1,9 +1,13 @@
 //! What the agent's keys may not do where they land: enter a line the policy never saw
 //! through the shell's line editor, or a line longer than the line discipline keeps.
 
-use super::drive::CANONICAL_LINE_MAX;
 use super::protocol::{OpError, OpErrorKind};
 use super::term::Terminal;
+
+/// The longest line a terminal's line discipline takes while it collects lines (no line
+/// editor reading the keys: dash, a shell still starting, `read`): Linux keeps 4096 bytes,
+/// the line's end included, and drops the rest of a longer line without a word.
+pub const CANONICAL_LINE_MAX: usize = 4095;
 
 /// Refuse keys that would have the shell's line editor enter a line the policy never saw
 /// (history recalled, the cursor moved, text yanked or completed before Enter: `unseen`,

@@ -17,7 +17,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::pty::InputWait;
-use super::term::{TermState, Terminal};
+use super::term::{InputLook, TermState, Terminal};
 
 /// The first look again after the program was busy (it printed its prompt and has not
 /// reached its read yet); then doubled.
@@ -26,16 +26,6 @@ const FIRST: Duration = Duration::from_micros(250);
 const SLOWEST: Duration = Duration::from_millis(25);
 /// While output streams, a look at most this often (each costs a few reads of `/proc`).
 const BETWEEN_READS: Duration = Duration::from_millis(1);
-
-/// The kernel's answer, and the output it holds for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct InputLook {
-    /// What the reader had taken from the pty when the kernel was asked
-    /// (`TermState::taken_in`).
-    pub taken: u64,
-    pub waiting: InputWait,
-    pub at: Instant,
-}
 
 /// A call waiting on the reader's looks; the reader looks while one exists.
 pub struct Watch<'a> {

@@ -129,6 +129,16 @@ pub struct HeldRun {
     pub(super) stage: Stage,
 }
 
+/// The kernel's answer, and the output it holds for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputLook {
+    /// What the reader had taken from the pty when the kernel was asked
+    /// (`TermState::taken_in`).
+    pub taken: u64,
+    pub waiting: super::pty::InputWait,
+    pub at: std::time::Instant,
+}
+
 /// Mutable state of a terminal, behind one lock.
 pub struct TermState {
     /// AHP state: changed only by `ahp::reducers::apply_action_to_terminal` (and trimming).
@@ -210,7 +220,7 @@ pub struct TermState {
     /// runs and on again with its next prompt, a moment after the prompt's end mark.
     pub paste_seen: bool,
     /// The reader's last look at whether the program waits for input (`looks`).
-    pub input_look: Option<super::looks::InputLook>,
+    pub input_look: Option<InputLook>,
     /// Bytes the reader has taken from the pty, counted before they go in: a look holds
     /// while this has not moved (integration marks move it without adding output).
     pub taken_in: u64,

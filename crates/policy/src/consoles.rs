@@ -7,7 +7,7 @@
 //! policy, its meta-commands are not (`\!` and `.shell` run a shell), so only the
 //! meta-commands listed here pass.
 
-use super::inline::Stdin;
+use crate::stdin::Stdin;
 
 /// Interpreters that run code given inline or on their input, with the options that take
 /// inline code.

@@ -3,7 +3,7 @@
 //! run commands (`ext::` URLs, `--upload-pack`), hooks installed from a template, and the
 //! subcommands that run a command given on the line (`rebase -x`, `bisect run`).
 
-use super::runners::{has_long_at_least, has_option};
+use crate::getopt::{has_long_at_least, has_option};
 
 /// Configuration and subcommands with which git runs a command of the line's.
 pub fn git(rest: &[String]) -> Option<String> {

@@ -5,16 +5,7 @@
 //! `fs.rmSync`), read off its string literals so the same rules judge them as commands.
 //! A literal that is not an argument of such a call is data and judged by nothing.
 
-/// What a command's standard input holds, as far as the line shows.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Stdin {
-    /// Not fed by the line (the terminal, or a file).
-    None,
-    /// Text the line itself writes: a heredoc, a here-string, `echo …|`.
-    Literal(String),
-    /// The output of an earlier command in a pipe.
-    Pipe,
-}
+use crate::stdin::{Stdin, input_name, stream_name};
 
 /// Longest inline program scanned (the rest is still run; a program this long is judged
 /// on its first part).
@@ -135,10 +126,8 @@ pub fn scan(name: &str, args: &[String], stdin: &Stdin) -> Found {
         },
         // `python3 /dev/stdin <<< …`, `node <(curl …)`: the "script file" is a stream.
         None => match args.iter().find(|a| !a.starts_with('-')) {
-            Some(file) if !is_awk(name) && super::wrappers::stream_name(file) => match stdin {
-                Stdin::Literal(text) if super::wrappers::input_name(file) => {
-                    read_code(name, lang, text, &mut found)
-                }
+            Some(file) if !is_awk(name) && stream_name(file) => match stdin {
+                Stdin::Literal(text) if input_name(file) => read_code(name, lang, text, &mut found),
                 _ => {
                     found.opaque = Some(format!(
                         "{name} runs a program read from a stream or a substitution"

@@ -7,6 +7,7 @@
 
 mod consoles;
 pub mod env;
+mod getopt;
 mod git_runs;
 mod git_settings;
 mod inline;
@@ -15,6 +16,7 @@ pub mod lex;
 pub mod limits;
 pub mod rules;
 mod runners;
+mod stdin;
 pub mod strict;
 pub mod strict_build;
 pub mod strict_git;
@@ -216,11 +218,12 @@ pub struct Policy {
 /// Working directories a line is judged in at most (`cd` after `cd`).
 const MAX_PLACES: usize = 8;
 
-fn patterns(items: &[String]) -> Result<Vec<Vec<String>>, String> {
+/// The operator's rules as words: `terraform destroy` is `["terraform", "destroy"]`.
+fn parse_rules(items: &[String]) -> Result<Vec<Vec<String>>, String> {
     items
         .iter()
         .filter(|s| !s.trim().is_empty())
-        .map(|s| shell_words::split(s).map_err(|e| format!("policy pattern {s:?}: {e}")))
+        .map(|s| shell_words::split(s).map_err(|e| format!("policy rule {s:?}: {e}")))
         .collect()
 }
 
@@ -319,10 +322,10 @@ impl Policy {
         };
         Ok(Loaded {
             policy: Policy {
-                blocked: patterns(&blocked)?,
-                warned: patterns(&warned)?,
-                allowed: patterns(&allowed)?,
-                strict: strict::Allowlist::with_extra(&patterns(&strict_extra)?),
+                blocked: parse_rules(&blocked)?,
+                warned: parse_rules(&warned)?,
+                allowed: parse_rules(&allowed)?,
+                strict: strict::Allowlist::with_extra(&parse_rules(&strict_extra)?),
                 env: env::EnvAllowlist::with_extra(&env_extra),
             },
             approvals: Approvals {

@@ -6,11 +6,11 @@
 use std::cell::Cell;
 use std::collections::HashMap;
 
-use super::inline::Stdin;
 use super::lex::{self, COMPUTED, Simple};
 use super::limits::{MAX_DEPTH, NESTED_BUDGET, spend_on_text};
 use super::variables::{COMMAND_VARIABLES, PROMPT_VARIABLES, carries_unread_code};
 use super::wrappers::{basename, look_through_budgeted};
+use crate::stdin::Stdin;
 /// Most variables a line may assign and still have them expanded.
 const MAX_VARIABLES: usize = 256;
 

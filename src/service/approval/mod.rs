@@ -20,10 +20,6 @@ use crate::policy::{Authorization, Decision};
 mod approvers;
 use approvers::{Approver, Elicitation, OperatorDefault, Page, Question};
 
-/// Longest a call waits for a person before it answers `waiting_for_approval`: below the
-/// 60 s after which MCP clients (the TypeScript SDK's default) give up on a call.
-pub const MAX_HOLD: Duration = Duration::from_secs(45);
-
 tokio::task_local! {
     /// The approval a held command was given, for the run that follows the decision: the
     /// chain is not asked again. Only the task that put the question sets it, so no
@@ -210,7 +206,7 @@ impl Service {
     }
 
     /// Put `q` to the chain (ending in the operator's `default`, when there is one) and wait
-    /// for the decision within the call's wait (at most [`MAX_HOLD`]); past it, the command
+    /// for the decision within the call's wait (at most [`super::held::MAX_HOLD`]); past it, the command
     /// is held (`service::held`) and the call answers that it waits. A chain that cannot be
     /// asked outside the call is waited for inside it.
     async fn ask(
@@ -225,7 +221,7 @@ impl Service {
             return Ok(decide(self, &q, default, elicitor, progress).await?);
         };
         let hold = Duration::from_millis(q.req.runtime.wait_ms.unwrap_or(self.cfg.default_wait_ms))
-            .min(MAX_HOLD);
+            .min(super::held::MAX_HOLD);
         let token = CancellationToken::new();
         let (tx, mut rx) = oneshot::channel();
         let slot = Arc::new(Mutex::new(Slot::Waiting(tx)));

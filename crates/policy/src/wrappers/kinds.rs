@@ -144,7 +144,8 @@ pub(super) fn runs_lines(
         "env" => {
             // -S STRING splits STRING into the command (also attached, `-S'…'`, in a
             // cluster, `-iS…`, or abbreviated, `--split=…`).
-            if let Some(split) = runners::option_value(rest, Some('S'), Some("split-string")) {
+            if let Some(split) = crate::getopt::option_value(rest, Some('S'), Some("split-string"))
+            {
                 eff.shell_lines.push(split);
             }
             // An exported function's body runs in the bash it starts, unjudged.

@@ -5,9 +5,10 @@
 
 use std::cell::Cell;
 
-use super::inline::{self, Stdin};
-use super::lex::{COMPUTED, Simple};
+use super::inline;
+use super::lex::Simple;
 use super::runners;
+use crate::stdin::{Stdin, input_name, stream_name};
 
 use crate::limits::{MAX_DEPTH, NESTED_BUDGET};
 
@@ -220,25 +221,6 @@ fn shell_script(eff: &mut Effective, name: &str, rest: &[String], stdin: &Stdin)
     }
 }
 
-/// Whether a script "file" is a stream rather than a file of the project: the input
-/// (`-`, `/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/0`), another descriptor, or a process
-/// substitution (`<(curl …)`), whose text is made as it runs.
-pub fn stream_name(word: &str) -> bool {
-    word == "-"
-        || word.contains(COMPUTED)
-        || word.starts_with("/dev/stdin")
-        || word.starts_with("/dev/fd/")
-        || (word.starts_with("/proc/") && word.contains("/fd/"))
-}
-
-/// Whether a stream name is the input itself.
-pub fn input_name(word: &str) -> bool {
-    matches!(
-        word,
-        "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
-    )
-}
-
 /// A script named by `word` (a shell's script, `source`'s file): the line's own text when it
 /// is the input fed by the line; code that cannot be read when it is any other stream; the
 /// project's file otherwise (not judged here).
@@ -312,7 +294,7 @@ pub fn look_through_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize
 /// anywhere among `args` — `su alice -c cmd` puts it after a word that is not an option.
 fn option_anywhere(args: &[String], short: char, long: &str) -> Option<String> {
     (0..args.len()).find_map(|i| {
-        runners::option_value(
+        crate::getopt::option_value(
             &args[i..i + 1]
                 .iter()
                 .chain(args.get(i + 1))
