@@ -125,7 +125,7 @@ pub struct ServerArgs {
     #[command(flatten)]
     terminals: TerminalArgs,
 
-    /// Interactive runtime adapter: auto, local (terminals inside this process), bundled (launch
+    /// Interactive adapter: auto, local (terminals inside this process), bundled (launch
     /// an interactive-terminal host a person can watch), container_bridge (the host on the
     /// container's host). auto is container_bridge inside a container, bundled with --gui or a
     /// configured host binary, local otherwise.

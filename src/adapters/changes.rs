@@ -1,4 +1,4 @@
-//! What changed in the runtime, merged from every adapter, for its followers (MCP resource
+//! What changed in any adapter, merged, for its followers (MCP resource
 //! updates). Followers need to know which terminal to read again and whether the list
 //! changed, not the terminal protocol's actions, so the merged stream carries [`Change`]s.
 //!
@@ -140,7 +140,7 @@ mod tests {
     use ahp_types::actions::{StateAction, TerminalTitleChangedAction};
     use ahp_types::state::TerminalState;
 
-    /// A runtime with no terminals, whose actions and cut-offs the test sends itself: it
+    /// An adapter with no terminals, whose actions and cut-offs the test sends itself: it
     /// connects, answers every operation that it has no host, and nobody watches it.
     struct Fake {
         actions: broadcast::Sender<Arc<ActionEnvelope>>,

@@ -1,12 +1,12 @@
 //! What can go wrong below the contract: the terminal operation itself failed (as the core
-//! said), or reaching or setting up the runtime did. The runtime knows nothing of `PM_TERM_*`
+//! said), or reaching or setting up the adapter did. The adapters know nothing of `PM_TERM_*`
 //! codes; the contract service maps these to them in one place (`app::failures`).
 
 use serde::Serialize;
 
 use crate::terminal::ops::OpError;
 
-/// Why the runtime could not serve a request.
+/// Why the adapter could not serve a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Failure {
     /// The request asked for something the operator does not allow, or that does not parse.
@@ -121,7 +121,7 @@ pub enum AdapterError {
     /// out with the output so far…).
     #[error("{}", .0.message)]
     Op(OpError),
-    /// Reaching or setting up the runtime failed.
+    /// Reaching or setting up the adapter failed.
     #[error("{message}")]
     Runtime {
         failure: Failure,

@@ -28,7 +28,7 @@ pub use changes::Change;
 use changes::Changes;
 pub use error::{AdapterError, Failure};
 
-/// What the runtime speaks: the terminal operations and their answers, as every adapter
+/// What the adapters speak: the terminal operations and their answers, as every adapter
 /// serves them. The contract service uses these names and never reaches into the core.
 pub mod ops {
     pub use crate::terminal::CommandRecord;
@@ -82,10 +82,10 @@ pub async fn bounded<T: Send + 'static>(
 /// The adapter interface: every adapter serves the same operations.
 pub trait Adapter: Send + Sync {
     fn adapter_type(&self) -> AdapterType;
-    /// Establish the runtime (launch, connect, handshake) if it is not up.
+    /// Establish the adapter (launch, connect, handshake) if it is not up.
     fn connect(&self) -> BoxFut<'_, Result<(), AdapterError>>;
     /// Serve `req`, answered within `timeout` (else a timeout). `trace_id` is the
-    /// contract request's, carried unchanged into the runtime's logs (and across the bridge)
+    /// contract request's, carried unchanged into the adapter's logs (and across the bridge)
     /// so one id follows the request everywhere. `request_id` (the contract's) makes a
     /// retried request the same operation: a host runs it once and answers every retry with
     /// that run.
@@ -96,8 +96,8 @@ pub trait Adapter: Send + Sync {
         request_id: Option<&'a str>,
         timeout: Duration,
     ) -> BoxFut<'a, Result<TermResponse, AdapterError>>;
-    /// Ask the people watching this runtime (a host's page) to decide on a command, within
-    /// `timeout`; a runtime nobody watches answers `unavailable`.
+    /// Ask the people watching this adapter (a host's page) to decide on a command, within
+    /// `timeout`; an adapter nobody watches answers `unavailable`.
     fn ask(
         &self,
         question: ApprovalArgs,
@@ -111,7 +111,7 @@ pub trait Adapter: Send + Sync {
     fn close(&self) -> BoxFut<'_, ()>;
     /// A terminal's AHP state (MCP resources).
     fn terminal_state(&self, terminal_id: &str) -> BoxFut<'_, Option<TerminalState>>;
-    /// Every action the runtime's core dispatches from now on.
+    /// Every action the adapter's core dispatches from now on.
     fn follow(&self) -> broadcast::Receiver<Arc<ActionEnvelope>>;
     /// The terminals that became unreachable together from now on: a host's, when the
     /// connection to it ended. An adapter whose terminals are its own has none.

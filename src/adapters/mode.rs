@@ -1,4 +1,4 @@
-//! Runtime mode resolution (docs/contract.md, "Interactive") and the operator's runtime inputs.
+//! Runtime mode resolution (docs/contract.md, "Interactive") and the operator's adapter settings.
 //!
 //! Precedence is fixed: the request's `runtime.adapter_override` (when the operator allows
 //! the adapter it names), then `PM_TERM_ADAPTER_MODE`, then `PM_RUNNING_IN_CONTAINER=true`,
@@ -24,7 +24,7 @@ pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 30_000;
 pub const DEFAULT_SPAWN_TIMEOUT_MS: u64 = 8_000;
 pub const MAX_SPAWN_TIMEOUT_MS: u64 = 30_000;
 
-/// The operator's runtime settings, parsed at start.
+/// The operator's adapter settings, parsed at start.
 #[derive(Debug, Clone)]
 pub struct AdapterInputs {
     /// `--adapter`; `None` is auto.

@@ -1,4 +1,4 @@
-//! Approvals on the host: a runtime adapter asks (`pm/terminal` with op `approval`), every
+//! Approvals on the host: an adapter asks (`pm/terminal` with op `approval`), every
 //! connected approver (a page that said so at initialize) is told
 //! (`pm/approval/pending`), the first decision (`pm/approval/decide`) answers, and all
 //! approvers hear the outcome (`pm/approval/resolved`). Nobody connected: `unavailable`,

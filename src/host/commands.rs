@@ -426,7 +426,7 @@ async fn dispose_terminal(conn: &Conn, params: Value) -> RpcResult {
         .map_err(|e| (ahp_error_codes::NOT_FOUND, e.to_string(), None))
 }
 
-/// The terminal operations of the runtime adapters (`docs/bridge-protocol.md`):
+/// The terminal operations of the adapters (`docs/bridge-protocol.md`):
 /// `{request_id, trace_id?, request: TermRequest}` → `{ok: TermResponse}` or `{err: OpError}`.
 async fn pm_terminal(conn: &Arc<Conn>, params: Value) -> RpcResult {
     let request_id = request_id_of(&params)?;

@@ -1,5 +1,5 @@
 //! Every failure below the contract becomes a `PM_TERM_*` error here, and only here: the
-//! runtime's (`AdapterError`: the terminal operation's own errors and reaching the runtime),
+//! adapters' (`AdapterError`: the terminal operation's own errors and reaching the adapter),
 //! and headless execution's (`HeadlessError`).
 
 use serde_json::{Value, json};
@@ -9,7 +9,7 @@ use crate::adapters::{AdapterError, Failure};
 use crate::contract::{Action, ErrorCode, Request, TermError};
 use crate::headless::HeadlessError;
 
-/// A runtime failure as the contract answers it, for `req`.
+/// An adapter failure as the contract answers it, for `req`.
 pub(crate) fn from_runtime(e: AdapterError, req: &Request) -> TermError {
     match e {
         AdapterError::Op(op) => op_error(
@@ -119,7 +119,7 @@ fn reopen() -> Value {
     json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"}})
 }
 
-/// A request the runtime did not answer in time may have run: say so, and how to learn its
+/// A request the adapter did not answer in time may have run: say so, and how to learn its
 /// outcome without running it twice (the host runs one request id once).
 fn retry_hint(e: TermError, request_id: &str) -> TermError {
     if e.code != crate::contract::ErrorCode::Timeout {

@@ -1,5 +1,5 @@
 //! The interactive half of the contract: requests become terminal operations served by a
-//! runtime adapter; their answers become canonical results.
+//! adapter; their answers become canonical results.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -378,18 +378,11 @@ struct Outcome {
 /// The answer for a typed line: its command's record and output, whether it still runs
 /// or waits for input, the screen, and a timeout's refusal carrying all of that.
 fn answer(core: &Arc<Core>, t: &Arc<Terminal>, a: &RunArgs, o: Outcome) -> RanResult {
-    let Outcome {
-        base,
-        before,
-        hard,
-        timed_out,
-        waits_for_input,
-        integrated,
-    } = o;
+    let (base, hard, timed_out) = (o.base, o.hard, o.timed_out);
     let rec = submission::record(&t.state(), base, &a.command);
     let (from, until) = match &rec {
         Some(r) => (r.output_start, r.output_end),
-        None => (before, None),
+        None => (o.before, None),
     };
     let out = chunk(t, Some(from), until, &a.output)?;
     // No record yet means the line has not visibly started or ended: the prompt did not come
@@ -399,12 +392,12 @@ fn answer(core: &Arc<Core>, t: &Arc<Terminal>, a: &RunArgs, o: Outcome) -> RanRe
         None => true,
     } && t.is_running();
     let mut r = ran(t, out, still);
-    if waits_for_input && still && !timed_out {
+    if o.waits_for_input && still && !timed_out {
         r.waiting_for_input = Some(super::view::prompt_line(core, t));
     }
     r.screen = super::view::full_screen(core, t, &a.output);
     r.command = rec;
-    if !integrated {
+    if !o.integrated {
         r.note = Some(no_detection_note(t));
     } else if still && t.state().continuation {
         r.note = Some(submission::open_note(t));

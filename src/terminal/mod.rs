@@ -1,6 +1,6 @@
 //! The AHP terminal core (docs/terminal-core.md): pty terminals, shell integration, OSC 633/133
 //! parsing, state changed only through Microsoft's reducers, bounded content, an action log
-//! with server sequence numbers, subscriptions, and the operations every runtime adapter
+//! with server sequence numbers, subscriptions, and the operations every adapter
 //! and the host service serve (`ops`).
 
 mod answers;

@@ -1,4 +1,4 @@
-//! What the terminal operations carry: the requests every runtime adapter serves and their
+//! What the terminal operations carry: the requests every adapter serves and their
 //! answers, serializable so they cross the host's WebSocket unchanged. Types only; `ops`
 //! serves them.
 
