@@ -18,7 +18,7 @@ pub mod ids;
 pub mod limits;
 pub mod locks;
 pub mod mcp;
-pub mod os;
+pub use itmcp_os as os;
 pub use itmcp_policy as policy;
 pub mod private_dir;
 pub mod process;

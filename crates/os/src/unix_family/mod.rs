@@ -1,7 +1,5 @@
-//! The operating system's facilities that differ between the systems the server is built
-//! for, behind one seam: one function per facility here, an implementation per OS family in
-//! `linux` and `bsd` (macOS). Callers name what they need (a close-on-exec pipe, a process
-//! other processes cannot trace) rather than the call that gives it on one system.
+//! Linux's and macOS's facilities: one function per facility here, an implementation per
+//! system in `linux` and `bsd` (macOS), and `unix` for what both do alike.
 //!
 //! The seam grows as the Linux-only code moves behind it (docs/platforms.md says what runs
 //! where); what has no counterpart on a system says so by its result, never by doing less
