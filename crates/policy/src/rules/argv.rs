@@ -384,6 +384,22 @@ fn permissions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
                 ));
             }
         }
+        // Of the home or the root itself, not recursively: every file under it becomes
+        // unreachable (`chmod 000 ~`) or another user's to change (`setfacl -m u:x:rwx ~`).
+        "chmod" | "chown" | "chgrp" | "setfacl"
+            if !recursive
+                && targets
+                    .iter()
+                    .skip(usize::from(name != "setfacl"))
+                    .any(|t| is_critical(&normalize(t, cwd))) =>
+        {
+            out.push(finding(
+                Warn,
+                "permissions_home",
+                format!("{name} changes who may use the home or root directory itself"),
+                argv,
+            ));
+        }
         // `kill -9 -1` (pid -1: every process); a leading -1 alone is the signal HUP.
         "chmod"
             if targets
