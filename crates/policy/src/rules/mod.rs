@@ -17,6 +17,7 @@ mod secrets;
 mod sequences;
 mod system;
 mod windows;
+mod windows_unread;
 
 pub use argv::check_argv;
 pub use files::{check_read, is_startup_target, moved_to};

@@ -99,15 +99,22 @@ fn lists_root_recursively(words: &[String]) -> bool {
 /// PowerShell / cmd.exe commands, one statement at a time.
 pub fn check_windows(text: &str) -> Vec<Finding> {
     let mut out = Vec::new();
-    let mut push = |severity, rule, message: &str, stmt: &str| {
+    fn push(
+        out: &mut Vec<Finding>,
+        severity: Severity,
+        rule: &'static str,
+        message: &str,
+        stmt: &str,
+    ) {
         out.push(Finding {
             severity,
             rule,
             message: message.into(),
             command: stmt.to_string(),
         });
-    };
+    }
     let mut previous_lists_root = false;
+    let mut nested = Vec::new();
     for (stmt, piped) in text
         .split(['\n', ';'])
         .flat_map(|s| s.split('|').enumerate().map(|(i, p)| (p, i > 0)))
@@ -116,20 +123,40 @@ pub fn check_windows(text: &str) -> Vec<Finding> {
     {
         let w = windows_words(stmt);
         let Some(cmd) = w.first() else { continue };
+        let said = out.len();
         let rest = &w[1..];
         let fed_root = piped && previous_lists_root;
         previous_lists_root = lists_root_recursively(&w);
         match cmd.as_str() {
             "remove-item" | "ri" | "del" | "erase" if fed_root => push(
+                &mut out,
                 Severity::Block,
                 "windows_remove_root",
                 "deletes everything listed under a drive root",
                 stmt,
             ),
-            "stop-computer" | "restart-computer" => {
-                push(Severity::Block, "power", "stops the machine", stmt)
+            "taskkill" | "taskkill.exe"
+                if rest
+                    .windows(2)
+                    .any(|p| p[0] == "/im" && p[1].trim_matches('*').is_empty()) =>
+            {
+                push(
+                    &mut out,
+                    Severity::Block,
+                    "kill_all",
+                    "taskkill /im * kills every process",
+                    stmt,
+                )
             }
+            "stop-computer" | "restart-computer" => push(
+                &mut out,
+                Severity::Block,
+                "power",
+                "stops the machine",
+                stmt,
+            ),
             "format-volume" | "clear-disk" | "initialize-disk" => push(
+                &mut out,
                 Severity::Block,
                 "powershell_format",
                 "erases a disk or volume",
@@ -138,7 +165,13 @@ pub fn check_windows(text: &str) -> Vec<Finding> {
             "format" | "format.com" | "format.exe"
                 if rest.first().is_some_and(|d| is_drive_root(d)) =>
             {
-                push(Severity::Block, "cmd_format", "format erases a drive", stmt)
+                push(
+                    &mut out,
+                    Severity::Block,
+                    "cmd_format",
+                    "format erases a drive",
+                    stmt,
+                )
             }
             "remove-item" | "ri" | "rm" | "rmdir" | "rd" | "del" | "erase" => {
                 let recursive = rest
@@ -158,6 +191,7 @@ pub fn check_windows(text: &str) -> Vec<Finding> {
                     cmd.contains('-') || rest.iter().any(|a| a.starts_with("-r") && a.len() > 2);
                 if recursive && targets.iter().any(|t| is_drive_root(t)) {
                     push(
+                        &mut out,
                         Severity::Block,
                         "windows_remove_root",
                         "recursive deletion of a drive root",
@@ -165,6 +199,7 @@ pub fn check_windows(text: &str) -> Vec<Finding> {
                     );
                 } else if recursive && (powershell || rest.iter().any(|a| a == "/s")) {
                     push(
+                        &mut out,
                         Severity::Warn,
                         "recursive_delete",
                         "deletes recursively",
@@ -174,7 +209,30 @@ pub fn check_windows(text: &str) -> Vec<Finding> {
             }
             _ => {}
         }
+        // Only where no rule of its own spoke about the statement.
+        if out.len() == said
+            && let Some(why) = super::windows_unread::unread(&w)
+        {
+            push(&mut out, Severity::Warn, "windows_unread", &why, stmt);
+        }
+        if let Some(path) = super::windows_unread::secret_named(&w, cmd) {
+            push(
+                &mut out,
+                Severity::Warn,
+                "secret_read",
+                &format!("reads {path}, which holds credentials"),
+                stmt,
+            );
+        }
+        // A script block's statements (`Where-Object { … }`, `ForEach-Object { … }`, `& { … }`)
+        // are statements too.
+        if let (Some(open), Some(close)) = (stmt.find('{'), stmt.rfind('}'))
+            && open < close
+        {
+            nested.extend(check_windows(&stmt[open + 1..close]));
+        }
     }
+    out.extend(nested);
     out
 }
 

@@ -1,0 +1,297 @@
+//! PowerShell and cmd.exe read by allow-lists, as the POSIX rules are: a cmdlet passes when
+//! its verb only reads (`Get-`, `Select-`, `Format-`, `Test-`, …); any other approved verb
+//! (`Set-`, `New-`, `Add-`, `Invoke-`, `Start-`, …) is warned, since what it changes or runs
+//! is not read here. PowerShell's own aliases of those (`iex`, `iwr`, `saps`, `ni`, …), an
+//! encoded command, and the Windows administration programs (`reg`, `schtasks`, `bcdedit`,
+//! `net`, `icacls`, …) but with a verb that reads, are warned the same way. A credentials
+//! file named the Windows way (`$env:USERPROFILE\.ssh\id_rsa`) is a credentials read.
+
+use super::secrets::{is_secret_dir, is_secret_file};
+
+/// PowerShell's approved verbs whose cmdlets only read, show or reshape data.
+const READ_VERBS: &[&str] = &[
+    "get",
+    "select",
+    "format",
+    "measure",
+    "test",
+    "compare",
+    "find",
+    "search",
+    "show",
+    "resolve",
+    "split",
+    "join",
+    "sort",
+    "group",
+    "convertto",
+    "convertfrom",
+    "where",
+    "foreach",
+    "write",
+    "out",
+];
+
+/// PowerShell's approved verbs that change something, run something, or reach out (the
+/// rest of the list `Get-Verb` prints). A `verb-noun` word with one of these is a cmdlet.
+const CHANGING_VERBS: &[&str] = &[
+    "add",
+    "clear",
+    "close",
+    "copy",
+    "enter",
+    "exit",
+    "hide",
+    "lock",
+    "move",
+    "new",
+    "open",
+    "optimize",
+    "pop",
+    "push",
+    "redo",
+    "remove",
+    "rename",
+    "reset",
+    "resize",
+    "set",
+    "skip",
+    "step",
+    "switch",
+    "undo",
+    "unlock",
+    "watch",
+    "connect",
+    "disconnect",
+    "read",
+    "receive",
+    "send",
+    "backup",
+    "checkpoint",
+    "compress",
+    "convert",
+    "dismount",
+    "edit",
+    "expand",
+    "export",
+    "import",
+    "initialize",
+    "limit",
+    "merge",
+    "mount",
+    "publish",
+    "restore",
+    "save",
+    "sync",
+    "unpublish",
+    "update",
+    "approve",
+    "assert",
+    "build",
+    "complete",
+    "confirm",
+    "deny",
+    "deploy",
+    "disable",
+    "enable",
+    "install",
+    "invoke",
+    "register",
+    "request",
+    "restart",
+    "resume",
+    "start",
+    "stop",
+    "submit",
+    "suspend",
+    "uninstall",
+    "unregister",
+    "wait",
+    "debug",
+    "repair",
+    "trace",
+    "block",
+    "grant",
+    "protect",
+    "revoke",
+    "unblock",
+    "unprotect",
+    "use",
+];
+
+/// PowerShell's aliases of cmdlets that change or run something, where the name is not
+/// also a POSIX program (`rm`, `kill`, `curl` are judged as those).
+const CHANGING_ALIASES: &[&str] = &[
+    "iex", "iwr", "irm", "icm", "ii", "saps", "start", "spps", "ac", "ni", "si", "sal", "sv", "ri",
+    "mi", "cpi", "rni", "ipmo", "nal", "epal", "ipal", "sasv", "spsv", "rv", "clc", "clv", "rp",
+    "sp", "npssc", "etsn", "nsn",
+];
+
+/// A cmdlet whose verb reads but which writes all the same.
+const WRITING_READERS: &[&str] = &["out-file", "tee-object", "out-printer"];
+
+/// What a PowerShell or cmd statement (its words, lower-cased) does that is not read here.
+pub(super) fn unread(words: &[String]) -> Option<String> {
+    let cmd = words.first()?.as_str();
+    let rest = &words[1..];
+    if let Some((verb, noun)) = cmd.split_once('-')
+        && !noun.is_empty()
+        && noun.chars().all(|c| c.is_ascii_alphanumeric())
+    {
+        // Remove-Item is read by its own rules, as POSIX `rm` is (a root or a system
+        // directory, recursively), and passes otherwise as `rm` does.
+        if (READ_VERBS.contains(&verb) && !WRITING_READERS.contains(&cmd)) || cmd == "remove-item" {
+            return None;
+        }
+        if READ_VERBS.contains(&verb) || CHANGING_VERBS.contains(&verb) {
+            return Some(format!(
+                "PowerShell's {cmd} changes or runs something the policy does not read"
+            ));
+        }
+    }
+    if CHANGING_ALIASES.contains(&cmd) {
+        return Some(format!(
+            "PowerShell's {cmd} (an alias) changes or runs something the policy does not read"
+        ));
+    }
+    let encoded = rest.iter().any(|a| {
+        let a = a.trim_start_matches(['-', '/']);
+        a == "ec" || (a.starts_with('e') && "encodedcommand".starts_with(a))
+    });
+    if matches!(cmd, "powershell" | "powershell.exe" | "pwsh" | "pwsh.exe") && encoded {
+        return Some(format!("{cmd} runs an encoded command, which is not read"));
+    }
+    windows_admin(cmd, rest)
+}
+
+/// The Windows administration programs, passed only with a verb that reads.
+fn windows_admin(cmd: &str, rest: &[String]) -> Option<String> {
+    let first = rest.first().map_or("", String::as_str);
+    let opt = |o: &str| rest.iter().any(|a| a == o);
+    let changes = match cmd.trim_end_matches(".exe") {
+        "reg" => !matches!(first, "query" | "compare" | "export" | ""),
+        "schtasks" => !opt("/query") && !rest.is_empty(),
+        "bcdedit" => !rest.is_empty() && !opt("/enum") && !opt("/v"),
+        "wmic" => !rest.iter().any(|a| a == "get" || a == "list"),
+        "sc" => !matches!(
+            first,
+            "query" | "queryex" | "qc" | "qdescription" | "getdisplayname" | "getkeyname" | ""
+        ),
+        "netsh" => !rest.iter().any(|a| a == "show"),
+        "net" => {
+            rest.iter().any(|a| a.starts_with('/'))
+                || !matches!(
+                    first,
+                    "view"
+                        | "statistics"
+                        | "user"
+                        | "localgroup"
+                        | "group"
+                        | "share"
+                        | "use"
+                        | "session"
+                        | "config"
+                        | "accounts"
+                        | ""
+                )
+                || rest.len() > 2
+        }
+        "icacls" => rest.iter().any(|a| {
+            matches!(
+                a.as_str(),
+                "/grant"
+                    | "/grant:r"
+                    | "/deny"
+                    | "/remove"
+                    | "/remove:g"
+                    | "/remove:d"
+                    | "/reset"
+                    | "/setowner"
+                    | "/setintegritylevel"
+                    | "/restore"
+                    | "/inheritance:r"
+                    | "/inheritance:d"
+                    | "/inheritance:e"
+            )
+        }),
+        "takeown" | "cipher" | "diskpart" | "setx" | "wevtutil" | "bcdboot" | "fsutil"
+        | "attrib" | "runas" => true,
+        _ => false,
+    };
+    changes.then(|| {
+        format!("{cmd} changes the machine's configuration, services, accounts or files' access")
+    })
+}
+
+/// A credentials file named the Windows way: `$env:USERPROFILE\.ssh\id_rsa`,
+/// `%USERPROFILE%\.aws\credentials`, `~\.ssh\id_ed25519`.
+pub(super) fn secret_named(words: &[String], program: &str) -> Option<String> {
+    words.iter().skip(1).find_map(|w| {
+        // Named the Windows way only: a POSIX path is the POSIX rules' (which know ssh's
+        // `-i KEY` and the listers).
+        if !(w.contains('\\') || w.starts_with('$') || w.starts_with('%')) {
+            return None;
+        }
+        let w = w.replace('\\', "/");
+        let home = [
+            "$env:userprofile/",
+            "%userprofile%/",
+            "$home/",
+            "${home}/",
+            "~/",
+        ]
+        .iter()
+        .find_map(|h| w.strip_prefix(h))?;
+        let path = format!("~/{home}");
+        (is_secret_file(&path) || is_secret_dir(&path, program)).then_some(path)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_ascii_lowercase).collect()
+    }
+
+    #[test]
+    fn cmdlets_pass_only_with_a_verb_that_reads() {
+        for read in [
+            "Get-ChildItem -Recurse",
+            "Select-String foo *.rs",
+            "Format-Table",
+            "Test-Path C:\\x",
+            "Write-Output hi",
+            "ssh-keygen -t ed25519",
+            "apt-get install x",
+            "reg query HKCU\\Software",
+            "schtasks /query",
+            "net user",
+            "sc query",
+            "icacls C:\\x",
+        ] {
+            assert_eq!(unread(&words(read)), None, "{read}");
+        }
+        for changes in [
+            "Set-ExecutionPolicy Unrestricted",
+            "Invoke-Expression x",
+            "Start-Process cmd",
+            "New-Item -Path HKCU:\\x",
+            "Add-Content $PROFILE x",
+            "Out-File x",
+            "iex x",
+            "powershell -enc SQBFAFgA",
+            "pwsh -e SQBFAFgA",
+            "reg add HKCU\\x /v y",
+            "schtasks /create /tn x /tr y",
+            "bcdedit /set x",
+            "net user evil pw /add",
+            "icacls C:\\ /grant Everyone:F",
+            "takeown /f C:\\Windows",
+            "sc stop wuauserv",
+        ] {
+            assert!(unread(&words(changes)).is_some(), "{changes}");
+        }
+    }
+}
