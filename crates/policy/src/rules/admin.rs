@@ -9,6 +9,12 @@ pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option
     let second = targets.get(1).copied().unwrap_or("");
     let what = match name {
         "terraform" | "tofu" | "pulumi" if first == "destroy" => "destroys managed infrastructure",
+        // Cloud and virtual-machine tools: a verb that deletes, destroys or terminates,
+        // wherever it stands among their words (`aws ec2 terminate-instances`, `gcloud
+        // compute instances delete`, `az group delete`, `gh repo delete`, `virsh undefine`).
+        _ if INFRA_TOOLS.contains(&name) && targets.iter().any(|t| destroys(t)) => {
+            "deletes, destroys or terminates managed resources (machines, groups, repositories, data)"
+        }
         "kubectl" | "oc" if first == "delete" => "deletes cluster resources",
         "helm" if matches!(first, "uninstall" | "delete") => "uninstalls a release",
         "docker" | "podman" if first == "system" && second == "prune" => {
@@ -224,6 +230,54 @@ pub fn gives_the_host(args: &[String]) -> bool {
                     || is_critical(src)
             })
     })
+}
+
+/// Command-line tools of clouds, forges and virtual machines, whose verbs act on resources
+/// elsewhere.
+const INFRA_TOOLS: &[&str] = &[
+    "aws",
+    "gcloud",
+    "az",
+    "gh",
+    "glab",
+    "doctl",
+    "heroku",
+    "fly",
+    "flyctl",
+    "vercel",
+    "netlify",
+    "vagrant",
+    "virsh",
+    "multipass",
+    "lxc",
+    "incus",
+    "openstack",
+    "hcloud",
+    "linode-cli",
+    "scw",
+    "oci",
+    "ibmcloud",
+    "eksctl",
+    "minikube",
+    "kind",
+    "k3d",
+];
+
+/// Whether a word of such a tool is a verb that deletes: `delete`, `destroy`,
+/// `terminate-instances`, `delete-bucket`, `undefine`, `apps:destroy`, `purge`.
+fn destroys(word: &str) -> bool {
+    let w = word.rsplit(':').next().unwrap_or(word);
+    [
+        "delete",
+        "destroy",
+        "terminate",
+        "undefine",
+        "purge",
+        "remove",
+        "deregister",
+    ]
+    .iter()
+    .any(|v| w == *v || w.starts_with(&format!("{v}-")))
 }
 
 /// Whether a console's statement drops or empties data wholesale: SQL's `DROP DATABASE`,

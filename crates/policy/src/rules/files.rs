@@ -160,6 +160,17 @@ pub(crate) fn written_by(argv: &[String]) -> Vec<&str> {
         "history" if has_short(&flags, &['w', 'a']) => out.extend(targets.iter().copied()),
         _ => {}
     }
+    // `npm config set KEY VALUE` (also yarn's, pnpm's) writes the user's `~/.npmrc`, which
+    // every later npm reads (`script-shell` names the program its scripts run with).
+    if matches!(name.as_str(), "npm" | "pnpm" | "yarn")
+        && targets.first() == Some(&"config")
+        && matches!(targets.get(1), Some(&"set") | Some(&"edit"))
+        && !argv
+            .iter()
+            .any(|a| a == "--location=project" || a == "--project")
+    {
+        out.push("~/.npmrc");
+    }
     // `cp -t DIR`, `--target-directory=DIR`: what is copied lands in DIR.
     if matches!(name.as_str(), "cp" | "mv" | "ln" | "install") {
         out.extend(option_values(&argv[1..], 't', &["target-directory"]));
@@ -287,6 +298,19 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
             .any(|a| matches!(a.as_str(), "shadow" | "gshadow"))
     {
         out.push(secret_read("/etc/shadow", argv));
+    } else if let Some(dir) = serves(argv).filter(|d| {
+        let d = normalize(d, cwd);
+        d == "/"
+            || d == "~"
+            || super::home_dir().as_deref() == Some(d.as_str())
+            || is_secret_dir(&d, "")
+    }) {
+        out.push(finding(
+            Severity::Warn,
+            "secret_read",
+            format!("serves {dir}, and the credentials in it, to whoever connects"),
+            argv,
+        ));
     } else if let Some(what) =
         super::secrets::prints_credentials(&program, argv.get(1..).unwrap_or_default())
     {
@@ -298,6 +322,22 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
         ));
     }
     out
+}
+
+/// The directory `python -m http.server` serves, when it names one (`-d DIR`,
+/// `--directory DIR`).
+fn serves(argv: &[String]) -> Option<&str> {
+    let program = basename(argv.first()?);
+    if !program.starts_with("python")
+        || !argv
+            .windows(2)
+            .any(|w| w[0] == "-m" && w[1] == "http.server")
+    {
+        return None;
+    }
+    option_values(argv.get(1..)?, 'd', &["directory"])
+        .into_iter()
+        .next()
 }
 
 /// Where a path a command names may be: normalized against the working directory, and,

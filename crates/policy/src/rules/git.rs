@@ -18,6 +18,13 @@ pub fn git(argv: &[String], out: &mut Vec<Finding>) {
     let rest = &argv[i + 1..];
     let (flags, targets) = flags_and_targets(rest);
     match sub.as_str() {
+        "apply" if flags.iter().any(|f| f.starts_with("--unsafe-p")) => out.push(finding(
+            Warn,
+            "system_file_write",
+            "git apply --unsafe-paths writes wherever the patch names, outside the repository \
+             too (a start-up file, a system file)",
+            argv,
+        )),
         "push" => {
             let force = flags.iter().any(|f| {
                 matches!(

@@ -196,6 +196,55 @@ pub(super) fn runs_lines(
             }
             Vec::new()
         }
+        // Commands run on managed hosts or in containers: judged as lines, as ssh's are.
+        // `ansible HOSTS -m shell -a 'CMD'` (also `command`, `raw`).
+        "ansible" => {
+            let module = crate::getopt::option_value_anywhere(rest, 'm', "module-name");
+            if matches!(
+                module.as_deref(),
+                Some(
+                    "shell"
+                        | "command"
+                        | "raw"
+                        | "ansible.builtin.shell"
+                        | "ansible.builtin.command"
+                        | "ansible.builtin.raw"
+                )
+            ) && let Some(args) = crate::getopt::option_value_anywhere(rest, 'a', "args")
+            {
+                eff.shell_lines.push(args);
+            }
+            Vec::new()
+        }
+        // `kubectl exec POD -- CMD…`, `docker exec [OPTIONS] CONTAINER CMD…`.
+        "kubectl" | "oc" if rest.first().is_some_and(|a| a == "exec") => {
+            if let Some(at) = rest.iter().position(|a| a == "--") {
+                let cmd = &rest[at + 1..];
+                if !cmd.is_empty() {
+                    eff.shell_lines.push(cmd.join(" "));
+                }
+            }
+            Vec::new()
+        }
+        "docker" | "podman" | "nerdctl" if rest.first().is_some_and(|a| a == "exec") => {
+            let r = skip_options(
+                &rest[1..],
+                &[
+                    "-e",
+                    "--env",
+                    "-u",
+                    "--user",
+                    "-w",
+                    "--workdir",
+                    "--env-file",
+                    "--detach-keys",
+                ],
+            );
+            if r.len() > 1 {
+                eff.shell_lines.push(r[1..].join(" "));
+            }
+            Vec::new()
+        }
         "ssh" => {
             // -o ProxyCommand=… and the like run a command here.
             if let Some(why) = runners::unread("ssh", rest) {
