@@ -101,6 +101,15 @@ pub fn scan(name: &str, args: &[String], stdin: &Stdin) -> Found {
     } else {
         inline_code(name, args)
     };
+    // gawk's extensions are shared libraries: `@load "x"` in the program, `-l x`/`--load x`.
+    if is_awk(name)
+        && (code.as_deref().is_some_and(|c| c.contains("@load"))
+            || crate::getopt::has_option(args, Some('l'), Some("load")))
+    {
+        found.opaque = Some(format!(
+            "{name} loads an extension (a shared library), whose code is not on the line"
+        ));
+    }
     if lang == "perl"
         && let Some(module) = perl_module(args)
     {

@@ -217,6 +217,9 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
             .push("command substitutions nested too deeply".into());
     }
     let mut vars: HashMap<String, String> = HashMap::new();
+    // Files the line writes with text it shows (`echo 'rm -rf ~' > x.sh`), by name: a script
+    // the same line then runs is judged by that text.
+    let mut written: HashMap<String, String> = HashMap::new();
     let mut previous: Option<&Simple> = None;
     for c in &parsed.commands {
         let stdin = if !c.input.is_empty() {
@@ -280,6 +283,16 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
         }
         let mut simple = c.clone();
         simple.argv = expand(&c.argv, &vars);
+        if let Some(text) = runs_written(&simple.argv, &written) {
+            walk_line(&text, depth + 1, budget, found);
+        }
+        if let Some(text) = literal_output(c) {
+            for r in &c.redirects {
+                let kept = written.entry(script_name(r).to_string()).or_default();
+                kept.push_str(&text);
+                kept.push('\n');
+            }
+        }
         visit(&simple, &stdin, depth, budget, found);
         // `bash -c "$X"`: quoted, the value stays one word — which the words here no longer
         // show — so that reading is judged too.
@@ -289,6 +302,29 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
         }
         previous = Some(c);
     }
+}
+
+/// A file's name as a script is named: `./x.sh` and `x.sh` are one file.
+fn script_name(word: &str) -> &str {
+    word.strip_prefix("./").unwrap_or(word)
+}
+
+/// The text of a file this line wrote, when `argv` runs it: by its path (`./x.sh`), through
+/// a shell (`bash x.sh`), or sourced (`. x.sh`).
+fn runs_written(argv: &[String], written: &HashMap<String, String>) -> Option<String> {
+    let first = argv.first()?;
+    if let Some(text) = written
+        .get(script_name(first))
+        .filter(|_| first.contains('/'))
+    {
+        return Some(text.clone());
+    }
+    let name = basename(first);
+    if !(super::wrappers::is_shell(&name) || matches!(name.as_str(), "source" | ".")) {
+        return None;
+    }
+    let script = argv[1..].iter().find(|a| !a.starts_with('-'))?;
+    written.get(script_name(script)).cloned()
 }
 
 fn visit(c: &Simple, stdin: &Stdin, depth: usize, budget: &Cell<usize>, found: &mut Found) {

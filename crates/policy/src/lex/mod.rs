@@ -542,7 +542,8 @@ fn words_to_simple(words: Vec<String>) -> Simple {
                 it.next();
                 continue;
             }
-            if w.ends_with("()") {
+            // `f(){ body; }`: the header and the group's brace as one word.
+            if w.ends_with("()") || w.ends_with("(){") {
                 continue;
             }
             if it.peek().is_some_and(|n| n == "()") {

@@ -137,6 +137,7 @@ fn compound_commands_run_their_bodies() {
         vec![v(&["mkfs", "/dev/sda"])]
     );
     assert_eq!(argvs("function g { halt; }"), vec![v(&["halt"])]);
+    assert_eq!(argvs("g(){ halt; }"), vec![v(&["halt"])]);
 }
 
 #[test]
