@@ -162,11 +162,25 @@ impl SandboxArgs {
 
 /// Check the operator's sandbox, prepare it (find and try the mechanism) and install it for
 /// every session of this process; say on stderr what is in force. A bad setting stops the
-/// process (status 2); a sandbox that cannot be set up leaves it running with every command
-/// refused.
+/// process (status 2), and so does a sandbox on a system that has no mechanism for one
+/// (macOS, Windows): it could never be set up. On Linux, one that cannot be set up now (no
+/// bubblewrap yet, namespaces off) leaves the process running with every command refused,
+/// the reason in `list`.
 pub fn install_sandbox(name: &str, args: &SandboxArgs, protected: &[PathBuf]) {
     crate::process::namespace::set_subreaper_only(args.containment == "subreaper");
     let settings = or_exit(name, args.settings(protected), 2);
+    if cfg!(not(target_os = "linux")) && settings.confines() {
+        or_exit::<()>(
+            name,
+            Err(format!(
+                "--sandbox {} / --network {}: {}",
+                settings.level.as_str(),
+                settings.network,
+                crate::sandbox::NOT_LINUX
+            )),
+            2,
+        );
+    }
     let sandbox = crate::sandbox::Sandbox::prepare(settings);
     match sandbox.ready() {
         Ok(()) => tracing::info!("{}", sandbox.describe()),
@@ -340,7 +354,25 @@ fn tune_allocator() {
     crate::os::tune_allocator();
 }
 
+/// Resolves when Windows asks the process to end (its console closed, the user logging off,
+/// the system shutting down; never, when that cannot be watched): the same in both binaries.
+#[cfg(windows)]
+pub async fn sigterm() {
+    use tokio::signal::windows::{ctrl_close, ctrl_logoff, ctrl_shutdown};
+    match (ctrl_close(), ctrl_logoff(), ctrl_shutdown()) {
+        (Ok(mut close), Ok(mut logoff), Ok(mut shutdown)) => {
+            tokio::select! {
+                _ = close.recv() => {}
+                _ = logoff.recv() => {}
+                _ = shutdown.recv() => {}
+            }
+        }
+        _ => std::future::pending::<()>().await,
+    }
+}
+
 /// Resolves at the first SIGTERM (never, when it cannot be watched): the same in both binaries.
+#[cfg(unix)]
 pub async fn sigterm() {
     match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
         Ok(mut s) => {

@@ -62,17 +62,22 @@ and an empty variable counts as unset.";
 const FOOTER: &str = "Register it in an MCP client as a stdio server whose command is this \
 binary (see README.md for Claude Desktop, VS Code and Codex).";
 
+/// The shell of headless command lines: `/bin/sh`; on Windows `cmd.exe` (always there, and
+/// quick to start; an operator who wants PowerShell names it).
+pub const DEFAULT_HEADLESS_SHELL: &str = if cfg!(windows) { "cmd.exe" } else { "/bin/sh" };
+
 /// The command line and environment of `interactive-terminal-mcp`, as declared.
 #[derive(Debug, Parser)]
 #[command(name = "interactive-terminal-mcp", version, about = ABOUT, long_about = LONG_ABOUT, after_help = FOOTER)]
 pub struct ServerArgs {
     /// Shell that runs headless command lines (execution.command without args) as
-    /// `<shell> -c <line>`.
+    /// `<shell> -c <line>` (cmd.exe as `cmd.exe /d /s /c <line>`, PowerShell as
+    /// `-NoProfile -NonInteractive -Command <line>`).
     #[arg(
         long,
         env = "PM_TERM_SHELL",
         value_name = "PATH",
-        default_value = "/bin/sh"
+        default_value = DEFAULT_HEADLESS_SHELL
     )]
     shell: PathBuf,
 
@@ -400,7 +405,7 @@ impl std::str::FromStr for HttpAddr {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            shell: PathBuf::from("/bin/sh"),
+            shell: PathBuf::from(DEFAULT_HEADLESS_SHELL),
             phase: Phase::A,
             spool_dir: default_spool_dir(),
             output_memory: crate::spool::DEFAULT_MEMORY_LIMIT,

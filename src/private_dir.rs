@@ -9,17 +9,28 @@
 //! this user; one this user owns but others may write to is narrowed to `0700` first.
 
 use std::io;
+#[cfg(unix)]
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::Path;
 
 /// Mode of a directory this module creates or narrows.
+#[cfg(unix)]
 const PRIVATE_MODE: u32 = 0o700;
 
 /// Permission bits that let others (group or world) change a directory's entries.
+#[cfg(unix)]
 const OTHERS_WRITE: u32 = 0o022;
+
+/// `%TEMP%\<name>`: Windows gives each user a temporary directory of their own, in their
+/// profile, which other users cannot enter.
+#[cfg(windows)]
+pub fn per_user(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(name)
+}
 
 /// `$TMPDIR/<name>-<uid>`: where this user's `name` directory goes under the shared temporary
 /// directory (the uid keeps users apart; [`ensure`] keeps others out of it).
+#[cfg(unix)]
 pub fn per_user(name: &str) -> std::path::PathBuf {
     let uid = crate::os::real_uid();
     std::env::temp_dir().join(format!("{name}-{uid}"))
@@ -31,6 +42,19 @@ pub fn ensure(dir: &Path) -> io::Result<()> {
     check(dir).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))
 }
 
+/// On Windows the directory is under the user's own temporary directory ([`per_user`]),
+/// whose access list keeps other users out: it need only be a directory.
+#[cfg(windows)]
+fn check(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    if std::fs::metadata(dir)?.is_dir() {
+        Ok(())
+    } else {
+        Err(unsafe_dir("is not a directory".into()))
+    }
+}
+
+#[cfg(unix)]
 fn check(dir: &Path) -> io::Result<()> {
     std::fs::DirBuilder::new()
         .recursive(true)
@@ -72,7 +96,7 @@ fn unsafe_dir(why: String) -> io::Error {
     )
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

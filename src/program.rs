@@ -9,11 +9,15 @@ pub fn which(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .filter(|d| d.is_absolute())
-        .map(|d| d.join(name))
+        .flat_map(|d| {
+            crate::os::program_file_names(name)
+                .into_iter()
+                .map(move |n| d.join(n))
+        })
         .find(|p| is_executable(p))
 }
 
 /// Whether `p` is a file someone may execute.
 pub fn is_executable(p: &Path) -> bool {
-    std::fs::metadata(p).is_ok_and(|m| crate::os::executable(&m))
+    crate::os::executable(p)
 }

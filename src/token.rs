@@ -7,12 +7,18 @@
 //! launchers capture stderr into logs — only where it is kept.
 
 use std::io::Write;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// The variable that carries the host service's token: read by the host, by the MCP server
 /// that bridges to it, and set by the server for the host it starts.
 pub const HOST_TOKEN_VARIABLE: &str = "PM_INTERACTIVE_TERMINAL_TOKEN";
+
+/// How a kept secret's file is private, for messages.
+pub const KEPT_PRIVATE: &str = if cfg!(windows) {
+    "readable by its owner only"
+} else {
+    "mode 0600"
+};
 
 /// Bytes of randomness in a generated token (192 bits).
 const TOKEN_BYTES: usize = 24;
@@ -27,9 +33,12 @@ pub fn default_file() -> PathBuf {
     config_file("interactive-terminal", "token")
 }
 
-/// `$XDG_CONFIG_HOME/<program>/<name>` (else `~/.config/…`, else the temporary directory).
+/// `$XDG_CONFIG_HOME/<program>/<name>` (else `~/.config/…`, else the temporary directory);
+/// on Windows `%APPDATA%\<program>\<name>`, in the user's own profile.
 pub fn config_file(program: &str, name: &str) -> PathBuf {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
+    let windows = cfg!(windows).then(|| std::env::var_os("APPDATA")).flatten();
+    let base = windows
+        .or_else(|| std::env::var_os("XDG_CONFIG_HOME"))
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
         .unwrap_or_else(std::env::temp_dir);
@@ -44,23 +53,14 @@ pub fn strong_enough(token: &str) -> bool {
 
 /// Refuse a token file other users could read, or one someone else owns.
 fn check_private(file: &Path, meta: &std::fs::Metadata) -> Result<(), String> {
-    let mode = meta.mode() & 0o777;
-    if mode & 0o077 != 0 {
-        return Err(format!(
-            "the token file {} can be read by other users (mode {mode:03o}); anyone who read it can use this service. Run `chmod 600 {}` if it stayed private, or delete it to get a new token",
+    match crate::os::not_private(meta) {
+        None => Ok(()),
+        Some(why) => Err(format!(
+            "the token file {} {why}; anyone who read it can use this service. Make it private to you (`chmod 600 {}`) if it stayed private, or delete it to get a new token",
             file.display(),
             file.display()
-        ));
+        )),
     }
-    let me = crate::os::effective_uid();
-    if meta.uid() != me {
-        return Err(format!(
-            "the token file {} belongs to user {}, not to this user ({me})",
-            file.display(),
-            meta.uid()
-        ));
-    }
-    Ok(())
 }
 
 /// The token in `file`, or a new one written there (mode 0600), said on stderr.
@@ -68,7 +68,7 @@ pub fn load_or_create(file: &Path) -> Result<String, String> {
     let (token, made) = kept_secret(file)?;
     if made {
         eprintln!(
-            "interactive-terminal: generated an access token; it is kept in {} (mode 0600): read it from there",
+            "interactive-terminal: generated an access token; it is kept in {} ({KEPT_PRIVATE}): read it from there",
             file.display()
         );
     }
@@ -97,13 +97,7 @@ pub fn kept_secret(file: &Path) -> Result<(String, bool), String> {
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(file)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let mut f = crate::os::create_private(file).map_err(|e| format!("{}: {e}", file.display()))?;
     f.write_all(token.as_bytes())
         .map_err(|e| format!("{}: {e}", file.display()))?;
     Ok((token, true))
@@ -126,7 +120,7 @@ pub fn presented<'a>(authorization: Option<&'a str>, custom: Option<&'a str>) ->
         .or(custom)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;

@@ -2,6 +2,7 @@
 //! launched from the binary beside the server), container_bridge (a host reached over TCP
 //! with the container environment of docs/bridge-protocol.md). The contract must not tell them apart.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -6,6 +6,7 @@
 //! the answer's wording. A hole found is a case added here.
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! structured content and in the text alike, since a client passes the model one of them.
 //! Following the next steps reads every byte once, none skipped.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

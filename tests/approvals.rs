@@ -3,6 +3,7 @@
 //! (approve, decline, never answer), else the operator's default — and the strict
 //! allowlisted `memory_terminal` tool.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! inputs, an unreachable host, bridge telemetry, launches from PATH, bad configured paths,
 //! and what a subscriber or listener hears when a bridged or bundled host is killed.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -6,6 +6,7 @@
 //! are counted by a unique tag in their command lines; the goal is 0 every time. Also: a
 //! server started from a shell (with a controlling terminal) gives headless commands none.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! The container entrypoint's validation, run under bash as the container would run it.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! run/kill aliases, timeouts, process-tree kills, stdin, huge and non-UTF-8 output,
 //! concurrency, cursors, progress, a call its client cancels, and cleanup at server exit.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

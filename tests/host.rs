@@ -2,6 +2,7 @@
 //! negotiation, createTerminal, following a terminal with the `ahp` reducers, dispatched
 //! input, claims and rejections, reconnect with replay, dispose, tokens.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! world-readable token files, a flood of silent half-open connections, and approvals only
 //! a signed-in person can give.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! over SSE, a call cancelled by its client, and — as users meet it — a server killed with
 //! SIGKILL leaving none of its sessions' processes behind.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! view, kills that leave nothing behind, 50 terminals at once, MCP resources, and calls
 //! their client cancels.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! command is closed once idle under the operator's rule — unless it holds background jobs
 //! or is in use; terminals opened on purpose stay.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

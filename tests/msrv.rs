@@ -1,6 +1,7 @@
 //! The minimum Rust version the project states (Cargo.toml's `rust-version`, the README) is
 //! true for the locked dependencies: none of them needs a newer one.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 use std::process::Command;
 

@@ -4,6 +4,7 @@
 //! terminal opens, the commands after them all run, and programs — a terminal's shell and a
 //! headless command — see the limit the server was given, not the one it raised.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! log filter the operator gave winning over a shell-wide RUST_LOG, and `--help` in step with
 //! the README.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 use std::process::{Command, Output, Stdio};
 

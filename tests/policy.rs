@@ -1,6 +1,7 @@
 //! The policy corpus (tests/data/policy_corpus.json): every command, its expected
 //! authorization. Judged by the library directly, and a sample through the real binary.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -6,6 +6,7 @@
 //! past the first check and exercise the coupling rules behind it. `PROPTEST_CASES` scales
 //! every test (default below); failures print the minimal request that broke it.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

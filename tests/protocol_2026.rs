@@ -2,6 +2,7 @@
 //! `initialize` (`server/discover` first, the protocol version on every request), and a
 //! terminal's updates through `subscriptions/listen` instead of `resources/subscribe`.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! retention while a running one is kept however old, and the running limit holds under
 //! many calls at once and frees its places as commands end.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

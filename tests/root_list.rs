@@ -3,6 +3,7 @@
 //! is published once its changes settle, so a claim taken and given back within one short
 //! call never shows, and one held longer shows and then goes.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

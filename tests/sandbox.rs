@@ -9,6 +9,7 @@
 //! sandbox has a private /tmp, so a path under the real one would be hidden rather than
 //! read-only, and the test would prove less than it says.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! through the contract, not over raw AHP, not by taking over the owner's client id — unless
 //! the host's operator shares terminals. A person on the page may do anything.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

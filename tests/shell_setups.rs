@@ -5,6 +5,7 @@
 //! in the transcript. Also: the machine user's own home, untouched, and a home made the way
 //! `useradd -m` makes one, with an rc that sources several set-ups at once.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

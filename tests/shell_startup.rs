@@ -4,6 +4,7 @@
 //! into a shell ready for it, nothing of the server's cuts an rc short, and a question is put
 //! to the agent instead of being answered with the first letter of a command line.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

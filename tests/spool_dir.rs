@@ -5,6 +5,7 @@
 //! clearly, and nothing is written where another user could change it (every terminal's
 //! shell sources scripts from there).
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

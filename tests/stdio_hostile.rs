@@ -2,6 +2,7 @@
 //! gets an answer with the error it deserves (and its id whenever it can be recovered), the
 //! server stays up, and an agent's NUL bytes are refused naming the field.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

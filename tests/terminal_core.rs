@@ -2,6 +2,7 @@
 //! cwd changes, nonce spoofing, no integration bytes in stored or sent data, and the same
 //! action stream reduced by Microsoft's `ahp` reducers reproducing the core's state.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -6,6 +6,7 @@
 //! like history recall; cols/rows resize an existing terminal; the screen view keeps a text
 //! row per screen row and says a hidden cursor. Through the real binary, a real pty and bash.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -9,6 +9,7 @@
 //! vim) on a file. (tmux ignores `CSI I`, forward tabs, which xterm and this terminal
 //! follow, so no scenario sends it.)
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

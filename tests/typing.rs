@@ -2,6 +2,7 @@
 //! completion requests, its CRLF line ends are one Enter each, and a line the kernel would
 //! cut is refused rather than run in part.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! a program that prints something prompt-shaped and keeps computing does not. Through the
 //! local adapter, a bundled host, and inside the operator's sandbox.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

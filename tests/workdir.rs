@@ -4,6 +4,7 @@
 //! request. Through the real binary, as an unprivileged user (as in a container), when the
 //! tests run as root.
 #![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
 
 mod common;
 

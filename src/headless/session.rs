@@ -3,6 +3,7 @@
 //! terminal; everything it starts stays in the supervisor's hands until it is killed).
 
 use std::collections::BTreeMap;
+#[cfg(unix)]
 use std::fs::File;
 use std::io::Read;
 use std::path::PathBuf;
@@ -10,9 +11,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+#[cfg(unix)]
 use std::os::fd::{AsFd, OwnedFd};
 
+#[cfg(unix)]
 use tokio::io::AsyncReadExt;
+#[cfg(unix)]
 use tokio::net::unix::pipe;
 use tokio::sync::watch;
 
@@ -20,16 +24,19 @@ use crate::limits::places::RunningSlot;
 use crate::process::{self, ChildExit, SessionIo, SessionSpec, Supervised};
 use crate::spool::{Slice, Spool};
 
+#[cfg(unix)]
 /// A read this large means the program prints faster than it is read.
 const FLOOD_READ: usize = 64 * 1024;
 
 /// Read size for the stdout / stderr pipes.
 const PIPE_READ_SIZE: usize = 256 * 1024;
 
+#[cfg(unix)]
 /// Pipe capacity asked of the kernel: fewer, larger reads for chatty commands (the
 /// kernel caps it at /proc/sys/fs/pipe-max-size; failure just keeps the default).
 const PIPE_CAPACITY: i32 = 1024 * 1024;
 
+#[cfg(unix)]
 /// How long the output pipes are left alone after the start: a command that ends sooner has
 /// its output read once, when its exit is reported. Read as it came, `echo hi` woke the
 /// server three times (its output, then each pipe's end) on the core where the program was
@@ -143,19 +150,13 @@ impl Session {
         slot: RunningSlot,
     ) -> std::io::Result<Arc<Session>> {
         let (program, args) = match &spec.program {
-            Program::Shell { shell, line } => (
-                shell.display().to_string(),
-                vec!["-c".to_string(), line.clone()],
-            ),
+            Program::Shell { shell, line } => {
+                (shell.display().to_string(), shell_args(shell, line))
+            }
             Program::Argv { program, args } => (program.clone(), args.clone()),
         };
-        let (out_r, out_w) = crate::os::pipe_cloexec(false)?;
-        let (err_r, err_w) = crate::os::pipe_cloexec(false)?;
-        for fd in [&out_r, &err_r] {
-            crate::os::grow_pipe(fd.as_fd(), PIPE_CAPACITY);
-            // Our ends only: the program's keep blocking writes.
-            process::set_nonblocking(fd.as_fd())?;
-        }
+        let (out_r, out_w) = output_pipe()?;
+        let (err_r, err_w) = output_pipe()?;
         let supervised = process::spawn(SessionSpec {
             program: &program,
             args: &args,
@@ -241,9 +242,32 @@ impl Session {
         Ok(session)
     }
 
+    /// Copy one output pipe into its spool until every writer has closed it, on a thread of
+    /// the blocking pool (Windows' anonymous pipes cannot be polled).
+    #[cfg(windows)]
+    fn pump(
+        self: Arc<Self>,
+        pipe: std::io::PipeReader,
+        which: Stream,
+        _exit_seen: watch::Receiver<bool>,
+    ) -> tokio::task::JoinHandle<()> {
+        tokio::task::spawn_blocking(move || {
+            let mut pipe = pipe;
+            let mut buf = vec![0u8; PIPE_READ_SIZE];
+            loop {
+                match pipe.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => self.append(which, &buf[..n]),
+                }
+            }
+            lock(&self.streams[which.index()]).settle();
+        })
+    }
+
     /// Copy one output pipe into its spool until every writer has closed it. Left alone for
     /// `READ_DELAY` or until the exit is reported, whichever comes first; what is there then
     /// is read straight away, and the pipe goes to the reactor only if it is still open.
+    #[cfg(unix)]
     fn pump(
         self: Arc<Self>,
         fd: OwnedFd,
@@ -282,6 +306,7 @@ impl Session {
         })
     }
 
+    #[cfg(unix)]
     /// Read what the non-blocking pipe `file` holds now into the spool: `true` if it is still
     /// open and empty, `false` once it has ended (or failed).
     fn read_available(&self, file: &File, which: Stream, buf: &mut Vec<u8>) -> bool {
@@ -441,6 +466,42 @@ impl Session {
     }
 }
 
+/// How `shell` is told to run `line`: `-c LINE` for a POSIX shell; cmd.exe without its
+/// AutoRun commands (`/d`, the registry's start-up file) and with the line as it is (`/s
+/// /c`); PowerShell without its profile and without waiting for input.
+pub fn shell_args(shell: &std::path::Path, line: &str) -> Vec<String> {
+    let name = shell
+        .file_stem()
+        .and_then(|n| n.to_str())
+        .map(str::to_ascii_lowercase);
+    let lead: &[&str] = match name.as_deref() {
+        Some("cmd") => &["/d", "/s", "/c"],
+        Some("powershell" | "pwsh") => &["-NoProfile", "-NonInteractive", "-Command"],
+        _ => &["-c"],
+    };
+    lead.iter()
+        .map(|a| a.to_string())
+        .chain([line.to_string()])
+        .collect()
+}
+
+/// A pipe for one of the program's output streams: our end, its end. Ours is non-blocking
+/// and large (fewer wake-ups for a chatty command); the program's keeps blocking writes.
+#[cfg(unix)]
+fn output_pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let (ours, theirs) = crate::os::pipe_cloexec(false)?;
+    crate::os::grow_pipe(ours.as_fd(), PIPE_CAPACITY);
+    process::set_nonblocking(ours.as_fd())?;
+    Ok((ours, theirs))
+}
+
+/// A pipe for one of the program's output streams: our end, its end (neither inherited by
+/// anything but the program, which gets a duplicate of its end).
+#[cfg(windows)]
+fn output_pipe() -> std::io::Result<(std::io::PipeReader, std::io::PipeWriter)> {
+    std::io::pipe()
+}
+
 /// A headless command's environment on top of the server's: what the request gave, then the
 /// defaults a command without a terminal needs.
 fn headless_env(request: BTreeMap<String, String>) -> Vec<(String, String)> {
@@ -448,4 +509,20 @@ fn headless_env(request: BTreeMap<String, String>) -> Vec<(String, String)> {
     let defaults = no_editor.then(|| (NO_EDITOR.0.to_string(), NO_EDITOR.1.to_string()));
     // The request's first: the server's own come after, and the last value of a name wins.
     request.into_iter().chain(defaults).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn each_shell_is_told_to_run_a_line_its_own_way() {
+        let args = |s: &str| super::shell_args(std::path::Path::new(s), "echo hi");
+        assert_eq!(args("/bin/sh"), ["-c", "echo hi"]);
+        assert_eq!(args("/usr/bin/bash"), ["-c", "echo hi"]);
+        assert_eq!(args("cmd.exe"), ["/d", "/s", "/c", "echo hi"]);
+        assert_eq!(args("CMD.EXE"), ["/d", "/s", "/c", "echo hi"]);
+        assert_eq!(
+            args("pwsh"),
+            ["-NoProfile", "-NonInteractive", "-Command", "echo hi"]
+        );
+    }
 }

@@ -45,8 +45,9 @@ pub fn token(inputs: &crate::config::HttpInputs) -> Result<String, String> {
             });
             let t = crate::token::load_or_create(&file)?;
             eprintln!(
-                "interactive-terminal-mcp: the HTTP token is in {} (mode 0600)",
-                file.display()
+                "interactive-terminal-mcp: the HTTP token is in {} ({})",
+                file.display(),
+                crate::token::KEPT_PRIVATE
             );
             t
         }

@@ -12,18 +12,23 @@
 //! The descriptors are duplicated, never closed: 0 and 1 stay taken for the life of the
 //! process, so nothing opened later lands on them.
 
+#[cfg(unix)]
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+#[cfg(unix)]
 use nix::sys::stat::{SFlag, fstat};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
+#[cfg(unix)]
 /// Standard input.
 const STDIN: i32 = 0;
+#[cfg(unix)]
 /// Standard output.
 const STDOUT: i32 = 1;
 
+#[cfg(unix)]
 /// What a standard stream is, as far as polling it goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -33,6 +38,7 @@ enum Kind {
     Other,
 }
 
+#[cfg(unix)]
 fn kind(fd: BorrowedFd<'_>) -> Kind {
     let Ok(st) = fstat(std::os::fd::AsRawFd::as_raw_fd(&fd)) else {
         return Kind::Other;
@@ -44,6 +50,7 @@ fn kind(fd: BorrowedFd<'_>) -> Kind {
     }
 }
 
+#[cfg(unix)]
 fn is_stream_socket(fd: BorrowedFd<'_>) -> bool {
     use nix::sys::socket::{
         AddressFamily, SockType, SockaddrLike, SockaddrStorage, getsockname, sockopt,
@@ -55,6 +62,7 @@ fn is_stream_socket(fd: BorrowedFd<'_>) -> bool {
     stream && unix
 }
 
+#[cfg(unix)]
 /// A duplicate of one of this process's standard descriptors, close-on-exec.
 fn duplicate(fd: i32) -> std::io::Result<OwnedFd> {
     // SAFETY: 0 and 1 are open for the life of the process (checked by the caller through
@@ -65,18 +73,23 @@ fn duplicate(fd: i32) -> std::io::Result<OwnedFd> {
 
 /// Standard input, read through the event loop when it can be.
 pub enum Input {
+    #[cfg(unix)]
     Pipe(tokio::net::unix::pipe::Receiver),
+    #[cfg(unix)]
     Socket(tokio::net::UnixStream),
     Blocking(tokio::io::Stdin),
 }
 
 /// Standard output, written through the event loop when it can be.
 pub enum Output {
+    #[cfg(unix)]
     Pipe(tokio::net::unix::pipe::Sender),
+    #[cfg(unix)]
     Socket(tokio::net::UnixStream),
     Blocking(tokio::io::Stdout),
 }
 
+#[cfg(unix)]
 /// A standard descriptor through the event loop when it is a pipe (`pipe` makes the stream)
 /// or a Unix stream socket (`socket` wraps it); `None` for the blocking path.
 fn evented<T>(
@@ -94,7 +107,21 @@ fn evented<T>(
         .ok()
 }
 
+/// Standard input for the MCP channel: on Windows through tokio's blocking pool (a
+/// console, a pipe or a file alike).
+#[cfg(windows)]
+pub fn input() -> Input {
+    Input::Blocking(tokio::io::stdin())
+}
+
+/// Standard output for the MCP channel: on Windows through tokio's blocking pool.
+#[cfg(windows)]
+pub fn output() -> Output {
+    Output::Blocking(tokio::io::stdout())
+}
+
 /// Standard input for the MCP channel. Must be called inside the runtime.
+#[cfg(unix)]
 pub fn input() -> Input {
     evented(
         STDIN,
@@ -105,6 +132,7 @@ pub fn input() -> Input {
 }
 
 /// Standard output for the MCP channel. Must be called inside the runtime.
+#[cfg(unix)]
 pub fn output() -> Output {
     evented(
         STDOUT,
@@ -114,6 +142,7 @@ pub fn output() -> Output {
     .unwrap_or_else(|| Output::Blocking(tokio::io::stdout()))
 }
 
+#[cfg(unix)]
 fn unix_socket(fd: OwnedFd) -> std::io::Result<tokio::net::UnixStream> {
     let std_sock = std::os::unix::net::UnixStream::from(fd);
     std_sock.set_nonblocking(true)?;
@@ -127,7 +156,9 @@ impl AsyncRead for Input {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
         match self.get_mut() {
+            #[cfg(unix)]
             Input::Pipe(p) => Pin::new(p).poll_read(cx, buf),
+            #[cfg(unix)]
             Input::Socket(s) => Pin::new(s).poll_read(cx, buf),
             Input::Blocking(b) => Pin::new(b).poll_read(cx, buf),
         }
@@ -141,7 +172,9 @@ impl AsyncWrite for Output {
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
         match self.get_mut() {
+            #[cfg(unix)]
             Output::Pipe(p) => Pin::new(p).poll_write(cx, buf),
+            #[cfg(unix)]
             Output::Socket(s) => Pin::new(s).poll_write(cx, buf),
             Output::Blocking(b) => Pin::new(b).poll_write(cx, buf),
         }
@@ -149,7 +182,9 @@ impl AsyncWrite for Output {
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         match self.get_mut() {
+            #[cfg(unix)]
             Output::Pipe(p) => Pin::new(p).poll_flush(cx),
+            #[cfg(unix)]
             Output::Socket(s) => Pin::new(s).poll_flush(cx),
             Output::Blocking(b) => Pin::new(b).poll_flush(cx),
         }
@@ -157,9 +192,11 @@ impl AsyncWrite for Output {
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         match self.get_mut() {
+            #[cfg(unix)]
             Output::Pipe(p) => Pin::new(p).poll_shutdown(cx),
             // Shutting a socket down would end the client's input for everyone holding
             // it; at the end of the server its descriptor simply closes.
+            #[cfg(unix)]
             Output::Socket(_) => Poll::Ready(Ok(())),
             Output::Blocking(b) => Pin::new(b).poll_shutdown(cx),
         }

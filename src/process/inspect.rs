@@ -19,6 +19,7 @@
 #[cfg(target_os = "linux")]
 use std::os::unix::fs::MetadataExt;
 
+#[cfg(unix)]
 /// Most processes of a foreground group looked at.
 const MAX_MEMBERS: usize = 256;
 #[cfg(target_os = "linux")]
@@ -39,6 +40,7 @@ pub enum InputWait {
     Unknown,
 }
 
+#[cfg(unix)]
 /// What one process is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Doing {
@@ -52,6 +54,7 @@ enum Doing {
     Hidden,
 }
 
+#[cfg(unix)]
 /// A wait for the terminal with a timeout shorter than this is a pause in the program's
 /// own work, not a wait for input.
 const BRIEF_MS: i64 = 500;
@@ -69,6 +72,7 @@ fn timeout_at(pid: i32, addr: u64, nanos: bool) -> Option<i64> {
     Some(secs.saturating_mul(1000) + if nanos { frac / 1_000_000 } else { frac / 1000 })
 }
 
+#[cfg(unix)]
 /// Field `n` of a `/proc/<pid>/stat` line (proc(5) numbering, from 3 on).
 fn stat_field(stat: &str, n: usize) -> Option<&str> {
     let close = stat.rfind(')')?;
@@ -77,6 +81,7 @@ fn stat_field(stat: &str, n: usize) -> Option<&str> {
         .nth(n.checked_sub(3)?)
 }
 
+#[cfg(unix)]
 /// The processes of group `pgid` among `root` and its descendants.
 fn members(root: i32, pgid: i32) -> Vec<(i32, String)> {
     let mut out = Vec::new();
@@ -160,6 +165,7 @@ fn epoll_reads_terminal(pid: i32, epfd: u64, tty: u64) -> Option<bool> {
     }))
 }
 
+#[cfg(unix)]
 /// What process `pid` (its `stat` line read) is doing.
 fn doing(pid: i32, stat: &str, tty: u64) -> Doing {
     match stat_field(stat, 3) {
@@ -230,6 +236,7 @@ fn reading_call(pid: i32, nr: i64, args: &[u64], tty: u64) -> (Option<bool>, Opt
     (reads, timeout)
 }
 
+#[cfg(unix)]
 /// Only Linux says which call a process sleeps in (`/proc/<pid>/syscall`).
 #[cfg(not(target_os = "linux"))]
 fn reading_call(_pid: i32, _nr: i64, _args: &[u64], _tty: u64) -> (Option<bool>, Option<i64>) {
@@ -240,6 +247,7 @@ fn reading_call(_pid: i32, _nr: i64, _args: &[u64], _tty: u64) -> (Option<bool>,
 /// `epoll_pwait2` (Linux 5.11), not in every C library's list of numbers.
 const EPOLL_PWAIT2: i64 = 441;
 
+#[cfg(unix)]
 /// Whether the foreground group `pgid` of a terminal (device `tty`) whose program is `root`
 /// waits for input. `password_mode`: the terminal reads lines with echo off, as a password
 /// prompt sets it.
@@ -267,7 +275,7 @@ pub fn foreground_waits(root: i32, pgid: i32, tty: u64, password_mode: bool) -> 
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -9,10 +9,13 @@
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(unix)]
 /// Most jobs reported for one terminal.
 const MAX_JOBS: usize = 16;
+#[cfg(unix)]
 /// Most processes looked at under one terminal.
 const MAX_WALK: usize = 1024;
+#[cfg(unix)]
 /// Longest command line reported.
 const MAX_COMMAND: usize = 160;
 
@@ -23,6 +26,7 @@ pub struct Job {
     pub command: String,
 }
 
+#[cfg(unix)]
 fn stat_field(stat: &str, n: usize) -> Option<i32> {
     let close = stat.rfind(')')?;
     stat.get(close + 2..)?
@@ -32,6 +36,7 @@ fn stat_field(stat: &str, n: usize) -> Option<i32> {
         .ok()
 }
 
+#[cfg(unix)]
 fn command_line(pid: i32) -> String {
     let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
     let mut line: String = String::from_utf8_lossy(&raw)
@@ -45,6 +50,7 @@ fn command_line(pid: i32) -> String {
     line
 }
 
+#[cfg(unix)]
 /// The process groups under `root` (the terminal's supervisor) other than the shell's
 /// (`shell`) and the foreground's (`fg_pgid`), leaving out the processes between the
 /// supervisor and the shell (a sandbox's): one job per group, named by its leader when it

@@ -12,26 +12,40 @@
 
 pub mod inspect;
 pub mod jobs;
+#[cfg(unix)]
 pub mod namespace;
 pub mod open_files;
 pub mod reaper;
+#[cfg(unix)]
 pub mod requests;
+mod settle;
+#[cfg(unix)]
 pub mod spawner;
+#[cfg(unix)]
 pub mod standby;
+#[cfg(unix)]
 pub mod supervised;
+#[cfg(unix)]
 pub mod supervisor;
+#[cfg(unix)]
 pub mod tree;
+#[cfg(windows)]
+mod windows;
 pub mod wire;
 pub mod workdir;
 
-pub use supervised::{
-    SessionIo, SessionSpec, Supervised, kill_and_settle, spawn, use_spawner_program,
-};
+pub use settle::kill_and_settle;
+#[cfg(unix)]
+pub use supervised::{SessionIo, SessionSpec, Supervised, spawn, use_spawner_program};
+#[cfg(windows)]
+pub use windows::{SessionIo, SessionSpec, Supervised, namespace, spawn, use_spawner_program};
 pub use wire::ChildExit;
 
+#[cfg(unix)]
 pub use crate::os::own_policy;
 
 /// Make reads (and writes) of `fd` return `EAGAIN` instead of waiting.
+#[cfg(unix)]
 pub fn set_nonblocking(fd: std::os::fd::BorrowedFd<'_>) -> nix::Result<()> {
     use nix::fcntl::{FcntlArg, OFlag, fcntl};
     use std::os::fd::AsRawFd;
@@ -42,13 +56,24 @@ pub fn set_nonblocking(fd: std::os::fd::BorrowedFd<'_>) -> nix::Result<()> {
 /// At the end of the server: stop the spawner (it kills whatever is still below it) and
 /// kill anything adopted, after every session was killed its own way.
 pub async fn shutdown() {
+    #[cfg(unix)]
     supervised::stop_spawner().await;
+    #[cfg(windows)]
+    windows::stop_spawner().await;
     let _ = tokio::task::spawn_blocking(reaper::handle_adopted).await;
 }
 
 /// When this process was started as a helper (the spawner), run it and return its exit
 /// status. Both binaries call this first thing, before any thread exists.
 pub fn helper_main() -> Option<i32> {
+    #[cfg(windows)]
+    return None;
+    #[cfg(unix)]
+    helper_main_unix()
+}
+
+#[cfg(unix)]
+fn helper_main_unix() -> Option<i32> {
     let mut args = std::env::args_os().skip(1);
     let first = args.next()?;
     if first == crate::sandbox::netbridge::FLAG {
@@ -74,6 +99,7 @@ pub fn helper_main() -> Option<i32> {
 }
 
 /// Signal names for exit reports (`SIGKILL`, not `9`).
+#[cfg(unix)]
 pub fn signal_name(sig: i32) -> String {
     match nix::sys::signal::Signal::try_from(sig) {
         Ok(s) => s.as_str().to_string(),
@@ -84,6 +110,7 @@ pub fn signal_name(sig: i32) -> String {
 /// The signal name for a C library description (`Killed` → `SIGKILL`): portable-pty reports
 /// a terminal's signal as `strsignal(3)` text, headless sessions as a number, and answers
 /// should name signals one way.
+#[cfg(unix)]
 pub fn signal_name_from_description(description: &str) -> String {
     use std::sync::OnceLock;
     static TABLE: OnceLock<Vec<(String, &'static str)>> = OnceLock::new();
@@ -118,7 +145,19 @@ pub fn signal_name_from_description(description: &str) -> String {
         .map_or_else(|| description.to_string(), |(_, name)| (*name).to_string())
 }
 
-#[cfg(test)]
+/// Windows ends processes with exit codes, never signals: a number is all there is to say.
+#[cfg(windows)]
+pub fn signal_name(sig: i32) -> String {
+    format!("SIG{sig}")
+}
+
+/// portable-pty's description of how a program ended, as it is (Windows has no signals).
+#[cfg(windows)]
+pub fn signal_name_from_description(description: &str) -> String {
+    description.to_string()
+}
+
+#[cfg(all(test, unix))]
 mod tests {
     #[test]
     fn descriptions_become_names() {

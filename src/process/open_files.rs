@@ -8,13 +8,25 @@
 //! the server starts itself (the browser it opens, the host service it launches, which
 //! raises its own again) gets it back in the child before exec.
 
+#[cfg(unix)]
 use std::sync::OnceLock;
 
+#[cfg(unix)]
 use nix::sys::resource::{Resource, getrlimit, setrlimit};
 
 /// The soft limit this process was given, when it raised it.
+#[cfg(unix)]
 static GIVEN: OnceLock<u64> = OnceLock::new();
 
+/// Windows has no open-handle limit to raise: nothing to do.
+#[cfg(windows)]
+pub fn raise() {}
+
+/// Nothing was raised on Windows, so nothing to give back.
+#[cfg(windows)]
+pub fn give_back(_cmd: &mut tokio::process::Command) {}
+
+#[cfg(unix)]
 /// Raise this process's soft limit to its hard limit, remembering the one it was given.
 /// Called once by each binary, before it starts any session.
 pub fn raise() {
@@ -37,11 +49,13 @@ pub fn raise() {
     }
 }
 
+#[cfg(unix)]
 /// The soft limit to give programs back, when this process raised its own.
 pub fn given() -> Option<u64> {
     GIVEN.get().copied()
 }
 
+#[cfg(unix)]
 /// Set the soft limit back to `soft` (in the spawner, so that every supervisor and program
 /// it forks inherits it).
 pub fn restore(soft: u64) -> nix::Result<()> {
@@ -49,6 +63,7 @@ pub fn restore(soft: u64) -> nix::Result<()> {
     setrlimit(Resource::RLIMIT_NOFILE, soft.min(hard), hard)
 }
 
+#[cfg(unix)]
 /// Start `cmd`'s program with the limit this process was given, when it raised its own.
 pub fn give_back(cmd: &mut tokio::process::Command) {
     let Some(n) = given() else { return };

@@ -9,15 +9,20 @@
 
 use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard, OnceLock};
+#[cfg(unix)]
 use std::time::Duration;
 
+#[cfg(unix)]
 use nix::sys::wait::{WaitPidFlag, waitpid};
+#[cfg(unix)]
 use nix::unistd::Pid;
 
+#[cfg(unix)]
 use super::tree;
 use crate::locks::lock;
 
 /// How often adoptions are looked for even without SIGCHLD.
+#[cfg(unix)]
 const REAP_INTERVAL: Duration = Duration::from_secs(2);
 
 fn owned() -> &'static Mutex<HashSet<i32>> {
@@ -26,6 +31,14 @@ fn owned() -> &'static Mutex<HashSet<i32>> {
 }
 
 /// Make this process the subreaper of its descendants. Returns false where unsupported.
+/// Windows re-parents nothing: a session's job holds what its program leaves (`process`).
+#[cfg(windows)]
+pub fn become_subreaper() -> bool {
+    false
+}
+
+/// Make this process the subreaper of its descendants. Returns false where unsupported.
+#[cfg(unix)]
 pub fn become_subreaper() -> bool {
     match crate::os::become_subreaper() {
         Ok(()) => true,
@@ -90,7 +103,14 @@ pub fn release_session(sid: i32) {
     lock(released()).insert(sid);
 }
 
+/// Nothing is adopted on Windows (see [`become_subreaper`]).
+#[cfg(windows)]
+pub fn handle_adopted() -> usize {
+    0
+}
+
 /// Kill and reap every child of ours that nobody started; returns how many were handled.
+#[cfg(unix)]
 pub fn handle_adopted() -> usize {
     let me = std::process::id() as i32;
     let guard = lock(owned());
@@ -111,7 +131,12 @@ pub fn handle_adopted() -> usize {
     handled
 }
 
+/// Nothing is adopted on Windows (see [`become_subreaper`]).
+#[cfg(windows)]
+pub fn spawn_reaper() {}
+
 /// Watch for adoptions for the life of the process: on every SIGCHLD and every few seconds.
+#[cfg(unix)]
 pub fn spawn_reaper() {
     tokio::spawn(async move {
         let mut sigchld = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child())

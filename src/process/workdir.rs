@@ -15,11 +15,12 @@ pub enum WorkdirError {
     Asked { path: String, reason: String },
     /// The server's own directory (no directory was asked for).
     #[error(
-        "the server's working directory {path:?} cannot be entered by its user (uid {uid}): {reason}"
+        "the server's working directory {path:?} cannot be entered by its user ({user}): {reason}"
     )]
     Own {
         path: String,
-        uid: u32,
+        /// Who the server runs as (`uid 1000`; a user name on Windows).
+        user: String,
         reason: String,
     },
 }
@@ -33,7 +34,7 @@ pub fn resolve(cwd: Option<&str>) -> Result<PathBuf, WorkdirError> {
             Ok(()) => Ok(base),
             Err(e) => Err(WorkdirError::Own {
                 path: base.display().to_string(),
-                uid: nix::unistd::geteuid().as_raw(),
+                user: crate::os::user_label(),
                 reason: e.to_string(),
             }),
         };
@@ -57,7 +58,15 @@ pub fn resolve(cwd: Option<&str>) -> Result<PathBuf, WorkdirError> {
     }
 }
 
+/// Whether this process may make `dir` its working directory: on Windows, whether it can
+/// list it (there is no search permission apart from reading).
+#[cfg(windows)]
+fn enterable(dir: &Path) -> std::io::Result<()> {
+    std::fs::read_dir(dir).map(|_| ())
+}
+
 /// Whether this process may make `dir` its working directory (search permission).
+#[cfg(unix)]
 fn enterable(dir: &Path) -> std::io::Result<()> {
     nix::unistd::access(dir, nix::unistd::AccessFlags::X_OK).map_err(std::io::Error::from)
 }

@@ -72,7 +72,7 @@ fn walk(root: &Path, budget: usize) -> Found {
     Ok(found)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

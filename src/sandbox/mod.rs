@@ -25,7 +25,7 @@ pub use settings::{Level, MechanismChoice, Network, Settings};
 
 /// Why no mechanism exists on this OS: bubblewrap, Landlock and seccomp are Linux's.
 #[cfg_attr(target_os = "linux", allow(dead_code))]
-const NOT_LINUX: &str = "the sandbox is enforced by Linux facilities (bubblewrap, or \
+pub const NOT_LINUX: &str = "the sandbox is enforced by Linux facilities (bubblewrap, or \
     Landlock with seccomp), which this operating system does not have; start the server \
     without --sandbox, or run it in a Linux container or virtual machine for isolation";
 
@@ -333,6 +333,7 @@ fn find_landlock(settings: &Settings) -> Result<Mechanism, String> {
 }
 
 /// With an allow-list: start the proxy, and find the helper that reaches it.
+#[cfg(unix)]
 fn net_route(network: &Network) -> Result<Option<NetRoute>, String> {
     let Network::Allow(domains) = network else {
         return Ok(None);
@@ -345,6 +346,15 @@ fn net_route(network: &Network) -> Result<Option<NetRoute>, String> {
         socket: proxy.socket,
         helper,
     }))
+}
+
+/// The proxy listens on a Unix socket bound into a Linux sandbox: there is none here.
+#[cfg(not(unix))]
+fn net_route(network: &Network) -> Result<Option<NetRoute>, String> {
+    match network {
+        Network::Allow(_) => Err(NOT_LINUX.into()),
+        _ => Ok(None),
+    }
 }
 
 fn installed() -> &'static OnceLock<Sandbox> {

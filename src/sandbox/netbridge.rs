@@ -4,14 +4,22 @@
 //! proxy through the Unix socket bound into the sandbox, and runs the program, whose
 //! `HTTP(S)_PROXY` point here. It ends as the program ends, with the same status.
 
+#[cfg(unix)]
 use std::ffi::OsString;
+#[cfg(unix)]
 use std::net::{TcpListener, TcpStream};
+#[cfg(unix)]
 use std::os::unix::net::UnixStream;
+#[cfg(unix)]
 use std::os::unix::process::CommandExt;
+#[cfg(unix)]
 use std::path::PathBuf;
 
+#[cfg(unix)]
 use nix::sys::signal::{SigHandler, Signal, signal};
+#[cfg(unix)]
 use nix::sys::wait::{WaitStatus, waitpid};
+#[cfg(unix)]
 use nix::unistd::{ForkResult, fork};
 
 /// The helper's own argument.
@@ -21,9 +29,11 @@ pub const FLAG: &str = "--pm-net-bridge";
 /// fixed port serves them all).
 pub const PORT: u16 = 3128;
 
+#[cfg(unix)]
 /// Exit status when the helper cannot do its job (as a shell says "cannot execute").
 const CANNOT_RUN: i32 = 126;
 
+#[cfg(unix)]
 /// Run the helper with the arguments after [`FLAG`]; returns the exit status.
 pub fn main(args: Vec<OsString>) -> i32 {
     let mut it = args.into_iter();
@@ -76,6 +86,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
     }
 }
 
+#[cfg(unix)]
 fn accept(listener: TcpListener, socket: PathBuf) {
     for conn in listener.incoming().flatten() {
         let socket = socket.clone();
@@ -85,6 +96,7 @@ fn accept(listener: TcpListener, socket: PathBuf) {
     }
 }
 
+#[cfg(unix)]
 /// Copy both ways between a program's connection and the proxy.
 fn pass_on(conn: TcpStream, socket: &std::path::Path) {
     let Ok(proxy) = UnixStream::connect(socket) else {
@@ -103,6 +115,7 @@ fn pass_on(conn: TcpStream, socket: &std::path::Path) {
     let _ = up.join();
 }
 
+#[cfg(unix)]
 /// Wait for the program; end as it ended.
 fn wait_for(child: nix::unistd::Pid) -> i32 {
     loop {

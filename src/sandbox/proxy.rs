@@ -5,19 +5,28 @@
 //! and any TLS protocol) and plain `http://` requests in absolute form. Anything else is
 //! answered 403 with the reason, before any name is resolved.
 
+#[cfg(unix)]
 use std::path::PathBuf;
+#[cfg(unix)]
 use std::sync::Arc;
+#[cfg(unix)]
 use std::time::Duration;
 
+#[cfg(unix)]
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+#[cfg(unix)]
 use tokio::net::{TcpStream, UnixListener, UnixStream};
 
+#[cfg(unix)]
 /// Longest request head the proxy reads (request line and headers).
 const MAX_HEAD_BYTES: usize = 32 * 1024;
+#[cfg(unix)]
 /// Most headers in a request head.
 const MAX_HEADERS: usize = 100;
+#[cfg(unix)]
 /// How long the proxy tries to reach an allowed host.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+#[cfg(unix)]
 /// Headers meant for the proxy, not passed on.
 const HOP_HEADERS: [&str; 4] = [
     "proxy-connection",
@@ -26,18 +35,21 @@ const HOP_HEADERS: [&str; 4] = [
     "keep-alive",
 ];
 
+#[cfg(unix)]
 /// A proxy socket's name: this prefix, the server's pid, `.sock`.
 const SOCKET_PREFIX: &str = "proxy-";
 
 /// What the 403 answer says, so that a failed command's output can be recognised.
 pub const DENIED: &str = "is not on the sandbox's network allow-list";
 
+#[cfg(unix)]
 /// The running proxy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Proxy {
     pub socket: PathBuf,
 }
 
+#[cfg(unix)]
 /// Start the proxy for `allow` on a socket of its own, in a thread of its own (the sandbox is
 /// prepared before the server's runtime exists, and must not depend on it).
 pub fn start(allow: Vec<String>) -> Result<Proxy, String> {
@@ -70,6 +82,7 @@ pub fn start(allow: Vec<String>) -> Result<Proxy, String> {
     Ok(Proxy { socket })
 }
 
+#[cfg(unix)]
 /// Remove the sockets of servers that are gone (killed before they could clean up).
 fn remove_stale_sockets(dir: &std::path::Path) {
     crate::stale::remove_left_by_dead(dir, SOCKET_PREFIX, ".sock", |p| {
@@ -77,6 +90,7 @@ fn remove_stale_sockets(dir: &std::path::Path) {
     });
 }
 
+#[cfg(unix)]
 async fn serve(listener: std::os::unix::net::UnixListener, allow: Arc<Vec<String>>) {
     let listener = match UnixListener::from_std(listener) {
         Ok(l) => l,
@@ -103,6 +117,7 @@ async fn serve(listener: std::os::unix::net::UnixListener, allow: Arc<Vec<String
     }
 }
 
+#[cfg(unix)]
 /// Whether `host` is a listed domain or under one.
 pub fn allowed(host: &str, allow: &[String]) -> bool {
     let h = host.trim_end_matches('.').to_ascii_lowercase();
@@ -114,6 +129,7 @@ pub fn allowed(host: &str, allow: &[String]) -> bool {
     })
 }
 
+#[cfg(unix)]
 /// Where a request wants to go, and what to send there first.
 struct Route {
     host: String,
@@ -123,6 +139,7 @@ struct Route {
     head: Vec<u8>,
 }
 
+#[cfg(unix)]
 async fn handle(mut conn: UnixStream, allow: &[String]) -> std::io::Result<()> {
     let mut buf = Vec::with_capacity(4096);
     let head_len = loop {
@@ -180,6 +197,7 @@ async fn handle(mut conn: UnixStream, allow: &[String]) -> std::io::Result<()> {
     Ok(())
 }
 
+#[cfg(unix)]
 fn route(head: &[u8]) -> Result<Route, String> {
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut req = httparse::Request::new(&mut headers);
@@ -231,6 +249,7 @@ fn route(head: &[u8]) -> Result<Route, String> {
     })
 }
 
+#[cfg(unix)]
 /// `host[:port]` or `[v6]:port`.
 fn authority(a: &str, default_port: u16) -> Result<(String, u16), String> {
     let bad = || format!("{a:?} is not host:port");
@@ -253,6 +272,7 @@ fn authority(a: &str, default_port: u16) -> Result<(String, u16), String> {
     Ok((host.to_string(), port))
 }
 
+#[cfg(unix)]
 async fn answer(conn: &mut UnixStream, status: u16, why: &str) -> std::io::Result<()> {
     let reason = match status {
         400 => "Bad Request",
@@ -269,7 +289,7 @@ async fn answer(conn: &mut UnixStream, status: u16, why: &str) -> std::io::Resul
     conn.write_all(msg.as_bytes()).await
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -24,7 +24,9 @@
 
 #[cfg(target_os = "linux")]
 use std::collections::BTreeMap;
+#[cfg(unix)]
 use std::ffi::OsString;
+#[cfg(unix)]
 use std::os::unix::process::CommandExt;
 
 #[cfg(target_os = "linux")]
@@ -60,6 +62,7 @@ impl Sockets {
         }
     }
 
+    #[cfg(unix)]
     fn parse(s: &str) -> Option<Sockets> {
         [Sockets::Any, Sockets::OwnNamespace, Sockets::None]
             .into_iter()
@@ -97,9 +100,11 @@ pub fn helper_args(sockets: Sockets, program: &str, args: &[String]) -> Vec<Stri
     a
 }
 
+#[cfg(unix)]
 /// Exit status when the helper cannot do its job (as a shell says "cannot execute").
 const CANNOT_RUN: i32 = 126;
 
+#[cfg(unix)]
 /// Run the helper with the arguments after [`FLAG`]: apply the filter, then become the
 /// program. Returns an exit status only when that fails.
 pub fn main(args: Vec<OsString>) -> i32 {

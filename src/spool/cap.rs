@@ -204,7 +204,7 @@ pub(super) fn punch(_file: &File, _from: u64, _to: u64) -> io::Result<()> {
     Ok(())
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -12,9 +12,8 @@ mod utf8;
 pub use utf8::{incomplete_utf8_tail, into_text};
 use utf8::{is_continuation, utf8_width};
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// Default bytes a spool keeps in memory before spilling to disk.
@@ -246,7 +245,7 @@ impl Spool {
             self.file = Some(open_unlinked(&self.dir)?);
         }
         match &self.file {
-            Some(f) => f.write_all_at(&self.mem[..n], self.mem_start),
+            Some(f) => crate::os::write_all_at(f, &self.mem[..n], self.mem_start),
             None => Err(io::Error::other("spool file missing")),
         }
     }
@@ -272,7 +271,7 @@ impl Spool {
             let file_end = end.min(self.mem_start);
             let mut buf = vec![0u8; (file_end - pos) as usize];
             match &self.file {
-                Some(f) => f.read_exact_at(&mut buf, pos)?,
+                Some(f) => crate::os::read_exact_at(f, &mut buf, pos)?,
                 None => return Err(io::Error::other("spool file missing")),
             }
             bytes.extend_from_slice(&buf);
@@ -371,14 +370,7 @@ impl Spool {
 fn open_unlinked(dir: &Path) -> io::Result<File> {
     crate::private_dir::ensure(dir)?;
     let path = dir.join(format!("spool-{}", ulid::Ulid::generate()));
-    let f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)?;
-    std::fs::remove_file(&path)?;
-    Ok(f)
+    crate::os::create_scratch(&path)
 }
 
 #[cfg(test)]

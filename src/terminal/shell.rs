@@ -5,7 +5,6 @@
 //! it in an environment.
 
 use std::io::{ErrorKind, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 const BASH_SCRIPT: &str = include_str!("scripts/bash-integration.sh");
@@ -73,7 +72,8 @@ pub fn kind_of(program: &Path) -> ShellKind {
 }
 
 /// Resolve the shell for a new terminal: the request's, else the operator's default, else
-/// `$SHELL` when it is bash, zsh or fish, else bash, else `/bin/sh`.
+/// `$SHELL` when it is bash, zsh or fish, else bash, else `/bin/sh`; on Windows PowerShell
+/// (`pwsh`, else Windows PowerShell), else cmd.exe.
 pub fn resolve(requested: Option<&str>, default: Option<&str>) -> Result<PathBuf, String> {
     let pick = |name: &str| -> Result<PathBuf, String> {
         let p = Path::new(name);
@@ -94,6 +94,12 @@ pub fn resolve(requested: Option<&str>, default: Option<&str>) -> Result<PathBuf
     }
     if let Some(d) = default {
         return pick(d);
+    }
+    if cfg!(windows) {
+        return ["pwsh", "powershell", "cmd"]
+            .iter()
+            .find_map(|s| which(s))
+            .ok_or_else(|| "no shell found: neither PowerShell nor cmd.exe".to_string());
     }
     if let Ok(sh) = std::env::var("SHELL") {
         let p = PathBuf::from(&sh);
@@ -173,12 +179,7 @@ pub fn prepare(
     if kind != ShellKind::Plain {
         let scripts = install_scripts(runtime_dir)?;
         let nf = runtime_dir.join(format!("nonce-{terminal_id}"));
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&nf)?;
+        let mut f = crate::os::create_private(&nf)?;
         f.write_all(nonce.as_bytes())?;
         env.push(("PM_TERM_NONCE_FILE".into(), nf.display().to_string()));
         nonce_file = Some(nf);

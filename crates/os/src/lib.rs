@@ -11,4 +11,6 @@ mod unix_family;
 pub use unix_family::*;
 
 #[cfg(windows)]
-pub mod job;
+mod windows;
+#[cfg(windows)]
+pub use windows::*;

@@ -12,8 +12,9 @@ mod bsd;
 mod unix;
 
 pub use unix::{
-    ask_to_end, detach_session, effective_uid, executable, exhausted, process_exists, program_of,
-    real_uid, scrub_environment_block,
+    ask_to_end, create_private, create_scratch, detach_session, effective_uid, executable,
+    exhausted, not_private, process_exists, program_file_names, program_of, read_exact_at,
+    real_uid, scrub_environment_block, user_label, write_all_at,
 };
 #[cfg(target_os = "linux")]
 mod linux;

@@ -27,15 +27,25 @@ pub fn effective_uid() -> u32 {
     nix::unistd::geteuid().as_raw()
 }
 
+/// Who this process runs as, for messages: `uid 1000`.
+pub fn user_label() -> String {
+    format!("uid {}", effective_uid())
+}
+
 /// This process's real user id.
 pub fn real_uid() -> u32 {
     nix::unistd::getuid().as_raw()
 }
 
-/// Whether a file's metadata says someone may execute it.
-pub fn executable(meta: &std::fs::Metadata) -> bool {
+/// Whether `path` is a file someone may execute: its mode says so.
+pub fn executable(path: &std::path::Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The file names a program called `name` may have: the name itself.
+pub fn program_file_names(name: &str) -> Vec<String> {
+    vec![name.to_string()]
 }
 
 /// Run before `exec` in a child a `Command` starts: make it a session of its own, which its
@@ -88,6 +98,54 @@ pub fn scrub_environment_block(name: &str) {
 /// The program process `pid` runs now, where the system says (Linux: `/proc/<pid>/exe`).
 pub fn program_of(pid: i32) -> Option<PathBuf> {
     std::fs::read_link(format!("/proc/{pid}/exe")).ok()
+}
+
+/// Create (or empty) `path` for writing, readable and writable by this user only (0600).
+pub fn create_private(path: &std::path::Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+}
+
+/// A new file at `path` (which must not exist), private to this user, for reading and
+/// writing scratch data that no name reaches: the name is removed at once and the data is
+/// gone when the handle closes.
+pub fn create_scratch(path: &std::path::Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    std::fs::remove_file(path)?;
+    Ok(f)
+}
+
+/// Write all of `buf` at `offset` of `file`, whatever its cursor.
+pub fn write_all_at(file: &std::fs::File, buf: &[u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, buf, offset)
+}
+
+/// Fill `buf` from `offset` of `file`, whatever its cursor.
+pub fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Why a file holding a secret is not private to this user (others may read it, or someone
+/// else owns it), if it is not.
+pub fn not_private(meta: &std::fs::Metadata) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let mode = meta.mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return Some(format!("can be read by other users (mode {mode:03o})"));
+    }
+    let me = effective_uid();
+    (meta.uid() != me).then(|| format!("belongs to user {}, not to this user ({me})", meta.uid()))
 }
 
 #[cfg(test)]
