@@ -2,6 +2,88 @@
 //! attached (`-S'…'`) or in the next word, and long names abbreviated to any unique
 //! prefix (`--comm=`). What every rule that looks for an option uses.
 
+/// The values a command's option takes: `-X VALUE`, `-XVALUE`, a cluster ending in `X`
+/// (`-sSo FILE`), `--long VALUE`, `--long=VALUE`, and a long name abbreviated (as
+/// `getopt_long` takes a unique prefix; an ambiguous or unabbreviating one only makes this
+/// see more, which costs nothing: what is seen is only compared with start-up files).
+pub(crate) fn option_values<'a>(args: &'a [String], short: char, longs: &[&str]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "--" {
+            break;
+        }
+        if let Some(body) = a.strip_prefix("--") {
+            let (name, value) = match body.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (body, None),
+            };
+            let matches = longs
+                .iter()
+                .any(|l| !name.is_empty() && l.starts_with(name));
+            if matches {
+                match value {
+                    Some(v) => out.push(v),
+                    None => {
+                        if let Some(v) = args.get(i + 1) {
+                            out.push(v.as_str());
+                        }
+                        i += 1;
+                    }
+                }
+            }
+        } else if let Some(cluster) = a.strip_prefix('-')
+            && let Some(at) = cluster.find(short)
+        {
+            let value = &cluster[at + short.len_utf8()..];
+            if value.is_empty() {
+                if let Some(v) = args.get(i + 1) {
+                    out.push(v.as_str());
+                }
+                i += 1;
+            } else {
+                out.push(value);
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Short options read as getopt reads them, given `valued`, the letters that take a value
+/// (a clustered `-vp 22` is `-v -p 22`): each valued letter with its value, and where the
+/// operands start (after `--`, or at the first word that is not an option).
+pub(crate) fn short_options<'a>(args: &'a [String], valued: &str) -> (Vec<(char, &'a str)>, usize) {
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "--" {
+            return (found, i + 1);
+        }
+        if !a.starts_with('-') || a == "-" {
+            break;
+        }
+        for (at, letter) in a.char_indices().skip(1) {
+            if !valued.contains(letter) {
+                continue;
+            }
+            let inline = &a[at + letter.len_utf8()..];
+            let value = if inline.is_empty() {
+                i += 1;
+                args.get(i).map_or("", String::as_str)
+            } else {
+                inline
+            };
+            found.push((letter, value));
+            break;
+        }
+        i += 1;
+    }
+    (found, i.min(args.len()))
+}
+
 /// The value of option `short` (a letter, in a cluster or alone) or `long` (also
 /// abbreviated, as `getopt_long` takes it), attached or in the next word; options only
 /// before the first word that is not one. `None` when not given.

@@ -296,38 +296,20 @@ fn tar(rest: &[String]) -> Option<String> {
 /// ssh's options that run a command on this machine (`ProxyCommand`, `LocalCommand`, a
 /// `-S`-named program for scp).
 fn ssh(name: &str, rest: &[String]) -> Option<String> {
-    // Options that take a value, per program (OpenSSH's getopt strings); the options end at
-    // the first operand (the host, or scp's first file).
-    let valued = match name {
+    let (valued, _) = crate::getopt::short_options(rest, ssh_valued(name));
+    valued
+        .into_iter()
+        .find_map(|(letter, value)| ssh_option(name, letter, value))
+}
+
+/// The options of ssh (scp, sftp) that take a value: OpenSSH's getopt strings. The options
+/// end at the first operand (the host, or scp's first file).
+pub(crate) fn ssh_valued(name: &str) -> &'static str {
+    match name {
         "scp" => "cDFiJloPSX",
         "sftp" => "BbcDFiJloPRSs",
         _ => "BbcDEeFIiJLlmOoPpQRSWw",
-    };
-    let mut i = 0;
-    while i < rest.len() {
-        let a = rest[i].as_str();
-        if a == "--" || !a.starts_with('-') || a == "-" {
-            break;
-        }
-        for (at, letter) in a.char_indices().skip(1) {
-            if !valued.contains(letter) {
-                continue;
-            }
-            let inline = &a[at + letter.len_utf8()..];
-            let value = if inline.is_empty() {
-                i += 1;
-                rest.get(i).map_or("", String::as_str)
-            } else {
-                inline
-            };
-            if let Some(why) = ssh_option(name, letter, value) {
-                return Some(why);
-            }
-            break;
-        }
-        i += 1;
     }
-    None
 }
 
 /// Why one of ssh's (scp's, sftp's) valued options reaches past the connection.

@@ -4,6 +4,7 @@
 
 use super::secrets::{is_secret_dir, is_secret_file};
 use super::*;
+use crate::getopt::option_values;
 use crate::wrappers::basename;
 
 /// A shell's own start-up files under the home directory, whose text is shell lines (what
@@ -189,55 +190,6 @@ pub(crate) fn written_by(argv: &[String]) -> Vec<&str> {
             out.extend(targets.iter().skip(1));
         }
         _ => {}
-    }
-    out
-}
-
-/// The values a command's option takes: `-X VALUE`, `-XVALUE`, a cluster ending in `X`
-/// (`-sSo FILE`), `--long VALUE`, `--long=VALUE`, and a long name abbreviated (as
-/// `getopt_long` takes a unique prefix; an ambiguous or unabbreviating one only makes this
-/// see more, which costs nothing: what is seen is only compared with start-up files).
-fn option_values<'a>(args: &'a [String], short: char, longs: &[&str]) -> Vec<&'a str> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if a == "--" {
-            break;
-        }
-        if let Some(body) = a.strip_prefix("--") {
-            let (name, value) = match body.split_once('=') {
-                Some((n, v)) => (n, Some(v)),
-                None => (body, None),
-            };
-            let matches = longs
-                .iter()
-                .any(|l| !name.is_empty() && l.starts_with(name));
-            if matches {
-                match value {
-                    Some(v) => out.push(v),
-                    None => {
-                        if let Some(v) = args.get(i + 1) {
-                            out.push(v.as_str());
-                        }
-                        i += 1;
-                    }
-                }
-            }
-        } else if let Some(cluster) = a.strip_prefix('-')
-            && let Some(at) = cluster.find(short)
-        {
-            let value = &cluster[at + short.len_utf8()..];
-            if value.is_empty() {
-                if let Some(v) = args.get(i + 1) {
-                    out.push(v.as_str());
-                }
-                i += 1;
-            } else {
-                out.push(value);
-            }
-        }
-        i += 1;
     }
     out
 }

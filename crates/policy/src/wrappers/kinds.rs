@@ -216,19 +216,29 @@ pub(super) fn runs_lines(
             }
             Vec::new()
         }
-        // `kubectl exec POD -- CMD…`, `docker exec [OPTIONS] CONTAINER CMD…`.
-        "kubectl" | "oc" if rest.first().is_some_and(|a| a == "exec") => {
+        // `kubectl [global options] exec POD -- CMD…` (also `debug`, which may mount the
+        // node's root, and `run`): whatever precedes the `--`, the command after it is judged.
+        "kubectl" | "oc"
+            if rest
+                .iter()
+                .take_while(|a| *a != "--")
+                .any(|a| matches!(a.as_str(), "exec" | "debug" | "run")) =>
+        {
+            // The words are the program's argv there (no shell joins them, unlike ssh's).
             if let Some(at) = rest.iter().position(|a| a == "--") {
                 let cmd = &rest[at + 1..];
                 if !cmd.is_empty() {
-                    eff.shell_lines.push(cmd.join(" "));
+                    eff.shell_lines.push(shell_words::join(cmd));
                 }
             }
             Vec::new()
         }
-        "docker" | "podman" | "nerdctl" if rest.first().is_some_and(|a| a == "exec") => {
+        // `docker [global options] exec [OPTIONS] CONTAINER CMD…`, and `docker compose exec
+        // SERVICE CMD…`: the first `exec` word, wherever global options put it.
+        "docker" | "podman" | "nerdctl" if rest.iter().any(|a| a == "exec") => {
+            let at = rest.iter().position(|a| a == "exec").unwrap_or(0);
             let r = skip_options(
-                &rest[1..],
+                &rest[at + 1..],
                 &[
                     "-e",
                     "--env",
@@ -238,10 +248,11 @@ pub(super) fn runs_lines(
                     "--workdir",
                     "--env-file",
                     "--detach-keys",
+                    "--index",
                 ],
             );
             if r.len() > 1 {
-                eff.shell_lines.push(r[1..].join(" "));
+                eff.shell_lines.push(shell_words::join(&r[1..]));
             }
             Vec::new()
         }
@@ -250,16 +261,11 @@ pub(super) fn runs_lines(
             if let Some(why) = runners::unread("ssh", rest) {
                 eff.opaque_script.get_or_insert(why);
             }
-            // ssh [options] HOST [command…]: the command runs in the remote shell.
-            let r = skip_options(
-                rest,
-                &[
-                    "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O",
-                    "-o", "-p", "-Q", "-R", "-S", "-W", "-w", "-B",
-                ],
-            );
-            if r.len() > 1 {
-                eff.shell_lines.push(r[1..].join(" "));
+            // ssh [options] HOST [command…]: the command runs in the remote shell, which
+            // reads the words joined by spaces.
+            let (_, at) = crate::getopt::short_options(rest, runners::ssh_valued("ssh"));
+            if rest.len() > at + 1 {
+                eff.shell_lines.push(rest[at + 1..].join(" "));
             }
             Vec::new()
         }
