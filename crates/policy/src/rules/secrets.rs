@@ -198,11 +198,46 @@ pub fn prints_credentials(program: &str, args: &[String]) -> Option<&'static str
                 || (first == "token" && second == "create")
         }
         "heroku" => first == "auth:token",
+        // A credential the environment holds, printed into the answer (and the
+        // transcript): `printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`.
+        "printenv" => words.iter().any(|w| credential_variable(w)),
+        "echo" | "printf" => args.iter().any(|a| references_credential(a)),
         "npm" => first == "token",
         "doctl" => first == "auth" && second == "token",
         _ => program.starts_with("docker-credential-") && first == "get",
     };
     found.then_some("prints stored credentials")
+}
+
+/// Whether a variable's name says it holds a credential: one of its `_`-separated parts is
+/// a token, secret, password or key of access (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`,
+/// `DB_PASSWORD`, `OPENAI_API_KEY`, `NPM_AUTH_TOKEN`), whatever its case.
+fn credential_variable(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    let parts: Vec<&str> = upper.split('_').collect();
+    let single = |p: &&str| {
+        matches!(
+            *p,
+            "TOKEN" | "SECRET" | "PASSWORD" | "PASSWD" | "APIKEY" | "CREDENTIALS" | "PAT"
+        )
+    };
+    let pair = parts
+        .windows(2)
+        .any(|w| matches!(w[1], "KEY") && matches!(w[0], "API" | "ACCESS" | "PRIVATE" | "SECRET"));
+    parts.iter().any(single) || pair
+}
+
+/// Whether a word expands a variable that holds a credential (`$GITHUB_TOKEN`,
+/// `${DB_PASSWORD}`, `"token: $NPM_TOKEN"`).
+fn references_credential(word: &str) -> bool {
+    word.split('$').skip(1).any(|rest| {
+        let rest = rest.strip_prefix('{').unwrap_or(rest);
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        !name.is_empty() && credential_variable(&name)
+    })
 }
 
 /// Whether `rel` (a home's part, split) names or can match one of the home's credentials.
