@@ -163,6 +163,59 @@ pub fn package_install(name: &str, args: &[String]) -> Option<String> {
     installs.then(|| format!("installs or removes packages ({name} {first})"))
 }
 
+/// A package fetched from its registry and run at once (`npx -y PKG`, `pnpm dlx`, `uvx`,
+/// `pipx run`, `go run MODULE@VERSION`, `deno run https://…`): new code, with its install
+/// scripts, as `npm install PKG` is. A bare `npx TOOL` runs the project's own tool when it
+/// has one, and is left to what it runs.
+pub fn runs_fetched(name: &str, args: &[String]) -> Option<String> {
+    let words: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let first = words.first().copied().unwrap_or("");
+    let second = words.get(1).copied().unwrap_or("");
+    let flag = |f: &[&str]| {
+        args.iter()
+            .any(|a| f.contains(&a.split('=').next().unwrap_or(a)))
+    };
+    // `pkg@1.2`, `@scope/pkg@1`, a URL or a git spec: a version the project does not pin.
+    let remote_spec = |w: &str| {
+        w.trim_start_matches('@').contains('@')
+            || w.contains("://")
+            || w.starts_with("github:")
+            || w.starts_with("git+")
+    };
+    let npx_like = |spec: Option<&str>| {
+        flag(&["-y", "--yes", "-p", "--package"]) || spec.is_some_and(remote_spec)
+    };
+    let fetches = match name {
+        "npx" | "bunx" => npx_like(words.first().copied()),
+        "npm" if first == "exec" || first == "x" => npx_like(words.get(1).copied()),
+        "pnpm" | "yarn" => first == "dlx",
+        "uvx" => true,
+        "uv" => first == "tool" && second == "run",
+        "pipx" => first == "run",
+        "go" => first == "run" && words.iter().skip(1).any(|w| remote_spec(w)),
+        "deno" => {
+            matches!(first, "run" | "install")
+                && words.iter().skip(1).any(|w| {
+                    w.starts_with("http://")
+                        || w.starts_with("https://")
+                        || w.starts_with("npm:")
+                        || w.starts_with("jsr:")
+                })
+        }
+        _ => false,
+    };
+    fetches.then(|| {
+        format!(
+            "fetches a package from its registry and runs it ({name} {})",
+            words.first().copied().unwrap_or("")
+        )
+    })
+}
+
 /// `pkill`/`killall` with a pattern every process name matches (`.`, `.*`, `^`, an empty
 /// one), or only a user and no name (all of that user's processes, the server's too).
 pub fn kills_every_process(args: &[String]) -> bool {
@@ -210,7 +263,7 @@ pub fn sets_id_bits(mode: &str) -> bool {
 /// `docker run` (or `create`) options that hand the container the host: full privileges,
 /// added capabilities, the host's root or docker socket mounted, its pid, network or user
 /// namespace, its devices, confinement switched off.
-pub fn gives_the_host(args: &[String]) -> bool {
+pub fn gives_the_host(name: &str, args: &[String]) -> bool {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     if !words
         .iter()
@@ -239,10 +292,15 @@ pub fn gives_the_host(args: &[String]) -> bool {
                     .split(',')
                     .find_map(|p| p.strip_prefix("source=").or_else(|| p.strip_prefix("src=")))
                     .unwrap_or_else(|| m.split(':').next().unwrap_or(""));
+                let n = normalize(src, None);
                 src == "/"
                     || src.ends_with("docker.sock")
                     || src.ends_with("podman.sock")
                     || is_critical(src)
+                    // Credentials handed in: what runs there reads them (`-v ~/.ssh:/k`).
+                    || super::secrets::is_secret_file(&n)
+                    || super::secrets::is_secret_dir(&n, name)
+                    || n == "~/.ssh"
             })
     })
 }

@@ -43,6 +43,7 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
         }
     }
     out.extend(super::files::check_files(argv, redirects, cwd));
+    out.extend(super::into_home::into_home(argv, cwd));
     let Some(first) = argv.first() else {
         return out;
     };
@@ -73,6 +74,14 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
         targets,
         ..
     } = c;
+    // A disk or memory read raw; what writes onto one is judged above (`disks`).
+    if !out
+        .iter()
+        .any(|f| f.rule == "dd_device" || f.rule == "device_write")
+        && let Some(what) = super::system::raw_device_read(&name, &targets, cwd)
+    {
+        out.push(finding(Warn, "raw_device_read", what, argv));
+    }
     if let Some(what) = super::admin::admin_destructive(&name, &targets, &flags) {
         out.push(finding(Warn, "destructive_admin", what, argv));
     } else if let Some(what) = super::system::administers(&name, &targets, &flags) {
@@ -107,7 +116,9 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
             argv,
         ));
     }
-    if let Some(f) = super::admin::package_install(&name, args) {
+    if let Some(f) = super::admin::package_install(&name, args)
+        .or_else(|| super::admin::runs_fetched(&name, args))
+    {
         out.push(finding(Warn, "package_install", f, argv));
     }
     out
@@ -469,11 +480,11 @@ fn others(c: &Cmd<'_>, out: &mut Vec<Finding>) {
     let name = &c.name;
     match name.as_str() {
         "git" => super::git::git(argv, out),
-        "docker" | "podman" | "nerdctl" if super::admin::gives_the_host(args) => {
+        "docker" | "podman" | "nerdctl" if super::admin::gives_the_host(name, args) => {
             out.push(finding(
                 Warn,
                 "container_host",
-                format!("{name} gives the container the host (privileges, its root, its processes or devices)"),
+                format!("{name} gives the container the host (privileges, its root, its processes or devices, or its credentials)"),
                 argv,
             ));
         }

@@ -80,6 +80,11 @@ fn in_home(path: &str) -> Option<&str> {
     path.strip_prefix(home.as_str())?.strip_prefix('/')
 }
 
+/// Whether a file of this name, put in the home directory, is one of its start-up files.
+pub(super) fn home_startup_name(name: &str) -> bool {
+    listed(name, SHELL_STARTUP) || listed(name, HOME_STARTUP)
+}
+
 fn listed(rest: &str, list: &[&str]) -> bool {
     list.iter().any(|p| {
         if p.ends_with('/') {
@@ -359,6 +364,9 @@ pub fn is_startup_target(raw: &str) -> bool {
 pub fn check_read(path: &str, argv: &[String], cwd: Option<&str>) -> Option<Finding> {
     if let Some(f) = shell_network(path, argv) {
         return Some(f);
+    }
+    if let Some(what) = super::system::raw_device_read("", &[path], cwd) {
+        return Some(finding(Severity::Warn, "raw_device_read", what, argv));
     }
     is_secret_file(&normalize(path, cwd)).then(|| secret_read(path, argv))
 }

@@ -12,6 +12,7 @@ mod admin;
 mod argv;
 mod files;
 mod git;
+mod into_home;
 pub mod reading;
 mod secrets;
 mod sequences;

@@ -37,6 +37,14 @@ const HOME_SECRETS: &[&str] = &[
     ".mysql_history",
     ".node_repl_history",
     ".local/share/fish/fish_history",
+    // Browsers' saved passwords and cookies (signed-in sessions), and the desktop's keyrings.
+    ".mozilla/",
+    ".config/google-chrome/",
+    ".config/chromium/",
+    ".config/BraveSoftware/",
+    ".config/microsoft-edge/",
+    ".local/share/keyrings/",
+    ".config/op/",
 ];
 
 /// Private SSH keys, by the names `ssh-keygen` gives them (`.pub` halves are not).

@@ -4,6 +4,8 @@
 //! program passes only with a verb that reads (`systemctl status`, `fdisk -l`, `zpool
 //! list`); anything else it does changes the machine and is warned.
 
+use super::{is_block_device, normalize};
+
 /// Devices whose writing touches nothing but the writer's own streams.
 const HARMLESS_DEVICES: &[&str] = &[
     "/dev/null",
@@ -21,6 +23,108 @@ const HARMLESS_DEVICES: &[&str] = &[
 /// `/sys`, anything under `/proc` but the writer's own descriptors (`/proc/sys`,
 /// `/proc/sysrq-trigger`, `/proc/1/mem`, `/proc/<pid>/oom_score_adj`), any device but the
 /// harmless ones (`/dev/mem`, `/dev/kmsg`, a disk by id).
+/// Programs that read a disk device for what describes it (its partitions, its file
+/// system's header, its health), never the files on it.
+const DISK_DESCRIBERS: &[&str] = &[
+    "blkid",
+    "lsblk",
+    "fdisk",
+    "sfdisk",
+    "parted",
+    "partprobe",
+    "smartctl",
+    "hdparm",
+    "tune2fs",
+    "dumpe2fs",
+    "xfs_info",
+    "blockdev",
+    "udevadm",
+    "file",
+    "mount",
+    "umount",
+    "cryptsetup",
+    "wipefs",
+    "sgdisk",
+    "gdisk",
+    "fsck",
+    "e2fsck",
+    "badblocks",
+    "nvme",
+    "lvs",
+    "pvs",
+    "vgs",
+    "pvdisplay",
+    "mkfs",
+    "mke2fs",
+    "mkswap",
+    "stat",
+    "ls",
+];
+
+/// Programs whose operands are not what they read: wrappers (the program they run is
+/// judged on its own), and programs that write their operands (judged as writes).
+const NOT_READERS: &[&str] = &[
+    "sudo",
+    "doas",
+    "pkexec",
+    "run0",
+    "su",
+    "env",
+    "nice",
+    "ionice",
+    "timeout",
+    "nohup",
+    "stdbuf",
+    "time",
+    "xargs",
+    "setsid",
+    "taskset",
+    "chrt",
+    "flock",
+    "watch",
+    "strace",
+    "ltrace",
+    "busybox",
+    "toybox",
+    "command",
+    "exec",
+    "builtin",
+    "unbuffer",
+    "chroot",
+    "tee",
+    "truncate",
+    "shred",
+    "blkdiscard",
+];
+
+/// Memory and the kernel's image as files: whatever any process holds, keys included.
+const MEMORY_DEVICES: &[&str] = &["/dev/mem", "/dev/kmem", "/dev/port", "/proc/kcore"];
+
+/// What a command reads from a raw disk or memory device, past every file's permissions
+/// (`dd if=/dev/sda`, `cat /dev/sda`, `strings /dev/mem`), said as why; `None` for
+/// a program that only describes disks, or when no such device is read. Also an input
+/// redirection's target (`name` empty).
+pub fn raw_device_read(name: &str, operands: &[&str], cwd: Option<&str>) -> Option<String> {
+    if DISK_DESCRIBERS.contains(&name) || NOT_READERS.contains(&name) || name.starts_with("mkfs.") {
+        return None;
+    }
+    operands.iter().find_map(|o| {
+        let o = o.strip_prefix("if=").unwrap_or(o);
+        let n = normalize(o, cwd);
+        let what = if MEMORY_DEVICES.contains(&n.as_str()) {
+            "the machine's memory"
+        } else if is_block_device(o) || is_block_device(&n) {
+            "a disk"
+        } else {
+            return None;
+        };
+        Some(format!(
+            "reads {o}, {what} as raw bytes: every file on it, credentials included, past \
+             their permissions"
+        ))
+    })
+}
+
 pub fn kernel_interface(path: &str) -> bool {
     if path.starts_with("/sys/") {
         return true;

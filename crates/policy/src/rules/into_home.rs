@@ -1,0 +1,118 @@
+//! Writes into the home directory itself, where the shells' and tools' start-up files are:
+//! a copy, a sync or an archive unpacked there can put a `.bashrc` in place without the line
+//! naming it (`tar -C ~ -xf x.tar`, `cp -r dir/. ~`, `cp dir/.bashrc ~`).
+
+use super::files::home_startup_name;
+use super::*;
+use crate::wrappers::basename;
+
+/// What the command writes into the home directory that may be a start-up file, if it does.
+pub fn into_home(argv: &[String], cwd: Option<&str>) -> Option<Finding> {
+    let name = basename(argv.first()?);
+    let rest = &argv[1..];
+    let (flags, targets) = flags_and_targets(rest);
+    let is_home = |p: &str| {
+        let n = normalize(p, cwd);
+        n == "~" || super::home_dir().is_some_and(|h| n.trim_end_matches('/') == h)
+    };
+    let what = match name.as_str() {
+        "cp" | "mv" | "ln" | "install" | "rsync" | "scp" if targets.len() >= 2 => {
+            let (dest, sources) = targets.split_last()?;
+            if !is_home(dest) {
+                return None;
+            }
+            // A directory's contents, whatever they are (`cp -r dir/. ~`, `rsync dir/ ~`).
+            let wholesale = name == "rsync"
+                || has_short(&flags, &['r', 'R', 'a'])
+                || flags
+                    .iter()
+                    .any(|f| f.starts_with("--rec") || f.starts_with("--arch"));
+            let named = sources.iter().find(|s| {
+                let base = s.trim_end_matches('/').rsplit('/').next().unwrap_or(s);
+                home_startup_name(base)
+            });
+            match named {
+                Some(s) => format!("puts {s} in the home directory, as a start-up file"),
+                None if wholesale => format!(
+                    "copies the contents of {} into the home directory, where start-up files are",
+                    sources.join(" ")
+                ),
+                None => return None,
+            }
+        }
+        // An archive unpacked into the home (`-C ~`, `--directory=~`, `unzip -d ~`), or
+        // where the line stands when that is the home.
+        "tar" | "bsdtar" if extracts(rest) => {
+            let dir = crate::getopt::option_values(rest, 'C', &["directory"])
+                .last()
+                .copied()
+                .unwrap_or(".");
+            if !is_home(dir) {
+                return None;
+            }
+            "unpacks an archive into the home directory, where start-up files are".into()
+        }
+        "unzip" if !has_short(&flags, &['l', 't', 'v', 'Z', 'p', 'c']) => {
+            let dir = crate::getopt::option_values(rest, 'd', &[])
+                .last()
+                .copied()
+                .unwrap_or(".");
+            if !is_home(dir) {
+                return None;
+            }
+            "unpacks an archive into the home directory, where start-up files are".into()
+        }
+        _ => return None,
+    };
+    Some(finding(Severity::Warn, "startup_file_write", what, argv))
+}
+
+/// Whether tar's words ask it to extract: `x` in its first word (`tar xf`, `tar -xzf`) or
+/// in a cluster, or `--extract`/`--get` (also abbreviated).
+fn extracts(rest: &[String]) -> bool {
+    let first_is_mode = rest
+        .first()
+        .is_some_and(|w| !w.starts_with("--") && w.trim_start_matches('-').contains('x'));
+    first_is_mode
+        || rest.iter().any(|a| {
+            (a.starts_with('-') && !a.starts_with("--") && a.contains('x'))
+                || (a.len() > 3 && ("--extract".starts_with(a.as_str()) || a == "--get"))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judged(line: &str) -> bool {
+        let argv: Vec<String> = shell_words::split(line).expect("words");
+        into_home(&argv, Some("/work")).is_some()
+    }
+
+    #[test]
+    fn what_lands_in_the_home_as_a_start_up_file_is_found() {
+        for warned in [
+            "tar -C ~ -xf evil.tar",
+            "tar xf evil.tar -C ~",
+            "tar --extract --file=x.tar --directory=$HOME",
+            "unzip -o evil.zip -d ~",
+            "cp -r evil/. ~",
+            "cp -a evil/ ~/",
+            "rsync -a evil/ ~/",
+            "cp evil/.bashrc ~",
+            "mv x/.profile $HOME/",
+        ] {
+            assert!(judged(warned), "{warned}");
+        }
+        for passed in [
+            "cp notes.txt ~",
+            "tar -C ~ -tf evil.tar",
+            "tar xf x.tar",
+            "tar -C ~/src/proj -xf x.tar",
+            "unzip -l evil.zip -d ~",
+            "cp -r evil ~/src/",
+        ] {
+            assert!(!judged(passed), "{passed}");
+        }
+    }
+}
