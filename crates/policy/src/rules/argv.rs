@@ -74,6 +74,9 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
         targets,
         ..
     } = c;
+    if let Some((rule, what)) = super::exposure::exposes(&name, &argv[1..], cwd) {
+        out.push(finding(Warn, rule, what, argv));
+    }
     // A disk or memory read raw; what writes onto one is judged above (`disks`).
     if !out
         .iter()
@@ -376,7 +379,7 @@ fn permissions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
     let name = &c.name;
     let targets = &c.targets;
     match name.as_str() {
-        "chmod" | "chown" | "chgrp" if recursive => {
+        "chmod" | "chown" | "chgrp" | "setfacl" if recursive => {
             // A glob deletes whatever it matches: judged by where its matches lie.
             let critical: Vec<String> = targets
                 .iter()

@@ -83,6 +83,29 @@ pub fn git(argv: &[String], out: &mut Vec<Finding>) {
                 argv,
             ));
         }
+        // `git rm -rf PATH`: the files go, local changes with them (`-f` drops what was
+        // never committed); `--cached` leaves the files alone.
+        "rm" if (has_short(&flags, &['f']) || flags.contains(&"--force"))
+            && !flags.contains(&"--cached") =>
+        {
+            out.push(finding(
+                Warn,
+                "git_discard",
+                "git rm -f removes files with their uncommitted changes",
+                argv,
+            ));
+        }
+        "worktree"
+            if targets.first() == Some(&"remove")
+                && (has_short(&flags, &['f']) || flags.contains(&"--force")) =>
+        {
+            out.push(finding(
+                Warn,
+                "git_discard",
+                "removes a worktree with its uncommitted changes",
+                argv,
+            ));
+        }
         "branch"
             if flags.contains(&"-D")
                 || (flags.contains(&"--delete") && flags.contains(&"--force")) =>

