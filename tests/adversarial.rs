@@ -741,6 +741,7 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "ssh -R 8080:localhost:22 127.0.0.1",
         "curl -X DELETE http://127.0.0.1:9/db",
         "chmod -R 777 .",
+        "rm -$(echo rf) ~",
         "chmod 000 ~",
         "powershell -enc SQBFAFgA",
         "schtasks /create /tn x /tr evil.exe /sc onlogon",

@@ -44,6 +44,7 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
     }
     out.extend(super::files::check_files(argv, redirects, cwd));
     out.extend(super::into_home::into_home(argv, cwd));
+    out.extend(super::computed_args::computed_argument(argv, cwd));
     let Some(first) = argv.first() else {
         return out;
     };

@@ -10,6 +10,7 @@
 
 mod admin;
 mod argv;
+mod computed_args;
 mod exposure;
 mod files;
 mod git;
