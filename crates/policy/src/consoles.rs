@@ -28,7 +28,8 @@ const INTERPRETERS: &[(&str, &[&str])] = &[
     ("osascript", &["-e"]),
     ("gnuplot", &["-e"]),
     ("octave", &["--eval"]),
-    ("R", &["-e"]),
+    // R: program names are compared in lower case (`R` is `r`).
+    ("r", &["-e"]),
     ("ghci", &["-e"]),
     ("erl", &["-eval"]),
     ("elixir", &["-e", "--eval"]),

@@ -148,7 +148,26 @@ fn xargs(eff: &mut Effective, rest: &[String], stdin: &Stdin, budget: &Cell<usiz
     } else {
         cmd.to_vec()
     };
-    let Stdin::Literal(text) = stdin else {
+    let from_file = rest
+        .iter()
+        .any(|a| a == "-a" || a.starts_with("--arg-file") || (a.starts_with("-a") && a.len() > 2));
+    let literal = match stdin {
+        Stdin::Literal(text) if !from_file => Some(text),
+        _ => None,
+    };
+    let Some(text) = literal else {
+        // A shell whose script is the first word xargs reads (`xargs -a FILE sh -c`): the
+        // script is in the input, which the line does not show.
+        let shell_takes_script = cmd.last().is_some_and(|w| w == "-c")
+            && matches!(
+                basename(&cmd[0]).as_str(),
+                "sh" | "bash" | "dash" | "zsh" | "ksh" | "fish"
+            );
+        if shell_takes_script {
+            eff.opaque_script.get_or_insert_with(|| {
+                "xargs hands a shell the script it reads from its input".into()
+            });
+        }
         return cmd;
     };
     match replace {
