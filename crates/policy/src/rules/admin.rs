@@ -41,6 +41,16 @@ pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option
             "publishes a package to its registry (public, and a version cannot be taken back)"
         }
         "crontab" if has_short(flags, &['r']) => "deletes the user's crontab",
+        // macOS's service manager: anything but reading loads, starts or changes what runs
+        // at login or on a schedule.
+        "launchctl"
+            if !matches!(
+                first,
+                "list" | "print" | "print-disabled" | "version" | "help" | "blame" | "procinfo"
+            ) =>
+        {
+            "loads or changes a launch agent or daemon (what runs at login or on a schedule)"
+        }
         "iptables" | "ip6tables" | "nft"
             if has_short(flags, &['F', 'X']) || flags.contains(&"--flush") || first == "flush" =>
         {

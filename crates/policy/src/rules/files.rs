@@ -66,6 +66,20 @@ const HOME_STARTUP: &[&str] = &[
 /// Whether a (normalized) path is in the home's own `bin`, which Debian's and Ubuntu's
 /// `.profile` put first on `PATH`. Only a path that names the home counts: a relative
 /// `bin/tool` of a terminal whose directory is not known is a project's, as often as not.
+/// Whether a (normalized) path is in the home's configuration: a hidden name at the home's
+/// top or anything under one (`~/.cargo/config.toml`, `~/.config/systemd/user/x.service`,
+/// `~/.local/lib/python3/site-packages/x.pth`, `~/.tmux.conf`), or macOS's launch agents.
+/// An allow-list the other way round: only the caches pass (`~/.cache/`), since each list
+/// of the files programs read at start missed some (`.pythonrc`, `.gradle/init.d`,
+/// `.m2/settings.xml`, `.psqlrc`, …).
+fn home_configuration(path: &str) -> bool {
+    in_home(path).is_some_and(|r| {
+        (r.starts_with('.') && !r.starts_with(".cache/") && r != ".cache")
+            || r.starts_with("Library/LaunchAgents/")
+            || r.starts_with("Library/LaunchDaemons/")
+    })
+}
+
 fn home_bin(path: &str) -> bool {
     in_home(path).is_some_and(|r| r.starts_with("bin/"))
 }
@@ -145,6 +159,14 @@ pub(crate) fn written_by(argv: &[String]) -> Vec<&str> {
             &["output-document", "directory-prefix"],
         )),
         "sort" => out.extend(option_values(&argv[1..], 'o', &["output"])),
+        // `patch FILE < DIFF` changes FILE; `-o OUT` writes OUT instead.
+        "patch" => {
+            let outputs = option_values(&argv[1..], 'o', &["output"]);
+            if outputs.is_empty() {
+                out.extend(targets.first().copied());
+            }
+            out.extend(outputs);
+        }
         // `find … -fprint F`, `-fprint0 F`, `-fls F`, `-fprintf F FORMAT`.
         "find" => out.extend(
             argv.windows(2)
@@ -220,6 +242,19 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
                 format!(
                     "writes {w}, which shells or tools run or read when they start: what it \
                      adds runs later, unjudged"
+                ),
+                argv,
+            ));
+            break;
+        }
+        if paths.first().is_some_and(|p| home_configuration(p)) {
+            out.push(finding(
+                Severity::Warn,
+                "startup_file_write",
+                format!(
+                    "writes {w}, in the home's configuration, which programs read when they \
+                     start (their settings name programs and code to load): what it adds \
+                     runs later, unjudged"
                 ),
                 argv,
             ));
