@@ -21,6 +21,7 @@ pub mod requests;
 mod settle;
 #[cfg(unix)]
 pub mod spawner;
+mod spec;
 #[cfg(unix)]
 pub mod standby;
 #[cfg(unix)]
@@ -35,10 +36,11 @@ pub mod wire;
 pub mod workdir;
 
 pub use settle::kill_and_settle;
+pub use spec::SessionSpec;
 #[cfg(unix)]
-pub use supervised::{SessionIo, SessionSpec, Supervised, spawn, use_spawner_program};
+pub use supervised::{SessionIo, Supervised, spawn, use_spawner_program};
 #[cfg(windows)]
-pub use windows::{SessionIo, SessionSpec, Supervised, namespace, spawn, use_spawner_program};
+pub use windows::{SessionIo, Supervised, namespace, spawn, use_spawner_program};
 pub use wire::ChildExit;
 
 #[cfg(unix)]

@@ -1,8 +1,24 @@
-//! The one kill protocol for headless sessions and terminals alike, on every system.
+//! What every system's sessions share: waiting for a program's exit, and the one kill
+//! protocol for headless sessions and terminals alike.
 
 use std::time::Duration;
 
 use tokio::sync::watch;
+
+use super::wire::ChildExit;
+
+/// How a session's program ended, once its owner says (`exit` is set once, when it has);
+/// `Unknown` when the owner is gone without saying.
+pub async fn exit_of(mut exit: watch::Receiver<Option<ChildExit>>) -> ChildExit {
+    loop {
+        if let Some(e) = *exit.borrow_and_update() {
+            return e;
+        }
+        if exit.changed().await.is_err() {
+            return ChildExit::Unknown;
+        }
+    }
+}
 
 /// The one kill protocol for headless sessions and terminals alike: `kill` everything in
 /// the session, then wait up to `settle` for its owner to record the exit (`changes` wakes

@@ -17,6 +17,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::watch;
 
+use super::SessionSpec;
 use super::spawner::SPAWNER_FLAG;
 use super::wire::{ChildExit, KILL, Mode, Report, SpawnRequest};
 use super::{reaper, requests};
@@ -141,21 +142,6 @@ pub enum SessionIo {
     Headless { stdout: OwnedFd, stderr: OwnedFd },
     /// The terminal (pty slave).
     Terminal { tty: OwnedFd },
-}
-
-/// What to run in a new session.
-pub struct SessionSpec<'a> {
-    pub program: &'a str,
-    pub args: &'a [String],
-    pub cwd: &'a Path,
-    /// Set on top of the server's environment.
-    pub env: Vec<(String, String)>,
-    /// Paths the program must be able to read although the operator's sandbox hides them
-    /// (a terminal's shell-integration scripts).
-    pub expose: &'a [PathBuf],
-    /// Inside the operator's sandbox. Only a headless command a person let out is not.
-    pub confined: bool,
-    pub io: SessionIo,
 }
 
 /// A running (or ended) session under its supervisor.
@@ -330,15 +316,7 @@ impl Supervised {
 
     /// Wait for the program to end.
     pub async fn wait(&self) -> ChildExit {
-        let mut rx = self.exit.clone();
-        loop {
-            if let Some(e) = *rx.borrow_and_update() {
-                return e;
-            }
-            if rx.changed().await.is_err() {
-                return ChildExit::Unknown;
-            }
-        }
+        super::settle::exit_of(self.exit.clone()).await
     }
 
     /// Whether the supervisor (and so every process of the session) is gone.

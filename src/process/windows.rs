@@ -5,11 +5,12 @@
 //! the system: `KILL_ON_JOB_CLOSE`). No helper process stands between the server and the
 //! program; the job is what the supervisor is on Linux. See docs/containment.md.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use tokio::sync::watch;
 
+use super::SessionSpec;
 use super::wire::ChildExit;
 use crate::os::job::Job;
 
@@ -20,21 +21,6 @@ pub enum SessionIo {
         stdout: std::io::PipeWriter,
         stderr: std::io::PipeWriter,
     },
-}
-
-/// What to run in a new session.
-pub struct SessionSpec<'a> {
-    pub program: &'a str,
-    pub args: &'a [String],
-    pub cwd: &'a Path,
-    /// Set on top of the server's environment.
-    pub env: Vec<(String, String)>,
-    /// Paths the program must read although a sandbox hides them.
-    pub expose: &'a [PathBuf],
-    /// Inside the operator's sandbox. Windows has none: with one asked for, the sandbox is
-    /// unavailable and the start is refused with its reason (never run unconfined).
-    pub confined: bool,
-    pub io: SessionIo,
 }
 
 /// A running (or ended) session in its job.
@@ -130,15 +116,7 @@ impl Supervised {
 
     /// Wait for the program to end.
     pub async fn wait(&self) -> ChildExit {
-        let mut rx = self.exit.clone();
-        loop {
-            if let Some(e) = *rx.borrow_and_update() {
-                return e;
-            }
-            if rx.changed().await.is_err() {
-                return ChildExit::Unknown;
-            }
-        }
+        super::settle::exit_of(self.exit.clone()).await
     }
 
     /// Whether every process of the session is gone: the program ended and its job is

@@ -105,14 +105,7 @@ impl Pty for ConPty {
     }
 
     fn resize(&self, cols: u16, rows: u16) -> io::Result<()> {
-        lock(&self.master)
-            .resize(PtySize {
-                rows,
-                cols,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .map_err(io::Error::other)
+        super::resize(&self.master, cols, rows)
     }
 
     fn wait(&self) -> BoxFuture<'_, ChildExit> {

@@ -18,7 +18,6 @@ use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 
 use super::{InputWait, Job, Pty};
-use crate::locks::lock;
 use crate::process::{self, ChildExit, SessionIo, SessionSpec, Supervised};
 use crate::terminal::shell::ShellLaunch;
 
@@ -115,14 +114,7 @@ impl Pty for KernelPty {
     }
 
     fn resize(&self, cols: u16, rows: u16) -> io::Result<()> {
-        lock(&self.master)
-            .resize(PtySize {
-                rows,
-                cols,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .map_err(io::Error::other)
+        super::resize(&self.master, cols, rows)
     }
 
     fn wait(&self) -> BoxFuture<'_, ChildExit> {

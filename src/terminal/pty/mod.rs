@@ -82,6 +82,23 @@ pub trait Pty: Send + Sync {
 pub use crate::process::inspect::InputWait;
 pub use crate::process::jobs::Job;
 
+/// Give the terminal `cols` x `rows` (its programs are told: SIGWINCH, or the console's
+/// resize event).
+fn resize(
+    master: &std::sync::Mutex<Box<dyn portable_pty::MasterPty + Send>>,
+    cols: u16,
+    rows: u16,
+) -> io::Result<()> {
+    crate::locks::lock(master)
+        .resize(portable_pty::PtySize {
+            rows,
+            cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .map_err(io::Error::other)
+}
+
 /// A terminal program's environment on top of the server's: the request's variables first,
 /// then what every terminal sets, then the shell integration's (the last value of a name is
 /// the one the program gets).

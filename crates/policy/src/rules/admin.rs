@@ -110,12 +110,16 @@ pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option
     Some(what.to_string())
 }
 
-pub fn package_install(name: &str, args: &[String]) -> Option<String> {
-    let words: Vec<&str> = args
-        .iter()
+/// A command's words that are not options (its verbs and their objects).
+fn operands(args: &[String]) -> Vec<&str> {
+    args.iter()
         .map(String::as_str)
         .filter(|a| !a.starts_with('-'))
-        .collect();
+        .collect()
+}
+
+pub fn package_install(name: &str, args: &[String]) -> Option<String> {
+    let words = operands(args);
     let first = words.first().copied().unwrap_or("");
     let flag = |f: &str| args.iter().any(|a| a == f);
     let installs = match name {
@@ -178,11 +182,7 @@ pub fn package_install(name: &str, args: &[String]) -> Option<String> {
 /// scripts, as `npm install PKG` is. A bare `npx TOOL` runs the project's own tool when it
 /// has one, and is left to what it runs.
 pub fn runs_fetched(name: &str, args: &[String]) -> Option<String> {
-    let words: Vec<&str> = args
-        .iter()
-        .map(String::as_str)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
+    let words = operands(args);
     let first = words.first().copied().unwrap_or("");
     let second = words.get(1).copied().unwrap_or("");
     let flag = |f: &[&str]| {

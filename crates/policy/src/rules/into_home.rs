@@ -42,22 +42,21 @@ pub fn into_home(argv: &[String], cwd: Option<&str>) -> Option<Finding> {
         }
         // An archive unpacked into the home (`-C ~`, `--directory=~`, `unzip -d ~`), or
         // where the line stands when that is the home.
-        "tar" | "bsdtar" if extracts(rest) => {
-            let dir = crate::getopt::option_values(rest, 'C', &["directory"])
+        "tar" | "bsdtar" | "unzip" => {
+            let (unpacks, short, long): (bool, char, &[&str]) = if name == "unzip" {
+                (
+                    !has_short(&flags, &['l', 't', 'v', 'Z', 'p', 'c']),
+                    'd',
+                    &[],
+                )
+            } else {
+                (extracts(rest), 'C', &["directory"])
+            };
+            let dir = crate::getopt::option_values(rest, short, long)
                 .last()
                 .copied()
                 .unwrap_or(".");
-            if !is_home(dir) {
-                return None;
-            }
-            "unpacks an archive into the home directory, where start-up files are".into()
-        }
-        "unzip" if !has_short(&flags, &['l', 't', 'v', 'Z', 'p', 'c']) => {
-            let dir = crate::getopt::option_values(rest, 'd', &[])
-                .last()
-                .copied()
-                .unwrap_or(".");
-            if !is_home(dir) {
+            if !unpacks || !is_home(dir) {
                 return None;
             }
             "unpacks an archive into the home directory, where start-up files are".into()
