@@ -284,6 +284,10 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
         let mut simple = c.clone();
         simple.argv = expand(&c.argv, &vars);
         if let Some(text) = runs_written(&simple.argv, &written) {
+            // A batch or PowerShell file is read by those rules too.
+            if simple.argv.first().is_some_and(|w| windows_script(w)) {
+                found.powershell.push(text.clone());
+            }
             walk_line(&text, depth + 1, budget, found);
         }
         if let Some(text) = literal_output(c) {
@@ -306,7 +310,16 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
 
 /// A file's name as a script is named: `./x.sh` and `x.sh` are one file.
 fn script_name(word: &str) -> &str {
-    word.strip_prefix("./").unwrap_or(word)
+    word.strip_prefix("./")
+        .or_else(|| word.strip_prefix(".\\"))
+        .unwrap_or(word)
+}
+
+/// Whether a program word names a script Windows runs by its name alone, from the working
+/// directory (`x.bat`, `x.cmd`, `x.ps1`).
+fn windows_script(word: &str) -> bool {
+    let w = word.to_ascii_lowercase();
+    [".bat", ".cmd", ".ps1"].iter().any(|e| w.ends_with(e))
 }
 
 /// The text of a file this line wrote, when `argv` runs it: by its path (`./x.sh`), through
@@ -315,7 +328,7 @@ fn runs_written(argv: &[String], written: &HashMap<String, String>) -> Option<St
     let first = argv.first()?;
     if let Some(text) = written
         .get(script_name(first))
-        .filter(|_| first.contains('/'))
+        .filter(|_| first.contains('/') || first.contains('\\') || windows_script(first))
     {
         return Some(text.clone());
     }

@@ -159,7 +159,7 @@ fn interprets(c: &Simple) -> bool {
 }
 
 fn file_name(path: &str) -> String {
-    path.rsplit('/').next().unwrap_or(path).to_string()
+    path.rsplit(['/', '\\']).next().unwrap_or(path).to_string()
 }
 
 /// The files a downloader writes: `-o FILE`, `--output FILE`, wget `-O FILE`, else the
@@ -209,6 +209,15 @@ fn script_run(c: &Simple) -> Option<String> {
     let first = c.argv.first()?;
     if first.contains('/') && !first.starts_with('/') {
         return Some(first.clone());
+    }
+    // Windows runs a program or script from the working directory by its name alone
+    // (`x.exe`, `.\x.bat`).
+    let lower = first.to_ascii_lowercase();
+    if [".exe", ".bat", ".cmd", ".ps1", ".com"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+    {
+        return Some(first.rsplit(['\\', '/']).next().unwrap_or(first).to_string());
     }
     if interprets(c) {
         return c.argv[1..].iter().find(|a| !a.starts_with('-')).cloned();

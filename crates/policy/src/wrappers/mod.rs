@@ -46,10 +46,16 @@ impl Effective {
 }
 
 pub fn basename(word: &str) -> String {
-    word.rsplit(['/', '\\'])
+    let name = word
+        .rsplit(['/', '\\'])
         .next()
         .unwrap_or(word)
-        .to_ascii_lowercase()
+        .to_ascii_lowercase();
+    // Windows runs `curl.exe` for `curl`: one program, one name to judge it by.
+    match name.strip_suffix(".exe") {
+        Some(stem) if !stem.is_empty() => stem.to_string(),
+        _ => name,
+    }
 }
 
 pub fn is_shell(name: &str) -> bool {
