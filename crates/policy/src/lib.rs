@@ -417,6 +417,7 @@ impl Policy {
         if let Some(f) = rules::check_download_execute(line) {
             findings.push(f);
         }
+        findings.extend(rules::check_environment_sent(line));
         for (what, command) in opaque {
             findings.push(Finding {
                 severity: Severity::Warn,

@@ -209,12 +209,51 @@ pub fn prints_credentials(program: &str, args: &[String]) -> Option<&'static str
         // A credential the environment holds, printed into the answer (and the
         // transcript): `printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`.
         "printenv" => words.iter().any(|w| credential_variable(w)),
+        // `find ~ -name id_rsa -exec cat {} \;`: the credentials found are handed to a
+        // command, whatever directory they are in.
+        "find" => {
+            let runs = args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"));
+            runs && args.windows(2).any(|w| {
+                matches!(
+                    w[0].as_str(),
+                    "-name" | "-iname" | "-path" | "-wholename" | "-ipath"
+                ) && names_secret(&w[1])
+            })
+        }
         "echo" | "printf" => args.iter().any(|a| references_credential(a)),
         "npm" => first == "token",
         "doctl" => first == "auth" && second == "token",
         _ => program.starts_with("docker-credential-") && first == "get",
     };
     found.then_some("prints stored credentials")
+}
+
+/// Whether a file name (or `find`'s pattern for one) is a credential's: a private SSH key
+/// (`id_rsa`, `id_*`), a key or certificate bundle (`*.pem`, `*.key`), or a credentials
+/// file (`credentials`, `.netrc`, `.git-credentials`, `.pypirc`, `credentials.toml`,
+/// `shadow`).
+fn names_secret(pattern: &str) -> bool {
+    let p = pattern
+        .rsplit('/')
+        .next()
+        .unwrap_or(pattern)
+        .trim_matches(['\'', '"'])
+        .to_ascii_lowercase();
+    SSH_KEYS.contains(&p.as_str())
+        || p.starts_with("id_") && !p.ends_with(".pub")
+        || p.ends_with(".pem")
+        || p.ends_with(".key")
+        || matches!(
+            p.as_str(),
+            "credentials"
+                | ".netrc"
+                | ".git-credentials"
+                | ".pypirc"
+                | "credentials.toml"
+                | "shadow"
+        )
 }
 
 /// Whether a variable's name says it holds a credential: one of its `_`-separated parts is

@@ -217,12 +217,56 @@ fn script_run(c: &Simple) -> Option<String> {
         .iter()
         .any(|e| lower.ends_with(e))
     {
-        return Some(first.rsplit(['\\', '/']).next().unwrap_or(first).to_string());
+        return Some(
+            first
+                .rsplit(['\\', '/'])
+                .next()
+                .unwrap_or(first)
+                .to_string(),
+        );
     }
     if interprets(c) {
         return c.argv[1..].iter().find(|a| !a.starts_with('-')).cloned();
     }
     None
+}
+
+/// Programs that send what they read to another machine.
+const SENDERS: &[&str] = &[
+    "curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "telnet", "http", "https", "xh",
+    "mail", "sendmail", "mutt", "aws", "gsutil", "rclone",
+];
+
+/// The whole environment — the tokens it holds with it — piped to a program that sends it
+/// elsewhere (`env | curl -d @- URL`, `printenv | nc host 9`).
+pub fn check_environment_sent(line: &str) -> Option<Finding> {
+    let parsed = lex::parse(line);
+    let cmds = &parsed.commands;
+    cmds.iter().enumerate().find_map(|(i, c)| {
+        let name = basename(c.argv.first()?);
+        let whole_env = matches!(
+            name.as_str(),
+            "env" | "printenv" | "export" | "set" | "declare"
+        ) && c.argv[1..].iter().all(|a| a.starts_with('-'));
+        let sent = whole_env
+            && cmds[i + 1..]
+                .iter()
+                .take_while(|d| d.pipeline == c.pipeline)
+                .any(|d| {
+                    look_through(d).argvs.iter().any(|a| {
+                        a.first()
+                            .is_some_and(|w| SENDERS.contains(&basename(w).as_str()))
+                    })
+                });
+        sent.then(|| {
+            finding(
+                Severity::Warn,
+                "secret_read",
+                "sends the whole environment, and the tokens it holds, to another machine",
+                &c.argv,
+            )
+        })
+    })
 }
 
 /// `curl … | sh`, `sh -c "$(curl …)"`, `bash <(wget …)`, `eval "$(curl …)"`.
