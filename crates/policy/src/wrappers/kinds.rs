@@ -235,22 +235,15 @@ pub(super) fn runs_lines(
         }
         // `docker [global options] exec [OPTIONS] CONTAINER CMD…`, and `docker compose exec
         // SERVICE CMD…`: the first `exec` word, wherever global options put it.
-        "docker" | "podman" | "nerdctl" if rest.iter().any(|a| a == "exec") => {
-            let at = rest.iter().position(|a| a == "exec").unwrap_or(0);
-            let r = skip_options(
-                &rest[at + 1..],
-                &[
-                    "-e",
-                    "--env",
-                    "-u",
-                    "--user",
-                    "-w",
-                    "--workdir",
-                    "--env-file",
-                    "--detach-keys",
-                    "--index",
-                ],
-            );
+        // `docker run [OPTIONS] IMAGE CMD…` and `docker compose run SERVICE CMD…` too: the
+        // container may hold the project or the home mounted (`-v $PWD:/src`, a compose
+        // file's volumes), so what runs there is judged as here.
+        "docker" | "podman" | "nerdctl" if rest.iter().any(|a| a == "exec" || a == "run") => {
+            let at = rest
+                .iter()
+                .position(|a| a == "exec" || a == "run")
+                .unwrap_or(0);
+            let r = skip_options(&rest[at + 1..], CONTAINER_VALUED_OPTIONS);
             if r.len() > 1 {
                 eff.shell_lines.push(shell_words::join(&r[1..]));
             }
@@ -359,3 +352,59 @@ pub(super) fn runs_code(
         }
     }
 }
+
+/// Options of `docker`/`podman` `exec` and `run` (and compose's) that take a value, so the
+/// container's or image's name and the command after it are found.
+const CONTAINER_VALUED_OPTIONS: &[&str] = &[
+    "-e",
+    "--env",
+    "-u",
+    "--user",
+    "-w",
+    "--workdir",
+    "--env-file",
+    "--detach-keys",
+    "--index",
+    "-v",
+    "--volume",
+    "--mount",
+    "-p",
+    "--publish",
+    "--name",
+    "--network",
+    "--net",
+    "--entrypoint",
+    "-l",
+    "--label",
+    "--platform",
+    "--pull",
+    "-h",
+    "--hostname",
+    "-m",
+    "--memory",
+    "--cpus",
+    "--add-host",
+    "--device",
+    "--cap-add",
+    "--cap-drop",
+    "--security-opt",
+    "--tmpfs",
+    "--ulimit",
+    "--restart",
+    "--log-driver",
+    "--log-opt",
+    "--shm-size",
+    "--ipc",
+    "--pid",
+    "--userns",
+    "--uts",
+    "--cgroupns",
+    "--gpus",
+    "--runtime",
+    "--dns",
+    "-f",
+    "--file",
+    "-p",
+    "--project-name",
+    "--profile",
+];
