@@ -745,6 +745,8 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "printf '[build]\\nrustc-wrapper=\"/tmp/x\"\\n' >> ~/.cargo/config.toml",
         "echo 'import os' > ~/.local/lib/python3.11/site-packages/evil.pth",
         "patch ~/.bashrc < /tmp/p.diff",
+        "python3 -W ignore -c 'import shutil; shutil.rmtree(\"/tmp/ws-none\")'",
+        "setsid -f rm -rf ~",
         "chmod 000 ~",
         "powershell -enc SQBFAFgA",
         "schtasks /create /tn x /tr evil.exe /sc onlogon",

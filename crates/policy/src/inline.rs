@@ -101,6 +101,26 @@ pub fn scan(name: &str, args: &[String], stdin: &Stdin) -> Found {
     } else {
         inline_code(name, args)
     };
+    // Python modules that run statements or debugger commands given as arguments:
+    // `python3 -m timeit -s SETUP STMT`, `python3 -m pdb -c CMD script.py`.
+    if lang == "python" {
+        let module = args
+            .iter()
+            .position(|a| a == "-m")
+            .and_then(|i| args.get(i + 1))
+            .map(String::as_str);
+        let inline = match module {
+            Some("timeit") => args.len() > 2,
+            Some("pdb") => args.iter().any(|a| a == "-c" || a.starts_with("--command")),
+            _ => false,
+        };
+        if inline {
+            found.opaque = Some(format!(
+                "{name} -m {} runs the statements or commands it is given, which are not read",
+                module.unwrap_or_default()
+            ));
+        }
+    }
     // gawk's extensions are shared libraries: `@load "x"` in the program, `-l x`/`--load x`.
     if is_awk(name)
         && (code.as_deref().is_some_and(|c| c.contains("@load"))
@@ -263,9 +283,35 @@ fn mentions_variable(code: &str) -> bool {
 
 fn inline_code(name: &str, args: &[String]) -> Option<String> {
     let flags = code_flags(name)?;
-    for (i, a) in args.iter().enumerate() {
-        if flags.contains(&a.as_str()) {
+    // Options whose value is the next word (`python3 -W ignore -c …`, `node -r x -e …`),
+    // and letters that take a value in a cluster (what follows them is that value).
+    let (valued_words, valued_letters): (&[&str], &str) = match language(name) {
+        "python" => (&["-W", "-X"], "WXm"),
+        "node" => (
+            &[
+                "-r",
+                "--require",
+                "--import",
+                "--loader",
+                "--experimental-loader",
+                "-C",
+                "--conditions",
+                "--input-type",
+                "--env-file",
+            ],
+            "rC",
+        ),
+        _ => (&["-I", "-r", "-C", "-E", "-M", "-m"], "MmIxWXrC"),
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if flags.contains(&a) {
             return args.get(i + 1).cloned();
+        }
+        if valued_words.contains(&a) {
+            i += 2;
+            continue;
         }
         // Clustered short flags ending in the code flag: perl -le, python -Ic. Flags that
         // take a value (`-MFile::Path=x`, `-Idir`, `-W…`, `-r mod`) end a cluster: what
@@ -275,7 +321,7 @@ fn inline_code(name: &str, args: &[String]) -> Option<String> {
             && !a.starts_with("--")
             && a[1..]
                 .chars()
-                .all(|c| c.is_ascii_alphabetic() && !"MmIxWXrC".contains(c))
+                .all(|c| c.is_ascii_alphabetic() && !valued_letters.contains(c))
         {
             let last = a.chars().last();
             if flags
@@ -288,6 +334,7 @@ fn inline_code(name: &str, args: &[String]) -> Option<String> {
         if !a.starts_with('-') {
             return None;
         }
+        i += 1;
     }
     None
 }

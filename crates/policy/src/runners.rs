@@ -84,6 +84,14 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
                 "{name} runs the program its arguments name, which is not judged"
             ))
         }
+        // `less +CMD` runs a less command at start (`+!…` runs a shell); `nano -s PROG`
+        // names the spell checker it runs.
+        "less" | "more" | "most" if rest.iter().any(|a| a.starts_with('+') && a.contains('!')) => {
+            Some(format!("{name} +!… runs a shell command"))
+        }
+        "nano" | "pico" if has_option(rest, Some('s'), Some("speller")) => {
+            Some(format!("{name} -s names a program it runs"))
+        }
         "tar" | "gtar" | "bsdtar" => tar(rest),
         "git" => super::git_runs::git(rest),
         "ssh" | "scp" | "sftp" => ssh(name, rest),

@@ -84,8 +84,10 @@ pub(super) fn shell_state(
 pub(super) fn prefix(name: &str, rest: &[String]) -> Option<Vec<String>> {
     Some(match name {
         "nice" => skip_options(rest, &["-n", "--adjustment"]).to_vec(),
-        "nohup" | "time" | "builtin" | "unbuffer" | "catchsegv" | "setsid" | "noglob"
-        | "nocorrect" | "busybox" | "toybox" => skip_options(rest, &["-o", "-f"]).to_vec(),
+        // GNU time's `-o FILE` and `-f FORMAT` take values; setsid's `-f` (fork) does not.
+        "time" => skip_options(rest, &["-o", "-f", "--output", "--format"]).to_vec(),
+        "nohup" | "builtin" | "unbuffer" | "catchsegv" | "setsid" | "noglob" | "nocorrect"
+        | "busybox" | "toybox" => skip_options(rest, &[]).to_vec(),
         "strace" | "ltrace" | "proxychains" | "proxychains4" | "torsocks" => skip_options(
             rest,
             &[
