@@ -545,6 +545,14 @@ fn is_system_file(path: &str) -> bool {
         "/usr/bin/",
         "/usr/sbin/",
         "/usr/lib/",
+        // First on PATH: a program there shadows the system's.
+        "/usr/local/bin/",
+        "/usr/local/sbin/",
+        "/usr/local/lib/",
+        "/usr/libexec/",
+        "/usr/share/",
+        "/var/spool/",
+        "/var/lib/",
     ];
     SYSTEM_FILE_DIRS.iter().any(|d| path.starts_with(d))
 }

@@ -74,6 +74,71 @@ pub fn exposes(name: &str, args: &[String], cwd: Option<&str>) -> Option<(&'stat
                 "moves a repository's .git (its whole history) away".into(),
             ))
         }
+        // Keys typed into another program (a terminal there runs them, unjudged).
+        "xdotool" | "ydotool" if matches!(first, "type" | "key" | "keydown" | "keyup") => Some((
+            "opaque_script",
+            format!("{name} types into another program: a terminal there runs what it types"),
+        )),
+        "wtype" => Some((
+            "opaque_script",
+            "wtype types into another program: a terminal there runs what it types".into(),
+        )),
+        "kitty" | "wezterm" if args.iter().any(|a| a == "send-text" || a == "send-key") => Some((
+            "opaque_script",
+            format!("{name} sends text to another terminal, which runs it unjudged"),
+        )),
+        // Another running process traced (its memory, its secrets) or its limits changed.
+        "strace" | "ltrace"
+            if flags
+                .iter()
+                .any(|f| f.starts_with("-p") || f.starts_with("--attach")) =>
+        {
+            Some((
+                "privileged",
+                format!("{name} -p attaches to a running process and reads what it does"),
+            ))
+        }
+        "prlimit"
+            if flags
+                .iter()
+                .any(|f| f.starts_with("-p") || f.starts_with("--pid")) =>
+        {
+            Some((
+                "destructive_admin",
+                "prlimit changes another running process's limits".into(),
+            ))
+        }
+        // The kernel's modules and the loader's cache: code for every process.
+        "insmod" | "rmmod" => Some((
+            "destructive_admin",
+            format!("{name} loads or removes a kernel module"),
+        )),
+        "modprobe"
+            if !flags.iter().any(|f| {
+                matches!(
+                    *f,
+                    "-n" | "--dry-run" | "-c" | "--showconfig" | "-D" | "--show-depends"
+                )
+            }) =>
+        {
+            Some((
+                "destructive_admin",
+                "modprobe loads or removes a kernel module".into(),
+            ))
+        }
+        "ldconfig"
+            if !targets.is_empty()
+                || flags
+                    .iter()
+                    .any(|f| f.starts_with("-f") || f.starts_with("-C") || f.starts_with("-r")) =>
+        {
+            Some((
+                "destructive_admin",
+                "ldconfig adds directories to the loader's cache: their libraries load into every \
+                 program"
+                    .into(),
+            ))
+        }
         "mysqladmin" if matches!(first, "drop") => Some((
             "destructive_admin",
             "mysqladmin drop drops a database".into(),
