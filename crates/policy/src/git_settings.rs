@@ -73,6 +73,18 @@ pub fn data_key(key: &str, value: &str) -> bool {
     if value.starts_with('!') {
         return false;
     }
+    // Data, but not every value: `safe.directory=*` trusts every repository's configuration
+    // whoever owns it, `http.sslVerify=false` takes any server's word for who it is.
+    match key.as_str() {
+        "safe.directory" => return value.trim_matches(['\'', '"']) != "*",
+        "http.sslverify" => {
+            return matches!(
+                value.to_ascii_lowercase().as_str(),
+                "true" | "yes" | "on" | "1"
+            );
+        }
+        _ => {}
+    }
     let section = key.split('.').next().unwrap_or("");
     if SECTIONS.contains(&section) || KEYS.contains(&key.as_str()) {
         return true;

@@ -91,6 +91,11 @@ pub fn carries_unread_code(name: &str, value: &str) -> bool {
         // every shell started after.
         | "HISTFILE" => true,
         "NODE_OPTIONS" => !node_options_are_data(value),
+        // Certificate checks turned off, or a trusted authority of the line's choosing:
+        // whatever is downloaded from then on (packages, scripts) can be anyone's code.
+        "GIT_SSL_NO_VERIFY" | "CURL_CA_BUNDLE" | "REQUESTS_CA_BUNDLE" | "SSL_CERT_FILE"
+        | "SSL_CERT_DIR" | "GIT_SSL_CAINFO" | "NODE_EXTRA_CA_CERTS" | "PIP_CERT" => true,
+        "NODE_TLS_REJECT_UNAUTHORIZED" | "PYTHONHTTPSVERIFY" => value.trim() == "0",
         _ => {
             ["BASH_FUNC_", "GIT_CONFIG_", "LD_", "DYLD_", "LUA_INIT"]
                 .iter()

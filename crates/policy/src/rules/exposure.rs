@@ -139,6 +139,34 @@ pub fn exposes(name: &str, args: &[String], cwd: Option<&str>) -> Option<(&'stat
                     .into(),
             ))
         }
+        // The machine's own guards switched off: its firewall's default let through,
+        // SELinux or AppArmor stopped enforcing.
+        "iptables" | "ip6tables" if flags.iter().any(|f| *f == "-P" || f.starts_with("--policy")) => Some((
+            "destructive_admin",
+            format!("{name} -P changes the firewall's default for every connection"),
+        )),
+        "setenforce" if matches!(first, "0" | "permissive" | "Permissive") => Some((
+            "destructive_admin",
+            "setenforce 0 stops SELinux enforcing its rules".into(),
+        )),
+        "aa-disable" | "aa-complain" | "aa-teardown" => Some((
+            "destructive_admin",
+            format!("{name} stops AppArmor confining programs"),
+        )),
+        // Keys and keychains destroyed.
+        "gpg" | "gpg2" if flags.iter().any(|f| f.starts_with("--delete-secret")) => Some((
+            "destructive_admin",
+            format!("{name} deletes secret keys"),
+        )),
+        "security" if first == "delete-keychain" => Some((
+            "destructive_admin",
+            "security delete-keychain deletes a keychain and what it holds".into(),
+        )),
+        // pip's own configuration file (`~/.config/pip/pip.conf`): an index, a trusted host.
+        "pip" | "pip3" if first == "config" && matches!(second, "set" | "edit" | "unset") => Some((
+            "startup_file_write",
+            "pip config writes pip's configuration (where it fetches packages from, which hosts it trusts)".into(),
+        )),
         "mysqladmin" if matches!(first, "drop") => Some((
             "destructive_admin",
             "mysqladmin drop drops a database".into(),
