@@ -83,22 +83,22 @@ pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
 }
 
 /// The arguments of `program` on its command line. cmd.exe does not read a command line as
-/// other programs do (backslash-escaped quotes mean nothing to it): the line after its `/c`
-/// goes as it is, inside the one pair of quotes `/s` tells it to strip.
+/// other programs do (backslash-escaped quotes mean nothing to it): a headless line given
+/// to it as `/d /s /c LINE` (`headless::shell_args`) goes as it is, inside the one pair of
+/// quotes `/s` tells it to strip. Any other argv is quoted the usual way.
 fn add_args(cmd: &mut std::process::Command, program: &str, args: &[String]) {
     use std::os::windows::process::CommandExt;
     let is_cmd = std::path::Path::new(program)
         .file_stem()
         .and_then(|n| n.to_str())
         .is_some_and(|n| n.eq_ignore_ascii_case("cmd"));
-    let mut after_c = false;
-    for a in args {
-        if is_cmd && after_c {
-            cmd.raw_arg(format!("\"{a}\""));
-        } else {
-            cmd.arg(a);
+    match args {
+        [d, s, c, line] if is_cmd && d == "/d" && s == "/s" && c == "/c" => {
+            cmd.args([d, s, c]).raw_arg(format!("\"{line}\""));
         }
-        after_c = is_cmd && a.eq_ignore_ascii_case("/c");
+        _ => {
+            cmd.args(args);
+        }
     }
 }
 

@@ -98,6 +98,17 @@ async def test_the_server_answers_mcp_and_runs_a_headless_command_in_cmd():
             assert p["result"]["stdout"].strip() == '"two  spaces"'
             assert p["result"]["stderr"].strip() == "oops"
             assert "exit 3" in res.content[0].text
+            # A program and its arguments (no shell line) are quoted as Windows programs
+            # read them.
+            res = await session.call_tool(
+                TOOL,
+                {
+                    "action": "execute",
+                    "invocation": {"mode": "headless", "intent": "execute_command"},
+                    "execution": {"command": "cmd", "args": ["/c", "echo", "two  words"]},
+                },
+            )
+            assert res.structured_content["result"]["stdout"].strip() == '"two  words"', res.content[0].text
 
 
 @pytest.mark.anyio
