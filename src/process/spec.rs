@@ -19,3 +19,26 @@ pub struct SessionSpec<'a> {
     pub confined: bool,
     pub io: SessionIo,
 }
+
+impl SessionSpec<'_> {
+    /// The program as it will start, inside the operator's sandbox when confined (`Err`
+    /// with `PermissionDenied` and the reason when the sandbox cannot be set up: nothing
+    /// starts unconfined), and the session's descriptors.
+    pub(super) fn into_launch(self) -> std::io::Result<(crate::sandbox::Launch, SessionIo)> {
+        let launch = if self.confined {
+            crate::sandbox::current()
+                .wrap(self.program, self.args, self.cwd, self.expose, self.env)
+                .map_err(|u| {
+                    std::io::Error::new(std::io::ErrorKind::PermissionDenied, u.to_string())
+                })?
+        } else {
+            crate::sandbox::Launch {
+                program: self.program.to_string(),
+                args: self.args.to_vec(),
+                env: self.env,
+                landlock: None,
+            }
+        };
+        Ok((launch, self.io))
+    }
+}

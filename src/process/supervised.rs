@@ -170,20 +170,10 @@ impl Supervised {
 }
 
 pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
-    let launch = if spec.confined {
-        crate::sandbox::current()
-            .wrap(spec.program, spec.args, spec.cwd, spec.expose, spec.env)
-            .map_err(|u| std::io::Error::new(std::io::ErrorKind::PermissionDenied, u.to_string()))?
-    } else {
-        crate::sandbox::Launch {
-            program: spec.program.to_string(),
-            args: spec.args.to_vec(),
-            env: spec.env,
-            landlock: None,
-        }
-    };
+    let cwd = spec.cwd.display().to_string();
+    let (launch, io) = spec.into_launch()?;
     let (ours, theirs) = socket_pair(SockType::Stream)?;
-    let (mode, stdio) = match spec.io {
+    let (mode, stdio) = match io {
         SessionIo::Headless { stdout, stderr } => (Mode::Headless, vec![stdout, stderr]),
         SessionIo::Terminal { tty } => (Mode::Terminal, vec![tty]),
     };
@@ -192,7 +182,7 @@ pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
         program: launch.program,
         args: launch.args,
         landlock: launch.landlock,
-        cwd: spec.cwd.display().to_string(),
+        cwd,
         env: launch.env,
     };
     {

@@ -42,23 +42,13 @@ pub async fn stop_spawner() {}
 pub async fn spawn(spec: SessionSpec<'_>) -> std::io::Result<Supervised> {
     use std::os::windows::process::CommandExt;
     // With a sandbox asked for, it is unavailable here: the start is refused with the
-    // reason. Without one, the program runs as it is.
-    let launch = if spec.confined {
-        crate::sandbox::current()
-            .wrap(spec.program, spec.args, spec.cwd, spec.expose, spec.env)
-            .map_err(|u| std::io::Error::new(std::io::ErrorKind::PermissionDenied, u.to_string()))?
-    } else {
-        crate::sandbox::Launch {
-            program: spec.program.to_string(),
-            args: spec.args.to_vec(),
-            env: spec.env,
-            landlock: None,
-        }
-    };
-    let SessionIo::Headless { stdout, stderr } = spec.io;
+    // reason (the server does not start with one in any case).
+    let cwd = spec.cwd;
+    let (launch, io) = spec.into_launch()?;
+    let SessionIo::Headless { stdout, stderr } = io;
     let mut cmd = std::process::Command::new(&launch.program);
     add_args(&mut cmd, &launch.program, &launch.args);
-    cmd.current_dir(spec.cwd)
+    cmd.current_dir(cwd)
         .envs(launch.env)
         .stdin(std::process::Stdio::null())
         .stdout(stdout)
