@@ -56,10 +56,27 @@ pub fn into_home(argv: &[String], cwd: Option<&str>) -> Option<Finding> {
                 .last()
                 .copied()
                 .unwrap_or(".");
-            if !unpacks || !is_home(dir) {
+            // Members named by absolute path or with `..` kept as they are (`tar -P`,
+            // `--absolute-names`, `unzip -:`): they land wherever they point, a `.bashrc`
+            // among them.
+            let anywhere = if name == "unzip" {
+                flags.contains(&"-:")
+            } else {
+                rest.iter().any(|a| {
+                    a.starts_with("--abs")
+                        || (a.starts_with('-') && !a.starts_with("--") && a.contains('P'))
+                        || (!a.starts_with('-') && a == rest[0].as_str() && a.contains('P'))
+                })
+            };
+            if unpacks && anywhere {
+                "unpacks an archive's members where their absolute or parent paths point, \
+                 start-up files among them"
+                    .into()
+            } else if !unpacks || !is_home(dir) {
                 return None;
+            } else {
+                "unpacks an archive into the home directory, where start-up files are".into()
             }
-            "unpacks an archive into the home directory, where start-up files are".into()
         }
         _ => return None,
     };
@@ -100,6 +117,10 @@ mod tests {
             "rsync -a evil/ ~/",
             "cp evil/.bashrc ~",
             "mv x/.profile $HOME/",
+            "tar -xPf evil.tar",
+            "tar xPf evil.tar",
+            "tar --absolute-names -xf evil.tar",
+            "unzip -: evil.zip",
         ] {
             assert!(judged(warned), "{warned}");
         }
@@ -107,6 +128,7 @@ mod tests {
             "cp notes.txt ~",
             "tar -C ~ -tf evil.tar",
             "tar xf x.tar",
+            "tar -cPf out.tar /etc/hostname",
             "tar -C ~/src/proj -xf x.tar",
             "unzip -l evil.zip -d ~",
             "cp -r evil ~/src/",
