@@ -194,10 +194,14 @@ impl Default for Allowlist {
             prefix: words(&["git", "tag"]),
             rest: Rest::Flags(words(&["-l", "--list"])),
         });
-        e.push(Entry {
-            prefix: words(&["git", "stash", "list"]),
-            rest: Rest::Any,
-        });
+        // `git stash list` takes `git log`'s options (`--output=FILE` among them, which
+        // writes anywhere): read as `git log` is.
+        if let Some(spec) = strict_options::git_spec("log") {
+            e.push(Entry {
+                prefix: words(&["git", "stash", "list"]),
+                rest: Rest::Getopt(spec),
+            });
+        }
         e.extend(
             strict_build::entries()
                 .into_iter()
@@ -206,10 +210,6 @@ impl Default for Allowlist {
                     rest: Rest::Options(options),
                 }),
         );
-        e.push(Entry {
-            prefix: words(&["npm", "ls"]),
-            rest: Rest::Any,
-        });
         for tool in [
             "python3", "python", "node", "rustc", "go", "npm", "git", "cargo",
         ] {
@@ -417,6 +417,13 @@ mod tests {
         assert!(a.check("rg --hostname-bin ./evil foo", None).is_err());
         assert!(a.check("git diff --stat", None).is_ok());
         assert!(a.check("git diff --output=/tmp/x", None).is_err());
+        assert!(a.check("npm ls --depth=0", None).is_ok());
+        assert!(a.check("npm ls --logs-dir=/tmp/x", None).is_err());
+        assert!(a.check("npm ls --userconfig x", None).is_err());
+        assert!(a.check("git stash list", None).is_ok());
+        assert!(a.check("git stash list --oneline", None).is_ok());
+        assert!(a.check("git stash list --output=/tmp/x", None).is_err());
+        assert!(a.check("git stash list --outp=/tmp/x", None).is_err());
         assert!(a.check("hostname", None).is_ok());
         assert!(a.check("hostname -f", None).is_ok());
         assert!(a.check("hostname pwned", None).is_err());

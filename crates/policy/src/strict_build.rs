@@ -128,6 +128,25 @@ const CARGO_FMT_CHECK: &[&str] = &[
 /// The script runners' own quiet switches; after `--`, the test script's arguments.
 const SCRIPT_RUNNER: &[&str] = &["--silent", "-s", "--quiet", "-q"];
 
+/// `npm ls`: what it lists and how. Not `--logs-dir` (npm writes its debug log into any
+/// directory named) nor `--userconfig`/`--prefix` (another configuration, another tree).
+const NPM_LS: &[&str] = &[
+    "--all",
+    "-a",
+    "--json",
+    "--long",
+    "-l",
+    "--parseable",
+    "-p",
+    "--depth=",
+    "--omit=",
+    "--include=",
+    "--global",
+    "-g",
+    "--link",
+    "--unicode",
+];
+
 const PYTEST: &[&str] = &[
     "-q",
     "--quiet",
@@ -277,6 +296,9 @@ pub fn entries() -> Vec<(Vec<String>, Options)> {
             list(&[CARGO_FMT_CHECK]),
             false,
         ),
+        // It runs no script, but npm reads the project's `.npmrc`, which the agent may
+        // have written (`logs-dir=` puts npm's log in any directory): the project's code.
+        entry(&["npm", "ls"], list(&[NPM_LS]), false),
         entry(&["npm", "test"], list(&[SCRIPT_RUNNER]), true),
         entry(&["npm", "run", "test"], list(&[SCRIPT_RUNNER]), true),
         entry(&["yarn", "test"], list(&[SCRIPT_RUNNER]), true),
