@@ -238,7 +238,8 @@ impl Service {
             TermRequest::Run(a) => {
                 let before = self.unentered.before(&a.terminal_id);
                 Some(if before.is_empty() {
-                    (a.command.clone(), self.policy.evaluate(&a.command, None))
+                    let d = self.policy.evaluate_in_terminal(&a.command, None);
+                    (a.command.clone(), d)
                 } else {
                     let line = format!("{before}{}", a.command);
                     // The line itself is pasted (its control keys refused by the contract);

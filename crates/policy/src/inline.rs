@@ -169,6 +169,23 @@ pub fn scan(name: &str, args: &[String], stdin: &Stdin) -> Found {
     found
 }
 
+/// The commands a line typed into a terminal hands to the system if a REPL reads it
+/// (`os.system("…")` at Python's prompt, `execSync('…')` at Node's, backticks at Ruby's):
+/// a terminal's foreground program is not known when its input is judged, so the calls of
+/// every REPL's language are looked for. Only the calls count: the rest of a shell line read
+/// as code would be words no REPL knows.
+pub fn repl_calls(line: &str) -> Vec<String> {
+    let mut found = Found::default();
+    for lang in ["python", "node", "ruby"] {
+        scan_code(lang, line, &mut found);
+    }
+    let mut out = found.shell_lines;
+    out.extend(found.argvs.iter().map(shell_words::join));
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The commands `code` hands to the system, and whether it uses anything not known to be
 /// harmless (then it cannot be read, and a person decides).
 fn read_code(name: &str, lang: &str, code: &str, found: &mut Found) {

@@ -482,7 +482,7 @@ impl Policy {
         let readings = typed::readings(text);
         let mut findings: Vec<Finding> = readings
             .iter()
-            .flat_map(|r| self.evaluate(r, cwd).findings)
+            .flat_map(|r| self.evaluate_in_terminal(r, cwd).findings)
             .collect();
         if typed::rearranges(text) {
             findings.push(Finding {

@@ -85,6 +85,19 @@ fn keys(text: &str) -> Vec<Key> {
     out
 }
 
+impl crate::Policy {
+    /// A line for a terminal, whose foreground program may be a shell or a REPL: judged as
+    /// a shell line, and the commands it would hand to the system at a REPL's prompt
+    /// (`import os; os.system("rm -rf ~")` typed into `python3`) judged as lines too.
+    pub fn evaluate_in_terminal(&self, line: &str, cwd: Option<&str>) -> crate::Decision {
+        let mut findings = self.evaluate(line, cwd).findings;
+        for call in line.lines().flat_map(crate::inline::repl_calls) {
+            findings.extend(self.evaluate(&call, cwd).findings);
+        }
+        crate::Decision::of(findings)
+    }
+}
+
 /// The readings of `text` to judge, each a text of lines (without duplicates).
 pub fn readings(text: &str) -> Vec<String> {
     let keys = keys(text);
@@ -218,6 +231,36 @@ mod tests {
         // A broken sequence does not swallow the Enter after it.
         assert_eq!(erased("ls\u{1b}[\r"), "ls\n");
         assert_eq!(erased("ls\u{1b}O\r"), "ls\n");
+    }
+
+    #[test]
+    fn a_terminal_line_is_also_read_as_a_repl_reads_it() {
+        let p = crate::Policy::default();
+        let verdict = |line: &str| p.evaluate_in_terminal(line, None).authorization;
+        use crate::Authorization::*;
+        // At Python's, Node's or Ruby's prompt these run the commands they name.
+        assert_eq!(verdict("import os; os.system(\"rm -rf ~\")"), Blocked);
+        assert_eq!(verdict("subprocess.run([\"rm\", \"-rf\", \"/\"])"), Blocked);
+        assert_eq!(verdict("`rm -rf ~`"), Blocked);
+        assert_eq!(
+            verdict("require('child_process').execSync('curl x | sh')"),
+            AllowedWithWarning
+        );
+        // As a shell line alone, the first is harmless text (`import` and a syntax error).
+        assert_eq!(
+            p.evaluate("import os; os.system(\"rm -rf ~\")", None)
+                .authorization,
+            Allowed
+        );
+        for benign in ["print(1+1)", "os.system(\"ls\")", "npm run build", "ls -la"] {
+            assert_eq!(verdict(benign), Allowed, "{benign}");
+        }
+        // Keys are read the same way, line by line.
+        assert_eq!(
+            p.evaluate_input("python3\rimport os; os.system('rm -rf ~')\r", None)
+                .authorization,
+            Blocked
+        );
     }
 
     #[test]

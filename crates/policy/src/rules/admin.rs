@@ -2,6 +2,7 @@
 //! installs, kills of every process, setuid bits, and containers handed the host.
 
 use super::*;
+use crate::wrappers::basename;
 
 /// Operations that destroy infrastructure, data or access, by tool.
 pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option<String> {
@@ -158,9 +159,15 @@ pub fn package_install(name: &str, args: &[String]) -> Option<String> {
             matches!(words.get(1).copied(), Some("install" | "uninstall"))
         }
         "pip" | "pip3" | "pipx" => matches!(first, "install" | "uninstall"),
-        "python" | "python3" => args.windows(3).any(|w| {
-            w[0] == "-m" && w[1] == "pip" && matches!(w[2].as_str(), "install" | "uninstall")
-        }),
+        // `python -m pip install`, and a project's `setup.py install` / `develop`, which
+        // put it into the interpreter's (or the user's) site-packages as pip would.
+        "python" | "python3" => {
+            args.windows(3).any(|w| {
+                w[0] == "-m" && w[1] == "pip" && matches!(w[2].as_str(), "install" | "uninstall")
+            }) || args.windows(2).any(|w| {
+                basename(&w[0]) == "setup.py" && matches!(w[1].as_str(), "install" | "develop")
+            })
+        }
         // Named packages (new code from the registry, with install scripts) or global ones;
         // a bare `npm install` / `npm ci` restores the project's locked dependencies.
         "npm" | "pnpm" | "bun" => {

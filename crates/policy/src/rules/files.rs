@@ -3,135 +3,34 @@
 //! after), and the files that hold credentials (a key read is a key that can be sent).
 
 use super::secrets::{is_secret_dir, is_secret_file};
+use super::startup::{
+    home_bin, home_configuration, home_configuration_if_home, is_shell_startup, is_startup_file,
+};
 use super::*;
 use crate::getopt::option_values;
 use crate::wrappers::basename;
 
-/// A shell's own start-up files under the home directory, whose text is shell lines (what
-/// an `echo` writes into one can be judged as a line).
-const SHELL_STARTUP: &[&str] = &[
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".profile",
-    ".zshrc",
-    ".zshenv",
-    ".zprofile",
-    ".zlogin",
-    ".zlogout",
-    ".kshrc",
-    ".mkshrc",
-];
-
-/// The other files under the home directory that a shell or a tool runs, or reads for what
-/// to run, when it starts: exact paths, and directories (ending in `/`) whose every file
-/// counts.
-const HOME_STARTUP: &[&str] = &[
-    ".cshrc",
-    ".tcshrc",
-    ".inputrc",
-    ".gitconfig",
-    ".npmrc",
-    ".yarnrc",
-    ".pam_environment",
-    ".xprofile",
-    ".xinitrc",
-    ".xsession",
-    ".vimrc",
-    ".exrc",
-    ".gdbinit",
-    ".wgetrc",
-    ".curlrc",
-    ".emacs",
-    ".ssh/authorized_keys",
-    ".ssh/config",
-    ".ssh/rc",
-    ".ssh/environment",
-    ".config/fish/",
-    ".config/git/",
-    ".config/nvim/",
-    ".config/autostart/",
-    ".config/systemd/user/",
-    ".config/environment.d/",
-    ".emacs.d/",
-    ".vim/",
-    ".local/share/applications/",
-    ".config/interactive-terminal-mcp/",
-    // Early on most distributions' `PATH` (as `~/bin` is, see `home_bin`): a program
-    // written there shadows the one the person, and every later command, means.
-    ".local/bin/",
-];
-
-/// Whether a (normalized) path is in the home's own `bin`, which Debian's and Ubuntu's
-/// `.profile` put first on `PATH`. Only a path that names the home counts: a relative
-/// `bin/tool` of a terminal whose directory is not known is a project's, as often as not.
-/// Whether a (normalized) path is in the home's configuration: a hidden name at the home's
-/// top or anything under one (`~/.cargo/config.toml`, `~/.config/systemd/user/x.service`,
-/// `~/.local/lib/python3/site-packages/x.pth`, `~/.tmux.conf`), or macOS's launch agents.
-/// An allow-list the other way round: only the caches pass (`~/.cache/`), since each list
-/// of the files programs read at start missed some (`.pythonrc`, `.gradle/init.d`,
-/// `.m2/settings.xml`, `.psqlrc`, …).
-fn home_configuration(path: &str) -> bool {
-    in_home(path).is_some_and(|r| {
-        (r.starts_with('.') && !r.starts_with(".cache/") && r != ".cache")
-            || r.starts_with("Library/LaunchAgents/")
-            || r.starts_with("Library/LaunchDaemons/")
-    })
-}
-
-fn home_bin(path: &str) -> bool {
-    in_home(path).is_some_and(|r| r.starts_with("bin/"))
-}
-
-/// A path's part under the home directory (`~/x`, `$HOME/x`, `/home/u/x` for the home),
-/// once normalized.
-fn in_home(path: &str) -> Option<&str> {
-    if let Some(rest) = path.strip_prefix("~/") {
-        return Some(rest);
-    }
-    let home = super::home_dir()?;
-    path.strip_prefix(home.as_str())?.strip_prefix('/')
-}
-
-/// Whether a file of this name, put in the home directory, is one of its start-up files.
-pub(super) fn home_startup_name(name: &str) -> bool {
-    listed(name, SHELL_STARTUP) || listed(name, HOME_STARTUP)
-}
-
-fn listed(rest: &str, list: &[&str]) -> bool {
-    list.iter().any(|p| {
-        if p.ends_with('/') {
-            rest.starts_with(p)
-        } else {
-            rest == *p
+/// The files a command links to (`ln -s ~/.bashrc x`, `ln ~/.bashrc`, `cp -s`): a link is
+/// a way to write its file later (`>> x`), so a start-up file linked to is one written.
+/// Only start-up files count: a link to a system file (`ln -s /usr/bin/python3 venv/bin/`)
+/// is everyday, and writing through it needs the rights writing it directly needs.
+fn linked_to(argv: &[String]) -> Vec<&str> {
+    let Some(first) = argv.first() else {
+        return Vec::new();
+    };
+    let (flags, targets) = flags_and_targets(&argv[1..]);
+    let links = match basename(first).as_str() {
+        "ln" | "link" => true,
+        "cp" => {
+            has_short(&flags, &['s', 'l'])
+                || argv.iter().any(|a| a == "--symbolic-link" || a == "--link")
         }
-    })
-}
-
-/// Whether a (normalized) path is a start-up file: one of the home's, or a repository's
-/// configuration and hooks (`.git/config`, `.git/hooks/…`), which git runs from.
-pub fn is_startup_file(path: &str) -> bool {
-    if in_home(path).is_some_and(|r| listed(r, SHELL_STARTUP) || listed(r, HOME_STARTUP)) {
-        return true;
+        _ => false,
+    };
+    if !links {
+        return Vec::new();
     }
-    // The repository's directory itself, or its hooks', written into (`cp x .git/hooks`,
-    // `mv dir .git`): what lands there is what git runs.
-    let dir = path.trim_end_matches('/');
-    dir.ends_with("/.git/config")
-        || dir == ".git/config"
-        || dir.contains("/.git/hooks/")
-        || dir.starts_with(".git/hooks/")
-        || [".git", ".git/hooks"]
-            .iter()
-            .any(|d| dir == *d || dir.ends_with(&format!("/{d}")))
-}
-
-/// Whether a (normalized) path is a shell's own start-up file, whose text is shell lines
-/// (what an `echo` writes into it can be judged as a line; an `.inputrc`, a `.gitconfig` or
-/// `authorized_keys` is read another way).
-fn is_shell_startup(path: &str) -> bool {
-    in_home(path).is_some_and(|r| SHELL_STARTUP.contains(&r))
+    targets
 }
 
 /// The files a command writes by its nature, as far as its argv shows (its redirections
@@ -148,6 +47,7 @@ pub(crate) fn written_by(argv: &[String]) -> Vec<&str> {
     let (flags, targets) = flags_and_targets(&argv[1..]);
     match name.as_str() {
         "tee" | "truncate" => out.extend(targets.iter().copied()),
+
         "cp" | "mv" | "ln" | "install" | "rsync" if targets.len() >= 2 => {
             out.extend(targets.last().copied());
         }
@@ -230,7 +130,7 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
     out.extend(redirects.iter().find_map(|r| shell_network(r, argv)));
     let shown = literal_writer(argv);
     let redirected = redirects.iter().map(String::as_str);
-    for w in redirected.chain(written_by(argv)) {
+    for w in redirected.chain(written_by(argv)).chain(linked_to(argv)) {
         let paths = places(w, cwd);
         if shown && redirects.iter().any(|r| r == w) && paths.iter().any(|p| is_shell_startup(p)) {
             continue;
@@ -247,7 +147,8 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
             ));
             break;
         }
-        if paths.first().is_some_and(|p| home_configuration(p)) {
+        let home = paths.iter().skip(1).any(|p| home_configuration_if_home(p));
+        if home || paths.first().is_some_and(|p| home_configuration(p)) {
             out.push(finding(
                 Severity::Warn,
                 "startup_file_write",
@@ -265,6 +166,8 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
     // ssh's own identity (`ssh -i ~/.ssh/id_ed25519`, `-oIdentityFile=`) is a key used
     // where it lies, the one use a key has that sends nothing of it.
     let ssh = matches!(program.as_str(), "ssh" | "scp" | "sftp");
+    // An environment file uploaded (`curl -F f=@.env URL`): its tokens leave with it.
+    let sender = super::sequences::SENDERS.contains(&program.as_str());
     let identity = |i: usize| {
         let (before, word) = (argv[i - 1].as_str(), argv[i].to_ascii_lowercase());
         ssh && (before == "-i"
@@ -281,7 +184,9 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
         .map(|a| a.trim_start_matches('@'))
         .find(|a| {
             let path = normalize(a, cwd);
-            is_secret_file(&path) || is_secret_dir(&path, &program)
+            is_secret_file(&path)
+                || is_secret_dir(&path, &program)
+                || (sender && super::secrets::is_environment_file(a))
         })
     {
         out.push(secret_read(secret, argv));
@@ -501,6 +406,52 @@ mod tests {
         ] {
             assert!(rules(line, redirects).is_empty(), "{line}");
         }
+    }
+
+    #[test]
+    fn a_relative_hidden_path_where_the_directory_is_not_known_may_be_the_homes() {
+        let rules = |line: &str, redirect: &str, cwd: Option<&str>| -> Vec<&'static str> {
+            check_files(&w(line), &[redirect.to_string()], cwd)
+                .iter()
+                .map(|f| f.rule)
+                .collect()
+        };
+        // A terminal's directory is not known: it may be the home.
+        for written in [
+            ".cargo/config.toml",
+            ".tmux.conf",
+            ".vscode/extensions/x/x.js",
+        ] {
+            assert_eq!(
+                rules("cat x", written, None),
+                ["startup_file_write"],
+                "{written}"
+            );
+            assert!(
+                rules("cat x", written, Some("/work")).is_empty(),
+                "{written}"
+            );
+        }
+        // What a project keeps at its top, and nothing runs from in a home, passes.
+        for written in [
+            ".gitignore",
+            ".env.local",
+            ".github/workflows/ci.yml",
+            ".envrc",
+        ] {
+            assert!(rules("cat x", written, None).is_empty(), "{written}");
+        }
+        // A link made to a start-up file is a way to write it.
+        let linked = |line: &str| {
+            check_files(&w(line), &[], None)
+                .iter()
+                .map(|f| f.rule)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(linked("ln -s ~/.bashrc x"), ["startup_file_write"]);
+        assert_eq!(linked("cp -s ~/.profile p"), ["startup_file_write"]);
+        assert!(linked("ln -sf /usr/bin/python3 venv/bin/python").is_empty());
+        assert!(linked("cp -r ~/.bashrc.d.example x").is_empty());
     }
 }
 

@@ -2,7 +2,7 @@
 //! a copy, a sync or an archive unpacked there can put a `.bashrc` in place without the line
 //! naming it (`tar -C ~ -xf x.tar`, `cp -r dir/. ~`, `cp dir/.bashrc ~`).
 
-use super::files::home_startup_name;
+use super::startup::home_startup_name;
 use super::*;
 use crate::wrappers::basename;
 

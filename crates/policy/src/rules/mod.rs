@@ -18,6 +18,7 @@ mod into_home;
 pub mod reading;
 mod secrets;
 mod sequences;
+mod startup;
 mod system;
 mod windows;
 mod windows_unread;

@@ -72,6 +72,36 @@ const LISTERS: &[&str] = &[
     "chown", "touch", "cd", "pushd", "basename", "dirname",
 ];
 
+/// Whether a path holds an environment's variables, and the tokens among them: a process's
+/// own (`/proc/self/environ`, `/proc/$$/environ`) or a project's `.env` files (not their
+/// templates: `.env.example`, `.env.sample`, `.env.template`, `.env.dist`). Reading one is
+/// what `env` is; sending one on is warned.
+pub fn is_environment_file(path: &str) -> bool {
+    let path = path.trim_start_matches('@');
+    let path = path
+        .split_once('=')
+        .map_or(path, |(_, v)| v.trim_start_matches('@'));
+    if path.starts_with("/proc/") && path.ends_with("/environ") {
+        return true;
+    }
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name == ".env"
+        || name.strip_prefix(".env.").is_some_and(|rest| {
+            !matches!(
+                rest,
+                "example" | "sample" | "template" | "dist" | "defaults"
+            )
+        })
+}
+
+/// Whether `ps` is asked for every process's environment (BSD's `e`: `ps auxe`, `ps eww`).
+pub fn shows_environments(program: &str, args: &[String]) -> bool {
+    program == "ps"
+        && args.iter().any(|a| {
+            !a.starts_with('-') && a.chars().all(|c| c.is_ascii_alphabetic()) && a.contains('e')
+        })
+}
+
 /// Whether a (normalized) path holds credentials, or is a pattern that can match one.
 pub fn is_secret_file(path: &str) -> bool {
     // Another process's environment and memory (tokens, keys).
@@ -175,7 +205,16 @@ pub fn prints_credentials(program: &str, args: &[String]) -> Option<&'static str
                 || (first == "ecr" && second == "get-login-password")
                 || (first == "sts" && second == "get-session-token")
         }
-        "kubectl" | "oc" => first == "config" && second == "view" && has("--raw"),
+        // The cluster's credentials, or a secret's data in a format that shows it (`get
+        // secret x -o yaml`; the bare `get secrets` lists names).
+        "kubectl" | "oc" => {
+            (first == "config" && second == "view" && has("--raw"))
+                || (first == "get"
+                    && second.starts_with("secret")
+                    && args.iter().any(|a| {
+                        a.starts_with("-o") || a.starts_with("--output") || a == "--template"
+                    }))
+        }
         "security" => first.contains("password") || first == "dump-keychain",
         // `pass NAME` and `pass show NAME` print; the bare command and other verbs list or
         // change the store.
@@ -224,6 +263,9 @@ pub fn prints_credentials(program: &str, args: &[String]) -> Option<&'static str
         }
         "echo" | "printf" => args.iter().any(|a| references_credential(a)),
         "npm" => first == "token",
+        // The kernel's keyring: a key's payload printed (`keyctl print @u`).
+        "keyctl" => matches!(first, "print" | "pipe" | "read"),
+        "ps" => shows_environments(program, args),
         "doctl" => first == "auth" && second == "token",
         _ => program.starts_with("docker-credential-") && first == "get",
     };

