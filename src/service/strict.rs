@@ -24,9 +24,47 @@ const PATH: &str = "PATH";
 /// `bin`): those are looked up from the request's working directory, where a file named like
 /// an allowlisted program would run in its place. `None` when every entry is absolute.
 fn absolute_search_path() -> Option<String> {
-    let path = std::env::var(PATH).ok()?;
-    let kept: Vec<&str> = path.split(':').filter(|d| d.starts_with('/')).collect();
-    (kept.len() != path.split(':').count()).then(|| kept.join(":"))
+    let path = std::env::var_os(PATH)?;
+    let all: Vec<std::path::PathBuf> = std::env::split_paths(&path).collect();
+    let kept: Vec<&std::path::PathBuf> = all.iter().filter(|d| d.is_absolute()).collect();
+    if kept.len() == all.len() {
+        return None;
+    }
+    let joined = std::env::join_paths(kept).ok()?;
+    Some(joined.to_string_lossy().into_owned())
+}
+
+/// On Windows a headless line goes to cmd.exe, which reads quotes, `&` and `%` otherwise
+/// than the POSIX reading the allowlist judged (`echo 'x & calc'` is one `echo` word to the
+/// allowlist, two commands to cmd): an admitted line runs as its program and arguments,
+/// with no shell. And Windows programs take `/x` as their options (`sort /o FILE` writes
+/// FILE), which the allowlist's option tables do not know: such a word is refused.
+#[cfg(windows)]
+fn without_a_shell(req: &mut Request) -> Result<(), String> {
+    if let Some(word) = req
+        .execution
+        .args
+        .iter()
+        .flatten()
+        .find(|a| a.starts_with('/'))
+    {
+        return Err(format!(
+            "{word}: Windows programs read a word starting with / as an option, and this \
+             allowlist does not know theirs"
+        ));
+    }
+    if req.execution.args.is_some() {
+        return Ok(());
+    }
+    let command = req.execution.command.clone().unwrap_or_default();
+    let mut words = shell_words::split(&command).map_err(|e| format!("{command}: {e}"))?;
+    if words.is_empty() {
+        return Err("an empty command".into());
+    }
+    let program = words.remove(0);
+    req.execution.command = Some(program);
+    req.execution.args = Some(words);
+    without_a_shell(req)
 }
 
 /// Refuse a repository whose git configuration names a program a reading command would run
@@ -145,6 +183,10 @@ impl Service {
                 }
             };
             req.runs_project_code = admitted.runs_project_code;
+            #[cfg(windows)]
+            if let Err(why) = without_a_shell(&mut req) {
+                return response::failure(&env, &self.strict_refusal(&req, &command, why));
+            }
             let names = req.execution.env.iter().flatten().map(|(k, _)| k.as_str());
             if let Some(name) = self.policy.env.refused(names) {
                 let why = format!(

@@ -307,12 +307,9 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         Ok(keys) => keys,
         Err(e) => return showing(e),
     };
-    lifecycle::input(core, &t, &keys, None).await.map_err(|e| {
-        OpError::new(
-            OpErrorKind::Invalid,
-            format!("cannot write to terminal {}: {e}", t.id),
-        )
-    })?;
+    lifecycle::input(core, &t, &keys, None)
+        .await
+        .map_err(|e| unwritable(&t, e))?;
     drop(entering);
     line.typed(core).await;
     let integrated = t.state().detection;
@@ -524,12 +521,7 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
     let to_editor = guard::reaches_line_editor(&t);
     lifecycle::input(core, &t, &a.data, None)
         .await
-        .map_err(|e| {
-            OpError::new(
-                OpErrorKind::Invalid,
-                format!("cannot write to terminal {}: {e}", t.id),
-            )
-        })?;
+        .map_err(|e| unwritable(&t, e))?;
     let deadline = started + Duration::from_millis(a.wait_ms);
     let mut waits_for_input = false;
     match &pattern {
@@ -577,4 +569,17 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
         r.terminal = super::view::summary(&t);
     }
     Ok(r)
+}
+
+/// A write the terminal refused: its shell has ended (then the agent is told how, and to
+/// open a new one), or the pty failed.
+fn unwritable(t: &Terminal, e: std::io::Error) -> OpError {
+    let exit = t.state().exit.clone();
+    match exit {
+        Some(x) => OpError::new(OpErrorKind::Exited, exited(&t.id, &x)),
+        None => OpError::new(
+            OpErrorKind::Invalid,
+            format!("cannot write to terminal {}: {e}", t.id),
+        ),
+    }
 }

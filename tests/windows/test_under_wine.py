@@ -112,6 +112,31 @@ async def test_the_server_answers_mcp_and_runs_a_headless_command_in_cmd():
 
 
 @pytest.mark.anyio
+async def test_the_strict_tool_runs_its_program_without_cmd_and_refuses_windows_options():
+    async with stdio_client(server()) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            # A program found on PATH (absolute entries, Windows' separator) runs as itself.
+            res = await session.call_tool("memory_terminal", headless("hostname"))
+            p = res.structured_content
+            assert p["result"]["exit_code"] == 0, res.content[0].text
+            assert p["result"]["stdout"].strip(), p
+            # One `echo` word to the allowlist's POSIX reading; three commands to cmd.exe,
+            # which never sees the line.
+            res = await session.call_tool(
+                "memory_terminal", headless("echo 'x & echo INJECTED & rem '")
+            )
+            assert "INJECTED" not in json.dumps(res.structured_content), res.content[0].text
+            # `sort /o FILE` writes FILE: a Windows option the tables do not know.
+            res = await session.call_tool(
+                "memory_terminal", headless("sort /o out.txt in.txt")
+            )
+            p = res.structured_content
+            assert p["error"]["code"] == "PM_TERM_BLOCKED_DESTRUCTIVE", p
+            assert "/o" in p["error"]["message"], p
+
+
+@pytest.mark.anyio
 async def test_terminate_ends_every_process_of_the_command_in_its_job():
     tag = "-n 301 "
     async with stdio_client(server()) as (read, write):

@@ -196,7 +196,7 @@ pub fn check_windows(text: &str) -> Vec<Finding> {
                         &mut out,
                         Severity::Block,
                         "windows_remove_root",
-                        "recursive deletion of a drive root",
+                        "recursive deletion of a drive root, the Windows directory or a profile",
                         stmt,
                     );
                 } else if recursive && (powershell || rest.iter().any(|a| a == "/s")) {
