@@ -34,6 +34,11 @@ fn windows_words(stmt: &str) -> Vec<String> {
     words
 }
 
+/// Processes whose end stops Windows (a blue screen or a log-off of everyone).
+const CRITICAL_PROCESSES: &[&str] = &[
+    "csrss", "wininit", "winlogon", "lsass", "smss", "services", "svchost",
+];
+
 /// Windows directories whose recursive deletion breaks the machine (lower-case).
 const WINDOWS_SYSTEM_DIRS: &[&str] = &[
     "windows",
@@ -150,6 +155,28 @@ pub fn check_windows(text: &str) -> Vec<Finding> {
                     stmt,
                 )
             }
+            // A process Windows cannot run without (ending one stops the machine), or every
+            // process a filter matches (`/fi "username eq me"`: all of the user's).
+            "taskkill" | "taskkill.exe"
+                if rest.windows(2).any(|p| {
+                    p[0] == "/im" && CRITICAL_PROCESSES.contains(&p[1].trim_end_matches(".exe"))
+                }) =>
+            {
+                push(
+                    &mut out,
+                    Severity::Block,
+                    "kill_all",
+                    "taskkill ends a process Windows cannot run without",
+                    stmt,
+                )
+            }
+            "taskkill" | "taskkill.exe" if rest.iter().any(|a| a == "/fi") => push(
+                &mut out,
+                Severity::Warn,
+                "kill_all",
+                "taskkill /fi ends every process its filter matches",
+                stmt,
+            ),
             "stop-computer" | "restart-computer" => push(
                 &mut out,
                 Severity::Block,
@@ -216,6 +243,15 @@ pub fn check_windows(text: &str) -> Vec<Finding> {
             && let Some(why) = super::windows_unread::unread(&w)
         {
             push(&mut out, Severity::Warn, "windows_unread", &why, stmt);
+        }
+        if let Some(path) = super::windows_unread::startup_written(stmt) {
+            push(
+                &mut out,
+                Severity::Warn,
+                "startup_file_write",
+                &format!("writes {path}, which runs when the user logs on or starts a shell"),
+                stmt,
+            );
         }
         if let Some(path) = super::windows_unread::secret_named(&w, cmd) {
             push(

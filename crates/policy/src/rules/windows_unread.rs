@@ -281,19 +281,58 @@ pub(super) fn secret_named(words: &[String], program: &str) -> Option<String> {
         if !(w.contains('\\') || w.starts_with('$') || w.starts_with('%')) {
             return None;
         }
-        let w = w.replace('\\', "/");
-        let home = [
-            "$env:userprofile/",
-            "%userprofile%/",
-            "$home/",
-            "${home}/",
-            "~/",
-        ]
-        .iter()
-        .find_map(|h| w.strip_prefix(h))?;
-        let path = format!("~/{home}");
+        let path = in_profile(w)?;
         (is_secret_file(&path) || is_secret_dir(&path, program)).then_some(path)
     })
+}
+
+/// A path named the Windows way, as the home's (`~/…`) when it is under a user's profile:
+/// `$env:USERPROFILE\x`, `%USERPROFILE%\x`, `$HOME\x`, `~\x`, `C:\Users\NAME\x`.
+fn in_profile(word: &str) -> Option<String> {
+    let w = word.replace('\\', "/").to_ascii_lowercase();
+    let named = [
+        "$env:userprofile/",
+        "%userprofile%/",
+        "$home/",
+        "${home}/",
+        "~/",
+    ]
+    .iter()
+    .find_map(|h| w.strip_prefix(h).map(str::to_string));
+    let users = || {
+        let b = w.as_bytes();
+        let rest = (b.len() > 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'/')
+            .then(|| &w[3..])?
+            .strip_prefix("users/")?;
+        rest.split_once('/').map(|(_, under)| under.to_string())
+    };
+    named.or_else(users).map(|under| format!("~/{under}"))
+}
+
+/// Where a statement's output is redirected to (`echo x > FILE`, `>> FILE`), when that is a
+/// place Windows or a shell runs from when the user logs on or starts one: the Startup
+/// folder, a PowerShell profile (`$PROFILE`, `…\WindowsPowerShell\…profile.ps1`), or a
+/// start-up file of the profile (`%USERPROFILE%\.gitconfig`, `.ssh\authorized_keys`).
+pub(super) fn startup_written(stmt: &str) -> Option<String> {
+    let at = stmt.rfind('>')?;
+    let target = stmt[at + 1..].trim().trim_matches(['"', '\'']).trim();
+    // Named the Windows way only: a POSIX path is the POSIX rules' (which judge a literal
+    // line written into `~/.bashrc` as a line).
+    let lower = target.to_ascii_lowercase();
+    if !(target.contains('\\')
+        || target.starts_with('%')
+        || lower.starts_with("$env:")
+        || lower.starts_with("$profile"))
+    {
+        return None;
+    }
+    let t = target.replace('\\', "/").to_ascii_lowercase();
+    let runs = t.contains("/start menu/programs/startup")
+        || t.starts_with("$profile")
+        || (t.ends_with("profile.ps1")
+            && (t.contains("/windowspowershell/") || t.contains("/powershell/")))
+        || in_profile(&t).is_some_and(|p| super::startup::is_startup_file(&p));
+    (!target.is_empty() && runs).then(|| target.to_string())
 }
 
 #[cfg(test)]
@@ -354,5 +393,33 @@ mod tests {
         ] {
             assert!(unread(&words(changes)).is_some(), "{changes}");
         }
+    }
+
+    #[test]
+    fn writes_where_windows_runs_from_and_keys_in_a_profile_are_seen() {
+        for line in [
+            r#"echo calc > "%APPDATA%\Microsoft\Windows\Start Menu\Programs\Startup\x.bat""#,
+            "echo iex x >> $PROFILE",
+            r"echo x > C:\Users\me\Documents\WindowsPowerShell\Microsoft.PowerShell_profile.ps1",
+            r"echo [core] > C:\Users\me\.gitconfig",
+            r"echo ssh-ed25519 AAAA >> %USERPROFILE%\.ssh\authorized_keys",
+        ] {
+            assert!(startup_written(line).is_some(), "{line}");
+        }
+        for line in [
+            "echo x > out.txt",
+            r"dir > C:\Users\me\list.txt",
+            "dir 2>&1",
+        ] {
+            assert_eq!(startup_written(line), None, "{line}");
+        }
+        assert_eq!(
+            secret_named(&words(r"type C:\Users\me\.ssh\id_ed25519"), "type").as_deref(),
+            Some("~/.ssh/id_ed25519")
+        );
+        assert_eq!(
+            secret_named(&words(r"type C:\Users\me\notes.txt"), "type"),
+            None
+        );
     }
 }
