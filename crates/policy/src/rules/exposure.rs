@@ -45,6 +45,17 @@ pub fn exposes(name: &str, args: &[String], cwd: Option<&str>) -> Option<(&'stat
                     .into(),
             ))
         }
+        // A new public repository (or gist) made from what is here: `gh repo create x
+        // --public --source=. --push`, `gh gist create --public`.
+        "gh" if matches!(first, "repo" | "gist")
+            && second == "create"
+            && args.iter().any(|a| a == "--public" || (a == "-p" && first == "gist")) =>
+        {
+            Some((
+                "destructive_admin",
+                format!("gh {first} create --public: what it is made from is published to everyone"),
+            ))
+        }
         // Every user may change what was the owner's: their code then runs as the owner.
         "chmod" if opens_to_everyone(targets.first().copied().unwrap_or("")) => Some((
             "permissions_open",

