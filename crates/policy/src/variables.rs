@@ -60,6 +60,23 @@ pub const PROMPT_VARIABLES: &[&str] = &[
 /// directories (`HOME=…` makes `git` read a `.gitconfig` with a `core.fsmonitor`), and the
 /// repository git reads its configuration and hooks from.
 pub fn carries_unread_code(name: &str, value: &str) -> bool {
+    // zsh's tables of what names run: `functions[ls]='…'`, `aliases[x]=…`, `commands[x]=…`.
+    if let Some((table, _)) = name.split_once('[')
+        && matches!(
+            table,
+            "functions"
+                | "aliases"
+                | "galiases"
+                | "saliases"
+                | "commands"
+                | "builtins"
+                | "reswords"
+                | "dis_functions"
+                | "dis_aliases"
+        )
+    {
+        return true;
+    }
     match name {
         "IFS" | "PERL5OPT" | "RUBYOPT" | "JAVA_TOOL_OPTIONS" | "_JAVA_OPTIONS"
         | "JDK_JAVA_OPTIONS" => true,

@@ -236,10 +236,22 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
                 "export" | "declare" | "typeset" | "local" | "readonly"
             )
         });
+        // fish's `set -x NAME VALUE…` (also `-gx`, `-Ux`, `--export`) exports as `export
+        // NAME=VALUE` does; bash's `set -x` takes no name, so nothing is read into it there.
+        let fish_set = (c.argv.first().is_some_and(|w| w == "set")
+            && c.argv.get(1).is_some_and(|o| o.starts_with('-')))
+        .then(|| {
+            let mut words = c.argv[1..].iter().skip_while(|w| w.starts_with('-'));
+            let name = words.next()?;
+            let value: Vec<&str> = words.map(String::as_str).collect();
+            Some((name.clone(), value.join(":")))
+        })
+        .flatten();
         let set_here: Vec<(String, String)> = c
             .assignments
             .iter()
             .cloned()
+            .chain(fish_set)
             .chain(c.argv.iter().skip(1).filter(|_| exported).filter_map(|w| {
                 w.split_once('=')
                     .map(|(k, v)| (k.to_string(), v.to_string()))

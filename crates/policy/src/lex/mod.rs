@@ -144,6 +144,12 @@ impl Lexer<'_> {
                     self.end_command(or);
                 }
                 '<' | '>' => self.redirect(),
+                // fish's `(cmd)` and zsh's `=(cmd)`: a command whose output becomes words
+                // (or a file). In bash a `(` here is a syntax error.
+                '(' if self.substitutes_here() => {
+                    self.i += 1;
+                    self.substitution(')');
+                }
                 _ => {
                     self.cur.push(c);
                     self.i += 1;
@@ -151,6 +157,51 @@ impl Lexer<'_> {
             }
         }
         self.end_command(true);
+    }
+
+    /// Whether the parentheses opened here hold one quoted string and nothing else
+    /// (`print('rm -rf /')` typed at a REPL's prompt): to fish that is a command named by
+    /// the whole string, spaces and all, which does not exist — a call's argument, not a
+    /// command to judge.
+    fn quoted_string_only(&self) -> bool {
+        let rest = &self.s[self.i + 1..];
+        let mut at = rest.iter().take_while(|c| c.is_whitespace()).count();
+        let Some(&quote) = rest.get(at).filter(|c| matches!(c, '\'' | '"')) else {
+            return false;
+        };
+        at += 1;
+        while let Some(&c) = rest.get(at) {
+            if c == quote {
+                break;
+            }
+            at += if c == '\\' && quote == '"' { 2 } else { 1 };
+        }
+        at += 1;
+        at += rest
+            .get(at..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|c| c.is_whitespace())
+            .count();
+        rest.get(at) == Some(&')')
+    }
+
+    /// Whether a `(` inside a command opens a command substitution (fish's `ls (pwd)`,
+    /// zsh's `source =(curl …)`): not a function's `NAME ()`, nor a case pattern's `(a)`.
+    fn substitutes_here(&self) -> bool {
+        // `case x in (a) …`: a pattern's optional opening parenthesis.
+        if self.peek(1) == Some(')')
+            || self.cur.trim_start().starts_with("case ")
+            || self.quoted_string_only()
+        {
+            return false;
+        }
+        // Only where a word begins (`ls (pwd)`), or after zsh's `=`: glued to a name
+        // (`print(1+1)`, `os.system("…")`) it is a call typed at a REPL's prompt, which the
+        // REPL reading judges (`inline::repl_calls`) — and an array's `NAME=(…)`, an extended
+        // glob's `@(…)`, `*(…)` are words of their own.
+        let word = self.cur.rsplit(char::is_whitespace).next().unwrap_or("");
+        word.is_empty() || word == "="
     }
 
     /// A backslash and the character it escapes, kept for `shell-words` to undo.
@@ -464,122 +515,8 @@ impl Lexer<'_> {
     }
 }
 
-/// Whether a word is a redirection operator: any run of `<`, `>`, `&`, `|` the lexer made of
-/// one (`>`, `>>`, `&>`, `>&`, `2>&`, `>|`, `<>`, and zsh's `>>&`, `&>|`, `>&|`), after
-/// an optional descriptor number. Not a list of the forms one shell takes: a form left out
-/// would hide the file it writes.
-fn is_redirect_op(w: &str) -> bool {
-    let op = w.trim_start_matches(|c: char| c.is_ascii_digit());
-    let heredoc = matches!(op, "<<" | "<<-" | "<<<");
-    heredoc
-        || ((op.starts_with('<') || op.starts_with('>') || op.starts_with("&>"))
-            && op.chars().all(|c| matches!(c, '<' | '>' | '&' | '|')))
-}
-
-/// Whether a `>&`/`<&` target names a descriptor (`2>&1`, `>&-`, `3>&1-`) rather than a
-/// file (`>& FILE` writes the file, stdout and stderr both).
-fn is_descriptor(target: &str) -> bool {
-    target
-        .strip_suffix('-')
-        .unwrap_or(target)
-        .chars()
-        .all(|c| c.is_ascii_digit())
-}
-
-/// Shell words that open or continue a compound command: the command follows them.
-const LEADING_KEYWORDS: &[&str] = &[
-    "if", "then", "else", "elif", "do", "while", "until", "!", "{", "(",
-];
-/// Shell words that close a compound command (nothing runs).
-const CLOSING_KEYWORDS: &[&str] = &["fi", "done", "esac", "}", ")"];
-/// Loop headers whose own words run nothing (`for x in …; do`).
-const LOOP_HEADERS: &[&str] = &["for", "select"];
-
-fn assignment(w: &str) -> Option<(String, String)> {
-    let (k, v) = w.split_once('=')?;
-    let k = k.strip_suffix('+').unwrap_or(k);
-    let valid = !k.is_empty()
-        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !k.starts_with(|c: char| c.is_ascii_digit());
-    valid.then(|| (k.to_string(), v.to_string()))
-}
-
-/// Words of one simple command: shell keywords, function headers (`f()`, `function f`) and
-/// leading assignments taken off, `{`/`}` group words dropped, redirections taken out with
-/// their targets, here-strings kept as the command's input.
-fn words_to_simple(words: Vec<String>) -> Simple {
-    let mut s = Simple::default();
-    if words
-        .first()
-        .is_some_and(|w| LOOP_HEADERS.contains(&w.as_str()))
-    {
-        return s;
-    }
-    let mut it = words.into_iter().peekable();
-    // `case WORD in PATTERN) cmd`: the command starts after the pattern.
-    if it.peek().is_some_and(|w| w == "case") {
-        for w in it.by_ref() {
-            if w == "in" {
-                break;
-            }
-        }
-    }
-    let mut leading = true;
-    while let Some(w) = it.next() {
-        if is_redirect_op(&w) {
-            let target = it.next().unwrap_or_default();
-            let op = w.trim_start_matches(|c: char| c.is_ascii_digit());
-            if op == "<<<" {
-                s.input.push_str(&target);
-                s.input.push('\n');
-                continue;
-            }
-            let dup = (op.ends_with('&') && is_descriptor(&target))
-                || op.starts_with('<') && !op.starts_with("<>");
-            if op == "<" && !target.is_empty() {
-                s.reads.push(target.clone());
-            }
-            if !dup && !target.is_empty() {
-                s.redirects.push(target);
-            }
-            continue;
-        }
-        if leading {
-            if let Some(a) = assignment(&w) {
-                s.assignments.push(a);
-                continue;
-            }
-            if LEADING_KEYWORDS.contains(&w.as_str()) {
-                continue;
-            }
-            // Function headers: `f()`, `f ()`, `function f`; case patterns `x)`.
-            if w == "function" {
-                it.next();
-                continue;
-            }
-            // `f(){ body; }`: the header and the group's brace as one word.
-            if w.ends_with("()") || w.ends_with("(){") {
-                continue;
-            }
-            if it.peek().is_some_and(|n| n == "()") {
-                it.next();
-                continue;
-            }
-            if w.ends_with(')') && !w.contains('(') && s.argv.is_empty() {
-                continue;
-            }
-            if CLOSING_KEYWORDS.contains(&w.as_str()) && it.peek().is_none() {
-                continue;
-            }
-            leading = false;
-        }
-        if w == "}" && it.peek().is_none() {
-            continue;
-        }
-        s.argv.push(w);
-    }
-    s
-}
+mod words;
+use words::words_to_simple;
 
 #[cfg(test)]
 mod tests;

@@ -162,3 +162,31 @@ fn assignments_are_kept() {
     );
     assert_eq!(p.commands[1].argv, v(&["$X"]));
 }
+
+#[test]
+fn fish_and_zsh_substitutions_are_commands_where_a_word_begins() {
+    // fish's `(cmd)` and zsh's `=(cmd)`: the command inside is one of the line's.
+    assert!(argvs("ls (rm -rf ~)").contains(&v(&["rm", "-rf", "~"])));
+    assert!(argvs("diff =(ls) =(ls -a)").contains(&v(&["ls", "-a"])));
+    // Not a function header, an array, a glob qualifier, a case pattern, a call glued to
+    // a name, nor a quoted string alone in parentheses.
+    for literal in [
+        "f () { ls; }",
+        "arr=(a b)",
+        "a[1]=x",
+        "ls *(.)",
+        "ls !(*.txt)",
+        "case x in (a) echo a;; esac",
+        "print(1+1)",
+        "echo ('rm -rf /')",
+    ] {
+        assert!(
+            parse(literal)
+                .commands
+                .iter()
+                .all(|c| c.substitutions.is_empty()),
+            "{literal}: {:?}",
+            argvs(literal)
+        );
+    }
+}

