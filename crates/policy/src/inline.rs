@@ -5,6 +5,7 @@
 //! `fs.rmSync`), read off its string literals so the same rules judge them as commands.
 //! A literal that is not an argument of such a call is data and judged by nothing.
 
+use crate::inline_literals::literals;
 use crate::stdin::{Stdin, input_name, stream_name};
 
 /// Longest inline program scanned (the rest is still run; a program this long is judged
@@ -374,15 +375,6 @@ fn reads_program_from_stdin(args: &[String]) -> bool {
     args.iter().all(|a| a.starts_with('-'))
 }
 
-/// A string literal of the program and the call it is an argument of.
-struct Literal {
-    text: String,
-    callee: String,
-    /// Position of the literal inside a list argument (`run(["rm", "-rf", "/"])`).
-    in_list: bool,
-    backtick: bool,
-}
-
 fn scan_code(lang: &str, code: &str, found: &mut Found) {
     let code: Vec<char> = code.chars().take(MAX_CODE).collect();
     let literals = literals(&code);
@@ -402,6 +394,24 @@ fn scan_code(lang: &str, code: &str, found: &mut Found) {
                     argv.push(literals[i].text.clone());
                 }
                 found.argvs.push(argv);
+            } else if literals
+                .get(i + 1)
+                .is_some_and(|next| next.in_list && next.callee == lit.callee)
+            {
+                // A program and its arguments' list: `spawnSync('rm', ['-rf', '/'])`,
+                // `execFile('rm', [...])`, `os.execvp('rm', ['rm', ...])`.
+                let mut argv = vec![lit.text.clone()];
+                while i + 1 < literals.len()
+                    && literals[i + 1].in_list
+                    && literals[i + 1].callee == lit.callee
+                {
+                    i += 1;
+                    argv.push(literals[i].text.clone());
+                }
+                found.argvs.push(argv);
+                // The line as a shell would read the program's word, too (`spawn('rm -rf
+                // ~', [], {shell: true})`).
+                found.shell_lines.push(lit.text.clone());
             } else {
                 found.shell_lines.push(lit.text.clone());
             }
@@ -412,93 +422,6 @@ fn scan_code(lang: &str, code: &str, found: &mut Found) {
         }
         i += 1;
     }
-}
-
-/// The identifier that ends just before `end` (skipping blanks), lower-cased.
-fn identifier_before(code: &[char], mut end: usize) -> String {
-    while end > 0 && code[end - 1].is_whitespace() {
-        end -= 1;
-    }
-    let mut start = end;
-    while start > 0 && (code[start - 1].is_alphanumeric() || code[start - 1] == '_') {
-        start -= 1;
-    }
-    code[start..end]
-        .iter()
-        .collect::<String>()
-        .to_ascii_lowercase()
-}
-
-/// The call a literal starting at `at` is an argument of: `f("…")`, `f "…"` (perl, ruby),
-/// `f(["…", …])` (in a list).
-fn callee(code: &[char], at: usize, list_callee: &Option<String>) -> (String, bool) {
-    let mut j = at;
-    while j > 0 && code[j - 1].is_whitespace() {
-        j -= 1;
-    }
-    match j.checked_sub(1).map(|k| code[k]) {
-        Some('(') => (identifier_before(code, j - 1), false),
-        Some('[') => {
-            let mut k = j - 1;
-            while k > 0 && code[k - 1].is_whitespace() {
-                k -= 1;
-            }
-            if k > 0 && code[k - 1] == '(' {
-                (identifier_before(code, k - 1), true)
-            } else {
-                (String::new(), false)
-            }
-        }
-        Some(',') => match list_callee {
-            Some(c) => (c.clone(), true),
-            None => (String::new(), false),
-        },
-        Some(c) if c.is_alphanumeric() || c == '_' => (identifier_before(code, j), false),
-        _ => (String::new(), false),
-    }
-}
-
-fn literals(code: &[char]) -> Vec<Literal> {
-    let mut out = Vec::new();
-    let mut list_callee: Option<String> = None;
-    let mut i = 0;
-    while i < code.len() {
-        let c = code[i];
-        match c {
-            '\'' | '"' | '`' => {
-                let (callee, in_list) = callee(code, i, &list_callee);
-                let mut text = String::new();
-                let mut j = i + 1;
-                while j < code.len() && code[j] != c {
-                    if code[j] == '\\' && j + 1 < code.len() {
-                        j += 1;
-                        text.push(match code[j] {
-                            'n' => '\n',
-                            't' => '\t',
-                            other => other,
-                        });
-                    } else {
-                        text.push(code[j]);
-                    }
-                    j += 1;
-                }
-                list_callee = in_list.then(|| callee.clone());
-                out.push(Literal {
-                    text,
-                    callee,
-                    in_list,
-                    backtick: c == '`',
-                });
-                i = j + 1;
-            }
-            ']' => {
-                list_callee = None;
-                i += 1;
-            }
-            _ => i += 1,
-        }
-    }
-    out
 }
 
 #[cfg(test)]

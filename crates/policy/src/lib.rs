@@ -11,6 +11,7 @@ mod getopt;
 mod git_runs;
 mod git_settings;
 mod inline;
+mod inline_literals;
 mod inline_words;
 pub mod lex;
 pub mod limits;

@@ -1,0 +1,119 @@
+//! The string literals of a program's code, each with the call it is an argument of
+//! (`os.system("…")`, `spawnSync('rm', ['-rf', '/'])`, perl's `system "…"`): what
+//! `inline` reads the commands code hands to the system from.
+
+/// A string literal of the program and the call it is an argument of.
+pub(crate) struct Literal {
+    pub(crate) text: String,
+    pub(crate) callee: String,
+    /// Position of the literal inside a list argument (`run(["rm", "-rf", "/"])`).
+    pub(crate) in_list: bool,
+    pub(crate) backtick: bool,
+}
+
+/// The identifier that ends just before `end` (skipping blanks), lower-cased.
+fn identifier_before(code: &[char], mut end: usize) -> String {
+    while end > 0 && code[end - 1].is_whitespace() {
+        end -= 1;
+    }
+    let mut start = end;
+    while start > 0 && (code[start - 1].is_alphanumeric() || code[start - 1] == '_') {
+        start -= 1;
+    }
+    code[start..end]
+        .iter()
+        .collect::<String>()
+        .to_ascii_lowercase()
+}
+
+/// The call a literal starting at `at` is an argument of: `f("…")`, `f "…"` (perl, ruby),
+/// `f(["…", …])` (in a list).
+fn callee(
+    code: &[char],
+    at: usize,
+    list_callee: &Option<String>,
+    call: &Option<String>,
+) -> (String, bool) {
+    let mut j = at;
+    while j > 0 && code[j - 1].is_whitespace() {
+        j -= 1;
+    }
+    match j.checked_sub(1).map(|k| code[k]) {
+        Some('(') => (identifier_before(code, j - 1), false),
+        Some('[') => {
+            let mut k = j - 1;
+            while k > 0 && code[k - 1].is_whitespace() {
+                k -= 1;
+            }
+            if k > 0 && code[k - 1] == '(' {
+                (identifier_before(code, k - 1), true)
+            } else if k > 0
+                && code[k - 1] == ','
+                && let Some(c) = call
+            {
+                // The call's later argument: `spawnSync('rm', ['-rf', '/'])`.
+                (c.clone(), true)
+            } else {
+                (String::new(), false)
+            }
+        }
+        Some(',') => match list_callee {
+            Some(c) => (c.clone(), true),
+            None => (String::new(), false),
+        },
+        Some(c) if c.is_alphanumeric() || c == '_' => (identifier_before(code, j), false),
+        _ => (String::new(), false),
+    }
+}
+
+pub(crate) fn literals(code: &[char]) -> Vec<Literal> {
+    let mut out = Vec::new();
+    let mut list_callee: Option<String> = None;
+    // The call whose first argument was the last literal (`spawnSync('rm', …`).
+    let mut call: Option<String> = None;
+    let mut i = 0;
+    while i < code.len() {
+        let c = code[i];
+        match c {
+            '\'' | '"' | '`' => {
+                let (callee, in_list) = callee(code, i, &list_callee, &call);
+                if !in_list {
+                    call = (!callee.is_empty()).then(|| callee.clone());
+                }
+                let mut text = String::new();
+                let mut j = i + 1;
+                while j < code.len() && code[j] != c {
+                    if code[j] == '\\' && j + 1 < code.len() {
+                        j += 1;
+                        text.push(match code[j] {
+                            'n' => '\n',
+                            't' => '\t',
+                            other => other,
+                        });
+                    } else {
+                        text.push(code[j]);
+                    }
+                    j += 1;
+                }
+                list_callee = in_list.then(|| callee.clone());
+                out.push(Literal {
+                    text,
+                    callee,
+                    in_list,
+                    backtick: c == '`',
+                });
+                i = j + 1;
+            }
+            ']' => {
+                list_callee = None;
+                i += 1;
+            }
+            ')' => {
+                call = None;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
