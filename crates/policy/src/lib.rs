@@ -419,6 +419,7 @@ impl Policy {
             findings.push(f);
         }
         findings.extend(rules::check_environment_sent(line));
+        findings.extend(rules::check_computed_kill(line));
         for (what, command) in opaque {
             findings.push(Finding {
                 severity: Severity::Warn,

@@ -25,7 +25,9 @@ mod windows_unread;
 
 pub use argv::check_argv;
 pub use files::{check_read, is_startup_target, moved_to};
-pub use sequences::{check_download_execute, check_environment_sent, check_fork_bomb};
+pub use sequences::{
+    check_computed_kill, check_download_execute, check_environment_sent, check_fork_bomb,
+};
 pub use windows::{check_windows, looks_like_powershell, powershell_script};
 
 use super::lex::COMPUTED;

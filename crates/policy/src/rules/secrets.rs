@@ -96,8 +96,10 @@ pub fn is_environment_file(path: &str) -> bool {
 
 /// Whether `ps` is asked for every process's environment (BSD's `e`: `ps auxe`, `ps eww`).
 pub fn shows_environments(program: &str, args: &[String]) -> bool {
+    // BSD's options come first and without a dash; a later word is an option's value
+    // (`ps -u me`).
     program == "ps"
-        && args.iter().any(|a| {
+        && args.first().is_some_and(|a| {
             !a.starts_with('-') && a.chars().all(|c| c.is_ascii_alphabetic()) && a.contains('e')
         })
 }

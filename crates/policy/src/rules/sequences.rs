@@ -316,6 +316,43 @@ fn environment_sent_in(cmds: &[lex::Simple], depth: usize) -> Option<Finding> {
     })
 }
 
+/// `kill -9 $(pgrep -u "$USER")`, `kill $(ps -o pid= -u me)`: the processes killed are
+/// what a listing prints, and a listing by user, group, terminal or session alone (no name
+/// to match) is every process of theirs — the shell, the server and this session's
+/// supervisors among them.
+pub fn check_computed_kill(line: &str) -> Option<Finding> {
+    let parsed = lex::parse(line);
+    parsed.commands.iter().find_map(|c| {
+        let name = basename(c.argv.first()?);
+        if !matches!(name.as_str(), "kill" | "pkill" | "killall") {
+            return None;
+        }
+        let listed_all = c.substitutions.iter().any(|s| {
+            let Some(p) = s.argv.first().map(|p| basename(p)) else {
+                return false;
+            };
+            let valued = ["-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "--signal"];
+            let operands = s.argv[1..]
+                .iter()
+                .enumerate()
+                .filter(|(i, a)| {
+                    !a.starts_with('-') && (*i == 0 || !valued.contains(&s.argv[*i].as_str()))
+                })
+                .count();
+            p == "ps" || (p == "pgrep" && operands == 0)
+        });
+        listed_all.then(|| {
+            finding(
+                Severity::Warn,
+                "kill_all",
+                "kills every process a listing prints (by user or terminal, with no name to \
+                 match): the shell and the server's own among them",
+                &c.argv,
+            )
+        })
+    })
+}
+
 /// Whether a command (or one inside it) reads a whole environment: `env`, `printenv`,
 /// `set`, `/proc/…/environ`, a `.env` file.
 fn reads_environment(c: &lex::Simple) -> bool {
