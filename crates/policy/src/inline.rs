@@ -384,35 +384,25 @@ fn scan_code(lang: &str, code: &str, found: &mut Found) {
         if lit.backtick && matches!(lang, "perl" | "ruby" | "php") {
             found.shell_lines.push(lit.text.clone());
         } else if SHELL_CALLS.contains(&lit.callee.as_str()) {
-            if lit.in_list {
-                let mut argv = vec![lit.text.clone()];
-                while i + 1 < literals.len()
-                    && literals[i + 1].in_list
-                    && literals[i + 1].callee == lit.callee
-                {
-                    i += 1;
-                    argv.push(literals[i].text.clone());
-                }
-                found.argvs.push(argv);
-            } else if literals
+            // A list (`run(["rm", "-rf", "/"])`), or a program and its arguments' list
+            // (`spawnSync('rm', ['-rf', '/'])`, `execFile`, `os.execvp`): an argv.
+            let listed = literals
                 .get(i + 1)
-                .is_some_and(|next| next.in_list && next.callee == lit.callee)
-            {
-                // A program and its arguments' list: `spawnSync('rm', ['-rf', '/'])`,
-                // `execFile('rm', [...])`, `os.execvp('rm', ['rm', ...])`.
+                .is_some_and(|next| next.in_list && next.callee == lit.callee);
+            if lit.in_list || listed {
                 let mut argv = vec![lit.text.clone()];
-                while i + 1 < literals.len()
-                    && literals[i + 1].in_list
-                    && literals[i + 1].callee == lit.callee
+                while literals
+                    .get(i + 1)
+                    .is_some_and(|next| next.in_list && next.callee == lit.callee)
                 {
                     i += 1;
                     argv.push(literals[i].text.clone());
                 }
                 found.argvs.push(argv);
-                // The line as a shell would read the program's word, too (`spawn('rm -rf
-                // ~', [], {shell: true})`).
-                found.shell_lines.push(lit.text.clone());
-            } else {
+            }
+            // A program's word outside a list is also a line a shell may read (`spawn('rm
+            // -rf ~', [], {shell: true})`).
+            if !lit.in_list {
                 found.shell_lines.push(lit.text.clone());
             }
         } else if TREE_DELETES.contains(&lit.callee.as_str()) {
