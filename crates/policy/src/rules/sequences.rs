@@ -322,26 +322,29 @@ fn environment_sent_in(cmds: &[lex::Simple], depth: usize) -> Option<Finding> {
 /// supervisors among them.
 pub fn check_computed_kill(line: &str) -> Option<Finding> {
     let parsed = lex::parse(line);
-    parsed.commands.iter().find_map(|c| {
-        let name = basename(c.argv.first()?);
-        if !matches!(name.as_str(), "kill" | "pkill" | "killall") {
-            return None;
-        }
-        let listed_all = c.substitutions.iter().any(|s| {
-            let Some(p) = s.argv.first().map(|p| basename(p)) else {
-                return false;
-            };
-            let valued = ["-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "--signal"];
-            let operands = s.argv[1..]
+    let cmds = &parsed.commands;
+    let kills = |c: &lex::Simple| {
+        look_through(c).argvs.iter().any(|a| {
+            a.first()
+                .is_some_and(|p| matches!(basename(p).as_str(), "kill" | "pkill" | "killall"))
+        })
+    };
+    cmds.iter().enumerate().find_map(|(i, c)| {
+        // `kill $(pgrep -u me)`, or `pgrep -u me | xargs kill`.
+        let substituted = kills(c) && c.substitutions.iter().any(lists_everyone);
+        // A `grep` between them picks the processes by name (`ps aux | grep node | awk …
+        // | xargs kill`): not everyone's.
+        let piped = lists_everyone(c)
+            && cmds[i + 1..]
                 .iter()
-                .enumerate()
-                .filter(|(i, a)| {
-                    !a.starts_with('-') && (*i == 0 || !valued.contains(&s.argv[*i].as_str()))
+                .take_while(|d| d.pipeline == c.pipeline)
+                .take_while(|d| {
+                    !d.argv
+                        .first()
+                        .is_some_and(|p| matches!(basename(p).as_str(), "grep" | "egrep" | "rg"))
                 })
-                .count();
-            p == "ps" || (p == "pgrep" && operands == 0)
-        });
-        listed_all.then(|| {
+                .any(kills);
+        (substituted || piped).then(|| {
             finding(
                 Severity::Warn,
                 "kill_all",
@@ -351,6 +354,21 @@ pub fn check_computed_kill(line: &str) -> Option<Finding> {
             )
         })
     })
+}
+
+/// Whether a command lists processes by user, group, terminal or session alone: `ps`, or
+/// `pgrep` with no name to match.
+fn lists_everyone(s: &lex::Simple) -> bool {
+    let Some(p) = s.argv.first().map(|p| basename(p)) else {
+        return false;
+    };
+    let valued = ["-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "--signal"];
+    let operands = s.argv[1..]
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| !a.starts_with('-') && (*i == 0 || !valued.contains(&s.argv[*i].as_str())))
+        .count();
+    p == "ps" || (p == "pgrep" && operands == 0)
 }
 
 /// Whether a command (or one inside it) reads a whole environment: `env`, `printenv`,
