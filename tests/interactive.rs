@@ -937,3 +937,24 @@ async fn a_terminal_whose_shell_ended_says_how_and_how_to_go_on() {
     }
     s.stop().await;
 }
+
+/// A terminal whose shell ends at once (an operator's shell that exits, Wine's stub
+/// `powershell.exe`): the command sent with the open is answered with how the shell ended
+/// and how to go on, not with "the request is malformed".
+#[tokio::test]
+async fn a_shell_that_ends_at_once_is_reported_as_ended() {
+    let s = server()
+        .envs(&[("PM_TERM_INTERACTIVE_SHELL", "/bin/true")])
+        .start()
+        .await;
+    let e = s
+        .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "execution": {"command": "echo hi"}, "runtime": {"wait_ms": 3000}}))
+        .await;
+    assert_eq!(e["error"]["details"]["exited"], true, "{e:#}");
+    let message = e["error"]["message"].as_str().unwrap();
+    assert!(message.contains("exited with code 0"), "{e:#}");
+    let told = e["fallback"]["user_message"].as_str().unwrap();
+    assert!(!told.contains("malformed"), "{e:#}");
+    s.stop().await;
+}
