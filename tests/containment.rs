@@ -150,7 +150,7 @@ fn env() -> Vec<(&'static str, &'static str)> {
 
 /// [`env`] with supervisors alone (`--containment subreaper`, and where the kernel makes no
 /// pid namespace): a command can then reach its supervisor, and what it does there must
-/// still leave nothing. (With a pid namespace it cannot: `tests/adversarial.rs`.)
+/// still leave nothing. (With a pid namespace it cannot: `tests/adversarial/containment.rs`.)
 fn subreaper_env() -> Vec<(&'static str, &'static str)> {
     let mut e = env();
     e.push(("PM_TERM_CONTAINMENT", "subreaper"));

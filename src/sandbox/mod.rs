@@ -15,6 +15,7 @@ pub mod netbridge;
 mod proxy;
 pub mod seccomp;
 mod settings;
+mod syscalls;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -1,6 +1,10 @@
-//! The system calls a sandboxed program is refused, beside what bubblewrap's namespaces or
-//! Landlock confine: what those cannot see.
+//! The system-call filter around a sandboxed program, beside what bubblewrap's namespaces
+//! or Landlock confine: what those cannot see.
 //!
+//! - **Calls** are an allow-list ([`super::syscalls`]): what ordinary programs use, without
+//!   the kernel keyrings, new namespaces, tracing, io_uring, typing into a terminal
+//!   (`TIOCSTI`, `TIOCLINUX`) and the interfaces that need privilege. A call nobody listed is
+//!   refused.
 //! - **Sockets** are an allow-list of address families when the network is not fully on.
 //!   A Unix socket reaches any local service through the file system (path sockets) or, in
 //!   the machine's network namespace, by name (abstract ones) — a Docker daemon, a desktop
@@ -8,19 +12,13 @@
 //!   Under bubblewrap the network namespace is the sandbox's own, so IPv4, IPv6 and netlink
 //!   stay (its loopback, the allow-list proxy's helper); under Landlock, which shares the
 //!   machine's network, no family is left. `socketpair` stays: it connects nothing outside.
-//! - **Tracing** (`ptrace`, `process_vm_readv`, `process_vm_writev`): a sandboxed program
-//!   may not read or drive another process's memory — an unrelated process of the same user
-//!   would run its code outside the sandbox.
-//! - **Typing into a terminal** (`TIOCSTI`, `TIOCLINUX`): pushing keys into a terminal's
-//!   input runs them in whatever reads it — another terminal's shell, outside the sandbox.
-//! - **io_uring**, whose operations (sockets included) are not seen by this filter.
 //! - Under Landlock only: **metadata** — permissions, ownership and times set with a path or
 //!   on a descriptor — which Landlock does not govern, so it would let them through outside
 //!   the writable roots. Refused everywhere (Landlock cannot say where a path lies); setting
 //!   a descriptor's times to now (what `touch` does to the file it just opened) stays.
 //!
 //! A refused call fails with `EACCES` (sockets) or `EPERM`, as the kernel refuses what a
-//! process may not do.
+//! process may not do; `clone3` with `ENOSYS`, so the C library uses `clone`.
 
 #[cfg(target_os = "linux")]
 use std::collections::BTreeMap;
@@ -171,65 +169,20 @@ fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
     SeccompRule::new(conditions).map_err(|e| e.to_string())
 }
 
-/// The compiled filters for `rules`: one for sockets (refused with `EACCES`), when the list
-/// of families is closed, and one for the rest (`EPERM`). They govern different calls, so
-/// installed one after the other each decides its own.
+/// The compiled filters for `rules`, in the order they are installed: one for sockets
+/// (refused with `EACCES`) when the list of families is closed, the allow-list of calls
+/// (anything else refused with `EPERM`, see [`super::syscalls`]), and last `clone3` answered
+/// "not implemented". Every filter runs for every call; the most restrictive answer wins,
+/// and between refusals the filter installed last gives the error.
 #[cfg(target_os = "linux")]
 pub fn filters(rules: &Rules) -> Result<Vec<BpfProgram>, String> {
-    use SeccompCmpArgLen::{Dword, Qword};
-    let mut deny: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    for call in [
-        libc::SYS_ptrace,
-        libc::SYS_process_vm_readv,
-        libc::SYS_process_vm_writev,
-        libc::SYS_io_uring_setup,
-        libc::SYS_io_uring_enter,
-        libc::SYS_io_uring_register,
-    ] {
-        deny.insert(call, Vec::new());
-    }
-    // The request is an int to the kernel: compared on its low 32 bits, so high bits set by
-    // the caller do not slip past.
-    deny.insert(
-        libc::SYS_ioctl,
-        vec![
-            rule(vec![cond(1, Dword, SeccompCmpOp::Eq, libc::TIOCSTI)?])?,
-            rule(vec![cond(1, Dword, SeccompCmpOp::Eq, libc::TIOCLINUX)?])?,
-        ],
-    );
-    if rules.metadata {
-        for call in [
-            libc::SYS_chmod,
-            libc::SYS_fchmod,
-            libc::SYS_fchmodat,
-            libc::SYS_chown,
-            libc::SYS_fchown,
-            libc::SYS_lchown,
-            libc::SYS_fchownat,
-            libc::SYS_utime,
-            libc::SYS_utimes,
-            libc::SYS_futimesat,
-        ] {
-            deny.insert(call, Vec::new());
-        }
-        // fchmodat2 (Linux 6.6), not yet in every C library's list of numbers.
-        deny.insert(452, Vec::new());
-        // utimensat passes only as futimens(fd, NULL): a descriptor's times set to now.
-        deny.insert(
-            libc::SYS_utimensat,
-            vec![
-                rule(vec![cond(1, Qword, SeccompCmpOp::Ne, 0)?])?,
-                rule(vec![cond(2, Qword, SeccompCmpOp::Ne, 0)?])?,
-            ],
-        );
-    }
     let mut refuse_sockets = BTreeMap::new();
     if let Some(families) = rules.sockets.allowed() {
         // Refused when the family is none of the allowed ones (all conditions of a rule
         // must hold): an allow-list, so a family nobody thought of is refused too.
         let conditions = families
             .iter()
-            .map(|f| cond(0, Dword, SeccompCmpOp::Ne, *f as u64))
+            .map(|f| cond(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, *f as u64))
             .collect::<Result<Vec<_>, _>>()?;
         let refused = if conditions.is_empty() {
             Vec::new()
@@ -241,23 +194,34 @@ pub fn filters(rules: &Rules) -> Result<Vec<BpfProgram>, String> {
     let arch: seccompiler::TargetArch = std::env::consts::ARCH
         .try_into()
         .map_err(|e: seccompiler::BackendError| e.to_string())?;
-    let compile =
-        |map: BTreeMap<i64, Vec<SeccompRule>>, errno: i32| -> Result<BpfProgram, String> {
-            SeccompFilter::new(
-                map,
-                SeccompAction::Allow,
-                SeccompAction::Errno(errno as u32),
-                arch,
-            )
+    let compile = |map: BTreeMap<i64, Vec<SeccompRule>>,
+                   mismatch: SeccompAction,
+                   matched: SeccompAction|
+     -> Result<BpfProgram, String> {
+        SeccompFilter::new(map, mismatch, matched, arch)
             .map_err(|e| e.to_string())?
             .try_into()
             .map_err(|e: seccompiler::BackendError| e.to_string())
-        };
+    };
+    let errno = |e: i32| SeccompAction::Errno(e as u32);
     let mut out = Vec::new();
     if !refuse_sockets.is_empty() {
-        out.push(compile(refuse_sockets, libc::EACCES)?);
+        out.push(compile(
+            refuse_sockets,
+            SeccompAction::Allow,
+            errno(libc::EACCES),
+        )?);
     }
-    out.push(compile(deny, libc::EPERM)?);
+    out.push(compile(
+        super::syscalls::allowed(rules.metadata)?,
+        errno(libc::EPERM),
+        SeccompAction::Allow,
+    )?);
+    out.push(compile(
+        BTreeMap::from([(super::syscalls::CLONE3, Vec::new())]),
+        SeccompAction::Allow,
+        errno(libc::ENOSYS),
+    )?);
     Ok(out)
 }
 
@@ -270,7 +234,7 @@ mod tests {
         for sockets in [Sockets::Any, Sockets::OwnNamespace, Sockets::None] {
             for metadata in [false, true] {
                 let f = filters(&Rules { sockets, metadata }).expect("compiles");
-                assert_eq!(f.len(), if sockets == Sockets::Any { 1 } else { 2 });
+                assert_eq!(f.len(), if sockets == Sockets::Any { 2 } else { 3 });
                 assert!(f.iter().all(|p| !p.is_empty()));
             }
         }

@@ -1,0 +1,197 @@
+//! The adversarial suite: each boundary the server promises, attacked as a hostile agent
+//! would — through the MCP tools only — with the server run as the test's user and, when
+//! that is root (as in many containers), again as an unprivileged user (`setpriv --reuid
+//! nobody`). One group per boundary; every attempt checks its effect (a file that must not
+//! change, a connection that must not arrive, a secret that must not be printed), never only
+//! the answer's wording. A hole found is a case added here.
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::panic)]
+#![cfg(unix)] // drives the unix binaries (ptys, shells, signals); Windows: tests/windows
+
+mod answers;
+#[path = "../common/mod.rs"]
+mod common;
+mod containment;
+mod policy;
+mod sandbox;
+mod strict;
+
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use common::*;
+use serde_json::{Value, json};
+
+const NOBODY: u32 = 65534;
+
+/// Who the server runs as.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Who {
+    /// The test's own user (root in CI's containers).
+    Me,
+    /// `nobody`, started through `setpriv` (only when the test runs as root).
+    Nobody,
+}
+
+/// The identities a boundary is tried as: the test's user, and `nobody` when that is root.
+fn identities() -> Vec<Who> {
+    if nix::unistd::geteuid().is_root() {
+        vec![Who::Me, Who::Nobody]
+    } else {
+        vec![Who::Me]
+    }
+}
+
+/// A test's files (under /var/tmp: a sandbox's private /tmp would hide them rather than keep
+/// them read-only), owned by whoever the server runs as.
+struct Place {
+    base: PathBuf,
+    home: PathBuf,
+    ws: PathBuf,
+    out: PathBuf,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.base);
+    }
+}
+
+fn place(who: Who) -> Place {
+    let base = PathBuf::from("/var/tmp").join(unique("itmcp-adv-"));
+    let home = base.join("home");
+    let ws = base.join("ws");
+    let out = base.join("outside");
+    for d in [
+        &home.join(".config/interactive-terminal"),
+        &home.join(".config/interactive-terminal-mcp"),
+        &ws.join(".git/hooks"),
+        &ws.join("vendor/lib/.git/hooks"),
+        &out,
+    ] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(ws.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(ws.join("vendor/lib/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(out.join("keep.txt"), "keep\n").unwrap();
+    std::fs::write(
+        home.join(".config/interactive-terminal/token"),
+        "host-secret-0123456789\n",
+    )
+    .unwrap();
+    std::fs::write(
+        home.join(".config/interactive-terminal-mcp/http-token"),
+        "http-secret-0123456789\n",
+    )
+    .unwrap();
+    let p = Place {
+        base,
+        home,
+        ws,
+        out,
+    };
+    if who == Who::Nobody {
+        chown_tree(&p.base, NOBODY);
+    }
+    for f in [
+        "interactive-terminal/token",
+        "interactive-terminal-mcp/http-token",
+    ] {
+        let path = p.home.join(".config").join(f);
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .unwrap();
+    }
+    p
+}
+
+fn chown_tree(dir: &Path, uid: u32) {
+    std::os::unix::fs::lchown(dir, Some(uid), Some(uid)).unwrap();
+    if dir.is_dir() && !dir.is_symlink() {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            chown_tree(&e.path(), uid);
+        }
+    }
+}
+
+/// The server started as `who`, with `args`, its home in the place.
+async fn start(who: Who, p: &Place, args: &[&str], env: &[(&str, &str)]) -> Server {
+    let launch = match who {
+        Who::Me => server().args(args),
+        Who::Nobody => {
+            let uid = format!("--reuid={NOBODY}");
+            let gid = format!("--regid={NOBODY}");
+            let mut a = vec![
+                uid.as_str(),
+                gid.as_str(),
+                "--clear-groups",
+                "--",
+                SERVER_BIN,
+            ];
+            a.extend_from_slice(args);
+            server().bin(&on_path("setpriv")).args(&a)
+        }
+    };
+    launch
+        .env("HOME", &p.home.display().to_string())
+        .env("TMPDIR", "/tmp")
+        // Warned commands run unasked: what is tried here is what the boundary lets them do.
+        .env("PM_TERM_APPROVAL_DEFAULT", "approve")
+        .env("PM_TERM_NO_USER_RC", "1")
+        .envs(env)
+        .start()
+        .await
+}
+
+fn in_dir(command: &str, cwd: &Path) -> Value {
+    json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+        "execution": {"command": command},
+        "runtime": {"cwd": cwd.display().to_string(), "wait_ms": 20000}})
+}
+
+/// What a headless answer printed, both streams.
+fn printed(r: &Value) -> String {
+    format!(
+        "{}{}",
+        r["result"]["stdout"].as_str().unwrap_or_default(),
+        r["result"]["stderr"].as_str().unwrap_or_default()
+    )
+}
+
+/// A listener outside the sandbox that counts the connections that reach it.
+struct Listener {
+    hits: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Listener {
+    fn unix(path: &Path) -> Listener {
+        let l = std::os::unix::net::UnixListener::bind(path).unwrap();
+        Self::serve(move || l.accept().map(|(s, _)| s))
+    }
+
+    fn abstract_name(name: &str) -> Listener {
+        use std::os::linux::net::SocketAddrExt;
+        let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+        let l = std::os::unix::net::UnixListener::bind_addr(&addr).unwrap();
+        Self::serve(move || l.accept().map(|(s, _)| s))
+    }
+
+    fn serve(
+        accept: impl Fn() -> std::io::Result<std::os::unix::net::UnixStream> + Send + 'static,
+    ) -> Listener {
+        let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let h = hits.clone();
+        std::thread::spawn(move || {
+            while let Ok(mut s) = accept() {
+                h.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let mut b = [0u8; 16];
+                let _ = s.read(&mut b);
+            }
+        });
+        Listener { hits }
+    }
+
+    fn hits(&self) -> usize {
+        self.hits.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
