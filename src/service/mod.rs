@@ -306,21 +306,37 @@ impl Service {
     /// ([`crate::policy::env`]): only data passes, never what picks a program, a
     /// configuration or code to load.
     fn check_env(&self, req: &Request) -> Result<(), TermError> {
-        let names = req.execution.env.iter().flatten().map(|(k, _)| k.as_str());
-        let Some(name) = self.policy.env.refused(names) else {
+        let Some(refused) = self.refused_env(req) else {
             return Ok(());
         };
-        Err(TermError::payload(format!(
-            "execution.env.{name} may not be set: a request's environment carries data only \
-             (details.allowed_env), never a variable that picks the program run, the \
-             configuration or rc files it reads or code it loads, since neither the policy \
-             nor a person approving sees it; nothing was run. Put it in the command line \
-             instead ({name}=… command), where it is judged and shown, or ask the operator \
-             to admit the name ({})",
-            crate::policy::env::OPERATOR_SETTING
-        ))
-        .with("field", json!(format!("execution.env.{name}")))
-        .with("allowed_env", json!(self.policy.env.describe())))
+        let name = refused.name;
+        let why = match refused.value {
+            Some(why) => format!(
+                "execution.env.{name} may not be set to that value: {why}; nothing was run. \
+                 Send a plain name as its value, or set it in the command line ({name}=… \
+                 command), where it is judged and shown"
+            ),
+            None => format!(
+                "execution.env.{name} may not be set: a request's environment carries data only \
+                 (details.allowed_env), never a variable that picks the program run, the \
+                 configuration or rc files it reads or code it loads, since neither the policy \
+                 nor a person approving sees it; nothing was run. Put it in the command line \
+                 instead ({name}=… command), where it is judged and shown, or ask the operator \
+                 to admit the name ({})",
+                crate::policy::env::OPERATOR_SETTING
+            ),
+        };
+        Err(TermError::payload(why)
+            .with("field", json!(format!("execution.env.{name}")))
+            .with("allowed_env", json!(self.policy.env.describe())))
+    }
+
+    /// The first variable of the request's environment that may not be set, if any.
+    fn refused_env<'a>(&self, req: &'a Request) -> Option<crate::policy::env::Refused<'a>> {
+        let vars = req.execution.env.iter().flatten();
+        self.policy
+            .env
+            .refused(vars.map(|(k, v)| (k.as_str(), v.as_str())))
     }
 
     async fn list(&self, req: &Request) -> Result<Outcome, TermError> {

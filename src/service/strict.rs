@@ -187,13 +187,19 @@ impl Service {
             if let Err(why) = without_a_shell(&mut req) {
                 return response::failure(&env, &self.strict_refusal(&req, &command, why));
             }
-            let names = req.execution.env.iter().flatten().map(|(k, _)| k.as_str());
-            if let Some(name) = self.policy.env.refused(names) {
-                let why = format!(
-                    "execution.env.{name} may not be set here: memory_terminal's commands may \
-                     be given only data every program reads as data (details.allowed_env), \
-                     never a variable that picks the program run or the configuration it loads"
-                );
+            if let Some(refused) = self.refused_env(&req) {
+                let name = refused.name;
+                let why = match refused.value {
+                    Some(why) => {
+                        format!("execution.env.{name} may not be set to that value here: {why}")
+                    }
+                    None => format!(
+                        "execution.env.{name} may not be set here: memory_terminal's commands \
+                         may be given only data every program reads as data \
+                         (details.allowed_env), never a variable that picks the program run or \
+                         the configuration it loads"
+                    ),
+                };
                 let e = self
                     .strict_refusal(&req, &command, why)
                     .with("field", json!(format!("execution.env.{name}")))

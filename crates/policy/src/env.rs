@@ -63,6 +63,49 @@ const RESERVED_PREFIX: &str = "PM_";
 /// The variable the operator adds names with (the flag is `--allow-env`).
 pub const OPERATOR_SETTING: &str = "PM_TERM_ALLOW_ENV";
 
+/// A variable a request may not set, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused<'a> {
+    pub name: &'a str,
+    /// `None`: the name is not on the list; else why its value is not what the name carries.
+    pub value: Option<&'static str>,
+}
+
+/// Names that carry a name the C library or gettext looks up as a file when the value is a
+/// path: a locale or message catalogue (`LANG=/dir` loads `/dir/LC_CTYPE`, `LANGUAGE=../x`
+/// a catalogue whose translations are printf formats), a time-zone file, a terminfo entry.
+/// Their values must be names.
+fn value_refused(name: &str, value: &str) -> Option<&'static str> {
+    let plain = |extra: &str| {
+        value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || extra.contains(c))
+    };
+    match name {
+        "LANG" | "LANGUAGE" => (!plain("_.@:+-=,")).then_some(LOCALE),
+        n if n.starts_with(DATA_PREFIX) => (!plain("_.@:+-=,;")).then_some(LOCALE),
+        "TERM" => (!plain("_.+-")).then_some(
+            "a terminal type is a name (xterm-256color), never a path to a terminfo entry",
+        ),
+        "TZ" => {
+            let zone = value.strip_prefix(':').unwrap_or(value);
+            (zone.starts_with('/')
+                || zone.split('/').any(|part| part == "..")
+                || !plain("_/+-:.,<>"))
+            .then_some(
+                "a time zone is a name (Europe/Paris, UTC, EST5EDT), never a path: a value \
+                     starting with / or holding .. is read as a time-zone file from there",
+            )
+        }
+        "COLUMNS" | "LINES" => (value.is_empty() || !plain(""))
+            .then_some("a terminal size is a number of columns or lines"),
+        _ => None,
+    }
+}
+
+const LOCALE: &str = "a locale is a name (en_US.UTF-8, C.UTF-8), never a path: a value with / \
+    is loaded as a locale or message catalogue from that directory";
+
 /// The names a request may set.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnvAllowlist {
@@ -96,9 +139,21 @@ impl EnvAllowlist {
                 || (name.len() > DATA_PREFIX.len() && name.starts_with(DATA_PREFIX)))
     }
 
-    /// The first of the variable `names` a request sets that may not be set, if any.
-    pub fn refused<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-        names.into_iter().find(|k| !self.admits(k))
+    /// The first of the variables a request sets that may not be set, if any: a name off
+    /// the list, or a value that is not what the name carries.
+    pub fn refused<'a>(
+        &self,
+        vars: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Option<Refused<'a>> {
+        vars.into_iter().find_map(|(name, value)| {
+            if !self.admits(name) {
+                return Some(Refused { name, value: None });
+            }
+            value_refused(name, value).map(|why| Refused {
+                name,
+                value: Some(why),
+            })
+        })
     }
 
     /// What passes, for error messages.
@@ -116,9 +171,15 @@ mod tests {
     #[test]
     fn data_passes_and_whatever_picks_a_program_a_configuration_or_code_does_not() {
         let e = EnvAllowlist::default();
+        let names = |e: &EnvAllowlist, names: &[&'static str]| {
+            e.refused(names.iter().map(|n| (*n, "1"))).map(|r| r.name)
+        };
         assert_eq!(e.refused([]), None);
         assert_eq!(
-            e.refused(["CI", "RUST_BACKTRACE", "LC_ALL", "NO_COLOR", "NODE_ENV"]),
+            names(
+                &e,
+                &["CI", "RUST_BACKTRACE", "LC_ALL", "NO_COLOR", "NODE_ENV"]
+            ),
             None
         );
         for bad in [
@@ -144,20 +205,57 @@ mod tests {
             "PM_TERM_NONCE_FILE",
             "MY_VAR",
         ] {
-            assert_eq!(e.refused(["CI", bad]), Some(bad), "{bad}");
+            assert_eq!(names(&e, &["CI", bad]), Some(bad), "{bad}");
         }
         let ext = EnvAllowlist::with_extra(&[
             " DATABASE_URL ".into(),
             String::new(),
             "PM_TERM_NO_USER_RC".into(),
         ]);
-        assert_eq!(ext.refused(["DATABASE_URL"]), None);
+        assert_eq!(names(&ext, &["DATABASE_URL"]), None);
         assert!(ext.describe().contains(&"DATABASE_URL".to_string()));
         assert!(!ext.describe().contains(&String::new()));
         // The operator cannot hand the server's own variables to requests.
         assert_eq!(
-            ext.refused(["PM_TERM_NO_USER_RC"]),
+            names(&ext, &["PM_TERM_NO_USER_RC"]),
             Some("PM_TERM_NO_USER_RC")
         );
+    }
+
+    #[test]
+    fn a_locale_a_time_zone_and_a_terminal_type_are_names_never_paths() {
+        let e = EnvAllowlist::default();
+        for (name, value) in [
+            ("LANG", "en_US.UTF-8"),
+            ("LANG", "C"),
+            ("LANGUAGE", "de_DE:en"),
+            ("LC_ALL", "sr_RS.UTF-8@latin"),
+            ("TZ", "Europe/Paris"),
+            ("TZ", ":America/Argentina/Buenos_Aires"),
+            ("TZ", "EST5EDT,M3.2.0,M11.1.0"),
+            ("TZ", "<+0330>-3:30"),
+            ("TERM", "xterm-256color"),
+            ("COLUMNS", "120"),
+        ] {
+            assert_eq!(e.refused([(name, value)]), None, "{name}={value}");
+        }
+        for (name, value) in [
+            ("LANG", "/tmp/x"),
+            ("LANGUAGE", "../../../../tmp/evil"),
+            ("LC_MESSAGES", "./x"),
+            ("LC_ALL", "en US"),
+            ("TZ", "/tmp/zone"),
+            ("TZ", ":/tmp/zone"),
+            ("TZ", "../../../tmp/zone"),
+            ("TERM", "../../tmp/x"),
+            ("COLUMNS", "80;rm"),
+            ("LINES", ""),
+        ] {
+            let r = e.refused([("CI", "1"), (name, value)]);
+            assert!(
+                matches!(r, Some(Refused { name: n, value: Some(_) }) if n == name),
+                "{name}={value}: {r:?}"
+            );
+        }
     }
 }
