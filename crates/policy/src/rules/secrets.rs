@@ -94,14 +94,55 @@ pub fn is_environment_file(path: &str) -> bool {
         })
 }
 
-/// Whether `ps` is asked for every process's environment (BSD's `e`: `ps auxe`, `ps eww`).
+/// Whether `ps` is asked for every process's environment (BSD's `e`: `ps auxe`, `ps eww`,
+/// `ps -ef eww`). procps takes BSD options (no dash) anywhere among the others, so every
+/// word is read, but for the values of the options that take one (`ps -u steve`, `ps U
+/// steve`, `ps -o pid,user`).
 pub fn shows_environments(program: &str, args: &[String]) -> bool {
-    // BSD's options come first and without a dash; a later word is an option's value
-    // (`ps -u me`).
-    program == "ps"
-        && args.first().is_some_and(|a| {
-            !a.starts_with('-') && a.chars().all(|c| c.is_ascii_alphabetic()) && a.contains('e')
-        })
+    /// Short options, UNIX (`-u me`) and BSD (`U me`), whose value may be the next word.
+    const UNIX_VALUE: &str = "CGUgpqstuoOD";
+    const BSD_VALUE: &str = "OopqtUk";
+    /// Long options that take no value; any other without `=` takes the next word.
+    const LONG_FLAGS: &[&str] = &[
+        "--help",
+        "--version",
+        "--info",
+        "--headers",
+        "--no-headers",
+        "--forest",
+        "--cumulative",
+        "--deselect",
+    ];
+    if program != "ps" {
+        return false;
+    }
+    let mut value_next = false;
+    for a in args {
+        if std::mem::take(&mut value_next) {
+            continue;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            value_next = !long.contains('=') && !LONG_FLAGS.contains(&a.as_str());
+        } else if let Some(cluster) = a.strip_prefix('-') {
+            // The first letter that takes a value takes the rest of the word, or the next.
+            value_next = cluster
+                .char_indices()
+                .find(|(_, c)| UNIX_VALUE.contains(*c))
+                .is_some_and(|(i, _)| i + 1 == cluster.len());
+        } else {
+            let letters = match a.find(|c| BSD_VALUE.contains(c)) {
+                Some(i) => {
+                    value_next = i + 1 == a.len();
+                    &a[..i]
+                }
+                None => a.as_str(),
+            };
+            if letters.contains('e') {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Whether a (normalized) path holds credentials, or is a pattern that can match one.
