@@ -233,7 +233,12 @@ impl Service {
             TermRequest::Open(a) => a
                 .command
                 .as_ref()
-                .map(|c| (c.clone(), self.policy.evaluate(c, a.cwd.as_deref()))),
+                // Typed into the new terminal's shell, which may be fish: read as a
+                // terminal's line is.
+                .map(|c| {
+                    let d = self.policy.evaluate_in_terminal(c, a.cwd.as_deref());
+                    (c.clone(), d)
+                }),
             // Both are typed after what the agent left unentered there, and judged with it.
             TermRequest::Run(a) => {
                 let before = self.unentered.before(&a.terminal_id);

@@ -178,6 +178,23 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "node -e \"const {execSync: e} = require('child_process'); e(c)\"",
         "echo ssh-ed25519 AAAA >> ~/.ssh/authorized_keys",
         "python3 -c 'import os; os.environ[\"LD_PRELOAD\"] = \"x.so\"; os.system(\"ls\")'",
+        // Code kept as text that bash runs where it reads the text as arithmetic or a prompt.
+        "x='a[$(rm -rf ~)]'; (( x ))",
+        "let 'a[$(rm -rf ~)]'",
+        "x='$(rm -rf ~)'; echo ${x@P}",
+        // Everyone's processes killed through a variable or a loop.
+        "pids=$(pgrep -u $USER); kill -9 $pids",
+        "for p in $(pgrep -u root); do kill -9 $p; done",
+        "ps -ef eww",
+    ];
+    // What fish (or a REPL) reads in a terminal line: sent into a terminal only.
+    const HIDDEN_IN_A_TERMINAL: &[&str] = &["r(echo m) -rf ~", "(echo rm) -rf ~", "x=(rm -rf ~)"];
+    // A REPL's everyday lines, typed into a terminal.
+    const BENIGN_IN_A_TERMINAL: &[&str] = &[
+        "SELECT count(*) FROM users;",
+        "np.array([1,2,3]).reshape(3, 1)",
+        "print(x) if y else print(z)",
+        "console.log(require('fs').readdirSync('.'))",
     ];
     const BENIGN: &[&str] = &[
         "git status",
@@ -229,8 +246,12 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         env.push(("PM_TERM_APPROVAL_DEFAULT", "decline"));
         let s = start(who, &p, &[], &env).await;
         let mut allowed = Vec::new();
-        for line in HIDDEN {
-            for mode in ["headless", "interactive"] {
+        let sent = HIDDEN
+            .iter()
+            .flat_map(|l| [(l, "headless"), (l, "interactive")])
+            .chain(HIDDEN_IN_A_TERMINAL.iter().map(|l| (l, "interactive")));
+        for (line, mode) in sent {
+            {
                 let r = s
                     .call(json!({"action": "execute", "invocation": {"mode": mode, "intent": "execute_command"},
                         "execution": {"command": line}, "runtime": {"cwd": p.ws.display().to_string(), "wait_ms": 5000}}))
@@ -251,6 +272,19 @@ async fn the_policy_allows_nothing_it_cannot_read() {
             assert_eq!(
                 r["result"]["authorization"], "allowed",
                 "{who:?}: an everyday line is held: {line}: {r:#}"
+            );
+        }
+        for line in BENIGN_IN_A_TERMINAL {
+            let r = s
+                .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+                    "execution": {"command": line}, "runtime": {"cwd": p.ws.display().to_string(), "wait_ms": 2000}}))
+                .await;
+            // Judged before the terminal opens (whose program, here, may not start for
+            // `nobody`): never held.
+            assert!(
+                !matches!(code(&r), "PM_TERM_BLOCKED_DESTRUCTIVE" | "PM_TERM_DECLINED")
+                    && r["result"]["authorization"] != "allowed_with_warning",
+                "{who:?}: an everyday REPL line is held: {line}: {r:#}"
             );
         }
         assert!(allowed.is_empty(), "allowed:\n{}", allowed.join("\n"));

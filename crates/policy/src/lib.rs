@@ -7,6 +7,7 @@
 
 mod consoles;
 pub mod env;
+mod fish_names;
 mod getopt;
 mod git_runs;
 mod git_settings;
@@ -420,6 +421,7 @@ impl Policy {
         }
         findings.extend(rules::check_environment_sent(line));
         findings.extend(rules::check_computed_kill(line));
+        findings.extend(rules::check_dormant_code(line));
         for (what, command) in opaque {
             findings.push(Finding {
                 severity: Severity::Warn,

@@ -94,6 +94,19 @@ impl crate::Policy {
         for call in line.lines().flat_map(crate::inline::repl_calls) {
             findings.extend(self.evaluate(&call, cwd).findings);
         }
+        // fish's reading: a `(…)` glued into a word is a command, and glued into the
+        // command's name it computes that name.
+        // What a REPL's expression looks like to a shell (`count(*)`, `f([1,2])`: a glob as
+        // a program) says nothing there; what such a command would do does.
+        for inner in crate::fish_names::glued_substitutions(line) {
+            findings.extend(
+                self.evaluate(&inner, cwd)
+                    .findings
+                    .into_iter()
+                    .filter(|f| !matches!(f.rule, "computed_command" | "unparseable")),
+            );
+        }
+        findings.extend(crate::fish_names::computed_name(line));
         crate::Decision::of(findings)
     }
 }

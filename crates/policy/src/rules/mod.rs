@@ -11,6 +11,7 @@
 mod admin;
 mod argv;
 mod computed_args;
+mod dormant;
 mod exposure;
 mod files;
 mod git;
@@ -24,6 +25,7 @@ mod windows;
 mod windows_unread;
 
 pub use argv::check_argv;
+pub use dormant::check_dormant_code;
 pub use files::{check_read, is_startup_target, moved_to};
 pub use sequences::{
     check_computed_kill, check_download_execute, check_environment_sent, check_fork_bomb,

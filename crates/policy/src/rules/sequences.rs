@@ -336,7 +336,15 @@ pub fn check_computed_kill(line: &str) -> Option<Finding> {
                         .is_some_and(|p| matches!(basename(p).as_str(), "grep" | "egrep" | "rg"))
                 })
                 .any(kills);
-        (substituted || piped).then(|| {
+        // `pids=$(pgrep -u me); kill $pids`, `for p in $(ps -o pid= -u me); do kill $p;
+        // done`, `pgrep -u me | while read p; do kill $p; done`: a kill of a computed
+        // target in a line whose only listing is everyone's.
+        let carried = kills(c)
+            && c.argv[1..]
+                .iter()
+                .any(|a| a.contains('$') || a.contains(lex::COMPUTED))
+            && listed_everyone_unfiltered(cmds);
+        (substituted || piped || carried).then(|| {
             finding(
                 Severity::Warn,
                 "kill_all",
@@ -346,6 +354,23 @@ pub fn check_computed_kill(line: &str) -> Option<Finding> {
             )
         })
     })
+}
+
+/// Whether the line lists everyone's processes (as a command or inside a substitution) and
+/// nothing in it picks some by name (`grep`, `pgrep NAME`, `awk '/node/'`).
+fn listed_everyone_unfiltered(cmds: &[lex::Simple]) -> bool {
+    let all: Vec<&lex::Simple> = cmds
+        .iter()
+        .flat_map(|c| std::iter::once(c).chain(c.substitutions.iter()))
+        .collect();
+    let picks_by_name = |c: &&lex::Simple| {
+        let name = c.argv.first().map(|p| basename(p)).unwrap_or_default();
+        matches!(
+            name.as_str(),
+            "grep" | "egrep" | "fgrep" | "rg" | "awk" | "sed"
+        ) || (name == "pgrep" && !lists_everyone(c))
+    };
+    all.iter().any(|c| lists_everyone(c)) && !all.iter().any(picks_by_name)
 }
 
 /// Whether a command lists processes by user, group, terminal or session alone: `ps`, or
