@@ -186,6 +186,11 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "pids=$(pgrep -u $USER); kill -9 $pids",
         "for p in $(pgrep -u root); do kill -9 $p; done",
         "ps -ef eww",
+        // Programs that run others from their options or their input.
+        "fd -x rm -rf ~",
+        "rg --pre sh TODO",
+        "xargs -I{} sh -c '{}' < cmds.txt",
+        "curl -K evil.cfg",
     ];
     // What fish (or a REPL) reads in a terminal line: sent into a terminal only.
     const HIDDEN_IN_A_TERMINAL: &[&str] = &["r(echo m) -rf ~", "(echo rm) -rf ~", "x=(rm -rf ~)"];
@@ -237,6 +242,7 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "ln -s ../lib lib",
         "ps aux",
         "echo node_modules > .gitignore",
+        "fd -e rs -x wc -l",
     ];
     for who in identities() {
         let p = place(who);

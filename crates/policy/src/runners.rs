@@ -106,6 +106,18 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
                 format!("{name} runs the editor commands its options give (`!…` runs a shell)")
             })
         }
+        // A preprocessor run on every file searched (`rg --pre sh` runs each as a script).
+        "rg" if crate::getopt::has_long_at_least(rest, "pre", 3) => {
+            Some("rg --pre runs the program it names on every file it searches".into())
+        }
+        // Options read from a file (or the input) the line does not show: an output file,
+        // an upload, a proxy command.
+        "curl" if has_option(rest, Some('K'), Some("config")) => {
+            Some("curl -K reads its options from a file the line does not show".into())
+        }
+        "wget" if crate::getopt::has_long_at_least(rest, "config", 4) => {
+            Some("wget --config reads its settings from a file the line does not show".into())
+        }
         "man" => (has_option(rest, Some('P'), Some("pager"))
             || has_option(rest, Some('H'), Some("html")))
         .then(|| "man runs the pager or browser its options name".into()),

@@ -150,7 +150,7 @@ pub(super) fn prefix(name: &str, rest: &[String]) -> Option<Vec<String>> {
 }
 
 /// Programs that run a command line or argv they are given: `env`, `npx`, `script -c`,
-/// `ssh HOST CMD`, `flock -c`, `xargs`, `watch`, `find -exec`, `ed` on its input.
+/// `ssh HOST CMD`, `flock -c`, `xargs`, `watch`, `find -exec`, `fd -x`, `ed` on its input.
 pub(super) fn runs_lines(
     eff: &mut Effective,
     name: &str,
@@ -311,6 +311,10 @@ pub(super) fn runs_lines(
         }
         "find" => {
             find_exec(eff, rest, budget);
+            Vec::new()
+        }
+        "fd" | "fdfind" => {
+            fd_exec(eff, rest, budget);
             Vec::new()
         }
         _ => return None,

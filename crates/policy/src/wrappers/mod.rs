@@ -118,6 +118,110 @@ fn find_exec(eff: &mut Effective, rest: &[String], budget: &Cell<usize>) {
     }
 }
 
+/// fd's command (`-x`/`--exec` for each path found, `-X`/`--exec-batch` for all of them):
+/// its placeholders (`{}`, `{/}`, `{//}`, `{.}`, `{/.}`) replaced by each search path, which
+/// is appended when none is given, so `fd -x rm -rf ~` is judged as `rm -rf ~ .` and `fd .
+/// / -X rm -rf` as `rm -rf /`.
+fn fd_exec(eff: &mut Effective, rest: &[String], budget: &Cell<usize>) {
+    /// fd's options that take a value (the next word when not glued).
+    const VALUED: &[&str] = &[
+        "-e",
+        "--extension",
+        "-t",
+        "--type",
+        "-d",
+        "--max-depth",
+        "--min-depth",
+        "--exact-depth",
+        "-E",
+        "--exclude",
+        "-S",
+        "--size",
+        "--changed-within",
+        "--changed-before",
+        "-o",
+        "--owner",
+        "--base-directory",
+        "--search-path",
+        "-j",
+        "--threads",
+        "--max-results",
+        "-c",
+        "--color",
+        "--format",
+        "--batch-size",
+        "--ignore-file",
+        "--path-separator",
+    ];
+    let Some(at) = rest
+        .iter()
+        .position(|a| matches!(a.as_str(), "-x" | "--exec" | "-X" | "--exec-batch"))
+    else {
+        return;
+    };
+    let end = rest[at + 1..]
+        .iter()
+        .position(|a| a == ";")
+        .map_or(rest.len(), |j| at + 1 + j);
+    // fd's operands may also follow the command's `;`.
+    let options: Vec<&String> = rest[..at]
+        .iter()
+        .chain(rest.get(end + 1..).unwrap_or(&[]))
+        .collect();
+    let mut positional = Vec::new();
+    let mut i = 0;
+    while i < options.len() {
+        let a = options[i];
+        if VALUED.contains(&a.as_str()) {
+            if a == "--search-path" {
+                positional.extend(options.get(i + 1).map(|p| (true, p.to_string())));
+            }
+            i += 2;
+            continue;
+        }
+        if !a.starts_with('-') {
+            positional.push((false, a.clone()));
+        }
+        i += 1;
+    }
+    // The first operand is the pattern, the rest are where to search.
+    let mut roots: Vec<String> = positional
+        .iter()
+        .enumerate()
+        .filter(|(n, (search_path, _))| *search_path || *n > 0)
+        .map(|(_, (_, p))| p.clone())
+        .collect();
+    if roots.is_empty() {
+        roots.push(".".into());
+    }
+    let command = &rest[at + 1..end];
+    if command.is_empty() {
+        return;
+    }
+    const PLACEHOLDERS: [&str; 5] = ["{//}", "{/.}", "{/}", "{.}", "{}"];
+    let placed = command
+        .iter()
+        .any(|w| PLACEHOLDERS.iter().any(|p| w.contains(p)));
+    for root in &roots {
+        if budget.get() == 0 {
+            eff.exhausted = true;
+            break;
+        }
+        let mut argv: Vec<String> = command
+            .iter()
+            .map(|w| {
+                PLACEHOLDERS
+                    .iter()
+                    .fold(w.clone(), |w, p| w.replace(p, root))
+            })
+            .collect();
+        if !placed {
+            argv.push(root.clone());
+        }
+        nested(eff, argv, &Stdin::None, budget);
+    }
+}
+
 /// `xargs CMD` with literal input: CMD with the input's words appended (or put in place
 /// of `-I`'s replace string).
 fn xargs(eff: &mut Effective, rest: &[String], stdin: &Stdin, budget: &Cell<usize>) -> Vec<String> {
@@ -169,7 +273,13 @@ fn xargs(eff: &mut Effective, rest: &[String], stdin: &Stdin, budget: &Cell<usiz
                 basename(&cmd[0]).as_str(),
                 "sh" | "bash" | "dash" | "zsh" | "ksh" | "fish"
             );
-        if shell_takes_script {
+        // Or its replace string in the program's place or in a shell's script (`xargs -I{}
+        // sh -c '{}' < cmds.txt`): the input becomes the command.
+        let placed_in_script = replace.as_ref().is_some_and(|r| {
+            cmd[0].contains(r.as_str())
+                || (is_shell(&basename(&cmd[0])) && cmd[1..].iter().any(|w| w.contains(r.as_str())))
+        });
+        if shell_takes_script || placed_in_script {
             eff.opaque_script.get_or_insert_with(|| {
                 "xargs hands a shell the script it reads from its input".into()
             });
