@@ -191,6 +191,8 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "rg --pre sh TODO",
         "xargs -I{} sh -c '{}' < cmds.txt",
         "curl -K evil.cfg",
+        // A service outside asked to run script.
+        "gdbus call --session --dest org.gnome.Shell --object-path /org/gnome/Shell --method org.gnome.Shell.Eval 'x'",
     ];
     // What fish (or a REPL) reads in a terminal line: sent into a terminal only.
     const HIDDEN_IN_A_TERMINAL: &[&str] = &["r(echo m) -rf ~", "(echo rm) -rf ~", "x=(rm -rf ~)"];
@@ -243,6 +245,7 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "ps aux",
         "echo node_modules > .gitignore",
         "fd -e rs -x wc -l",
+        "busctl --user list",
     ];
     for who in identities() {
         let p = place(who);

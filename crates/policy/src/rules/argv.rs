@@ -75,12 +75,8 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
         targets,
         ..
     } = c;
-    if let Some((stops, what)) = super::system::dbus_call(&name, &argv[1..]) {
-        let (severity, rule) = if stops {
-            (Block, "power")
-        } else {
-            (Warn, "destructive_admin")
-        };
+    if let Some((rule, what)) = super::dbus::dbus_call(&name, &argv[1..]) {
+        let severity = if rule == "power" { Block } else { Warn };
         out.push(finding(severity, rule, what, argv));
     }
     if let Some((rule, what)) = super::exposure::exposes(&name, &argv[1..], cwd) {

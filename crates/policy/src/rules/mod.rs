@@ -11,6 +11,7 @@
 mod admin;
 mod argv;
 mod computed_args;
+mod dbus;
 mod dormant;
 mod exposure;
 mod files;

@@ -125,54 +125,6 @@ pub fn raw_device_read(name: &str, operands: &[&str], cwd: Option<&str>) -> Opti
     })
 }
 
-/// A call through D-Bus that stops the machine, or changes its services: what `shutdown`
-/// or `systemctl` would do, asked of systemd or logind directly (`busctl call … PowerOff`,
-/// `dbus-send … Manager.Reboot`, `gdbus call … StartUnit`). `(stops, what)`.
-pub fn dbus_call(name: &str, args: &[String]) -> Option<(bool, String)> {
-    if !matches!(name, "dbus-send" | "busctl" | "gdbus" | "qdbus" | "dbus") {
-        return None;
-    }
-    let method = |m: &str| args.iter().any(|a| a == m || a.ends_with(&format!(".{m}")));
-    if ["PowerOff", "Reboot", "Halt", "KExec", "SoftReboot"]
-        .iter()
-        .any(|m| method(m))
-    {
-        return Some((
-            true,
-            format!("{name} asks the system to stop or restart the machine"),
-        ));
-    }
-    let systemd = args
-        .iter()
-        .any(|a| a.contains("org.freedesktop.systemd1") || a.contains("org.freedesktop.login1"));
-    let changes = args.iter().any(|a| {
-        let m = a.rsplit('.').next().unwrap_or(a);
-        [
-            "Start",
-            "Stop",
-            "Restart",
-            "Kill",
-            "Mask",
-            "Enable",
-            "Disable",
-            "Suspend",
-            "Hibernate",
-            "Terminate",
-            "Set",
-            "Link",
-            "Reload",
-        ]
-        .iter()
-        .any(|v| m.starts_with(v))
-    });
-    (systemd && changes).then(|| {
-        (
-            false,
-            format!("{name} asks systemd or logind to change services, sessions or the machine"),
-        )
-    })
-}
-
 pub fn kernel_interface(path: &str) -> bool {
     if path.starts_with("/sys/") {
         return true;
