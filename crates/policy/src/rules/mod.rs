@@ -31,7 +31,7 @@ pub use files::{check_read, is_startup_target, moved_to};
 pub use sequences::{
     check_computed_kill, check_download_execute, check_environment_sent, check_fork_bomb,
 };
-pub use windows::{check_windows, looks_like_powershell, powershell_script};
+pub use windows::{check_windows, looks_like_powershell, powershell_operands, powershell_script};
 
 use super::lex::COMPUTED;
 

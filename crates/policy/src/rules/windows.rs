@@ -278,10 +278,13 @@ pub fn check_windows(text: &str) -> Vec<Finding> {
 pub fn powershell_script(line: &str) -> Option<String> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     let re = R
-        .get_or_init(|| Regex::new(r"(?i)^\s*(?:powershell|pwsh)(?:\.exe)?\b.*?\s[-/](?:c|command|commandwithargs)\s+(.*)$").ok())
+        .get_or_init(|| Regex::new(r"(?i)^\s*(?:powershell|pwsh)(?:\.exe)?\b.*?\s[-/](?:c|co|com|comm|comma|comman|command|commandwithargs|cwa)\s+(.*)$").ok())
         .as_ref()?;
-    let cap = re.captures(line.trim())?;
-    let script = cap[1].trim();
+    let script = match re.captures(line.trim()) {
+        Some(cap) => cap.get(1)?.as_str().trim().to_string(),
+        None => positional_command(line)?,
+    };
+    let script = script.as_str();
     let unquoted = script
         .strip_prefix('"')
         .map(|s| s.strip_suffix('"').unwrap_or(s))
@@ -292,6 +295,76 @@ pub fn powershell_script(line: &str) -> Option<String> {
         })
         .unwrap_or(script);
     Some(unquoted.to_string())
+}
+
+/// Windows PowerShell's command given without `-Command`, in a line: see
+/// [`powershell_operands`].
+fn positional_command(line: &str) -> Option<String> {
+    let words: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+    let first = words.first()?.to_ascii_lowercase();
+    let program = first.rsplit(['\\', '/']).next().unwrap_or(&first);
+    if !matches!(program, "powershell" | "powershell.exe") {
+        return None;
+    }
+    let start = powershell_operands(&words[1..])?;
+    let at = line.find(words[1 + start].as_str())?;
+    Some(line[at..].trim().to_string())
+}
+
+/// Where Windows PowerShell's command starts among its arguments when it is given without
+/// `-Command`: `powershell.exe` reads its first operand and what follows as the command
+/// (`powershell "iex (iwr …)"`; pwsh reads it as a script file, the file's to answer for).
+/// `None` when there is none, or a script file or an encoded command is given instead.
+pub fn powershell_operands(args: &[String]) -> Option<usize> {
+    /// Options that take a value, by the prefixes PowerShell accepts.
+    const VALUED: &[&str] = &[
+        "executionpolicy",
+        "windowstyle",
+        "inputformat",
+        "outputformat",
+        "version",
+        "psconsolefile",
+        "configurationname",
+        "workingdirectory",
+        "settingsfile",
+        "ep",
+        "ex",
+        "exec",
+        "w",
+        "win",
+        "if",
+        "of",
+        "v",
+        "wd",
+    ];
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let Some(option) = w.strip_prefix(['-', '/']) else {
+            return Some(i);
+        };
+        let option = option.to_ascii_lowercase();
+        if [
+            "f",
+            "fi",
+            "fil",
+            "file",
+            "e",
+            "ec",
+            "en",
+            "enc",
+            "encodedcommand",
+        ]
+        .contains(&option.as_str())
+        {
+            return None;
+        }
+        i += if VALUED.contains(&option.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    None
 }
 
 /// A line that starts with a PowerShell cmdlet (`Verb-Noun`).

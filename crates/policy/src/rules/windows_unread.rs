@@ -130,10 +130,48 @@ const CHANGING_ALIASES: &[&str] = &[
 /// A cmdlet whose verb reads but which writes all the same.
 const WRITING_READERS: &[&str] = &["out-file", "tee-object", "out-printer"];
 
+/// .NET types whose static members only compute: `[math]::round(…)`, `[datetime]::now`.
+const COMPUTING_TYPES: &[&str] = &[
+    "math",
+    "datetime",
+    "timespan",
+    "string",
+    "guid",
+    "char",
+    "int",
+    "int32",
+    "int64",
+    "double",
+    "decimal",
+    "bool",
+    "convert",
+    "bitconverter",
+    "text.encoding",
+    "regex",
+    "uri",
+    "version",
+];
+
 /// What a PowerShell or cmd statement (its words, lower-cased) does that is not read here.
 pub(super) fn unread(words: &[String]) -> Option<String> {
     let cmd = words.first()?.as_str();
     let rest = &words[1..];
+    // The call operator runs what an expression names (`& ([scriptblock]::Create(…))`).
+    if cmd.starts_with('&') {
+        return Some("PowerShell's call operator (&) runs what an expression names".into());
+    }
+    // A .NET static member (`[System.IO.Directory]::Delete($HOME, $true)`) does whatever its
+    // type does, beyond the cmdlets read here; types that only compute pass.
+    let dotnet = words.iter().find_map(|w| {
+        let (before, _) = w.split_once("]::")?;
+        let ty = before.rsplit('[').next()?.trim_start_matches("system.");
+        (!COMPUTING_TYPES.contains(&ty)).then(|| ty.to_string())
+    });
+    if let Some(ty) = dotnet {
+        return Some(format!(
+            "PowerShell calls the .NET type [{ty}], whose members may change or run anything"
+        ));
+    }
     if let Some((verb, noun)) = cmd.split_once('-')
         && !noun.is_empty()
         && noun.chars().all(|c| c.is_ascii_alphanumeric())

@@ -347,11 +347,20 @@ pub(super) fn runs_code(
             Vec::new()
         }
         "powershell" | "powershell.exe" | "pwsh" | "pwsh.exe" => {
-            if let Some(p) = rest.iter().position(|a| {
+            let command = rest.iter().position(|a| {
                 let a = a.to_ascii_lowercase();
-                a == "-command" || a == "-c" || a == "/c" || a == "-commandwithargs"
-            }) {
-                eff.powershell.push(rest[p + 1..].join(" "));
+                let option = a.trim_start_matches(['-', '/']);
+                a.len() > option.len()
+                    && (matches!(option, "c" | "commandwithargs" | "cwa")
+                        || (option.len() >= 2 && "command".starts_with(option)))
+            });
+            let positional = matches!(name, "powershell" | "powershell.exe")
+                .then(|| crate::rules::powershell_operands(rest))
+                .flatten();
+            match (command, positional) {
+                (Some(p), _) => eff.powershell.push(rest[p + 1..].join(" ")),
+                (None, Some(p)) => eff.powershell.push(rest[p..].join(" ")),
+                _ => {}
             }
             Vec::new()
         }
