@@ -27,22 +27,7 @@ async fn containment_holds_against_the_session_it_contains() {
             })
             .expect("the server's spawner");
         // An unrelated process of the same user.
-        let mut victim = match who {
-            Who::Me => std::process::Command::new("sleep")
-                .arg("60")
-                .spawn()
-                .unwrap(),
-            Who::Nobody => std::process::Command::new("setpriv")
-                .args([
-                    &format!("--reuid={NOBODY}"),
-                    &format!("--regid={NOBODY}"),
-                    "--clear-groups",
-                    "sleep",
-                    "60",
-                ])
-                .spawn()
-                .unwrap(),
-        };
+        let mut victim = victim(who, "60");
         let tag = unique_sleep();
         let hostile = format!(
             "kill -STOP {spawner}; kill -STOP $PPID; kill -9 $PPID; \

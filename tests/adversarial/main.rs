@@ -195,3 +195,42 @@ impl Listener {
         self.hits.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
+
+/// An unrelated process of `who`'s (a `sleep` of `secs`), outside every session.
+fn victim(who: Who, secs: &str) -> std::process::Child {
+    match who {
+        Who::Me => std::process::Command::new("sleep")
+            .arg(secs)
+            .spawn()
+            .unwrap(),
+        Who::Nobody => std::process::Command::new("setpriv")
+            .args([
+                &format!("--reuid={NOBODY}"),
+                &format!("--regid={NOBODY}"),
+                "--clear-groups",
+                "sleep",
+                secs,
+            ])
+            .spawn()
+            .unwrap(),
+    }
+}
+
+/// The server started as `who` with the operator's sandbox over the place's workspace.
+async fn start_sandboxed(who: Who, p: &Place, mechanism: &str) -> Server {
+    let ws = p.ws.display().to_string();
+    start(
+        who,
+        p,
+        &[
+            "--sandbox",
+            "workspace-write",
+            "--workspace",
+            &ws,
+            "--sandbox-mechanism",
+            mechanism,
+        ],
+        &[],
+    )
+    .await
+}

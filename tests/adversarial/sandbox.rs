@@ -13,21 +13,7 @@ async fn sandbox_escapes(who: Who, mechanism: &str) -> Vec<String> {
         std::fs::remove_dir_all(p.ws.join(".git")).unwrap();
         std::fs::remove_dir_all(p.ws.join("vendor")).unwrap();
     }
-    let ws = p.ws.display().to_string();
-    let s = start(
-        who,
-        &p,
-        &[
-            "--sandbox",
-            "workspace-write",
-            "--workspace",
-            &ws,
-            "--sandbox-mechanism",
-            mechanism,
-        ],
-        &[],
-    )
-    .await;
+    let s = start_sandboxed(who, &p, mechanism).await;
     let mut escaped = Vec::new();
     let sock = p.out.join("svc.sock");
     let path_listener = Listener::unix(&sock);
@@ -157,22 +143,7 @@ async fn sandbox_escapes(who: Who, mechanism: &str) -> Vec<String> {
     }
     // Tracing an unrelated process of the same user (it would run code outside), and typing
     // into a terminal's input.
-    let mut victim = match who {
-        Who::Me => std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .unwrap(),
-        Who::Nobody => std::process::Command::new("setpriv")
-            .args([
-                &format!("--reuid={NOBODY}"),
-                &format!("--regid={NOBODY}"),
-                "--clear-groups",
-                "sleep",
-                "30",
-            ])
-            .spawn()
-            .unwrap(),
-    };
+    let mut victim = victim(who, "30");
     let attach = |pid: String| {
         format!(
             "python3 -c \"import ctypes; print('attached' if ctypes.CDLL(None).ptrace(16, {pid}, 0, 0) == 0 else 'refused')\""
@@ -251,21 +222,7 @@ async fn landlock_refuses_a_workspace_holding_a_nested_repository() {
     let who = Who::Me;
     let p = place(who);
     std::fs::remove_dir_all(p.ws.join(".git")).unwrap();
-    let ws = p.ws.display().to_string();
-    let s = start(
-        who,
-        &p,
-        &[
-            "--sandbox",
-            "workspace-write",
-            "--workspace",
-            &ws,
-            "--sandbox-mechanism",
-            "landlock",
-        ],
-        &[],
-    )
-    .await;
+    let s = start_sandboxed(who, &p, "landlock").await;
     let r = s.call(in_dir("echo x > vendor/lib/.git/HEAD", &p.ws)).await;
     assert_eq!(code(&r), "PM_TERM_INVALID_MODE", "{r:#}");
     assert!(
