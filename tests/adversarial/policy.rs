@@ -198,7 +198,14 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "gdbus call --session --dest org.gnome.Shell --object-path /org/gnome/Shell --method org.gnome.Shell.Eval 'x'",
     ];
     // What fish (or a REPL) reads in a terminal line: sent into a terminal only.
-    const HIDDEN_IN_A_TERMINAL: &[&str] = &["r(echo m) -rf ~", "(echo rm) -rf ~", "x=(rm -rf ~)"];
+    const HIDDEN_IN_A_TERMINAL: &[&str] = &[
+        "r(echo m) -rf ~",
+        "(echo rm) -rf ~",
+        "x=(rm -rf ~)",
+        // A console's escape to the shell, at sqlite3's or mysql's prompt.
+        ".shell rm -rf ~",
+        "system rm -rf ~",
+    ];
     // A REPL's everyday lines, typed into a terminal.
     const BENIGN_IN_A_TERMINAL: &[&str] = &[
         "SELECT count(*) FROM users;",

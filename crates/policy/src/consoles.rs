@@ -114,6 +114,30 @@ pub fn input(name: &str, rest: &[String], stdin: &Stdin) -> Option<String> {
     None
 }
 
+/// The shell command a console's escape runs when a terminal's line is typed at that
+/// console's prompt: sqlite3's `.shell`/`.system`, mysql's `system`, psql's and mysql's `\!`,
+/// IPython's and many consoles' `!`, vim's `:!`, gdb's `shell`, lldb's `platform shell`.
+pub fn shell_escape(line: &str) -> Option<&str> {
+    let l = line.trim_start();
+    for prefix in [
+        ".shell ",
+        ".system ",
+        "system ",
+        "\\!",
+        ":!",
+        "!",
+        "shell ",
+        "platform shell ",
+    ] {
+        if let Some(rest) = l.strip_prefix(prefix)
+            && !rest.trim().is_empty()
+        {
+            return Some(rest.trim());
+        }
+    }
+    None
+}
+
 fn sql_why(name: &str) -> String {
     format!("{name} is given console commands (`\\!`, `.shell`, …) that run programs")
 }
@@ -196,5 +220,21 @@ mod tests {
         assert!(input("sqlite3", &w("db"), &Stdin::Literal(".shell id\n".into())).is_some());
         assert!(input("sqlite3", &w("db"), &Stdin::Literal("select 1;\n".into())).is_none());
         assert!(input("psql", &[], &Stdin::Pipe).is_some());
+    }
+
+    #[test]
+    fn a_consoles_escape_to_the_shell_is_found() {
+        for (line, command) in [
+            (".shell rm -rf ~", "rm -rf ~"),
+            ("system rm -rf ~", "rm -rf ~"),
+            ("\\! rm -rf ~", "rm -rf ~"),
+            (":!rm -rf ~", "rm -rf ~"),
+            ("platform shell id", "id"),
+        ] {
+            assert_eq!(shell_escape(line), Some(command), "{line}");
+        }
+        for line in [".tables", "select 1;", "print(1)", "!"] {
+            assert_eq!(shell_escape(line), None, "{line}");
+        }
     }
 }

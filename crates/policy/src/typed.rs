@@ -107,6 +107,12 @@ impl crate::Policy {
             );
         }
         findings.extend(crate::fish_names::computed_name(line));
+        // A console's escape to the shell, typed at its prompt (`.shell rm -rf ~`).
+        for l in line.lines() {
+            if let Some(command) = crate::consoles::shell_escape(l) {
+                findings.extend(self.evaluate(command, cwd).findings);
+            }
+        }
         crate::Decision::of(findings)
     }
 }
