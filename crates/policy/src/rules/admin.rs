@@ -29,6 +29,15 @@ pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option
         "docker" | "podman" if first == "volume" && matches!(second, "rm" | "remove") => {
             "deletes volumes, and the data in them"
         }
+        // `docker rm -f $(docker ps -aq)`: every container (or image) a listing prints.
+        "docker" | "podman"
+            if (matches!(first, "rm" | "rmi" | "kill")
+                || (matches!(first, "container" | "image") && matches!(second, "rm" | "kill")))
+                && targets.iter().any(|t| t.contains(crate::lex::COMPUTED)) =>
+        {
+            "removes or kills the containers or images a listing computes when it runs (all \
+             of them, with `ps -aq`)"
+        }
         // Publishing a package: public at once, and a registry does not take a version back.
         "npm" | "pnpm" | "yarn" | "bun" | "cargo" | "poetry" | "flit" | "hatch" | "uv"
             if first == "publish" && !flags.contains(&"--dry-run") =>
