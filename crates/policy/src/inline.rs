@@ -176,14 +176,61 @@ pub fn scan(name: &str, args: &[String], stdin: &Stdin) -> Found {
 /// every REPL's language are looked for. Only the calls count: the rest of a shell line read
 /// as code would be words no REPL knows.
 pub fn repl_calls(line: &str) -> Vec<String> {
+    repl_calls_within(line, 3)
+}
+
+fn repl_calls_within(line: &str, depth: usize) -> Vec<String> {
     let mut found = Found::default();
     for lang in ["python", "node", "ruby"] {
         scan_code(lang, line, &mut found);
     }
     let mut out = found.shell_lines;
     out.extend(found.argvs.iter().map(shell_words::join));
+    // Code handed to the language itself as a string (`exec("import os; os.system(…)")`,
+    // `eval(compile("…", …))`, `new Function("…")`): read as another line typed there.
+    if depth > 0 {
+        for code in code_strings(line) {
+            out.extend(repl_calls_within(&code, depth - 1));
+        }
+    }
     out.sort();
     out.dedup();
+    out
+}
+
+/// The string literals given first to a call that runs code: Python's `exec`, `eval` and
+/// `compile`, JavaScript's `eval` and `Function`, Ruby's `eval` and `instance_eval`.
+fn code_strings(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for call in ["exec(", "eval(", "compile(", "Function("] {
+        let mut from = 0;
+        while let Some(at) = line[from..].find(call) {
+            let start = from + at + call.len();
+            from = start;
+            let rest = line[start..].trim_start();
+            let Some(quote) = rest
+                .chars()
+                .next()
+                .filter(|c| matches!(c, '"' | '\'' | '`'))
+            else {
+                continue;
+            };
+            let mut text = String::new();
+            let mut chars = rest[1..].chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => {
+                        if let Some(n) = chars.next() {
+                            text.push(n);
+                        }
+                    }
+                    c if c == quote => break,
+                    c => text.push(c),
+                }
+            }
+            out.push(text);
+        }
+    }
     out
 }
 

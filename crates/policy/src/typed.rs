@@ -271,7 +271,22 @@ mod tests {
                 .authorization,
             Allowed
         );
-        for benign in ["print(1+1)", "os.system(\"ls\")", "npm run build", "ls -la"] {
+        // Code handed to the language as a string is read as a line of its own.
+        assert_eq!(
+            verdict("exec(\"import os; os.system('rm -rf ~')\")"),
+            Blocked
+        );
+        assert_eq!(
+            verdict("new Function(\"require('child_process').execSync('rm -rf ~')\")()"),
+            Blocked
+        );
+        for benign in [
+            "print(1+1)",
+            "os.system(\"ls\")",
+            "npm run build",
+            "ls -la",
+            "eval('1+1')",
+        ] {
             assert_eq!(verdict(benign), Allowed, "{benign}");
         }
         // Keys are read the same way, line by line.
