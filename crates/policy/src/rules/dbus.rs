@@ -58,15 +58,18 @@ pub fn dbus_call(name: &str, args: &[String]) -> Option<(&'static str, String)> 
     match name {
         // busctl [OPTIONS] VERB …: `call SERVICE OBJECT INTERFACE METHOD`.
         "busctl" => {
-            let verb_at = args
-                .iter()
-                .position(|a| !a.starts_with('-') && !matches!(a.as_str(), "-H" | "-M"))?;
-            let verb = args[verb_at].as_str();
-            let rest: Vec<&str> = args[verb_at + 1..]
-                .iter()
-                .filter(|a| !a.starts_with('-'))
-                .map(String::as_str)
-                .collect();
+            // Its operands, past the options and the values of those that take one (`-H
+            // HOST`, `-M MACHINE`: getopt takes them anywhere).
+            let mut operands = Vec::new();
+            let mut words = args.iter();
+            while let Some(a) = words.next() {
+                if matches!(a.as_str(), "-H" | "-M" | "--host" | "--machine") {
+                    words.next();
+                } else if !a.starts_with('-') {
+                    operands.push(a.as_str());
+                }
+            }
+            let (&verb, rest) = operands.split_first()?;
             match verb {
                 "call" => called(rest.get(3).copied().unwrap_or("a method")),
                 "set-property" | "emit" | "monitor" | "capture" => Some((
