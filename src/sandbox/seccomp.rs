@@ -155,7 +155,7 @@ pub fn apply(_rules: &Rules) -> Result<(), String> {
 }
 
 #[cfg(target_os = "linux")]
-fn cond(
+pub(super) fn cond(
     arg: u8,
     len: SeccompCmpArgLen,
     op: SeccompCmpOp,
@@ -165,7 +165,7 @@ fn cond(
 }
 
 #[cfg(target_os = "linux")]
-fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
+pub(super) fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
     SeccompRule::new(conditions).map_err(|e| e.to_string())
 }
 

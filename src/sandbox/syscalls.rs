@@ -32,6 +32,8 @@ use std::collections::BTreeMap;
 use nix::libc;
 use seccompiler::{SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompRule};
 
+use super::seccomp::rule;
+
 /// Calls allowed whatever their arguments, on every architecture.
 const EVERYWHERE: &[i64] = &[
     libc::SYS_accept,
@@ -360,12 +362,9 @@ const PERSONALITIES: &[u64] = &[0, 0x0008, 0x0002_0000, 0x0002_0008, 0xffff_ffff
 /// `AF_VSOCK`: a socket to the hypervisor of the virtual machine the server runs in.
 const AF_VSOCK: u64 = 40;
 
+/// A condition on an `int` argument, compared on its low 32 bits (what the kernel reads).
 fn cond(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, String> {
-    SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(|e| e.to_string())
-}
-
-fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
-    SeccompRule::new(conditions).map_err(|e| e.to_string())
+    super::seccomp::cond(arg, SeccompCmpArgLen::Dword, op, value)
 }
 
 /// The allow-list: each call mapped to the rules under which it is allowed (none: always).
@@ -388,10 +387,8 @@ pub fn allowed(metadata: bool) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String
         map.insert(
             libc::SYS_utimensat,
             vec![rule(vec![
-                SeccompCondition::new(1, SeccompCmpArgLen::Qword, SeccompCmpOp::Eq, 0)
-                    .map_err(|e| e.to_string())?,
-                SeccompCondition::new(2, SeccompCmpArgLen::Qword, SeccompCmpOp::Eq, 0)
-                    .map_err(|e| e.to_string())?,
+                super::seccomp::cond(1, SeccompCmpArgLen::Qword, SeccompCmpOp::Eq, 0)?,
+                super::seccomp::cond(2, SeccompCmpArgLen::Qword, SeccompCmpOp::Eq, 0)?,
             ])?],
         );
     }
