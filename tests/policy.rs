@@ -775,3 +775,16 @@ async fn a_fish_substitution_is_judged_as_the_command_it_runs() {
     let fish = on_path_opt("fish").expect("fish is installed by scripts/test");
     a_hidden_command_is_judged(&fish, "echo ({})").await;
 }
+
+/// Glued into a word (`echo x(cmd)`), fish's `(cmd)` runs all the same.
+#[tokio::test]
+async fn a_fish_substitution_glued_into_a_word_is_judged() {
+    let fish = on_path_opt("fish").expect("fish is installed by scripts/test");
+    a_hidden_command_is_judged(&fish, "echo x({})").await;
+}
+
+/// Code handed to Python's `exec` as a string, at its prompt, is read as a line of its own.
+#[tokio::test]
+async fn code_given_to_exec_at_a_repl_is_judged() {
+    a_hidden_command_is_judged(&on_path("python3"), "exec(\"import os; os.system('{}')\")").await;
+}
