@@ -207,6 +207,35 @@ async fn a_command_line_left_open_is_refused_and_the_terminal_goes_on() {
     }
 }
 
+/// dash reads what was typed a line at a time. When it had taken a script's last line, left
+/// open, but had not yet drawn the continuation prompt that line brings, the terminal's
+/// input was empty and the script was answered as finished: the next command line went into
+/// the open one. A user's `PS2` that runs a command (a theme) holds that moment open.
+#[tokio::test]
+async fn dash_taking_its_last_line_slowly_still_has_it_left_open() {
+    let (s, home) = server_in_home("dash", &[(".shinit", "PS2='$(sleep 0.5)> '\n")]).await;
+    s.stop().await;
+    let env_file = home.join(".shinit").display().to_string();
+    let home_s = home.display().to_string();
+    let s = server()
+        .envs(&[
+            ("HOME", home_s.as_str()),
+            ("ENV", env_file.as_str()),
+            ("PM_TERM_INTERACTIVE_SHELL", "dash"),
+            ("PM_TERM_APPROVAL_DEFAULT", "approve"),
+        ])
+        .start()
+        .await;
+    let id = open_shell(&s).await;
+    let r = s
+        .call(terminal_command(&id, "echo ran-first\necho 'still open"))
+        .await;
+    assert_eq!(code(&r), "PM_TERM_INVALID_PAYLOAD", "{r:#}");
+    let r = s.call(terminal_command(&id, "echo next-ran")).await;
+    assert_eq!(r["result"]["output"], "next-ran\n", "{r:#}");
+    s.stop().await;
+}
+
 /// fish keeps a line it cannot run in its line editor after Enter (it has no continuation
 /// prompt), and every later command line was added to it: the terminal was lost. Such a
 /// line is now refused before it is typed, with fish's own words, and the next one runs. In

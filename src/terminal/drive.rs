@@ -256,7 +256,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     }
     let entering = t.entry_lock.lock().await;
     settle_before_typing(&t, deadline, ticket).await;
-    let (base, before) = {
+    let (typed, before) = {
         let st = t.state();
         if st.continuation {
             drop(st);
@@ -271,7 +271,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
             give_back_claim();
             return Err(OpError::new(OpErrorKind::Busy, msg));
         }
-        (st.next_command, st.spool.len())
+        (submission::Typed::new(&st, &a.command), st.spool.len())
     };
     if let Err(e) = guard::fits_the_line_discipline(&t, &a.command) {
         return showing(e);
@@ -302,7 +302,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
             ),
         ));
     }
-    record_typed(&t, &a.command, base);
+    record_typed(&t, &a.command, typed.base);
     let keys = match keys_entering(&t, &a.command).await {
         Ok(keys) => keys,
         Err(e) => return showing(e),
@@ -316,7 +316,7 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     let limit = hard.map_or(deadline, |h| h.min(deadline));
     let mut waits_for_input = false;
     let finished = if integrated {
-        match submission::wait(&t, base, limit).await {
+        match submission::wait(&t, typed, limit).await {
             Waited::Finished => true,
             Waited::Running => false,
             Waited::WaitsForInput => {
@@ -341,14 +341,14 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     };
     let timed_out = !finished && hard.is_some_and(|h| Instant::now() >= h);
     if timed_out {
-        interrupt_now(core, &t, base).await;
+        interrupt_now(core, &t, typed.base).await;
     }
     answer(
         core,
         &t,
         &a,
         Outcome {
-            base,
+            base: typed.base,
             before,
             hard,
             timed_out,

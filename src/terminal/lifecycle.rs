@@ -388,6 +388,7 @@ impl Core {
                 at_prompt: false,
                 prompt_drawn: false,
                 continuation: false,
+                continuations: 0,
                 dropping_line: false,
                 line_entered: false,
                 prompt_started: false,

@@ -41,6 +41,40 @@ fn command_number(r: &CommandRecord) -> u64 {
         .unwrap_or(0)
 }
 
+/// A command line as it went in: the command count before it (`base`), the prompts the
+/// shell had drawn by then, and how many lines the terminal passes on for it.
+#[derive(Debug, Clone, Copy)]
+pub struct Typed {
+    pub base: u64,
+    prompts: u64,
+    lines: u64,
+}
+
+impl Typed {
+    /// `line` about to be typed (with its Enter) into the terminal whose state is `st`.
+    pub fn new(st: &TermState, line: &str) -> Self {
+        // The line discipline ends a line at each carriage return as at each newline.
+        let ends = line.chars().filter(|&c| c == '\n' || c == '\r').count() as u64;
+        Typed {
+            base: st.next_command,
+            prompts: drawn(st),
+            lines: ends + 1,
+        }
+    }
+
+    /// A shell that reads typed text a line at a time draws a prompt after each line it has
+    /// taken: while fewer have come than the line holds, some of it is still to be read.
+    /// (Its kernel buffer is no witness: the shell may have read the last line and not yet
+    /// drawn the continuation prompt that line brings.)
+    fn lines_left(&self, st: &TermState) -> bool {
+        drawn(st).saturating_sub(self.prompts) < self.lines
+    }
+}
+
+fn drawn(st: &TermState) -> u64 {
+    st.prompts + st.continuations
+}
+
 /// The commands detected after `base` (the terminal's counter before we typed): those our
 /// command line started.
 fn ours(
@@ -79,7 +113,8 @@ pub fn none_running(st: &TermState, base: u64) -> bool {
 
 /// Wait, until `limit`, for everything the line typed after `base` started to finish, and
 /// for the prompt after it to be drawn (the shell reports its cwd as it draws the prompt).
-pub async fn wait(t: &Terminal, base: u64, limit: Instant) -> Waited {
+pub async fn wait(t: &Terminal, typed: Typed, limit: Instant) -> Waited {
+    let base = typed.base;
     loop {
         // What the line started reading from the terminal is known once it started.
         let ended = super::waits::wait_for_or_input(t, limit, Instant::now(), |st| {
@@ -121,10 +156,11 @@ pub async fn wait(t: &Terminal, base: u64, limit: Instant) -> Waited {
         .await;
         if none_running(&t.state(), base) {
             // A shell without a line editor (dash) reads what was typed a line at a time:
-            // while part of it is still unread, the shell has more of our text to take —
+            // while part of it is still unread (in the kernel's buffer, or taken without the
+            // prompt it brings drawn yet), the shell has more of our text to take —
             // a script's next line, or the rest of a line left open, whose continuation
             // prompt comes only after this prompt.
-            if t.pty.unread_input() {
+            if t.pty.unread_input() || (t.prompt_only && typed.lines_left(&t.state())) {
                 let by = limit.min(Instant::now() + PROMPT_GRACE);
                 let more = wait_for(t, by, |st| {
                     st.continuation || !none_running(st, base) || !st.running()

@@ -164,6 +164,10 @@ pub struct TermState {
     /// The shell's continuation prompt is the last thing it drew: it holds part of a command
     /// line (an open quote, here-document or block) and reads the rest from the keyboard.
     pub continuation: bool,
+    /// Continuation prompts drawn. A shell without a line editor (dash) reads typed text a
+    /// line at a time and draws a prompt, first or continuation, before each line it reads:
+    /// with `prompts` this says how much of a script it has taken.
+    pub continuations: u64,
     /// This server's Ctrl-C went to a prompt or a continuation, and the fresh prompt it
     /// brings has not come yet: a continuation prompt redrawn meanwhile (a theme's clock) is
     /// the dropped line's, not a new one.

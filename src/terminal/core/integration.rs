@@ -115,7 +115,10 @@ impl Core {
             }
             Event::Installed(level) => st.installed_partially = level != "full",
             Event::RcDone => st.rc_done = true,
-            Event::Continuation => st.continuation = !st.dropping_line,
+            Event::Continuation => {
+                st.continuation = !st.dropping_line;
+                st.continuations += 1;
+            }
             Event::Cwd(path) => {
                 let uri = file_uri(&path);
                 if st.state.cwd.as_deref() != Some(uri.as_str()) {
