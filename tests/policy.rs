@@ -788,3 +788,76 @@ async fn a_fish_substitution_glued_into_a_word_is_judged() {
 async fn code_given_to_exec_at_a_repl_is_judged() {
     a_hidden_command_is_judged(&on_path("python3"), "exec(\"import os; os.system('{}')\")").await;
 }
+
+/// At a REPL's prompt the command can be put in a variable by one line and run by the
+/// next: `c = "…"` is data, and `os.system(c)` showed no command, so it ran unasked.
+/// Now a call that runs what the line computes is asked about (declined here, nobody to
+/// ask), as is a runner taken under another name; a call with the command written out
+/// still runs. In a real `python3` and a real `node`, through the real binary.
+#[tokio::test]
+async fn a_command_kept_in_a_variable_at_a_repl_is_not_run_unasked() {
+    let mut repls = vec![(
+        on_path("python3"),
+        "c = 'touch {}'",
+        vec!["import os; os.system(c)", "f = os.system"],
+        "import os; os.system('touch {}')",
+    )];
+    if let Some(node) = on_path_opt("node") {
+        repls.push((
+            node,
+            "c = 'touch {}'",
+            vec![
+                "require('child_process').execSync(c)",
+                "const q = require('child_process')",
+            ],
+            "require('child_process').execSync('touch {}')",
+        ));
+    }
+    for (repl, keep, runs, written_out) in repls {
+        let dir = scratch_dir();
+        let s = server()
+            .envs(&[
+                ("PM_TERM_SHELL", "/bin/true"),
+                ("PM_TERM_INTERACTIVE_SHELL", repl.as_str()),
+                ("PM_TERM_APPROVAL_DEFAULT", "decline"),
+            ])
+            .start()
+            .await;
+        let id = open_shell(&s).await;
+        let typed = |line: String| {
+            json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+                "target": {"terminal_id": id}, "execution": {"command": line},
+                "runtime": {"wait_ms": 3000}})
+        };
+        let held = dir.join("held");
+        let r = s
+            .call(typed(keep.replace("{}", &held.display().to_string())))
+            .await;
+        assert_eq!(r["success"], true, "{repl}: {r:#}");
+        for line in &runs {
+            let r = s.call(typed(line.to_string())).await;
+            assert_eq!(code(&r), "PM_TERM_DECLINED", "{repl} {line}: {r:#}");
+            assert_eq!(
+                r["error"]["details"]["rule"], "computed_command",
+                "{repl}: {r:#}"
+            );
+        }
+        let ran = dir.join("ran");
+        let r = s
+            .call(typed(written_out.replace("{}", &ran.display().to_string())))
+            .await;
+        assert_eq!(r["success"], true, "{repl}: {r:#}");
+        for _ in 0..100 {
+            if ran.exists() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert!(
+            ran.exists(),
+            "{repl} did not run the written-out call: {r:#}"
+        );
+        assert!(!held.exists(), "{repl}: the computed call was typed");
+        s.stop().await;
+    }
+}

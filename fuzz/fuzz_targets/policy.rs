@@ -23,6 +23,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(!f.rule.is_empty());
     }
     let _ = policy.evaluate_input(line, None);
+    let _ = policy.evaluate_in_terminal(line, Some("/tmp"));
     let argv: Vec<String> = line.split('\u{0}').map(str::to_string).collect();
     let _ = policy.evaluate_argv(&argv[0], &argv[1..], None);
 });

@@ -205,6 +205,15 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         // A console's escape to the shell, at sqlite3's or mysql's prompt.
         ".shell rm -rf ~",
         "system rm -rf ~",
+        // A REPL's call of what the line computes, or a runner kept to call later.
+        "import os; os.system(c)",
+        "f = os.system",
+        "getattr(os, 'system')(c)",
+        "const q = require('child_process')",
+        "os.execute('rm -rf ~')",
+        "shutil.rmtree(os.path.expanduser('~'))",
+        "fs.rmSync(os.homedir(), {recursive: true})",
+        "process.binding('spawn_sync')",
     ];
     // A REPL's everyday lines, typed into a terminal.
     const BENIGN_IN_A_TERMINAL: &[&str] = &[
@@ -212,6 +221,10 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "np.array([1,2,3]).reshape(3, 1)",
         "print(x) if y else print(z)",
         "console.log(require('fs').readdirSync('.'))",
+        "subprocess.run(['git', 'status'], check=True)",
+        "require('child_process').execSync('git status', {stdio: 'inherit'})",
+        "[1, 2, 3].map(function(x) { return x * 2 })",
+        "cursor.execute(sql)",
     ];
     const BENIGN: &[&str] = &[
         "git status",

@@ -32,10 +32,9 @@ fn glued_call(segment: &str) -> Option<(&str, &str)> {
                 depth -= 1;
                 if depth == 0 {
                     let end = open + i + 1;
-                    // The word goes on to the next space (`r(echo m)x`).
-                    let word_end = s[end..]
-                        .find(char::is_whitespace)
-                        .map_or(s.len(), |j| end + j);
+                    // The word goes on to the next space outside quotes and brackets
+                    // (`r(echo m)x`, `require('x').f('a b')`).
+                    let word_end = end + word_len(&s[end..]);
                     return Some((&s[..word_end], &s[word_end..]));
                 }
             }
@@ -43,6 +42,24 @@ fn glued_call(segment: &str) -> Option<(&str, &str)> {
         }
     }
     None
+}
+
+/// How long the word that starts `s` is: up to a blank outside quotes and brackets.
+fn word_len(s: &str) -> usize {
+    let mut quote: Option<char> = None;
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth = depth.saturating_sub(1),
+            (None, c) if c.is_whitespace() && depth == 0 => return i,
+            _ => {}
+        }
+    }
+    s.len()
 }
 
 /// The text inside each `(…)` glued to a word (`x=(rm -rf ~)`, `r(echo m)`), outside quotes:

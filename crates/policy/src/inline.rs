@@ -39,12 +39,27 @@ const SHELL_CALLS: &[&str] = &[
     "qx",
     "execvp",
     "execv",
+    "execve",
+    "execvpe",
+    "execl",
+    "execle",
     "execlp",
+    "spawnl",
     "spawnlp",
+    "spawnv",
+    "spawnve",
+    "spawnvp",
+    "posix_spawn",
+    "posix_spawnp",
+    // Lua's `os.execute`; a database cursor's SQL read as a shell line names no program.
+    "execute",
 ];
 
+/// Calls that delete one file: judged as `rm PATH`.
+const FILE_DELETES: &[&str] = &["remove", "unlink", "unlinksync", "delete"];
+
 /// Calls that delete a directory tree: judged as `rm -rf PATH`.
-const TREE_DELETES: &[&str] = &[
+pub(crate) const TREE_DELETES: &[&str] = &[
     "rmtree",
     "rm_rf",
     "rm_r",
@@ -168,70 +183,6 @@ pub fn scan(name: &str, args: &[String], stdin: &Stdin) -> Found {
         },
     }
     found
-}
-
-/// The commands a line typed into a terminal hands to the system if a REPL reads it
-/// (`os.system("…")` at Python's prompt, `execSync('…')` at Node's, backticks at Ruby's):
-/// a terminal's foreground program is not known when its input is judged, so the calls of
-/// every REPL's language are looked for. Only the calls count: the rest of a shell line read
-/// as code would be words no REPL knows.
-pub fn repl_calls(line: &str) -> Vec<String> {
-    repl_calls_within(line, 3)
-}
-
-fn repl_calls_within(line: &str, depth: usize) -> Vec<String> {
-    let mut found = Found::default();
-    for lang in ["python", "node", "ruby"] {
-        scan_code(lang, line, &mut found);
-    }
-    let mut out = found.shell_lines;
-    out.extend(found.argvs.iter().map(shell_words::join));
-    // Code handed to the language itself as a string (`exec("import os; os.system(…)")`,
-    // `eval(compile("…", …))`, `new Function("…")`): read as another line typed there.
-    if depth > 0 {
-        for code in code_strings(line) {
-            out.extend(repl_calls_within(&code, depth - 1));
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// The string literals given first to a call that runs code: Python's `exec`, `eval` and
-/// `compile`, JavaScript's `eval` and `Function`, Ruby's `eval` and `instance_eval`.
-fn code_strings(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for call in ["exec(", "eval(", "compile(", "Function("] {
-        let mut from = 0;
-        while let Some(at) = line[from..].find(call) {
-            let start = from + at + call.len();
-            from = start;
-            let rest = line[start..].trim_start();
-            let Some(quote) = rest
-                .chars()
-                .next()
-                .filter(|c| matches!(c, '"' | '\'' | '`'))
-            else {
-                continue;
-            };
-            let mut text = String::new();
-            let mut chars = rest[1..].chars();
-            while let Some(c) = chars.next() {
-                match c {
-                    '\\' => {
-                        if let Some(n) = chars.next() {
-                            text.push(n);
-                        }
-                    }
-                    c if c == quote => break,
-                    c => text.push(c),
-                }
-            }
-            out.push(text);
-        }
-    }
-    out
 }
 
 /// The commands `code` hands to the system, and whether it uses anything not known to be
@@ -422,7 +373,8 @@ fn reads_program_from_stdin(args: &[String]) -> bool {
     args.iter().all(|a| a.starts_with('-'))
 }
 
-fn scan_code(lang: &str, code: &str, found: &mut Found) {
+pub(crate) fn scan_code(lang: &str, code: &str, found: &mut Found) {
+    found.shell_lines.extend(crate::repl::home_deletes(code));
     let code: Vec<char> = code.chars().take(MAX_CODE).collect();
     let literals = literals(&code);
     let mut i = 0;
@@ -445,6 +397,11 @@ fn scan_code(lang: &str, code: &str, found: &mut Found) {
                     i += 1;
                     argv.push(literals[i].text.clone());
                 }
+                // A program's path and then its whole argv (`os.execv("/bin/sh", ["sh",
+                // "-c", …])`): the list alone is a reading too.
+                if !lit.in_list && argv.len() > 1 {
+                    found.argvs.push(argv[1..].to_vec());
+                }
                 found.argvs.push(argv);
             }
             // A program's word outside a list is also a line a shell may read (`spawn('rm
@@ -456,6 +413,8 @@ fn scan_code(lang: &str, code: &str, found: &mut Found) {
             found
                 .argvs
                 .push(vec!["rm".into(), "-rf".into(), lit.text.clone()]);
+        } else if FILE_DELETES.contains(&lit.callee.as_str()) && !lit.in_list {
+            found.argvs.push(vec!["rm".into(), lit.text.clone()]);
         }
         i += 1;
     }

@@ -16,6 +16,8 @@ mod inline_literals;
 mod inline_words;
 pub mod lex;
 pub mod limits;
+mod repl;
+mod repl_tokens;
 pub mod rules;
 mod runners;
 mod stdin;

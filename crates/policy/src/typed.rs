@@ -91,9 +91,18 @@ impl crate::Policy {
     /// (`import os; os.system("rm -rf ~")` typed into `python3`) judged as lines too.
     pub fn evaluate_in_terminal(&self, line: &str, cwd: Option<&str>) -> crate::Decision {
         let mut findings = self.evaluate(line, cwd).findings;
-        for call in line.lines().flat_map(crate::inline::repl_calls) {
+        for call in line.lines().flat_map(crate::repl::repl_calls) {
             findings.extend(self.evaluate(&call, cwd).findings);
         }
+        // What a REPL would run that the line computes, or a runner taken to call later.
+        findings.extend(line.lines().filter_map(|l| {
+            crate::repl::unread(l).map(|why| crate::Finding {
+                severity: crate::Severity::Warn,
+                rule: "computed_command",
+                message: format!("read as a REPL's code: {why}"),
+                command: l.trim().chars().take(200).collect(),
+            })
+        }));
         // fish's reading: a `(…)` glued into a word is a command, and glued into the
         // command's name it computes that name.
         // What a REPL's expression looks like to a shell (`count(*)`, `f([1,2])`: a glob as

@@ -289,6 +289,32 @@ pub fn sets_id_bits(mode: &str) -> bool {
 /// `docker run` (or `create`) options that hand the container the host: full privileges,
 /// added capabilities, the host's root or docker socket mounted, its pid, network or user
 /// namespace, its devices, confinement switched off.
+/// `kubectl run --privileged`, `kubectl run --overrides=…` (a pod spec patched by hand:
+/// `hostPID`, `hostPath` of `/`), `kubectl debug node/…` (a pod in the node's namespaces with
+/// its root mounted) or a debugging profile that grants privileges.
+pub fn pod_gets_the_host(args: &[String]) -> bool {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    let has = |opt: &str| {
+        words
+            .iter()
+            .any(|w| *w == opt || w.starts_with(&format!("{opt}=")))
+    };
+    let profile = words.iter().enumerate().any(|(i, w)| {
+        let v = w.strip_prefix("--profile=").or_else(|| {
+            (*w == "--profile")
+                .then(|| words.get(i + 1).copied())
+                .flatten()
+        });
+        v.is_some_and(|v| matches!(v, "sysadmin" | "netadmin" | "legacy"))
+    });
+    if words.contains(&"run") {
+        return (has("--privileged") && !words.contains(&"--privileged=false"))
+            || has("--overrides");
+    }
+    words.contains(&"debug")
+        && (profile || words.iter().any(|w| w.starts_with("node/") || *w == "node"))
+}
+
 pub fn gives_the_host(name: &str, args: &[String]) -> bool {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     if !words

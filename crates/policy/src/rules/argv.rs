@@ -496,6 +496,14 @@ fn others(c: &Cmd<'_>, out: &mut Vec<Finding>) {
                 argv,
             ));
         }
+        "kubectl" | "oc" if super::admin::pod_gets_the_host(args) => {
+            out.push(finding(
+                Warn,
+                "container_host",
+                format!("{name} starts a pod given the node (privileged, a spec patched by --overrides, or a node's debugging pod with its processes, network and root)"),
+                argv,
+            ));
+        }
         "sudo" | "doas" | "su" | "pkexec" | "run0" => {
             out.push(finding(
                 Warn,

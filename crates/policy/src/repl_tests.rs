@@ -1,0 +1,148 @@
+use super::*;
+
+#[test]
+fn a_runner_given_what_the_line_computes_is_named() {
+    for line in [
+        "os.system(c)",
+        "import subprocess; subprocess.run(cmd, shell=True)",
+        "subprocess.run(['rm', d])",
+        "require('child_process').execSync(c)",
+        "cp.exec(cmd)",
+        "system(cmd)",
+        "system cmd",
+        "os.system(f\"rm -rf {d}\")",
+        "execSync(`rm -rf ${d}`)",
+        "os.execute(c)",
+        "io.popen(c):read('*a')",
+        "exec(open('x.py').read())",
+        "eval(code)",
+        "new Function(body)()",
+        "__import__(m).system('id')",
+        "spawnSync('rm', args)",
+        "shell_exec($c);",
+        "system(\"rm -rf $dir\");",
+    ] {
+        assert!(unread(line).is_some(), "{line}");
+    }
+}
+
+#[test]
+fn a_runner_taken_to_call_later_is_named() {
+    for line in [
+        "f = os.system",
+        "from os import system",
+        "from subprocess import run",
+        "import subprocess as sp",
+        "sp = subprocess",
+        "const {execSync: e} = require('child_process')",
+        "const q = require('node:child_process')",
+        "import * as cp from 'child_process'",
+        "getattr(os, 'system')('id')",
+        "os.__dict__['system']('id')",
+        "process.binding('spawn_sync')",
+        "ctypes.CDLL(None).system(b'id')",
+    ] {
+        assert!(unread(line).is_some(), "{line}");
+    }
+}
+
+#[test]
+fn literal_calls_and_everyday_code_are_not_named() {
+    for line in [
+        "os.system('ls -la')",
+        "subprocess.run(['git', 'status'], check=True, cwd=d)",
+        "require('child_process').execSync('ls', {stdio: 'inherit'})",
+        "import subprocess",
+        "import os",
+        "print(os.getcwd())",
+        "asyncio.run(main())",
+        "app.run(debug=True)",
+        "pattern.exec(line)",
+        "arr.map(function(x) { return x * 2 })",
+        "cursor.execute(sql)",
+        "df.apply(lambda x: x + 1)",
+        "man system",
+        "find . -exec rm {} \\;",
+        "eval \"$(ssh-agent -s)\"",
+        "exec zsh",
+        "git commit -m 'run the system tests'",
+        "os.execve('/bin/ls', ['ls'], os.environ)",
+        "SELECT count(*) FROM users;",
+    ] {
+        assert_eq!(unread(line), None, "{line}");
+    }
+}
+
+#[test]
+fn the_home_directory_as_a_language_names_it_is_deleted_as_home() {
+    for line in [
+        "shutil.rmtree(os.path.expanduser(\"~\"))",
+        "shutil.rmtree(Path.home())",
+        "shutil.rmtree(str(pathlib.Path.home()))",
+        "fs.rmSync(os.homedir(), {recursive: true})",
+        "fs.rmSync(require('os').homedir(), {recursive: true, force: true})",
+        "FileUtils.rm_rf(Dir.home)",
+        "shutil.rmtree(os.environ['HOME'])",
+        "fs.rm(process.env.HOME, {recursive: true}, () => {})",
+    ] {
+        assert!(
+            repl_calls(line).contains(&"rm -rf ~".to_string()),
+            "{line}: {:?}",
+            repl_calls(line)
+        );
+    }
+    assert!(repl_calls("shutil.rmtree(Path.home() / 'build')").is_empty());
+    assert_eq!(
+        repl_calls("fs.rm('/etc', {recursive: true})"),
+        vec!["rm -rf /etc".to_string()]
+    );
+}
+
+/// Any text, cut anywhere: the reading never panics (brackets left open, quotes at the
+/// end, multi-byte characters next to punctuation).
+#[test]
+fn any_text_is_read_without_panicking() {
+    const PARTS: &[&str] = &[
+        "os.system",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "'",
+        "\"",
+        "`",
+        "f\"",
+        "${",
+        "#{",
+        "\\",
+        "=",
+        "import",
+        " ",
+        "child_process",
+        "rmtree",
+        "Path.home()",
+        ".",
+        "é",
+        "ß",
+        "exec",
+        "$x",
+        "require",
+        "\n",
+        ";",
+    ];
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    for _ in 0..20_000 {
+        let mut line = String::new();
+        for _ in 0..(seed % 12) {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            line.push_str(PARTS[(seed % PARTS.len() as u64) as usize]);
+        }
+        let _ = unread(&line);
+        let _ = repl_calls(&line);
+    }
+}

@@ -1,0 +1,177 @@
+//! A line of some REPL's code cut into the pieces `repl` weighs: dotted names (`os.system`,
+//! `require('child_process').exec` as `.exec` after a call), string literals, and the
+//! punctuation between them. The language is not known, so only what Python, JavaScript,
+//! Ruby, Perl, PHP and Lua share is read: quotes with backslash escapes, identifiers,
+//! brackets.
+
+/// One piece of a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Token {
+    /// A dotted name; `after_call` when it starts with `.` right after a `)` or `]`
+    /// (`require('x').exec`, `getattr(os, 'system')`).
+    Name { path: String, after_call: bool },
+    /// A string literal; `computed` when it interpolates (`f"{x}"`, `` `${x}` ``, `"#{x}"`,
+    /// perl's `"$x"`).
+    Literal { text: String, computed: bool },
+    /// Any other character but blanks.
+    Punct(char),
+}
+
+/// Whether blanks came before the piece: Ruby's and Perl's calls take their argument after
+/// a blank (`system cmd`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Piece {
+    pub(crate) token: Token,
+    pub(crate) blank_before: bool,
+}
+
+fn ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+/// The pieces of `code`, at most `limit` characters of it.
+pub(crate) fn pieces(code: &str, limit: usize) -> Vec<Piece> {
+    let code: Vec<char> = code.chars().take(limit).collect();
+    let mut out: Vec<Piece> = Vec::new();
+    let mut i = 0;
+    let mut blank = false;
+    while i < code.len() {
+        let c = code[i];
+        if c.is_whitespace() {
+            blank = true;
+            i += 1;
+            continue;
+        }
+        let token = if matches!(c, '\'' | '"' | '`') {
+            // A string prefix glued to it (`f"…"`, `b'…'`, `r"…"`) was read as a name:
+            // an `f` prefix makes it a format.
+            let prefix = match out.last() {
+                Some(Piece {
+                    token: Token::Name { path, .. },
+                    ..
+                }) if !blank && path.len() <= 2 && path.chars().all(|p| "fFrRbBuU".contains(p)) => {
+                    Some(path.to_ascii_lowercase())
+                }
+                _ => None,
+            };
+            if prefix.is_some() {
+                out.pop();
+            }
+            let (text, end) = literal(&code, i);
+            let computed = prefix.is_some_and(|p| p.contains('f'))
+                || (c == '`' && text.contains("${"))
+                || (c != '\'' && (text.contains("#{") || perl_interpolates(&text)));
+            i = end;
+            Token::Literal { text, computed }
+        } else if ident_char(c) || (c == '.' && code.get(i + 1).is_some_and(|&n| ident_char(n))) {
+            let after_call = c == '.'
+                && !blank
+                && matches!(
+                    out.last(),
+                    Some(Piece {
+                        token: Token::Punct(')' | ']'),
+                        ..
+                    })
+                );
+            let start = i;
+            while i < code.len() && (ident_char(code[i]) || code[i] == '.') {
+                i += 1;
+            }
+            let path: String = code[start..i].iter().collect();
+            Token::Name {
+                path: path.trim_matches('.').to_string(),
+                after_call,
+            }
+        } else {
+            i += 1;
+            Token::Punct(c)
+        };
+        out.push(Piece {
+            token,
+            blank_before: blank,
+        });
+        blank = false;
+    }
+    out
+}
+
+/// The text of the literal opening at `at`, and where it ends (after its closing quote).
+fn literal(code: &[char], at: usize) -> (String, usize) {
+    let quote = code[at];
+    let mut text = String::new();
+    let mut j = at + 1;
+    while j < code.len() && code[j] != quote {
+        if code[j] == '\\' && j + 1 < code.len() {
+            j += 1;
+        }
+        text.push(code[j]);
+        j += 1;
+    }
+    (text, j + 1)
+}
+
+/// A `$name` or `@name` in a double-quoted string: Perl and PHP put the variable's value
+/// there (a price like `$5` is not one).
+fn perl_interpolates(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    chars
+        .windows(2)
+        .any(|w| matches!(w[0], '$' | '@') && (w[1].is_alphabetic() || w[1] == '_' || w[1] == '{'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(code: &str) -> Vec<Token> {
+        pieces(code, 1000).into_iter().map(|p| p.token).collect()
+    }
+
+    fn name(p: &str) -> Token {
+        Token::Name {
+            path: p.into(),
+            after_call: false,
+        }
+    }
+
+    #[test]
+    fn names_literals_and_punctuation() {
+        assert_eq!(
+            tokens("os.system(f\"rm {x}\")"),
+            vec![
+                name("os.system"),
+                Token::Punct('('),
+                Token::Literal {
+                    text: "rm {x}".into(),
+                    computed: true
+                },
+                Token::Punct(')'),
+            ]
+        );
+        assert_eq!(
+            tokens("require('cp').exec(c)")[4],
+            Token::Name {
+                path: "exec".into(),
+                after_call: true
+            }
+        );
+        assert!(matches!(
+            &tokens("`rm ${d}`")[0],
+            Token::Literal { computed: true, .. }
+        ));
+        assert!(matches!(
+            &tokens("'$HOME'")[0],
+            Token::Literal {
+                computed: false,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &tokens("\"costs $5\"")[0],
+            Token::Literal {
+                computed: false,
+                ..
+            }
+        ));
+    }
+}
