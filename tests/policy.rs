@@ -789,6 +789,14 @@ async fn code_given_to_exec_at_a_repl_is_judged() {
     a_hidden_command_is_judged(&on_path("python3"), "exec(\"import os; os.system('{}')\")").await;
 }
 
+/// A console's escape to the shell, typed at its own prompt, is judged as the command after
+/// it: sqlite3's `.shell` and gdb's `shell`, in the real programs.
+#[tokio::test]
+async fn a_consoles_escape_to_the_shell_is_judged() {
+    a_hidden_command_is_judged(&on_path("sqlite3"), ".shell {}").await;
+    a_hidden_command_is_judged(&on_path("gdb"), "shell {}").await;
+}
+
 /// At a REPL's prompt the command can be put in a variable by one line and run by the
 /// next: `c = "…"` is data, and `os.system(c)` showed no command, so it ran unasked.
 /// Now a call that runs what the line computes is asked about (declined here, nobody to

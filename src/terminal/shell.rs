@@ -164,6 +164,33 @@ fn write_if_changed(path: &Path, content: &str) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// Whether `program` takes `-i` to be interactive on a pty as it is on a keyboard: the
+/// shells, and the REPLs that read it so (Python, Node, Lua). Another console (sqlite3,
+/// gdb, psql) is interactive on a terminal by itself and refuses `-i` or reads it as
+/// something else, so it starts with no arguments.
+fn takes_interactive_flag(program: &Path) -> bool {
+    let name = program.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    matches!(
+        base,
+        "sh" | "ksh"
+            | "mksh"
+            | "oksh"
+            | "loksh"
+            | "pdksh"
+            | "csh"
+            | "tcsh"
+            | "yash"
+            | "posh"
+            | "python"
+            | "pypy"
+            | "node"
+            | "nodejs"
+            | "lua"
+            | "luajit"
+    )
+}
+
 /// Prepare the launch of `program` with shell integration for `terminal_id`.
 pub fn prepare(
     program: &Path,
@@ -221,7 +248,7 @@ pub fn prepare(
             }
             ShellKind::Plain => {}
         }
-    } else {
+    } else if takes_interactive_flag(program) {
         args.push("-i".into());
     }
     Ok(ShellLaunch {
