@@ -790,11 +790,52 @@ async fn code_given_to_exec_at_a_repl_is_judged() {
 }
 
 /// A console's escape to the shell, typed at its own prompt, is judged as the command after
-/// it: sqlite3's `.shell` and gdb's `shell`, in the real programs.
+/// it: sqlite3's `.shell` and gdb's `shell`, in the real programs. Read as a shell's line,
+/// `.shell chmod u+s F` runs a program `.shell` and asks nothing; at the console it sets a
+/// setuid bit, which is asked about (declined here, nobody to ask), and the bit is not set.
 #[tokio::test]
 async fn a_consoles_escape_to_the_shell_is_judged() {
-    a_hidden_command_is_judged(&on_path("sqlite3"), ".shell {}").await;
-    a_hidden_command_is_judged(&on_path("gdb"), "shell {}").await;
+    for (console, escape) in [("sqlite3", ".shell"), ("gdb", "shell")] {
+        let console = on_path(console);
+        let dir = scratch_dir();
+        let s = server()
+            .envs(&[
+                ("PM_TERM_SHELL", "/bin/true"),
+                ("PM_TERM_INTERACTIVE_SHELL", console.as_str()),
+                ("PM_TERM_APPROVAL_DEFAULT", "decline"),
+            ])
+            .start()
+            .await;
+        let id = open_shell(&s).await;
+        let typed = |line: String| {
+            json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+                "target": {"terminal_id": id}, "execution": {"command": line},
+                "runtime": {"wait_ms": 3000}})
+        };
+        let file = dir.join("f");
+        std::fs::write(&file, "").unwrap();
+        let r = s
+            .call(typed(format!("{escape} chmod u+s {}", file.display())))
+            .await;
+        assert_eq!(code(&r), "PM_TERM_DECLINED", "{console}: {r:#}");
+        assert_eq!(r["error"]["details"]["rule"], "setuid", "{console}: {r:#}");
+        let ran = dir.join("ran");
+        let r = s
+            .call(typed(format!("{escape} touch {}", ran.display())))
+            .await;
+        assert_eq!(r["success"], true, "{console}: {r:#}");
+        for _ in 0..100 {
+            if ran.exists() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert!(ran.exists(), "{console} did not run its escape: {r:#}");
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o4000, 0, "{console}: the declined line ran");
+        s.stop().await;
+    }
 }
 
 /// At a REPL's prompt the command can be put in a variable by one line and run by the

@@ -169,7 +169,10 @@ fn write_if_changed(path: &Path, content: &str) -> std::io::Result<()> {
 /// gdb, psql) is interactive on a terminal by itself and refuses `-i` or reads it as
 /// something else, so it starts with no arguments.
 fn takes_interactive_flag(program: &Path) -> bool {
-    let name = program.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = program
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     matches!(
         base,
