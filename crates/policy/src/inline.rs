@@ -202,6 +202,12 @@ fn read_code(name: &str, lang: &str, code: &str, found: &mut Found) {
         found.opaque = Some(format!(
             "{name} runs code that uses {word:?}, which is not known to be harmless"
         ));
+    } else if !is_awk(name)
+        && let Some(why) = crate::repl::unread(code)
+    {
+        // Words known to be harmless, put together so that what runs is computed
+        // (`system(@ARGV)`: the command is the program's own arguments).
+        found.opaque = Some(format!("{name}: {why}"));
     }
 }
 

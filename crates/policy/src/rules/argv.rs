@@ -445,6 +445,19 @@ fn permissions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
                 argv,
             ));
         }
+        // `install -m 4755 /bin/sh x`: a copy made with the bit set (also `--mode=`,
+        // `-m4755`).
+        "install"
+            if crate::getopt::option_value_anywhere(c.args, 'm', "mode")
+                .is_some_and(|m| super::admin::sets_id_bits(&m)) =>
+        {
+            out.push(finding(
+                Warn,
+                "setuid",
+                "installs a program that runs as its owner or group (setuid/setgid)",
+                argv,
+            ));
+        }
         _ => {}
     }
 }

@@ -200,6 +200,31 @@ pub(super) fn runs_lines(
                 skip_options(rest, &["-p", "--package"]).to_vec()
             }
         }
+        // `npm exec CMD ARGS` (also `npm x`, `pnpm exec`, `yarn exec`): the package's
+        // program, or any on the path, with ARGS; `-c LINE` runs a line.
+        "npm" | "pnpm" | "yarn"
+            if rest
+                .iter()
+                .find(|a| !a.starts_with('-'))
+                .is_some_and(|verb| verb == "exec" || (name == "npm" && verb == "x")) =>
+        {
+            let at = rest
+                .iter()
+                .position(|a| !a.starts_with('-'))
+                .map_or(rest.len(), |i| i + 1);
+            // npm's option parser drops the first `--` wherever it stands: `npm exec rm --
+            // -rf ~` runs `rm -rf ~`.
+            let mut after: Vec<String> = rest[at..].to_vec();
+            if let Some(dashes) = after.iter().position(|a| a == "--") {
+                after.remove(dashes);
+            }
+            if let Some(line) = option_anywhere(&after, 'c', "call") {
+                eff.shell_lines.push(line);
+                Vec::new()
+            } else {
+                skip_options(&after, &["-p", "--package", "-w", "--workspace"]).to_vec()
+            }
+        }
         // ed reads its commands from its input, and `!…` among them runs a shell.
         "ed" | "ex" if !matches!(stdin, Stdin::None) => {
             eff.opaque_script.get_or_insert_with(|| {
