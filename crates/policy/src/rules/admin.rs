@@ -51,6 +51,13 @@ pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option
             "publishes a package to its registry (public, and a version cannot be taken back)"
         }
         "crontab" if has_short(flags, &['r']) => "deletes the user's crontab",
+        "journalctl"
+            if flags
+                .iter()
+                .any(|f| f.starts_with("--vacuum") || *f == "--rotate") =>
+        {
+            "deletes the system's archived logs"
+        }
         // macOS's service manager: anything but reading loads, starts or changes what runs
         // at login or on a schedule.
         "launchctl"

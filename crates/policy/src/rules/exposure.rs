@@ -90,6 +90,34 @@ pub fn exposes(name: &str, args: &[String], cwd: Option<&str>) -> Option<(&'stat
             "opaque_script",
             format!("{name} types into another program: a terminal there runs what it types"),
         )),
+        // exiftool evaluates Perl: in `-if` conditions and in `${TAG;EXPR}` formats.
+        "exiftool"
+            if args
+                .iter()
+                .any(|a| a.starts_with("-if") || (a.contains("${") && a.contains(';'))) =>
+        {
+            Some((
+                "opaque_script",
+                "exiftool evaluates the Perl in its -if condition or ${…;…} format".into(),
+            ))
+        }
+        // The desktop's handler for a file (a `.desktop` launcher, a script) runs it in the
+        // person's session, outside this server; a web address opens a browser.
+        "xdg-open" | "kde-open" | "kde-open5" | "gnome-open" | "exo-open" | "gio"
+            if (name != "gio" || first == "open")
+                && targets
+                    .iter()
+                    .skip(usize::from(name == "gio"))
+                    .any(|t| !t.starts_with("http://") && !t.starts_with("https://")) =>
+        {
+            Some((
+                "opaque_script",
+                format!(
+                    "{name} hands a file to the desktop's handler for it, which may run it \
+                     outside this server"
+                ),
+            ))
+        }
         "wtype" => Some((
             "opaque_script",
             "wtype types into another program: a terminal there runs what it types".into(),

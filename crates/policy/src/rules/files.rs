@@ -59,6 +59,20 @@ pub(crate) fn written_by(argv: &[String]) -> Vec<&str> {
             &["output-document", "directory-prefix"],
         )),
         "sort" => out.extend(option_values(&argv[1..], 'o', &["output"])),
+        // `uniq IN OUT`; `split IN PREFIX` and `csplit -f PREFIX` write PREFIXaa, …;
+        // a tracer's `-o FILE` (a `|` or `!` there pipes to a command instead).
+        "uniq" => out.extend(targets.get(1).copied()),
+        "split" => out.extend(targets.get(1).copied()),
+        "csplit" => out.extend(option_values(&argv[1..], 'f', &["prefix"])),
+        "strace" | "ltrace" => out.extend(
+            option_values(&argv[1..], 'o', &["output"])
+                .into_iter()
+                .filter(|o| !o.starts_with(['|', '!'])),
+        ),
+        // `print … > "FILE"` in an awk program.
+        "awk" | "gawk" | "mawk" | "nawk" => {
+            out.extend(targets.first().into_iter().flat_map(|p| awk_outputs(p)));
+        }
         // `patch FILE < DIFF` changes FILE; `-o OUT` writes OUT instead.
         "patch" => {
             let outputs = option_values(&argv[1..], 'o', &["output"]);
@@ -117,6 +131,23 @@ pub(crate) fn written_by(argv: &[String]) -> Vec<&str> {
             out.extend(targets.iter().skip(1));
         }
         _ => {}
+    }
+    out
+}
+
+/// The files an awk program prints into: the string after a `>` or `>>` (a comparison
+/// with a string, `$1 > "m"`, is taken for one too: it names a file in the directory).
+fn awk_outputs(program: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = program;
+    while let Some(at) = rest.find('>') {
+        let after = rest[at..].trim_start_matches('>').trim_start();
+        if let Some(quoted) = after.strip_prefix('"')
+            && let Some(end) = quoted.find('"')
+        {
+            out.push(&quoted[..end]);
+        }
+        rest = &rest[at + 1..];
     }
     out
 }

@@ -104,13 +104,6 @@ pub(super) fn prefix(name: &str, rest: &[String]) -> Option<Vec<String>> {
         "-" | "and" | "or" | "not" => rest.to_vec(),
         // zsh's `repeat N cmd`.
         "repeat" => rest.get(1..).unwrap_or(&[]).to_vec(),
-        "strace" | "ltrace" | "proxychains" | "proxychains4" | "torsocks" => skip_options(
-            rest,
-            &[
-                "-o", "-e", "-p", "-s", "-E", "-u", "-a", "-b", "-P", "-S", "-X",
-            ],
-        )
-        .to_vec(),
         "chroot" => {
             let r = skip_options(rest, &["--userspec", "--groups"]);
             r.get(1..).unwrap_or(&[]).to_vec()
@@ -230,6 +223,29 @@ pub(super) fn runs_lines(
             eff.opaque_script.get_or_insert_with(|| {
                 format!("{name} runs the commands on its input (`!…` runs a shell)")
             });
+            Vec::new()
+        }
+        "strace" | "ltrace" | "proxychains" | "proxychains4" | "torsocks" => {
+            // strace's `-o '|CMD'` (or `'!CMD'`) pipes the trace into a shell command.
+            if matches!(name, "strace" | "ltrace")
+                && let Some(out) = crate::getopt::option_value_anywhere(rest, 'o', "output")
+                && let Some(line) = out.strip_prefix('|').or_else(|| out.strip_prefix('!'))
+            {
+                eff.shell_lines.push(line.to_string());
+            }
+            skip_options(
+                rest,
+                &[
+                    "-o", "-e", "-p", "-s", "-E", "-u", "-a", "-b", "-P", "-S", "-X",
+                ],
+            )
+            .to_vec()
+        }
+        // `split --filter=CMD` runs CMD through the shell for each piece.
+        "split" => {
+            if let Some(line) = crate::getopt::option_value_anywhere(rest, '\0', "filter") {
+                eff.shell_lines.push(line);
+            }
             Vec::new()
         }
         "script" => {
