@@ -118,6 +118,20 @@ pub fn exposes(name: &str, args: &[String], cwd: Option<&str>) -> Option<(&'stat
                 ),
             ))
         }
+        // What a directory's own files run from then on, in every shell that enters it.
+        "direnv" if matches!(first, "allow" | "permit" | "grant") => Some((
+            "startup_file_write",
+            "direnv allow lets the directory's .envrc run, unjudged, in every shell that enters \
+             it from now on"
+                .into(),
+        )),
+        "mise" | "rtx" if first == "trust" => Some((
+            "startup_file_write",
+            format!(
+                "{name} trust lets the directory's configuration (its env and hooks) run, \
+                 unjudged, in every shell that enters it from now on"
+            ),
+        )),
         "wtype" => Some((
             "opaque_script",
             "wtype types into another program: a terminal there runs what it types".into(),

@@ -12,6 +12,7 @@ use crate::stdin::{Stdin, input_name, stream_name};
 
 use crate::limits::{MAX_DEPTH, NESTED_BUDGET};
 
+mod environments;
 mod kinds;
 use kinds::{prefix, privileged, runs_code, runs_lines, shell_state};
 
@@ -420,6 +421,7 @@ pub fn look_through_budgeted(simple: &Simple, stdin: &Stdin, budget: &Cell<usize
             .or_else(|| shell_state(&mut eff, &name, rest, stdin))
             .or_else(|| prefix(&name, rest))
             .or_else(|| runs_lines(&mut eff, &name, rest, stdin, budget))
+            .or_else(|| environments::run(&mut eff, &name, rest))
             .unwrap_or_else(|| runs_code(&mut eff, &name, rest, stdin, budget));
         if next.is_empty() {
             break;
