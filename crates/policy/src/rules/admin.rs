@@ -342,9 +342,17 @@ pub fn gives_the_host(name: &str, args: &[String]) -> bool {
         *w == "--privileged"
             || value("--cap-add").is_some()
             || value("--device").is_some()
-            || ["--pid", "--userns", "--uts", "--ipc", "--cgroupns"]
-                .iter()
-                .any(|o| value(o) == Some("host"))
+            || [
+                "--pid",
+                "--userns",
+                "--uts",
+                "--ipc",
+                "--cgroupns",
+                "--net",
+                "--network",
+            ]
+            .iter()
+            .any(|o| value(o) == Some("host"))
             || value("--security-opt").is_some_and(|v| v.contains("unconfined"))
             || mount.is_some_and(|m| {
                 let src = m

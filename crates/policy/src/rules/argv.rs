@@ -525,6 +525,23 @@ fn others(c: &Cmd<'_>, out: &mut Vec<Finding>) {
                 argv,
             ));
         }
+        // Another user's or group's rights, or root over a user namespace's files.
+        "gosu" | "su-exec" | "s6-setuidgid" | "chpst" | "newgrp" | "sg" => {
+            out.push(finding(
+                Warn,
+                "privileged",
+                format!("runs with another user's or group's rights ({name})"),
+                argv,
+            ));
+        }
+        "podman" | "buildah" if c.args.first().is_some_and(|v| v == "unshare") => {
+            out.push(finding(
+                Warn,
+                "privileged",
+                format!("{name} unshare runs as root over every file the user namespace maps"),
+                argv,
+            ));
+        }
         _ => {}
     }
 }

@@ -25,6 +25,28 @@ pub(super) fn privileged(eff: &mut Effective, name: &str, rest: &[String]) -> Op
             }
             Vec::new()
         }
+        // `gosu USER CMD…`, `su-exec USER CMD…`, `s6-setuidgid USER CMD…`.
+        "gosu" | "su-exec" | "s6-setuidgid" => {
+            eff.privileged = true;
+            rest.get(1..).unwrap_or(&[]).to_vec()
+        }
+        // runit's `chpst [-u USER] … CMD…`.
+        "chpst" => {
+            eff.privileged = true;
+            skip_options(
+                rest,
+                &[
+                    "-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f",
+                    "-c", "-r", "-t",
+                ],
+            )
+            .to_vec()
+        }
+        // A shell with another group's rights (`newgrp docker`: root over the engine).
+        "newgrp" | "sg" if rest.len() <= 1 => {
+            eff.privileged = true;
+            Vec::new()
+        }
         "runuser" => {
             eff.privileged = true;
             if let Some(line) = option_anywhere(rest, 'c', "command") {
@@ -277,6 +299,22 @@ pub(super) fn runs_lines(
         }
         // `kubectl [global options] exec POD -- CMD…` (also `debug`, which may mount the
         // node's root, and `run`): whatever precedes the `--`, the command after it is judged.
+        // `lxc exec CONTAINER -- CMD…` (also incus): as kubectl's.
+        "lxc" | "incus" if rest.first().is_some_and(|v| v == "exec") => {
+            if let Some(at) = rest.iter().position(|a| a == "--") {
+                let cmd = &rest[at + 1..];
+                if !cmd.is_empty() {
+                    eff.shell_lines.push(shell_words::join(cmd));
+                }
+            }
+            Vec::new()
+        }
+        // `podman unshare CMD…`, `buildah unshare CMD…`: the command in the engine's user
+        // namespace, where the user is root over every file it maps.
+        "podman" | "buildah" if rest.first().is_some_and(|v| v == "unshare") => {
+            eff.privileged = true;
+            skip_options(&rest[1..], &[]).to_vec()
+        }
         "kubectl" | "oc"
             if rest
                 .iter()
