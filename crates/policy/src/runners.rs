@@ -93,6 +93,10 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
             Some(format!("{name} -s names a program it runs"))
         }
         "tar" | "gtar" | "bsdtar" => tar(rest),
+        // sort pipes its temporary files through the program (`sh` then runs the data).
+        "sort" | "gsort" if has_option(rest, None, Some("compress-program")) => Some(format!(
+            "{name} --compress-program runs the program it names on its data"
+        )),
         "git" => super::git_runs::git(rest),
         "ssh" | "scp" | "sftp" => ssh(name, rest),
         "rsync" => (has_option(rest, Some('e'), Some("rsh"))

@@ -189,6 +189,30 @@ pub fn administers(name: &str, words: &[&str], flags: &[&str]) -> Option<&'stati
             "mounts or remounts a filesystem"
         }
         "umount" => "unmounts a filesystem",
+        // `date -s TIME` / `--set`: the system clock (certificates, builds, logs follow it).
+        "date"
+            if flags.iter().any(|f| {
+                f.starts_with("--se")
+                    || f.strip_prefix('-').is_some_and(|cluster| {
+                        !cluster.starts_with('-')
+                            // Letters after one that takes a value are that value (`-Iseconds`).
+                            && cluster.chars().take_while(|c| !"dfrI".contains(*c)).any(|c| c == 's')
+                    })
+            }) =>
+        {
+            "sets the system clock"
+        }
+        "hwclock" if lists(&['w', 's'], &["systohc", "hctosys", "set"]) => "sets the clock",
+        "timedatectl" if matches!(first, "set-time" | "set-timezone" | "set-ntp" | "set-local-rtc") => {
+            "sets the system clock or time zone"
+        }
+        // `hostname NAME` (or `-F FILE`) renames the machine; its flags only print.
+        "hostname" if !first.is_empty() || lists(&['F', 'b'], &["file", "boot"]) => {
+            "renames the machine"
+        }
+        "hostnamectl" if matches!(first, "set-hostname" | "hostname" | "set-chassis" | "set-icon-name") && !second.is_empty() => {
+            "renames the machine"
+        }
         "systemctl"
             if !matches!(
                 first,
