@@ -910,3 +910,60 @@ async fn a_command_kept_in_a_variable_at_a_repl_is_not_run_unasked() {
         s.stop().await;
     }
 }
+
+/// A start-up file written at a REPL's prompt, the home named as the language names it
+/// (`open(os.path.expanduser("~/.bashrc"), "a")`), is asked about as `>> ~/.bashrc` is:
+/// declined here (nobody to ask), and the file is as it was. A file of the project is
+/// written unasked. In a real `python3`, with the home a scratch directory.
+#[tokio::test]
+async fn a_start_up_file_written_at_a_repl_is_asked_about() {
+    let home = scratch_dir();
+    std::fs::write(home.join(".bashrc"), "# mine\n").unwrap();
+    let python = on_path("python3");
+    let home_s = home.display().to_string();
+    let s = server()
+        .envs(&[
+            ("HOME", home_s.as_str()),
+            ("PM_TERM_SHELL", "/bin/true"),
+            ("PM_TERM_INTERACTIVE_SHELL", python.as_str()),
+            ("PM_TERM_APPROVAL_DEFAULT", "decline"),
+        ])
+        .start()
+        .await;
+    let id = open_shell(&s).await;
+    let typed = |line: String| {
+        json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+            "target": {"terminal_id": id}, "execution": {"command": line},
+            "runtime": {"wait_ms": 3000}})
+    };
+    let r = s
+        .call(typed(
+            "import os; open(os.path.expanduser('~/.bashrc'), 'a').write('touch pwned\\n')".into(),
+        ))
+        .await;
+    assert_eq!(code(&r), "PM_TERM_DECLINED", "{r:#}");
+    assert_eq!(r["error"]["details"]["rule"], "startup_file_write", "{r:#}");
+    let notes = home.join("notes.txt");
+    let r = s
+        .call(typed(format!(
+            "open({:?}, 'w').write('hi')",
+            notes.display().to_string()
+        )))
+        .await;
+    assert_eq!(r["success"], true, "{r:#}");
+    for _ in 0..100 {
+        if notes.exists() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(
+        notes.exists(),
+        "python did not write the project's file: {r:#}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.join(".bashrc")).unwrap(),
+        "# mine\n"
+    );
+    s.stop().await;
+}

@@ -214,6 +214,10 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "shutil.rmtree(os.path.expanduser('~'))",
         "fs.rmSync(os.homedir(), {recursive: true})",
         "process.binding('spawn_sync')",
+        // A start-up file written, a key read, the home named as the language names it.
+        "open(os.path.expanduser('~/.bashrc'), 'a').write('x')",
+        "(Path.home() / '.profile').write_text('x')",
+        "fs.readFileSync(os.homedir() + '/.ssh/id_rsa', 'utf8')",
     ];
     // A REPL's everyday lines, typed into a terminal.
     const BENIGN_IN_A_TERMINAL: &[&str] = &[
@@ -225,6 +229,8 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "require('child_process').execSync('git status', {stdio: 'inherit'})",
         "[1, 2, 3].map(function(x) { return x * 2 })",
         "cursor.execute(sql)",
+        "open('notes.txt', 'w').write('hi')",
+        "with open('data.csv') as f: rows = f.readlines()",
     ];
     const BENIGN: &[&str] = &[
         "git status",

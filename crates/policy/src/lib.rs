@@ -17,6 +17,7 @@ mod inline_words;
 pub mod lex;
 pub mod limits;
 mod repl;
+mod repl_files;
 mod repl_tokens;
 pub mod rules;
 mod runners;

@@ -25,6 +25,8 @@ fn repl_calls_within(line: &str, depth: usize) -> Vec<String> {
         crate::inline::scan_code(lang, line, &mut found);
     }
     let mut out = found.shell_lines;
+    // The files it writes or reads (`open(os.path.expanduser("~/.bashrc"), "a")`).
+    out.extend(crate::repl_files::file_lines(&pieces(line, MAX_LINE)));
     out.extend(found.argvs.iter().map(shell_words::join));
     // Code handed to the language itself as a string (`exec("import os; os.system(…)")`,
     // `eval(compile("…", …))`, `new Function("…")`): read as another line typed there.
@@ -332,7 +334,7 @@ fn literal_unread(ps: &[Piece], k: usize, text: &str) -> Option<String> {
 
 /// The arguments of the call whose `(` is at `open`: each a run of pieces, split at the
 /// commas of its own level.
-fn arguments(ps: &[Piece], open: usize) -> Vec<&[Piece]> {
+pub(crate) fn arguments(ps: &[Piece], open: usize) -> Vec<&[Piece]> {
     let mut args = Vec::new();
     let mut depth = 0usize;
     let mut start = open + 1;
@@ -456,9 +458,16 @@ pub(crate) fn home_deletes(line: &str) -> Vec<String> {
 
 /// Whether an argument is the home directory as a language asks for it.
 fn is_home(arg: &[Piece]) -> bool {
-    let text: String = arg
+    let tokens: Vec<&Token> = arg.iter().map(|p| &p.token).collect();
+    is_home_tokens(&tokens)
+}
+
+/// Whether these tokens are the home directory as a language asks for it
+/// (`os.path.expanduser("~")`, `Path.home()`, `os.homedir()`, `process.env.HOME`, `Dir.home`).
+pub(crate) fn is_home_tokens(tokens: &[&Token]) -> bool {
+    let text: String = tokens
         .iter()
-        .map(|p| match &p.token {
+        .map(|t| match t {
             Token::Name { path, after_call } if *after_call => format!(".{path}"),
             Token::Name { path, .. } => path.clone(),
             Token::Literal { text, .. } => text.clone(),
