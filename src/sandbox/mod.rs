@@ -7,6 +7,8 @@
 //! through the server starts a program outside it. When the sandbox asked for cannot be set
 //! up, every start is refused (with the reason) rather than run unconfined.
 
+#[cfg(target_os = "linux")]
+mod bpf_tree;
 mod bwrap;
 pub mod denial;
 mod gitdirs;

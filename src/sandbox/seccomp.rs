@@ -169,10 +169,24 @@ pub(super) fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, Str
     SeccompRule::new(conditions).map_err(|e| e.to_string())
 }
 
+/// The kernel's name for this architecture in `seccomp_data` (`AUDIT_ARCH_*`).
+#[cfg(target_os = "linux")]
+fn audit_arch() -> Result<u32, String> {
+    match std::env::consts::ARCH {
+        "x86_64" => Ok(0xc000_003e),
+        "aarch64" => Ok(0xc000_00b7),
+        "riscv64" => Ok(0xc000_00f3),
+        other => Err(format!(
+            "no system-call filter for the architecture {other}"
+        )),
+    }
+}
+
 /// The compiled filters for `rules`, in the order they are installed: one for sockets
-/// (refused with `EACCES`) when the list of families is closed, the allow-list of calls
-/// (anything else refused with `EPERM`, see [`super::syscalls`]), and last `clone3` answered
-/// "not implemented". Every filter runs for every call; the most restrictive answer wins,
+/// (refused with `EACCES`) when the list of families is closed, the allow-list of calls by
+/// number (anything else refused with `EPERM`, see [`super::syscalls`] and
+/// [`super::bpf_tree`]), what is refused of the calls allowed under conditions, and last
+/// `clone3` answered "not implemented". Every filter runs for every call; the most restrictive answer wins,
 /// and between refusals the filter installed last gives the error.
 #[cfg(target_os = "linux")]
 pub fn filters(rules: &Rules) -> Result<Vec<BpfProgram>, String> {
@@ -212,10 +226,20 @@ pub fn filters(rules: &Rules) -> Result<Vec<BpfProgram>, String> {
             errno(libc::EACCES),
         )?);
     }
+    // The allow-list by number (a search tree), then what is refused of the calls it
+    // allows under conditions.
+    let numbers: Vec<i64> = super::syscalls::allowed(rules.metadata)?
+        .into_keys()
+        .collect();
+    out.push(super::bpf_tree::allow_numbers(
+        &numbers,
+        audit_arch()?,
+        libc::EPERM as u32,
+    )?);
     out.push(compile(
-        super::syscalls::allowed(rules.metadata)?,
-        errno(libc::EPERM),
+        super::syscalls::refusals(rules.metadata)?,
         SeccompAction::Allow,
+        errno(libc::EPERM),
     )?);
     out.push(compile(
         BTreeMap::from([(super::syscalls::CLONE3, Vec::new())]),
@@ -234,7 +258,7 @@ mod tests {
         for sockets in [Sockets::Any, Sockets::OwnNamespace, Sockets::None] {
             for metadata in [false, true] {
                 let f = filters(&Rules { sockets, metadata }).expect("compiles");
-                assert_eq!(f.len(), if sockets == Sockets::Any { 2 } else { 3 });
+                assert_eq!(f.len(), if sockets == Sockets::Any { 3 } else { 4 });
                 assert!(f.iter().all(|p| !p.is_empty()));
             }
         }

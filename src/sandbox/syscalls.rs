@@ -433,6 +433,63 @@ pub fn allowed(metadata: bool) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String
 /// so the C library falls back to `clone`, whose flags it can.
 pub const CLONE3: i64 = libc::SYS_clone3;
 
+/// The calls [`allowed`] lets through under conditions on their arguments, as the
+/// conditions under which each is refused: the filter built from this refuses what matches
+/// (with the number filter of [`super::bpf_tree`] refusing every call not listed at all).
+pub fn refusals(metadata: bool) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
+    let mut map = BTreeMap::new();
+    if metadata {
+        // Allowed only as futimens(fd, NULL): refused when either argument is set.
+        map.insert(
+            libc::SYS_utimensat,
+            vec![
+                rule(vec![super::seccomp::cond(
+                    1,
+                    SeccompCmpArgLen::Qword,
+                    SeccompCmpOp::Ne,
+                    0,
+                )?])?,
+                rule(vec![super::seccomp::cond(
+                    2,
+                    SeccompCmpArgLen::Qword,
+                    SeccompCmpOp::Ne,
+                    0,
+                )?])?,
+            ],
+        );
+    }
+    map.insert(
+        libc::SYS_ioctl,
+        vec![
+            rule(vec![cond(1, SeccompCmpOp::Eq, libc::TIOCSTI)?])?,
+            rule(vec![cond(1, SeccompCmpOp::Eq, libc::TIOCLINUX)?])?,
+        ],
+    );
+    // Any namespace flag set: one rule per flag (a rule's conditions must all hold).
+    map.insert(
+        libc::SYS_clone,
+        (0..64)
+            .map(|bit| 1u64 << bit)
+            .filter(|b| NEW_NAMESPACE & b != 0)
+            .map(|b| rule(vec![cond(0, SeccompCmpOp::MaskedEq(b), b)?]))
+            .collect::<Result<_, _>>()?,
+    );
+    map.insert(
+        libc::SYS_personality,
+        vec![rule(
+            PERSONALITIES
+                .iter()
+                .map(|p| cond(0, SeccompCmpOp::Ne, *p))
+                .collect::<Result<_, _>>()?,
+        )?],
+    );
+    map.insert(
+        libc::SYS_socket,
+        vec![rule(vec![cond(0, SeccompCmpOp::Eq, AF_VSOCK)?])?],
+    );
+    Ok(map)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

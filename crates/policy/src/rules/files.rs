@@ -61,6 +61,15 @@ pub(crate) fn written_by(argv: &[String]) -> Vec<&str> {
         "sort" => out.extend(option_values(&argv[1..], 'o', &["output"])),
         // `uniq IN OUT`; `split IN PREFIX` and `csplit -f PREFIX` write PREFIXaa, …;
         // a tracer's `-o FILE` (a `|` or `!` there pipes to a command instead).
+        // `docker cp SRC CONTAINER:DEST`: a file written there, judged as here (the
+        // commands `docker exec` runs there are).
+        "docker" | "podman" | "nerdctl" if targets.first() == Some(&"cp") => out.extend(
+            targets
+                .last()
+                .filter(|t| targets.len() >= 3 && !t.starts_with('/'))
+                .and_then(|t| t.split_once(':'))
+                .map(|(_, dest)| dest),
+        ),
         "uniq" => out.extend(targets.get(1).copied()),
         "split" => out.extend(targets.get(1).copied()),
         "csplit" => out.extend(option_values(&argv[1..], 'f', &["prefix"])),
