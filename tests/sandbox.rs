@@ -697,6 +697,38 @@ async fn containment_holds_inside_the_sandbox_even_when_the_server_is_killed() {
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
+/// Under Landlock each session's `TMPDIR` is a directory of its own, which its confined
+/// supervisor can empty but not remove: it goes when the session ends, finished or killed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sandboxed_sessions_tmpdir_goes_with_it() {
+    let p = place();
+    std::fs::remove_dir_all(p.ws.join(".git")).unwrap();
+    let s = sandboxed(&p, "workspace-write", &["--sandbox-mechanism", "landlock"]).await;
+    let finished = s
+        .call(in_dir("echo x > \"$TMPDIR/f\" && echo \"$TMPDIR\"", &p.ws))
+        .await;
+    let mut left = vec![PathBuf::from(stdout(&finished).trim())];
+    let mut running = in_dir("echo \"$TMPDIR\"; echo x > \"$TMPDIR/g\"; sleep 60", &p.ws);
+    running["runtime"]["wait_ms"] = json!(1000);
+    let r = s.call(running).await;
+    let id = r["identity"]["session_id"].as_str().unwrap().to_string();
+    left.push(PathBuf::from(stdout(&r).trim()));
+    assert!(left[1].join("g").exists(), "{r:#}");
+    let t = s
+        .call(json!({"action": "terminate", "target": {"session_id": id}}))
+        .await;
+    assert_eq!(t["success"], true, "{t:#}");
+    for dir in &left {
+        assert!(dir.starts_with(std::env::temp_dir()), "{dir:?}");
+        let gone = (0..200).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            !dir.exists()
+        });
+        assert!(gone, "{} is still there", dir.display());
+    }
+    s.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn landlock_and_seccomp_confine_where_bubblewrap_is_not_used() {
     let p = place();

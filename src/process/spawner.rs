@@ -77,6 +77,8 @@ pub fn main(open_files: Option<u64>) -> i32 {
         }
     );
     let me = std::process::id() as i32;
+    // Where sandboxed sessions' private temporary directories are (see `reap`).
+    let tmps = crate::sandbox::landlock::tmp_parent();
     let mut supervisors: BTreeSet<i32> = BTreeSet::new();
     // Idle supervisors, and whether each holds a slot (a standby just forked does not).
     let mut idle: BTreeMap<i32, bool> = BTreeMap::new();
@@ -124,7 +126,7 @@ pub fn main(open_files: Option<u64>) -> i32 {
                     _ => {}
                 }
             }
-            stop |= reap(&mut supervisors, &mut idle, &pool);
+            stop |= reap(&mut supervisors, &mut idle, &pool, &tmps);
         }
         if stop {
             break;
@@ -219,7 +221,15 @@ fn fork_standby(
 /// adopted process ended (what it left came here too: the walk repeats until nothing
 /// adopted ends). `true` when a supervisor found the server gone or the socket broken: the
 /// spawner ends.
-fn reap(supervisors: &mut BTreeSet<i32>, idle: &mut BTreeMap<i32, bool>, pool: &Pool) -> bool {
+///
+/// A supervisor's session's private temporary directory (under Landlock, which kept the
+/// supervisor from removing it) goes with it.
+fn reap(
+    supervisors: &mut BTreeSet<i32>,
+    idle: &mut BTreeMap<i32, bool>,
+    pool: &Pool,
+    tmps: &std::path::Path,
+) -> bool {
     let mut killed = false;
     let mut broken = false;
     loop {
@@ -228,6 +238,9 @@ fn reap(supervisors: &mut BTreeSet<i32>, idle: &mut BTreeMap<i32, bool>, pool: &
             Ok(s) => {
                 let Some(pid) = s.pid() else { continue };
                 let adopted = !supervisors.remove(&pid.as_raw());
+                if !adopted {
+                    crate::sandbox::landlock::remove_session_tmp(tmps, pid.as_raw());
+                }
                 if idle.remove(&pid.as_raw()) == Some(true) {
                     pool.return_slot();
                 }

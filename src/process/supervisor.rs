@@ -181,6 +181,8 @@ pub fn run(mut req: SpawnRequest, control: OwnedFd, stdio: Vec<OwnedFd>) -> Over
     let over = supervise(req, control, stdio);
     match private_tmp {
         // Landlock's restriction cannot be lifted: this process serves no other session.
+        // What it wrote goes now; the directory itself, which Landlock keeps this process
+        // from removing, goes when the spawner reaps it.
         Some(tmp) => {
             let _ = std::fs::remove_dir_all(tmp);
             match over {
@@ -197,8 +199,10 @@ fn confine(
     plan: &crate::sandbox::landlock::Plan,
     req: &mut SpawnRequest,
 ) -> Result<std::path::PathBuf, String> {
-    let tmp = std::path::Path::new(&plan.tmp_parent)
-        .join(format!("tmp-{}", super::namespace::host_pid()));
+    let tmp = crate::sandbox::landlock::session_tmp(
+        std::path::Path::new(&plan.tmp_parent),
+        super::namespace::host_pid(),
+    );
     std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     req.env.push(("TMPDIR".into(), tmp.display().to_string()));
     crate::sandbox::landlock::apply(plan, &tmp)?;

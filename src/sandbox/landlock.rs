@@ -60,6 +60,54 @@ pub struct Plan {
     pub hidden: Vec<String>,
 }
 
+/// Where the sessions' private temporary directories are made: one per user, private.
+pub fn tmp_parent() -> PathBuf {
+    crate::private_dir::per_user("interactive-terminal-sbx")
+}
+
+/// The private temporary directory (`TMPDIR`) of the session whose supervisor is `supervisor`
+/// (its pid as the spawner sees it).
+pub fn session_tmp(parent: &Path, supervisor: i32) -> PathBuf {
+    parent.join(format!("tmp-{supervisor}"))
+}
+
+/// Remove a session's private temporary directory once its supervisor has ended. Why here
+/// and not in the supervisor: the supervisor confines itself with the session, and Landlock
+/// gives it no right over the parent directory, so it could empty the directory but never
+/// remove it (every sandboxed command left one behind). The spawner, which is not confined,
+/// removes it when it reaps the supervisor; a supervisor killed before it could empty the
+/// directory leaves its files to this too. `remove_dir_all` does not follow the links a
+/// sandboxed program may have planted there.
+pub fn remove_session_tmp(parent: &Path, supervisor: i32) {
+    let dir = session_tmp(parent, supervisor);
+    if std::fs::symlink_metadata(&dir).is_ok() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// At start: remove what sessions of servers that were killed left (a directory whose
+/// supervisor no longer exists). A directory whose pid is alive is left alone: it may be
+/// another server's session.
+#[cfg(unix)]
+pub fn sweep_session_tmps(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("tmp-"))
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if crate::os::parent_of(pid).is_none() {
+            remove_session_tmp(parent, pid);
+        }
+    }
+}
+
 /// Whether this kernel can enforce the sandbox; the mechanism's description when it can.
 #[cfg(not(target_os = "linux"))]
 pub fn probe() -> Result<String, String> {

@@ -326,9 +326,11 @@ fn find_landlock(settings: &Settings) -> Result<Mechanism, String> {
     if let Some(why) = landlock::refusal(settings.writable_roots(), &settings.protected) {
         return Err(why);
     }
-    let tmp_parent = crate::private_dir::per_user("interactive-terminal-sbx");
+    let tmp_parent = landlock::tmp_parent();
     crate::private_dir::ensure(&tmp_parent)
         .map_err(|e| format!("cannot prepare the sandbox's directory: {e}"))?;
+    #[cfg(unix)]
+    landlock::sweep_session_tmps(&tmp_parent);
     Ok(Mechanism::Landlock {
         description,
         tmp_parent,
