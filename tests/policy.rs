@@ -715,6 +715,40 @@ async fn a_build_or_test_command_cannot_be_given_a_program_or_a_place_to_write()
     s.stop().await;
 }
 
+/// A server whose terminals run `program` (a shell, a REPL or a console), with nobody to
+/// ask (warned lines are declined), `env` added; and one terminal of it open.
+async fn terminal_of(program: &str, env: &[(&str, &str)]) -> (Server, String) {
+    let s = server()
+        .envs(&[
+            ("PM_TERM_SHELL", "/bin/true"),
+            ("PM_TERM_INTERACTIVE_SHELL", program),
+            ("PM_TERM_APPROVAL_DEFAULT", "decline"),
+        ])
+        .envs(env)
+        .start()
+        .await;
+    let id = open_shell(&s).await;
+    (s, id)
+}
+
+/// `line` typed into the terminal `id`, waiting up to `wait_ms`.
+fn line_into(id: &str, line: &str, wait_ms: u64) -> Value {
+    json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "target": {"terminal_id": id}, "execution": {"command": line},
+        "runtime": {"wait_ms": wait_ms}})
+}
+
+/// Whether `path` appears within 5 s (a line's effect lands after its answer).
+async fn appears(path: &std::path::Path) -> bool {
+    for _ in 0..100 {
+        if path.exists() {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    path.exists()
+}
+
 /// A line hidden in a terminal's other reading (a REPL's call, a fish substitution) is
 /// judged by the command it runs. Through the real binary, in a real terminal whose shell
 /// is `shell`: the line that would download and run code is declined (nobody to ask) and
@@ -722,20 +756,8 @@ async fn a_build_or_test_command_cannot_be_given_a_program_or_a_place_to_write()
 /// what it is sent. `hidden` makes a line of a command (`{}` stands for it).
 async fn a_hidden_command_is_judged(shell: &str, hidden: &str) {
     let dir = scratch_dir();
-    let s = server()
-        .envs(&[
-            ("PM_TERM_SHELL", "/bin/true"),
-            ("PM_TERM_INTERACTIVE_SHELL", shell),
-            ("PM_TERM_APPROVAL_DEFAULT", "decline"),
-        ])
-        .start()
-        .await;
-    let id = open_shell(&s).await;
-    let typed = |command: String| {
-        json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
-            "target": {"terminal_id": id}, "execution": {"command": hidden.replace("{}", &command)},
-            "runtime": {"wait_ms": 5000}})
-    };
+    let (s, id) = terminal_of(shell, &[]).await;
+    let typed = |command: String| line_into(&id, &hidden.replace("{}", &command), 5000);
     let held = dir.join("held");
     let r = s
         .call(typed(format!(
@@ -751,13 +773,10 @@ async fn a_hidden_command_is_judged(shell: &str, hidden: &str) {
     let ran = dir.join("ran");
     let r = s.call(typed(format!("touch {}", ran.display()))).await;
     assert_eq!(r["success"], true, "{shell}: {r:#}");
-    for _ in 0..100 {
-        if ran.exists() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    assert!(ran.exists(), "{shell} did not run the harmless line: {r:#}");
+    assert!(
+        appears(&ran).await,
+        "{shell} did not run the harmless line: {r:#}"
+    );
     assert!(!held.exists(), "{shell}: the declined line was typed");
     s.stop().await;
 }
@@ -798,20 +817,8 @@ async fn a_consoles_escape_to_the_shell_is_judged() {
     for (console, escape) in [("sqlite3", ".shell"), ("gdb", "shell")] {
         let console = on_path(console);
         let dir = scratch_dir();
-        let s = server()
-            .envs(&[
-                ("PM_TERM_SHELL", "/bin/true"),
-                ("PM_TERM_INTERACTIVE_SHELL", console.as_str()),
-                ("PM_TERM_APPROVAL_DEFAULT", "decline"),
-            ])
-            .start()
-            .await;
-        let id = open_shell(&s).await;
-        let typed = |line: String| {
-            json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
-                "target": {"terminal_id": id}, "execution": {"command": line},
-                "runtime": {"wait_ms": 3000}})
-        };
+        let (s, id) = terminal_of(&console, &[]).await;
+        let typed = |line: String| line_into(&id, &line, 3000);
         let file = dir.join("f");
         std::fs::write(&file, "").unwrap();
         let r = s
@@ -824,13 +831,10 @@ async fn a_consoles_escape_to_the_shell_is_judged() {
             .call(typed(format!("{escape} touch {}", ran.display())))
             .await;
         assert_eq!(r["success"], true, "{console}: {r:#}");
-        for _ in 0..100 {
-            if ran.exists() {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        assert!(ran.exists(), "{console} did not run its escape: {r:#}");
+        assert!(
+            appears(&ran).await,
+            "{console} did not run its escape: {r:#}"
+        );
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&file).unwrap().permissions().mode();
         assert_eq!(mode & 0o4000, 0, "{console}: the declined line ran");
@@ -864,20 +868,8 @@ async fn a_command_kept_in_a_variable_at_a_repl_is_not_run_unasked() {
     }
     for (repl, keep, runs, written_out) in repls {
         let dir = scratch_dir();
-        let s = server()
-            .envs(&[
-                ("PM_TERM_SHELL", "/bin/true"),
-                ("PM_TERM_INTERACTIVE_SHELL", repl.as_str()),
-                ("PM_TERM_APPROVAL_DEFAULT", "decline"),
-            ])
-            .start()
-            .await;
-        let id = open_shell(&s).await;
-        let typed = |line: String| {
-            json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
-                "target": {"terminal_id": id}, "execution": {"command": line},
-                "runtime": {"wait_ms": 3000}})
-        };
+        let (s, id) = terminal_of(&repl, &[]).await;
+        let typed = |line: String| line_into(&id, &line, 3000);
         let held = dir.join("held");
         let r = s
             .call(typed(keep.replace("{}", &held.display().to_string())))
@@ -896,14 +888,8 @@ async fn a_command_kept_in_a_variable_at_a_repl_is_not_run_unasked() {
             .call(typed(written_out.replace("{}", &ran.display().to_string())))
             .await;
         assert_eq!(r["success"], true, "{repl}: {r:#}");
-        for _ in 0..100 {
-            if ran.exists() {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
         assert!(
-            ran.exists(),
+            appears(&ran).await,
             "{repl} did not run the written-out call: {r:#}"
         );
         assert!(!held.exists(), "{repl}: the computed call was typed");
@@ -919,23 +905,9 @@ async fn a_command_kept_in_a_variable_at_a_repl_is_not_run_unasked() {
 async fn a_start_up_file_written_at_a_repl_is_asked_about() {
     let home = scratch_dir();
     std::fs::write(home.join(".bashrc"), "# mine\n").unwrap();
-    let python = on_path("python3");
     let home_s = home.display().to_string();
-    let s = server()
-        .envs(&[
-            ("HOME", home_s.as_str()),
-            ("PM_TERM_SHELL", "/bin/true"),
-            ("PM_TERM_INTERACTIVE_SHELL", python.as_str()),
-            ("PM_TERM_APPROVAL_DEFAULT", "decline"),
-        ])
-        .start()
-        .await;
-    let id = open_shell(&s).await;
-    let typed = |line: String| {
-        json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
-            "target": {"terminal_id": id}, "execution": {"command": line},
-            "runtime": {"wait_ms": 3000}})
-    };
+    let (s, id) = terminal_of(&on_path("python3"), &[("HOME", home_s.as_str())]).await;
+    let typed = |line: String| line_into(&id, &line, 3000);
     let r = s
         .call(typed(
             "import os; open(os.path.expanduser('~/.bashrc'), 'a').write('touch pwned\\n')".into(),
@@ -951,14 +923,8 @@ async fn a_start_up_file_written_at_a_repl_is_asked_about() {
         )))
         .await;
     assert_eq!(r["success"], true, "{r:#}");
-    for _ in 0..100 {
-        if notes.exists() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
     assert!(
-        notes.exists(),
+        appears(&notes).await,
         "python did not write the project's file: {r:#}"
     );
     assert_eq!(

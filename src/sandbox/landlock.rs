@@ -90,22 +90,9 @@ pub fn remove_session_tmp(parent: &Path, supervisor: i32) {
 /// another server's session.
 #[cfg(unix)]
 pub fn sweep_session_tmps(parent: &Path) {
-    let Ok(entries) = std::fs::read_dir(parent) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("tmp-"))
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        if crate::os::parent_of(pid).is_none() {
-            remove_session_tmp(parent, pid);
-        }
-    }
+    crate::stale::remove_left_by_dead(parent, "tmp-", "", |dir| {
+        let _ = std::fs::remove_dir_all(dir);
+    });
 }
 
 /// Whether this kernel can enforce the sandbox; the mechanism's description when it can.
