@@ -80,6 +80,14 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "tclsh <<< 'exec rm -rf ~'",
         "psql -c '\\! rm -rf ~'",
         "sqlite3 /tmp/db '.shell rm -rf ~'",
+        "echo $(cat /tmp/payload | sh)",
+        "pee 'rm -rf ~'",
+        "cmake -E remove_directory ~",
+        "nu -c 'rm -rf ~'",
+        "m4 <<< 'syscmd(rm -rf ~)'",
+        "hyperfine 'rm -rf ~'",
+        "echo x | sponge ~/.bashrc",
+        "dtach -n /tmp/s sh -c 'rm -rf ~'",
         "npx rimraf ~",
         "make -f - <<< 'all:; rm -rf ~'",
         "rm --recu -f ~",
@@ -275,6 +283,9 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "echo node_modules > .gitignore",
         "fd -e rs -x wc -l",
         "busctl --user list",
+        "echo $(git rev-parse HEAD | cut -c1-7)",
+        "cmake --build build",
+        "sort words.txt | sponge words.txt",
     ];
     for who in identities() {
         let p = place(who);

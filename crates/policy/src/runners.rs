@@ -56,6 +56,24 @@ const ALWAYS: &[&str] = &[
     "setpriv",
     "socat",
     "coproc",
+    // Terminal multiplexers and detachers: the command runs in a session of their own.
+    "byobu",
+    "dtach",
+    "abduco",
+    "zellij",
+    // Queues and benchmarks that run the command lines they are given, later or many times.
+    "nq",
+    "tsp",
+    "sem",
+    "hyperfine",
+    // File watchers that run a command on every change.
+    "watchexec",
+    "nodemon",
+    "reflex",
+    // Outside the flatpak sandbox, on the host.
+    "flatpak-spawn",
+    "lxc-attach",
+    "schedtool",
 ];
 
 /// Why `name` (its basename) with `rest` runs something the policy does not read, if it
@@ -68,6 +86,42 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
     }
     match name {
         "sed" | "gsed" => sed(rest),
+        // perf's profiling verbs run the command after their options.
+        "perf"
+            if rest.first().is_some_and(|v| {
+                matches!(
+                    v.as_str(),
+                    "stat"
+                        | "record"
+                        | "trace"
+                        | "sched"
+                        | "mem"
+                        | "c2c"
+                        | "lock"
+                        | "kmem"
+                        | "kwork"
+                        | "ftrace"
+                        | "timechart"
+                        | "kvm"
+                )
+            }) =>
+        {
+            Some("perf runs the command its arguments name, which is not judged".into())
+        }
+        // A queue's `add`, a container's `run`/`enter`: the command runs there, unjudged.
+        "pueue" if rest.iter().any(|a| a == "add") => {
+            Some("pueue add queues a command, which is not judged".into())
+        }
+        "toolbox" | "distrobox" | "distrobox-enter"
+            if rest
+                .iter()
+                .any(|a| matches!(a.as_str(), "run" | "enter" | "--" | "-e" | "--exec"))
+                || name == "distrobox-enter" =>
+        {
+            Some(format!(
+                "{name} runs the command in a container that shares the home, unjudged"
+            ))
+        }
         // A PKCS#11 or security-key provider is a library loaded and run.
         "ssh-add" if has_option(rest, Some('s'), None) || has_option(rest, Some('S'), None) => {
             Some("ssh-add -s/-S loads the library it names".into())

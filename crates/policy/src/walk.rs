@@ -222,14 +222,7 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
     let mut written: HashMap<String, String> = HashMap::new();
     let mut previous: Option<&Simple> = None;
     for c in &parsed.commands {
-        let stdin = if !c.input.is_empty() {
-            Stdin::Literal(c.input.clone())
-        } else {
-            match previous.filter(|p| p.pipeline == c.pipeline) {
-                Some(p) => literal_output(p).map_or(Stdin::Pipe, Stdin::Literal),
-                None => Stdin::None,
-            }
-        };
+        let stdin = stdin_of(c, previous);
         let exported = c.argv.first().is_some_and(|w| {
             matches!(
                 w.as_str(),
@@ -407,8 +400,23 @@ fn visit(c: &Simple, stdin: &Stdin, depth: usize, budget: &Cell<usize>, found: &
     for l in eff.shell_lines {
         walk_line(&l, depth + 1, budget, found);
     }
+    // `$(cat x | sh)`: the pipe inside a substitution feeds its shell as one outside does.
+    let mut previous = None;
     for s in &c.substitutions {
-        visit(s, &Stdin::None, depth + 1, budget, found);
+        visit(s, &stdin_of(s, previous), depth + 1, budget, found);
+        previous = Some(s);
+    }
+}
+
+/// What a command reads: its heredoc or here-string, else the output of the command before
+/// it in its pipeline (known when that one prints literal words), else nothing piped.
+fn stdin_of(c: &Simple, previous: Option<&Simple>) -> Stdin {
+    if !c.input.is_empty() {
+        return Stdin::Literal(c.input.clone());
+    }
+    match previous.filter(|p| p.pipeline == c.pipeline) {
+        Some(p) => literal_output(p).map_or(Stdin::Pipe, Stdin::Literal),
+        None => Stdin::None,
     }
 }
 
@@ -478,6 +486,12 @@ mod tests {
         let f = all_commands("base64 -d payload | sh");
         assert_eq!(f.opaque.len(), 1);
         assert!(all_commands("sh script.sh < input").opaque.is_empty());
+        // Inside a substitution the pipe feeds the shell as it does outside one; two
+        // substitutions side by side are not a pipeline.
+        assert_eq!(all_commands("echo $(cat x | sh)").opaque.len(), 1);
+        assert_eq!(all_commands("x=`base64 -d p | bash`").opaque.len(), 1);
+        assert!(all_commands("echo $(cat x) $(sh -c ls)").opaque.is_empty());
+        assert!(has("echo $(echo 'rm -rf /' | sh)", &["rm", "-rf", "/"]));
     }
 
     #[test]

@@ -322,10 +322,7 @@ impl Lexer<'_> {
         match self.balanced() {
             Some(inner) => {
                 let p = parse_at(&inner, self.depth + 1);
-                self.out.errors.extend(p.errors);
-                self.out.too_deep |= p.too_deep;
-                self.subs.extend(p.commands);
-                self.cur.push_str(COMPUTED);
+                self.take_substituted(p);
             }
             None => self
                 .out
@@ -353,9 +350,20 @@ impl Lexer<'_> {
         }
         self.i += 1;
         let p = parse_at(&inner, self.depth + 1);
+        self.take_substituted(p);
+    }
+
+    /// A substitution's commands join the command whose word holds it. Their pipelines are
+    /// numbered after those of the substitutions before it in the same command, so that
+    /// `$(a) $(b)` is not read as `a | b`, while `$(cat x | sh)` keeps its pipe.
+    fn take_substituted(&mut self, p: Parsed) {
         self.out.errors.extend(p.errors);
         self.out.too_deep |= p.too_deep;
-        self.subs.extend(p.commands);
+        let base = self.subs.last().map_or(0, |c| c.pipeline + 1);
+        self.subs.extend(p.commands.into_iter().map(|mut c| {
+            c.pipeline += base;
+            c
+        }));
         self.cur.push_str(COMPUTED);
     }
 

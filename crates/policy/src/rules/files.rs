@@ -46,7 +46,8 @@ pub(crate) fn written_by(argv: &[String]) -> Vec<&str> {
     let name = basename(first);
     let (flags, targets) = flags_and_targets(&argv[1..]);
     match name.as_str() {
-        "tee" | "truncate" => out.extend(targets.iter().copied()),
+        // moreutils' `sponge FILE` writes its input to FILE.
+        "tee" | "truncate" | "sponge" => out.extend(targets.iter().copied()),
 
         "cp" | "mv" | "ln" | "install" | "rsync" if targets.len() >= 2 => {
             out.extend(targets.last().copied());
@@ -96,10 +97,14 @@ pub(crate) fn written_by(argv: &[String]) -> Vec<&str> {
                 .filter(|w| matches!(w[0].as_str(), "-fprint" | "-fprint0" | "-fls" | "-fprintf"))
                 .map(|w| w[1].as_str()),
         ),
-        // `git log --output=F`, `git format-patch -o DIR`, `git bundle create F`.
+        // `git log --output=F`, `git archive -o F`, `git format-patch -o DIR`, `git bundle
+        // create F`.
         "git" => {
             let rest = &argv[1..];
             out.extend(option_values(rest, '\0', &["output"]));
+            if targets.first() == Some(&"archive") {
+                out.extend(option_values(rest, 'o', &[]));
+            }
             if targets.first() == Some(&"format-patch") {
                 out.extend(option_values(rest, 'o', &["output-directory"]));
             }

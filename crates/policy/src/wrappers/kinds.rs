@@ -113,57 +113,6 @@ pub(super) fn shell_state(
     })
 }
 
-/// Wrappers that only change how the command after their options runs (`nice`, `timeout`,
-/// `chroot DIR`, `command`): that command.
-pub(super) fn prefix(name: &str, rest: &[String]) -> Option<Vec<String>> {
-    Some(match name {
-        "nice" => skip_options(rest, &["-n", "--adjustment"]).to_vec(),
-        // GNU time's `-o FILE` and `-f FORMAT` take values; setsid's `-f` (fork) does not.
-        "time" => skip_options(rest, &["-o", "-f", "--output", "--format"]).to_vec(),
-        "nohup" | "builtin" | "unbuffer" | "catchsegv" | "setsid" | "noglob" | "nocorrect"
-        | "busybox" | "toybox" => skip_options(rest, &[]).to_vec(),
-        // zsh's `- cmd` (a login-style exec), fish's `and`/`or`/`not` before a command.
-        "-" | "and" | "or" | "not" => rest.to_vec(),
-        // zsh's `repeat N cmd`.
-        "repeat" => rest.get(1..).unwrap_or(&[]).to_vec(),
-        "chroot" => {
-            let r = skip_options(rest, &["--userspec", "--groups"]);
-            r.get(1..).unwrap_or(&[]).to_vec()
-        }
-        "command" => {
-            if rest.first().is_some_and(|a| a == "-v" || a == "-V") {
-                Vec::new()
-            } else {
-                skip_options(rest, &[]).to_vec()
-            }
-        }
-        "exec" => skip_options(rest, &["-a"]).to_vec(),
-        "timeout" => {
-            let r = skip_options(rest, &["-s", "--signal", "-k", "--kill-after"]);
-            r.get(1..).unwrap_or(&[]).to_vec()
-        }
-        "stdbuf" => skip_options(rest, &["-i", "-o", "-e"]).to_vec(),
-        "ionice" => skip_options(
-            rest,
-            &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"],
-        )
-        .to_vec(),
-        "chrt" | "taskset" => {
-            // With -p they change a running process and start none.
-            let on_pid = rest.iter().any(|a| {
-                a == "--pid" || (a.starts_with('-') && !a.starts_with("--") && a.contains('p'))
-            });
-            if on_pid {
-                Vec::new()
-            } else {
-                let r = skip_options(rest, &[]);
-                r.get(1..).unwrap_or(&[]).to_vec()
-            }
-        }
-        _ => return None,
-    })
-}
-
 /// Programs that run a command line or argv they are given: `env`, `npx`, `script -c`,
 /// `ssh HOST CMD`, `flock -c`, `xargs`, `watch`, `find -exec`, `fd -x`, `ed` on its input.
 pub(super) fn runs_lines(
@@ -372,6 +321,13 @@ pub(super) fn runs_lines(
             }
         }
         "xargs" => xargs(eff, rest, stdin, budget),
+        // moreutils' `pee 'CMD' 'CMD'…`: each argument is a line its shell runs.
+        "pee" => {
+            for line in rest.iter().filter(|a| !a.starts_with('-')) {
+                eff.shell_lines.push(line.clone());
+            }
+            Vec::new()
+        }
         "watch" => {
             // watch joins its words with spaces and hands them to `sh -c`, so
             // `watch 'rm -rf ~'` is the line `rm -rf ~`; with `-x` it runs them as argv.

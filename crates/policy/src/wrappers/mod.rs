@@ -14,7 +14,9 @@ use crate::limits::{MAX_DEPTH, NESTED_BUDGET};
 
 mod environments;
 mod kinds;
-use kinds::{prefix, privileged, runs_code, runs_lines, shell_state};
+mod prefixes;
+use kinds::{privileged, runs_code, runs_lines, shell_state};
+use prefixes::prefix;
 
 /// What a simple command amounts to.
 #[derive(Debug, Clone, Default)]
@@ -62,7 +64,21 @@ pub fn basename(word: &str) -> String {
 pub fn is_shell(name: &str) -> bool {
     matches!(
         name,
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "fish" | "yash" | "posh"
+        "sh" | "bash"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "mksh"
+            | "ash"
+            | "fish"
+            | "yash"
+            | "posh"
+            | "osh"
+            | "oksh"
+            | "loksh"
+            | "lksh"
+            | "hush"
+            | "bosh"
     )
 }
 
