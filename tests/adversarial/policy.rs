@@ -210,6 +210,11 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "r(echo m) -rf ~",
         "(echo rm) -rf ~",
         "x=(rm -rf ~)",
+        // What the shell runs later: at each prompt, at each completion.
+        "PROMPT_COMMAND[1]='rm -rf ~'",
+        "precmd_functions+=(reboot)",
+        "read -r PROMPT_COMMAND <<< 'rm -rf ~'",
+        "complete -c git -n 'rm -rf ~'",
         // A console's escape to the shell, at sqlite3's or mysql's prompt.
         ".shell rm -rf ~",
         "system rm -rf ~",

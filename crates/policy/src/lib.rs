@@ -7,6 +7,7 @@
 
 mod consoles;
 pub mod env;
+mod expansion;
 mod fish_names;
 mod getopt;
 mod git_runs;

@@ -50,6 +50,98 @@ pub const PROMPT_VARIABLES: &[&str] = &[
     "PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT", "RPROMPT", "RPS1",
 ];
 
+/// zsh's hook arrays: each element is a command (a function's name, or any program) run
+/// at that moment (`precmd_functions+=(reboot)` runs `reboot` at every prompt).
+const ZSH_HOOK_ARRAYS: &[&str] = &[
+    "precmd_functions",
+    "preexec_functions",
+    "chpwd_functions",
+    "periodic_functions",
+    "zshexit_functions",
+    "zshaddhistory_functions",
+    "zsh_directory_name_functions",
+];
+
+/// What a variable the line sets makes it run: its value as a line to judge (`lines`), or
+/// a warning (`code_env`, with the command it was set for). `NAME[i]=…` and `NAME+=…` are
+/// `NAME`'s. A value the line computes (`COMPUTED`) into a variable that runs it is warned.
+pub(crate) fn judge_assignment(
+    name: &str,
+    value: &str,
+    command: &[String],
+    code_env: &mut Vec<(String, String)>,
+    lines: &mut Vec<String>,
+) {
+    let base = name.split('[').next().unwrap_or(name).trim_end_matches('+');
+    let unread = || (name.to_string(), shell_words::join(command));
+    if value.contains(crate::lex::COMPUTED)
+        && (COMMAND_VARIABLES.contains(&base)
+            || PROMPT_VARIABLES.contains(&base)
+            || ZSH_HOOK_ARRAYS.contains(&base))
+    {
+        code_env.push(unread());
+    } else if COMMAND_VARIABLES.contains(&base) {
+        // `|cmd` (LESSOPEN's pipe form) is the command `cmd`; each of an array's elements
+        // is a line (bash runs each of `PROMPT_COMMAND=(a b)`).
+        match crate::lex::array_items(value) {
+            Some(items) => lines.extend(items),
+            None => lines.push(value.trim_start_matches('|').to_string()),
+        }
+    } else if PROMPT_VARIABLES.contains(&base) {
+        if value.contains("$(") || value.contains('`') {
+            lines.push(format!("echo \"{}\"", value.replace('"', "\\\"")));
+        }
+    } else if ZSH_HOOK_ARRAYS.contains(&base) {
+        // Each element is run as a command (by its name: `precmd_functions+=(reboot)`).
+        lines.extend(crate::lex::array_items(value).unwrap_or_else(|| vec![value.to_string()]));
+    } else if carries_unread_code(name, value) {
+        code_env.push(unread());
+    }
+}
+
+/// The variables a builtin assigns by name, with a value the line does not show: `read
+/// [opts] NAME…`, `mapfile`/`readarray [opts] NAME`, `printf -v NAME …`.
+pub(crate) fn assigned_by_builtin(argv: &[String]) -> Vec<String> {
+    let Some(first) = argv.first() else {
+        return Vec::new();
+    };
+    let rest = &argv[1..];
+    match first.as_str() {
+        // Options that take a value: read's -a -d -i -n -N -p -t -u; mapfile's -d -n -O -s
+        // -u -C -c. What is left are names.
+        "read" | "mapfile" | "readarray" => {
+            let valued: &[&str] = if first == "read" {
+                &["-d", "-i", "-n", "-N", "-p", "-t", "-u"]
+            } else {
+                &["-d", "-n", "-O", "-s", "-u", "-C", "-c"]
+            };
+            let mut names = Vec::new();
+            let mut i = 0;
+            while i < rest.len() {
+                let a = rest[i].as_str();
+                if a == "-a" {
+                    names.extend(rest.get(i + 1).cloned());
+                    i += 2;
+                } else if valued.contains(&a) {
+                    i += 2;
+                } else if a.starts_with('-') {
+                    i += 1;
+                } else {
+                    names.push(a.to_string());
+                    i += 1;
+                }
+            }
+            names
+        }
+        "printf" => rest
+            .windows(2)
+            .find(|w| w[0] == "-v")
+            .map(|w| vec![w[1].clone()])
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
 /// Variables that carry code the policy cannot read — a function body, options that load
 /// code into an interpreter, configuration that names programs — or that change how the
 /// shell splits the words that follow (`IFS`): warned.

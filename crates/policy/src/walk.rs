@@ -6,9 +6,10 @@
 use std::cell::Cell;
 use std::collections::HashMap;
 
+use super::expansion::{expand, expand_in_word, expand_unsplit};
 use super::lex::{self, COMPUTED, Simple};
 use super::limits::{MAX_DEPTH, NESTED_BUDGET, spend_on_text};
-use super::variables::{COMMAND_VARIABLES, PROMPT_VARIABLES, carries_unread_code};
+use super::variables::{assigned_by_builtin, judge_assignment};
 use super::wrappers::{basename, look_through_budgeted};
 use crate::stdin::Stdin;
 /// Most variables a line may assign and still have them expanded.
@@ -45,28 +46,6 @@ pub struct Found {
     pub globbed: Vec<(String, String)>,
     /// Files read through an input redirection (`< file`), with their command's argv.
     pub reads: Vec<(String, Vec<String>)>,
-}
-
-/// What a variable the line sets makes it run: its value as a line to judge, or a warning.
-fn judge_assignment(
-    name: &str,
-    value: &str,
-    command: &[String],
-    found: &mut Found,
-    lines: &mut Vec<String>,
-) {
-    if COMMAND_VARIABLES.contains(&name) {
-        // `|cmd` (LESSOPEN's pipe form) is the command `cmd`.
-        lines.push(value.trim_start_matches('|').to_string());
-    } else if PROMPT_VARIABLES.contains(&name) {
-        if value.contains("$(") || value.contains('`') {
-            lines.push(format!("echo \"{}\"", value.replace('"', "\\\"")));
-        }
-    } else if carries_unread_code(name, value) {
-        found
-            .code_env
-            .push((name.to_string(), shell_words::join(command)));
-    }
 }
 
 /// Whether a program word is computed by the shell before it runs: a variable or a
@@ -120,81 +99,6 @@ fn literal_output(c: &Simple) -> Option<String> {
         "printf" => Some(args.join(" ").replace("\\n", "\n")),
         _ => None,
     }
-}
-
-/// `$NAME` / `${NAME}` replaced by what the line assigned; a whole word that is only a
-/// variable is split on blanks as the shell splits an unquoted expansion.
-fn expand(argv: &[String], vars: &HashMap<String, String>) -> Vec<String> {
-    if vars.is_empty() {
-        return argv.to_vec();
-    }
-    let mut out = Vec::new();
-    for w in argv {
-        let name = w
-            .strip_prefix("${")
-            .and_then(|r| r.strip_suffix('}'))
-            .or_else(|| w.strip_prefix('$'));
-        if let Some(v) = name.and_then(|n| vars.get(n)) {
-            out.extend(v.split_whitespace().map(str::to_string));
-        } else {
-            out.push(expand_in_word(w, vars));
-        }
-    }
-    out
-}
-
-/// The reading of `argv` in which a word that is only a variable stays one word (it was
-/// quoted), when such a value would split: `None` when it reads the same as [`expand`].
-fn expand_unsplit(argv: &[String], vars: &HashMap<String, String>) -> Option<Vec<String>> {
-    let mut splits = false;
-    let out = argv
-        .iter()
-        .map(|w| {
-            let name = w
-                .strip_prefix("${")
-                .and_then(|r| r.strip_suffix('}'))
-                .or_else(|| w.strip_prefix('$'));
-            match name.and_then(|n| vars.get(n)) {
-                Some(v) => {
-                    splits |= v.split_whitespace().count() != 1;
-                    v.clone()
-                }
-                None => expand_in_word(w, vars),
-            }
-        })
-        .collect();
-    splits.then_some(out)
-}
-
-/// Each `$NAME` / `${NAME}` inside a word that the line assigned, in one pass.
-fn expand_in_word(word: &str, vars: &HashMap<String, String>) -> String {
-    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let mut out = String::with_capacity(word.len());
-    let mut rest = word;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let (name, consumed) = match after.strip_prefix('{') {
-            Some(braced) => match braced.find('}') {
-                Some(end) => (&braced[..end], end + 2),
-                None => ("", 0),
-            },
-            None => {
-                let end = after.find(|c: char| !is_name(c)).unwrap_or(after.len());
-                (&after[..end], end)
-            }
-        };
-        match vars.get(name) {
-            Some(v) if !name.is_empty() => out.push_str(v),
-            _ => {
-                out.push('$');
-                out.push_str(&after[..consumed]);
-            }
-        }
-        rest = &after[consumed..];
-    }
-    out.push_str(rest);
-    out
 }
 
 fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) {
@@ -256,7 +160,18 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
                 name,
                 &expand_in_word(value, &vars),
                 &c.argv,
-                found,
+                &mut found.code_env,
+                &mut value_lines,
+            );
+        }
+        // `read PROMPT_COMMAND <<< …`, `printf -v PS1 …`: a value the line computes, into
+        // a variable whose value runs.
+        for name in assigned_by_builtin(&c.argv) {
+            judge_assignment(
+                &name,
+                crate::lex::COMPUTED,
+                &c.argv,
+                &mut found.code_env,
                 &mut value_lines,
             );
         }

@@ -524,6 +524,7 @@ impl Lexer<'_> {
 }
 
 mod words;
+pub use words::array_items;
 use words::words_to_simple;
 
 #[cfg(test)]

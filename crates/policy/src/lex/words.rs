@@ -49,6 +49,33 @@ fn assignment(w: &str) -> Option<(String, String)> {
     valid.then(|| (k.to_string(), v.to_string()))
 }
 
+/// An array's `NAME=(a 'b c' d)`, split into words by the shell's quoting: its elements
+/// (the first word's after the `(`, then the words up to the one that ends in `)`) kept
+/// apart as `(a 'b c' d)`, quoted again, so that each can be read as the shell reads it.
+fn array_value(first: &str, rest: &mut impl Iterator<Item = String>) -> String {
+    let mut items = Vec::new();
+    let mut word = first.to_string();
+    loop {
+        if let Some(last) = word.strip_suffix(')') {
+            items.push(last.to_string());
+            break;
+        }
+        items.push(word);
+        match rest.next() {
+            Some(next) => word = next,
+            None => break,
+        }
+    }
+    items.retain(|i| !i.is_empty());
+    format!("({})", shell_words::join(&items))
+}
+
+/// The elements of an array value as [`array_value`] keeps it (`None`: not an array).
+pub fn array_items(value: &str) -> Option<Vec<String>> {
+    let inner = value.strip_prefix('(')?.strip_suffix(')')?;
+    shell_words::split(inner).ok()
+}
+
 /// Words of one simple command: shell keywords, function headers (`f()`, `function f`) and
 /// leading assignments taken off, `{`/`}` group words dropped, redirections taken out with
 /// their targets, here-strings kept as the command's input.
@@ -90,8 +117,12 @@ pub(super) fn words_to_simple(words: Vec<String>) -> Simple {
             continue;
         }
         if leading {
-            if let Some(a) = assignment(&w) {
-                s.assignments.push(a);
+            if let Some((name, value)) = assignment(&w) {
+                let value = match value.strip_prefix('(') {
+                    Some(first) => array_value(first, &mut it),
+                    None => value,
+                };
+                s.assignments.push((name, value));
                 continue;
             }
             if LEADING_KEYWORDS.contains(&w.as_str()) {

@@ -44,6 +44,17 @@ pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option
         {
             "publishes a package to its registry (public, and a version cannot be taken back)"
         }
+        "npm" | "pnpm" | "yarn" if matches!(first, "unpublish" | "deprecate") => {
+            "takes a published package (or its versions) away from everyone who depends on it"
+        }
+        // Scaled to nothing: every replica of the workload stops.
+        "kubectl" | "oc"
+            if first == "scale"
+                && (flags.contains(&"--replicas=0")
+                    || (flags.contains(&"--replicas") && targets.contains(&"0"))) =>
+        {
+            "stops every replica of a workload"
+        }
         "twine" if first == "upload" => {
             "publishes a package to its registry (public, and a version cannot be taken back)"
         }

@@ -45,6 +45,24 @@ const HOME_SECRETS: &[&str] = &[
     ".config/microsoft-edge/",
     ".local/share/keyrings/",
     ".config/op/",
+    // Other tools' logins and tokens.
+    ".vault-token",
+    ".terraform.d/credentials.tfrc.json",
+    ".pgpass",
+    ".my.cnf",
+    ".s3cfg",
+    ".boto",
+    ".config/rclone/rclone.conf",
+    ".config/hub",
+    ".config/hcloud/",
+    ".config/doctl/",
+    ".oci/",
+    ".fly/",
+    ".config/netlify/",
+    ".config/heroku/",
+    ".netlify/",
+    ".wrangler/",
+    ".docker/contexts/",
 ];
 
 /// Private SSH keys, by the names `ssh-keygen` gives them (`.pub` halves are not).
@@ -63,6 +81,12 @@ const SYSTEM_SECRETS: &[&str] = &[
     "/etc/sudoers",
     "/run/secrets/",
     "/var/run/secrets/",
+    "/etc/ssl/private/",
+    "/etc/ssh/ssh_host_rsa_key",
+    "/etc/ssh/ssh_host_ecdsa_key",
+    "/etc/ssh/ssh_host_ed25519_key",
+    "/etc/letsencrypt/live/",
+    "/etc/letsencrypt/archive/",
 ];
 
 /// Programs that, given a directory, only list it or change its metadata: naming a

@@ -102,6 +102,32 @@ pub(super) fn shell_state(
             }
             Vec::new()
         }
+        // zsh's `add-zsh-hook HOOK FUNCTION`: FUNCTION (any command's name) runs at each
+        // prompt, directory change, … from then on.
+        "add-zsh-hook" => {
+            let names: Vec<&String> = rest.iter().filter(|a| !a.starts_with('-')).collect();
+            if let [_, function] = names[..] {
+                eff.shell_lines.push(function.clone());
+            }
+            Vec::new()
+        }
+        // fish's `complete -n CONDITION -a ARGUMENTS`: the condition is a command line run at
+        // every completion, and the arguments' `(cmd)` substitutions run too.
+        "complete" => {
+            let lines: Vec<String> = [('n', "condition"), ('a', "arguments")]
+                .into_iter()
+                .filter_map(|(short, long)| {
+                    crate::getopt::option_value_anywhere(rest, short, long)
+                        .filter(|v| short == 'n' || v.contains('('))
+                })
+                .collect();
+            if lines.is_empty() {
+                // Not fish's (bash's `complete -C CMD` is the runners' to judge).
+                return None;
+            }
+            eff.shell_lines.extend(lines);
+            Vec::new()
+        }
         // zsh's `emulate sh -c 'LINE'` runs LINE.
         "emulate" => {
             if let Some(line) = rest.windows(2).find(|w| w[0] == "-c").map(|w| w[1].clone()) {
