@@ -94,14 +94,12 @@ const READ_ONLY: &[&str] = &[
     "date",
     "sort",
     "file",
+    "tree",
 ];
 
 /// Read-only tools whose parsers take no abbreviation, minus the options that would make
-/// them write or run something (`rg --pre CMD`, `rg --hostname-bin CMD`, `tree -o FILE`,
-/// `tree -R`).
+/// them write or run something (`rg --pre CMD`, `rg --hostname-bin CMD`).
 const READ_ONLY_EXCEPT: &[(&str, &[&str])] = &[
-    // `-R` runs tree again in every directory with `-o 00Tree.html`.
-    ("tree", &["-o", "-R"]),
     // `--hostname-bin` runs a program for the hyperlinks' host name (ripgrep 14).
     ("rg", &["--pre", "--hostname-bin"]),
 ];

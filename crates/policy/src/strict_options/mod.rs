@@ -218,6 +218,11 @@ mod tests {
         assert!(check("file", "--comp").is_err());
         assert!(check("ls", "--color=auto -la").is_ok());
         assert!(check("ls", "--all=x").is_err(), "a flag takes no value");
+        // tree's listing options pass; what writes a file, or runs tree again, does not.
+        assert!(check("tree", "-a -L 2 -I target --dirsfirst src").is_ok());
+        for bad in ["-o out", "-ao out", "--output=out", "-R -L 2", "--no-such"] {
+            assert!(check("tree", bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

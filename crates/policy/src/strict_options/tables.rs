@@ -6,7 +6,8 @@ use super::Spec;
 
 /// The tools that read files and the system, and their admitted options. Left out on
 /// purpose: `date -s/--set`; `file -C/--compile` (writes a magic file), `-p/--preserve-date`
-/// (sets times).
+/// (sets times); `tree -o` (writes its listing to a file) and `-R` (runs tree again in
+/// every directory, with `-o 00Tree.html`).
 pub(super) const FILE_SPECS: &[(&str, Spec)] = &[
     (
         "ls",
@@ -305,6 +306,45 @@ pub(super) const FILE_SPECS: &[(&str, Spec)] = &[
                 "uncompress",
                 "uncompress-noreport",
                 "debug",
+                "help",
+                "version",
+            ],
+        },
+    ),
+    (
+        "tree",
+        Spec {
+            short: "adlfxL:P:I:iqNQpugshDFvtcUrSnCXJAH:T:",
+            long: &[
+                "inodes",
+                "device",
+                "noreport",
+                "nolinks",
+                "dirsfirst",
+                "filesfirst",
+                "filelimit=",
+                "charset=",
+                "si",
+                "du",
+                "prune",
+                "timefmt=",
+                "ignore-case",
+                "matchdirs",
+                "metafirst",
+                "gitignore",
+                "gitfile=",
+                "info",
+                "infofile=",
+                "sort=",
+                "fromfile",
+                "fromtabfile",
+                "fflinks",
+                "hyperlink",
+                "scheme=",
+                "authority=",
+                "condense",
+                "hintro=",
+                "houtro=",
                 "help",
                 "version",
             ],
