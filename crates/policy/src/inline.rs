@@ -53,6 +53,13 @@ const SHELL_CALLS: &[&str] = &[
     "posix_spawnp",
     // Lua's `os.execute`; a database cursor's SQL read as a shell line names no program.
     "execute",
+    // Java's `new ProcessBuilder("rm", "-rf", "/")`, Go's `exec.Command("rm", …)`,
+    // Elixir's `System.cmd("rm", […])`, Erlang's `os:cmd("…")`, Emacs Lisp's
+    // `(shell-command "…")`, Common Lisp's `(uiop:run-program "…")`.
+    "processbuilder",
+    "command",
+    "cmd",
+    "program",
 ];
 
 /// Calls that delete one file: judged as `rm PATH`.

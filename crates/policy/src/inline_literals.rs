@@ -26,6 +26,9 @@ fn identifier_before(code: &[char], mut end: usize) -> String {
         .to_ascii_lowercase()
 }
 
+/// Calls whose arguments, one each, are a command's words.
+const ARGV_PARAMETERS: &[&str] = &["processbuilder", "command"];
+
 /// The call a literal starting at `at` is an argument of: `f("…")`, `f "…"` (perl, ruby),
 /// `f(["…", …])` (in a list).
 fn callee(
@@ -57,9 +60,12 @@ fn callee(
                 (String::new(), false)
             }
         }
-        Some(',') => match list_callee {
-            Some(c) => (c.clone(), true),
-            None => (String::new(), false),
+        Some(',') => match (list_callee, call) {
+            (Some(c), _) => (c.clone(), true),
+            // The words of a command given one argument each (`ProcessBuilder("rm", "-rf",
+            // "/")`, `exec.Command("rm", "-rf", "/")`): read as a list's.
+            (None, Some(c)) if ARGV_PARAMETERS.contains(&c.as_str()) => (c.clone(), true),
+            _ => (String::new(), false),
         },
         Some(c) if c.is_alphanumeric() || c == '_' => (identifier_before(code, j), false),
         _ => (String::new(), false),

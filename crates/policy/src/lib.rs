@@ -18,6 +18,7 @@ mod inline_words;
 pub mod lex;
 pub mod limits;
 mod repl;
+mod repl_env;
 mod repl_files;
 mod repl_tokens;
 pub mod rules;

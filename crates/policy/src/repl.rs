@@ -26,7 +26,14 @@ fn repl_calls_within(line: &str, depth: usize) -> Vec<String> {
     }
     let mut out = found.shell_lines;
     // The files it writes or reads (`open(os.path.expanduser("~/.bashrc"), "a")`).
-    out.extend(crate::repl_files::file_lines(&pieces(line, MAX_LINE)));
+    let ps = pieces(line, MAX_LINE);
+    out.extend(crate::repl_files::file_lines(&ps));
+    // The environment it hands on to what it starts later (`os.environ["LD_PRELOAD"] = …`).
+    out.extend(
+        crate::repl_env::env_lines(&ps)
+            .into_iter()
+            .filter(|l| !l.is_empty()),
+    );
     out.extend(found.argvs.iter().map(shell_words::join));
     // Code handed to the language itself as a string (`exec("import os; os.system(…)")`,
     // `eval(compile("…", …))`, `new Function("…")`): read as another line typed there.
@@ -375,7 +382,16 @@ fn written_out(arg: &[Piece], first: bool) -> bool {
                 } | Token::Punct(',')
             )
         }),
-        [Token::Punct('{'), ..] => !first,
+        // An options object (`{shell: true}`, `{cwd: "x"}`) is not the command, unless it
+        // holds the command's words (Deno's `new Deno.Command("rm", {args: [...]})`), which
+        // are not read from there.
+        [Token::Punct('{'), rest @ ..] => {
+            !first
+                && !rest.iter().any(|t| {
+                    matches!(t, Token::Name { path, .. }
+                        if matches!(path.as_str(), "args" | "cmd" | "argv" | "command"))
+                })
+        }
         [Token::Name { .. }, Token::Punct('=' | ':'), ..] => !first,
         [Token::Name { path, .. }] => {
             !first && matches!(path.as_str(), "os.environ" | "process.env" | "ENV" | "env")

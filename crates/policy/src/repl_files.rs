@@ -14,8 +14,26 @@ const WRITES: &[&str] = &[
     "appendfile",
     "createwritestream",
     "file_put_contents",
-    "copyfile",
-    "copyfilesync",
+];
+
+/// Calls that take a source and a destination, as the shell command each amounts to:
+/// `shutil.copy("x", "/usr/local/bin/ls")` is `cp x /usr/local/bin/ls`.
+const TWO_PATHS: &[(&str, &str)] = &[
+    ("copy", "cp"),
+    ("copy2", "cp"),
+    ("copyfile", "cp"),
+    ("copyfilesync", "cp"),
+    ("copytree", "cp -r"),
+    ("cpsync", "cp -r"),
+    ("move", "mv"),
+    ("rename", "mv"),
+    ("renamesync", "mv"),
+    ("replace", "mv"),
+    ("symlink", "ln -s"),
+    ("symlinksync", "ln -s"),
+    ("symlink_to", "ln -s"),
+    ("link", "ln"),
+    ("linksync", "ln"),
 ];
 
 /// Calls whose first argument is a file they read.
@@ -60,8 +78,14 @@ pub(crate) fn file_lines(ps: &[Piece]) -> Vec<String> {
         let segments: Vec<String> = path.split('.').map(str::to_ascii_lowercase).collect();
         let last = segments.last().map(String::as_str).unwrap_or_default();
         let args = crate::repl::arguments(ps, k + 1);
+        if let Some(line) = two_paths(last, &args).or_else(|| mode_or_signal(last, &args)) {
+            out.push(line);
+            continue;
+        }
         let first = args.first().and_then(|a| path_of(a));
-        let writes = if *after_call && segments.len() == 1 {
+        let path_method =
+            PATH_WRITES.contains(&last) || PATH_READS.contains(&last) || last == "open";
+        let writes = if *after_call && segments.len() == 1 && path_method {
             // A path object's own method: its receiver is the path.
             let receiver = &ps[receiver_start(ps, k)..k];
             let Some(target) = path_of(receiver) else {
@@ -93,6 +117,47 @@ pub(crate) fn file_lines(ps: &[Piece]) -> Vec<String> {
         }
     }
     out
+}
+
+/// A copy, move or link of two paths the line names, or a download to one
+/// (`urlretrieve(URL, PATH)`), as its shell command.
+fn two_paths(call: &str, args: &[&[Piece]]) -> Option<String> {
+    let (from, to) = (args.first()?, args.get(1)?);
+    if call == "urlretrieve" {
+        return Some(format!("curl -o {} URL", quoted(&path_of(to)?)));
+    }
+    let (_, program) = TWO_PATHS.iter().find(|(c, _)| *c == call)?;
+    let to = path_of(to)?;
+    let from = path_of(from).unwrap_or_else(|| "FILE".into());
+    Some(format!("{program} {} {}", quoted(&from), quoted(&to)))
+}
+
+/// `os.chmod(PATH, 0o4755)` as `chmod 4755 PATH`; `os.kill(PID, SIG)` as `kill -SIG PID`:
+/// numbers written out.
+fn mode_or_signal(call: &str, args: &[&[Piece]]) -> Option<String> {
+    let number = |a: &&[Piece]| match a.iter().map(|p| &p.token).collect::<Vec<_>>()[..] {
+        [Token::Name { path, .. }] if path.chars().all(|c| c.is_ascii_alphanumeric()) => {
+            let digits = path
+                .strip_prefix("0o")
+                .or_else(|| path.strip_prefix("0O"))
+                .unwrap_or(path);
+            digits
+                .chars()
+                .all(|c| c.is_ascii_digit())
+                .then(|| digits.to_string())
+        }
+        _ => None,
+    };
+    let (first, second) = (args.first()?, args.get(1)?);
+    match call {
+        "chmod" | "chmodsync" | "lchmod" => Some(format!(
+            "chmod {} {}",
+            number(second)?,
+            quoted(&path_of(first)?)
+        )),
+        "kill" | "killpg" => Some(format!("kill -{} {}", number(second)?, number(first)?)),
+        _ => None,
+    }
 }
 
 /// A file's mode argument (`"w"`, `'a+'`, `"r"`): whether it writes. No mode reads.

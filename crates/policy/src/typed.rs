@@ -117,9 +117,21 @@ impl crate::Policy {
         }
         findings.extend(crate::fish_names::computed_name(line));
         // A console's escape to the shell, typed at its prompt (`.shell rm -rf ~`).
+        // What a console loads or writes (`.load LIB`, `ATTACH DATABASE 'PATH'`).
         for l in line.lines() {
             if let Some(command) = crate::consoles::shell_escape(l) {
                 findings.extend(self.evaluate(command, cwd).findings);
+            }
+            for write in crate::consoles::console_writes(l) {
+                findings.extend(self.evaluate(&write, cwd).findings);
+            }
+            if let Some(why) = crate::consoles::loads_native(l) {
+                findings.push(crate::Finding {
+                    severity: crate::Severity::Warn,
+                    rule: "opaque_script",
+                    message: format!("read as a console's line: {why}"),
+                    command: l.trim().chars().take(200).collect(),
+                });
             }
         }
         crate::Decision::of(findings)
