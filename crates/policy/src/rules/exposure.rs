@@ -23,6 +23,20 @@ pub fn exposes(name: &str, args: &[String], cwd: Option<&str>) -> Option<(&'stat
         "cloudflared" if first == "tunnel" || flags.iter().any(|f| f.starts_with("--url")) => {
             tunnel("opens a tunnel that exposes a local service to the internet")
         }
+        // Manifests or a chart fetched from the network and applied to a cluster: what
+        // runs there is not on the line (`kubectl apply -f https://…`).
+        "kubectl" | "oc" | "helm"
+            if matches!(first, "apply" | "create" | "replace" | "install" | "upgrade")
+                && args.iter().any(|a| {
+                    let a = a.rsplit('=').next().unwrap_or(a);
+                    a.starts_with("https://") || a.starts_with("http://")
+                }) =>
+        {
+            Some((
+                "download_execute",
+                format!("{name} {first} applies what it fetches from the network, unread"),
+            ))
+        }
         "tailscale" if matches!(first, "funnel" | "serve") => {
             tunnel("serves a local service on the tailnet or the internet")
         }

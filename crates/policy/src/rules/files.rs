@@ -267,20 +267,32 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
     out
 }
 
-/// The directory `python -m http.server` serves, when it names one (`-d DIR`,
-/// `--directory DIR`).
+/// The directory a file server serves, when it names one: `python -m http.server -d DIR`,
+/// `php -S ADDR -t DIR`, `busybox httpd -h DIR`, `http-server DIR`, `serve DIR`.
 fn serves(argv: &[String]) -> Option<&str> {
     let program = basename(argv.first()?);
-    if !program.starts_with("python")
-        || !argv
+    let rest = argv.get(1..)?;
+    if program.starts_with("python")
+        && argv
             .windows(2)
             .any(|w| w[0] == "-m" && w[1] == "http.server")
     {
-        return None;
+        return option_values(rest, 'd', &["directory"]).into_iter().next();
     }
-    option_values(argv.get(1..)?, 'd', &["directory"])
-        .into_iter()
-        .next()
+    match program.as_str() {
+        "php" if rest.iter().any(|a| a.starts_with("-S")) => {
+            option_values(rest, 't', &["docroot"]).into_iter().next()
+        }
+        "busybox" if rest.first().is_some_and(|a| a == "httpd") => {
+            option_values(&rest[1..], 'h', &[]).into_iter().next()
+        }
+        "httpd" => option_values(rest, 'h', &[]).into_iter().next(),
+        "http-server" | "serve" | "live-server" => rest
+            .iter()
+            .find(|a| !a.starts_with('-') && !a.chars().all(|c| c.is_ascii_digit()))
+            .map(String::as_str),
+        _ => None,
+    }
 }
 
 /// Where a path a command names may be: normalized against the working directory, and,
