@@ -123,6 +123,30 @@ pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option
         {
             "changes the network configuration (links, addresses, routes)"
         }
+        // `ifconfig eth0 down`, `ifconfig eth0 10.0.0.2`: more than the interface's name
+        // changes it (`ifconfig`, `ifconfig eth0` show).
+        "ifconfig" if targets.len() >= 2 => {
+            "changes the network configuration (links, addresses, routes)"
+        }
+        // hdparm's options that erase, trim or rewrite the disk's sectors or firmware.
+        "hdparm"
+            if flags.iter().any(|f| {
+                f.starts_with("--security-erase")
+                    || matches!(
+                        *f,
+                        "--trim-sector-ranges"
+                            | "--trim-sector-ranges-stdin"
+                            | "--write-sector"
+                            | "--fwdownload"
+                            | "--make-bad-sector"
+                            | "--dco-restore"
+                            | "--dco-setmax"
+                            | "--security-set-pass"
+                    )
+            }) =>
+        {
+            "erases, trims or rewrites the disk's sectors or firmware"
+        }
         "swapoff" | "swapon" => "changes the machine's swap",
         "sysctl"
             if targets.iter().any(|t| t.contains('='))

@@ -207,7 +207,8 @@ fn saved_files(c: &Simple) -> Vec<String> {
 /// The script a command runs: an interpreter's script operand, or a program run by path.
 fn script_run(c: &Simple) -> Option<String> {
     let first = c.argv.first()?;
-    if first.contains('/') && !first.starts_with('/') {
+    // By path, relative or absolute (`./x`, `/tmp/x` after `curl -o /tmp/x`).
+    if first.contains('/') {
         return Some(first.clone());
     }
     // Windows runs a program or script from the working directory by its name alone

@@ -154,7 +154,29 @@ const COMPUTING_TYPES: &[&str] = &[
 
 /// What a PowerShell or cmd statement (its words, lower-cased) does that is not read here.
 pub(super) fn unread(words: &[String]) -> Option<String> {
-    let cmd = words.first()?.as_str();
+    let first = words.first()?.as_str();
+    // A cmdlet glued to a bracket (`IEX(New-Object Net.WebClient).DownloadString(…)`,
+    // `$(iwr …)`): each command the brackets hold is read as a statement's first word.
+    let glued = words
+        .iter()
+        .flat_map(|w| w.split('(').skip(1))
+        .map(|p| {
+            p.split([')', '{', '}', ';', '|'])
+                .next()
+                .unwrap_or_default()
+        })
+        // A cmdlet's `Verb-Noun`, or the aliases that fetch and run: a bare word in
+        // brackets is as often a REPL's argument (`print(start)`).
+        .filter(|p| {
+            p.chars().next().is_some_and(char::is_alphabetic)
+                && (p.contains('-') || matches!(*p, "iex" | "iwr" | "irm" | "icm" | "saps"))
+        });
+    for piece in glued {
+        if let Some(why) = unread(&[piece.to_string()]) {
+            return Some(why);
+        }
+    }
+    let cmd = first.split('(').next().unwrap_or(first);
     let rest = &words[1..];
     // The call operator runs what an expression names (`& ([scriptblock]::Create(…))`).
     if cmd.starts_with('&') {

@@ -181,6 +181,10 @@ pub(super) fn runs_lines(
             }
             r.to_vec()
         }
+        // `bun x PACKAGE ARGS` is `bunx PACKAGE ARGS`.
+        "bun" if rest.first().is_some_and(|a| a == "x") => {
+            skip_options(&rest[1..], &["-p", "--package"]).to_vec()
+        }
         // npx PACKAGE ARGS runs the package's program with ARGS; `-c LINE` runs a line.
         "npx" | "pnpx" | "bunx" => {
             if let Some(line) = option_anywhere(rest, 'c', "call") {
