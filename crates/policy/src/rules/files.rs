@@ -79,9 +79,18 @@ pub(crate) fn written_by(argv: &[String]) -> Vec<&str> {
                 .into_iter()
                 .filter(|o| !o.starts_with(['|', '!'])),
         ),
-        // `print … > "FILE"` in an awk program.
+        // `print … > "FILE"` in an awk program; with gawk's `-i inplace`, every file it
+        // reads is rewritten.
         "awk" | "gawk" | "mawk" | "nawk" => {
             out.extend(targets.first().into_iter().flat_map(|p| awk_outputs(p)));
+            let inplace = argv.windows(2).any(|w| {
+                matches!(w[0].as_str(), "-i" | "--include") && w[1].starts_with("inplace")
+            }) || argv
+                .iter()
+                .any(|a| a == "--include=inplace" || a == "-iinplace");
+            if inplace {
+                out.extend(targets.iter().skip(1).copied());
+            }
         }
         // `patch FILE < DIFF` changes FILE; `-o OUT` writes OUT instead.
         "patch" => {

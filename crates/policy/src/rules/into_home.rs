@@ -78,6 +78,18 @@ pub fn into_home(argv: &[String], cwd: Option<&str>) -> Option<Finding> {
                 "unpacks an archive into the home directory, where start-up files are".into()
             }
         }
+        // 7-Zip's `x`/`e` with `-oDIR` (glued: 7z takes no space there).
+        "7z" | "7za" | "7zz" | "7zr"
+            if rest
+                .first()
+                .is_some_and(|v| matches!(v.as_str(), "x" | "e"))
+                && rest
+                    .iter()
+                    .filter_map(|a| a.strip_prefix("-o"))
+                    .any(is_home) =>
+        {
+            "unpacks an archive into the home directory, where start-up files are".into()
+        }
         _ => return None,
     };
     Some(finding(Severity::Warn, "startup_file_write", what, argv))
