@@ -263,6 +263,7 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "open('notes.txt', 'w').write('hi')",
         "with open('data.csv') as f: rows = f.readlines()",
         "shutil.copy('a.txt', 'b.txt')",
+        "help(os.system)",
         "os.environ['CI'] = '1'",
         ".output results.txt",
         "ATTACH DATABASE 'other.db' AS o;",

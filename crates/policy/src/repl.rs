@@ -269,12 +269,31 @@ fn name_unread(ps: &[Piece], k: usize, path: &str, after_call: bool) -> Option<S
                     Token::Name { .. } | Token::Literal { computed: true, .. }
                 )
         });
-    (taken || called_bare).then(|| {
-        format!(
-            "{path} runs commands and is not called here with a literal command: what it will \
-             run cannot be read"
-        )
-    })
+    (taken || called_bare)
+        .then(|| {
+            format!(
+                "{path} runs commands and is not called here with a literal command: what it will \
+                 run cannot be read"
+            )
+        })
+        .filter(|_| !only_looked_at(ps, k))
+}
+
+/// Whether the name at `k` is the whole argument of a call that only looks at it
+/// (`help(os.system)`, `dir(subprocess.run)`, `print(os.popen)`): nothing keeps it.
+fn only_looked_at(ps: &[Piece], k: usize) -> bool {
+    let (Some(before), Some(open), Some(close)) = (
+        k.checked_sub(2).map(|j| &ps[j].token),
+        k.checked_sub(1).map(|j| &ps[j].token),
+        ps.get(k + 1).map(|p| &p.token),
+    ) else {
+        return false;
+    };
+    matches!(open, Token::Punct('('))
+        && matches!(close, Token::Punct(')'))
+        && matches!(before, Token::Name { path, after_call: false }
+            if matches!(path.as_str(), "help" | "dir" | "type" | "repr" | "print" | "callable"
+                | "inspect.signature" | "inspect.getdoc" | "inspect.getsource"))
 }
 
 /// `import subprocess` as a statement of its own: its calls stay `subprocess.run(…)`.

@@ -41,6 +41,8 @@ fn a_runner_taken_to_call_later_is_named() {
         "os.__dict__['system']('id')",
         "process.binding('spawn_sync')",
         "ctypes.CDLL(None).system(b'id')",
+        "list(map(os.system, cmds))",
+        "help(os.system); f = os.system",
     ] {
         assert!(unread(line).is_some(), "{line}");
     }
@@ -55,6 +57,8 @@ fn literal_calls_and_everyday_code_are_not_named() {
         "import subprocess",
         "import os",
         "print(os.getcwd())",
+        "help(os.system)",
+        "print(os.popen)",
         "asyncio.run(main())",
         "app.run(debug=True)",
         "pattern.exec(line)",
