@@ -697,8 +697,9 @@ async fn containment_holds_inside_the_sandbox_even_when_the_server_is_killed() {
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
-/// Under Landlock each session's `TMPDIR` is a directory of its own, which its confined
-/// supervisor can empty but not remove: it goes when the session ends, finished or killed.
+/// Under Landlock each session's `TMPDIR` is a directory of its own: it goes when the
+/// session ends, finished or killed (once a supervisor restricted itself and could empty
+/// it but never remove it, so every sandboxed command left one behind).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_sandboxed_sessions_tmpdir_goes_with_it() {
     let p = place();

@@ -222,8 +222,8 @@ fn fork_standby(
 /// adopted ends). `true` when a supervisor found the server gone or the socket broken: the
 /// spawner ends.
 ///
-/// A supervisor's session's private temporary directory (under Landlock, which kept the
-/// supervisor from removing it) goes with it.
+/// A supervisor's session's private temporary directory (Landlock's `TMPDIR`) goes with it:
+/// the supervisor removes it when the session ends, not when it was killed first.
 fn reap(
     supervisors: &mut BTreeSet<i32>,
     idle: &mut BTreeMap<i32, bool>,

@@ -165,52 +165,52 @@ pub fn run(mut req: SpawnRequest, control: OwnedFd, stdio: Vec<OwnedFd>) -> Over
         buf: Vec::new(),
     };
     control.report(&Report::Supervisor(super::namespace::host_pid()));
-    // The Landlock sandbox: this process restricts itself, so the program and everything
-    // below it inherit the restriction. It fails closed: no sandbox, no program.
-    let private_tmp = match req.landlock.take() {
+    // The Landlock sandbox: made ready here, entered by the program between fork and exec,
+    // so that the program and everything below it are restricted and this process is not
+    // (it serves the next session too). It fails closed: no sandbox, no program.
+    let (private_tmp, confined) = match req.landlock.take() {
         Some(plan) => match confine(&plan, &mut req) {
-            Ok(tmp) => Some(tmp),
+            Ok((tmp, prepared)) => (Some(tmp), Some(prepared)),
             Err(why) => {
                 eprintln!("interactive-terminal-mcp: the sandbox could not be applied: {why}");
                 control.report(&Report::Error(nix::libc::EACCES));
                 return Over::Exit(SPAWN_FAILED);
             }
         },
-        None => None,
+        None => (None, None),
     };
-    let over = supervise(req, control, stdio);
-    match private_tmp {
-        // Landlock's restriction cannot be lifted: this process serves no other session.
-        // What it wrote goes now; the directory itself, which Landlock keeps this process
-        // from removing, goes when the spawner reaps it.
-        Some(tmp) => {
-            let _ = std::fs::remove_dir_all(tmp);
-            match over {
-                Over::Reusable => Over::Exit(0),
-                exit => exit,
-            }
-        }
-        None => over,
+    let over = supervise(req, control, stdio, confined);
+    // What the session wrote in its TMPDIR, and the directory (the spawner removes it too
+    // when this process was killed before it could).
+    if let Some(tmp) = private_tmp {
+        let _ = std::fs::remove_dir_all(tmp);
     }
+    over
 }
 
-/// Make the session's private temporary directory (its `TMPDIR`) and restrict this process.
+/// Make the session's private temporary directory (its `TMPDIR`) and the restriction its
+/// program enters.
 fn confine(
     plan: &crate::sandbox::landlock::Plan,
     req: &mut SpawnRequest,
-) -> Result<std::path::PathBuf, String> {
+) -> Result<(std::path::PathBuf, crate::sandbox::landlock::Prepared), String> {
     let tmp = crate::sandbox::landlock::session_tmp(
         std::path::Path::new(&plan.tmp_parent),
         super::namespace::host_pid(),
     );
     std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     req.env.push(("TMPDIR".into(), tmp.display().to_string()));
-    crate::sandbox::landlock::apply(plan, &tmp)?;
-    Ok(tmp)
+    let prepared = crate::sandbox::landlock::prepare(plan, &tmp)?;
+    Ok((tmp, prepared))
 }
 
-fn supervise(req: SpawnRequest, mut control: Control, stdio: Vec<OwnedFd>) -> Over {
-    let child = match start(&req, stdio) {
+fn supervise(
+    req: SpawnRequest,
+    mut control: Control,
+    stdio: Vec<OwnedFd>,
+    confined: Option<crate::sandbox::landlock::Prepared>,
+) -> Over {
+    let child = match start(&req, stdio, confined) {
         Ok(c) => c,
         Err(e) => {
             control.report(&Report::Error(e.raw_os_error().unwrap_or(0)));
@@ -230,7 +230,11 @@ fn supervise(req: SpawnRequest, mut control: Control, stdio: Vec<OwnedFd>) -> Ov
 }
 
 /// Start the program with the session's stdio; returns its pid.
-fn start(req: &SpawnRequest, stdio: Vec<OwnedFd>) -> std::io::Result<i32> {
+fn start(
+    req: &SpawnRequest,
+    stdio: Vec<OwnedFd>,
+    confined: Option<crate::sandbox::landlock::Prepared>,
+) -> std::io::Result<i32> {
     let mut cmd = Command::new(&req.program);
     cmd.args(&req.args)
         .current_dir(&req.cwd)
@@ -271,6 +275,27 @@ fn start(req: &SpawnRequest, stdio: Vec<OwnedFd>) -> std::io::Result<i32> {
     // command. The program shares this process's group, the terminal's foreground group: a
     // job-control shell moves itself into a group of its own, a REPL run as the terminal's
     // program gets Ctrl-C there (this process ignores it).
+    //
+    // A sandboxed program enters its restriction in a `pre_exec` hook: that one start is
+    // a fork, not a vfork, which costs less than the restricted supervisor's exit and the
+    // spawner's fork of another that it replaces. This process is single-threaded, so the
+    // hook may allocate.
+    if let Some(prepared) = confined {
+        let prepared = std::sync::Mutex::new(prepared);
+        // SAFETY: the hook runs in the forked child of this single-threaded process; it
+        // makes the restriction's system calls and writes to the child's stderr only.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
+                let mut p = prepared
+                    .lock()
+                    .map_err(|_| std::io::Error::from_raw_os_error(nix::libc::EACCES))?;
+                p.enter().map_err(|why| {
+                    eprintln!("interactive-terminal-mcp: the sandbox could not be applied: {why}");
+                    std::io::Error::from_raw_os_error(nix::libc::EACCES)
+                })
+            });
+        }
+    }
     let handled = handled_signals();
     let _ = sigprocmask(SigmaskHow::SIG_UNBLOCK, Some(&handled), None);
     let spawned = cmd.spawn();

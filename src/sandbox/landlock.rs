@@ -1,7 +1,7 @@
 //! Landlock + seccomp: the sandbox where bubblewrap is missing or cannot make namespaces
 //! (`--sandbox-mechanism landlock`, or `auto` without a working bubblewrap). The session's
-//! supervisor restricts itself, just before it starts the program, and everything below it
-//! inherits the restriction; nothing the program does can lift it.
+//! supervisor prepares the restriction and the program enters it between fork and exec;
+//! everything below it inherits the restriction, and nothing the program does can lift it.
 //!
 //! What it can and cannot do, compared with bubblewrap:
 //! - writes are limited to the writable roots, a private temporary directory (`TMPDIR`) and
@@ -71,13 +71,10 @@ pub fn session_tmp(parent: &Path, supervisor: i32) -> PathBuf {
     parent.join(format!("tmp-{supervisor}"))
 }
 
-/// Remove a session's private temporary directory once its supervisor has ended. Why here
-/// and not in the supervisor: the supervisor confines itself with the session, and Landlock
-/// gives it no right over the parent directory, so it could empty the directory but never
-/// remove it (every sandboxed command left one behind). The spawner, which is not confined,
-/// removes it when it reaps the supervisor; a supervisor killed before it could empty the
-/// directory leaves its files to this too. `remove_dir_all` does not follow the links a
-/// sandboxed program may have planted there.
+/// Remove a session's private temporary directory once its supervisor has ended: the
+/// supervisor removes it when its session ends, but one killed first cannot, so the spawner
+/// does when it reaps it. `remove_dir_all` does not follow the links a sandboxed program
+/// may have planted there.
 pub fn remove_session_tmp(parent: &Path, supervisor: i32) {
     let dir = session_tmp(parent, supervisor);
     if std::fs::symlink_metadata(&dir).is_ok() {
@@ -187,14 +184,7 @@ fn readable(hidden: &[PathBuf]) -> Vec<PathBuf> {
 /// Empty the bounding set, so that the program (and whatever it starts) has no capability
 /// even as root. The supervisor keeps its own until it ends.
 #[cfg(target_os = "linux")]
-fn drop_capabilities() -> Result<(), String> {
-    if !nix::unistd::geteuid().is_root() {
-        return Ok(());
-    }
-    let last: u64 = std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(40);
+fn drop_capabilities(last: u64) -> Result<(), String> {
     for cap in 0..=last {
         // SAFETY: prctl with integer arguments only.
         let rc = unsafe { nix::libc::prctl(nix::libc::PR_CAPBSET_DROP, cap, 0, 0, 0) };
@@ -218,18 +208,41 @@ fn drop_capabilities() -> Result<(), String> {
     Ok(())
 }
 
-/// Restrict this process (a session's supervisor, single-threaded) and everything it will
-/// start; `tmp` is the session's private temporary directory. Elsewhere than Linux it
-/// fails, and the supervisor starts nothing.
+/// What restricts a session's program, made ready by its supervisor before the program's
+/// fork — the Landlock ruleset with its rules (a descriptor), the compiled call filters —
+/// so that the child has only a few calls left to make ([`Prepared::enter`]). Why the child
+/// and not the supervisor: a restriction cannot be lifted, so a supervisor that restricted
+/// itself served one session and exited, and the spawner forked another; unrestricted, it
+/// is reused like any other, and it can remove the session's `TMPDIR` itself.
+#[cfg(target_os = "linux")]
+pub struct Prepared {
+    ruleset: Option<landlock::RulesetCreated>,
+    filters: Vec<seccompiler::BpfProgram>,
+    /// The highest capability number, when capabilities are to be dropped (root).
+    last_cap: Option<u64>,
+}
+
+/// Elsewhere than Linux there is nothing to prepare: [`prepare`] fails, and the
+/// supervisor starts nothing.
 #[cfg(not(target_os = "linux"))]
-pub fn apply(_plan: &Plan, _tmp: &Path) -> Result<(), String> {
+pub struct Prepared;
+
+#[cfg(not(target_os = "linux"))]
+pub fn prepare(_plan: &Plan, _tmp: &Path) -> Result<Prepared, String> {
     Err(super::NOT_LINUX.into())
 }
 
-/// Restrict this process (a session's supervisor, single-threaded) and everything it will
-/// start; `tmp` is the session's private temporary directory.
+#[cfg(not(target_os = "linux"))]
+impl Prepared {
+    pub fn enter(&mut self) -> Result<(), String> {
+        Err(super::NOT_LINUX.into())
+    }
+}
+
+/// Make the restriction of a session's program ready; `tmp` is the session's private
+/// temporary directory.
 #[cfg(target_os = "linux")]
-pub fn apply(plan: &Plan, tmp: &Path) -> Result<(), String> {
+pub fn prepare(plan: &Plan, tmp: &Path) -> Result<Prepared, String> {
     let write = AccessFs::from_write(NEEDED_ABI);
     let read: BitFlags<AccessFs> = AccessFs::ReadFile.into();
     let mut writable: Vec<PathBuf> = plan.writable.iter().map(PathBuf::from).collect();
@@ -250,18 +263,46 @@ pub fn apply(plan: &Plan, tmp: &Path) -> Result<(), String> {
             .handle_access(AccessNet::from_all(ABI::V4))
             .map_err(|e| e.to_string())?;
     }
-    let status = ruleset
+    let ruleset = ruleset
         .create()
         .and_then(|r| r.add_rules(path_beneath_rules(readable(&hidden), read)))
         .and_then(|r| r.add_rules(path_beneath_rules(&writable, write | read)))
         .and_then(|r| r.add_rules(path_beneath_rules(&devices, write | read)))
-        .and_then(|r| r.restrict_self())
         .map_err(|e| e.to_string())?;
-    if !status.no_new_privs {
-        return Err("no_new_privs could not be set".into());
+    let last_cap = nix::unistd::geteuid().is_root().then(|| {
+        std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(40)
+    });
+    Ok(Prepared {
+        ruleset: Some(ruleset),
+        filters: seccomp::filters(&rules(plan.network_off))?,
+        last_cap,
+    })
+}
+
+#[cfg(target_os = "linux")]
+impl Prepared {
+    /// Restrict this process (the program's, between fork and exec) and everything it will
+    /// start: the ruleset, no capability left even as root, the call filters. Once only.
+    pub fn enter(&mut self) -> Result<(), String> {
+        let ruleset = self
+            .ruleset
+            .take()
+            .ok_or("the sandbox was already entered")?;
+        let status = ruleset.restrict_self().map_err(|e| e.to_string())?;
+        if !status.no_new_privs {
+            return Err("no_new_privs could not be set".into());
+        }
+        if let Some(last) = self.last_cap {
+            drop_capabilities(last)?;
+        }
+        for f in &self.filters {
+            seccompiler::apply_filter(f).map_err(|e| e.to_string())?;
+        }
+        Ok(())
     }
-    drop_capabilities()?;
-    seccomp::apply(&rules(plan.network_off))
 }
 
 #[cfg(all(test, target_os = "linux"))]

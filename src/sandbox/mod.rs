@@ -268,7 +268,7 @@ impl Sandbox {
                 Ok(Launch {
                     program: program.to_string(),
                     args: args.to_vec(),
-                    // The supervisor restricts itself before it starts the program: the
+                    // The program enters the restriction before it is executed: the
                     // variables only ever reach a confined process.
                     env,
                     landlock: Some(landlock::Plan {
