@@ -82,18 +82,7 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
     if let Some((rule, what)) = super::exposure::exposes(&name, &argv[1..], cwd) {
         out.push(finding(Warn, rule, what, argv));
     }
-    if argv[1..]
-        .iter()
-        .any(|a| super::metadata::names_metadata_service(a))
-    {
-        out.push(finding(
-            Warn,
-            "secret_read",
-            "asks a cloud instance's metadata service, which hands out the machine's \
-             credentials",
-            argv,
-        ));
-    }
+    out.extend(super::metadata::asked(argv));
     // A disk or memory read raw; what writes onto one is judged above (`disks`).
     if !out
         .iter()

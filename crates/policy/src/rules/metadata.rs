@@ -24,6 +24,22 @@ const NAMES: &[&str] = &[
     "fd00:ec2::23",
 ];
 
+/// The finding for a command that names a metadata service among its arguments.
+pub fn asked(argv: &[String]) -> Option<super::Finding> {
+    argv.get(1..)?
+        .iter()
+        .any(|a| names_metadata_service(a))
+        .then(|| {
+            super::finding(
+                super::Severity::Warn,
+                "secret_read",
+                "asks a cloud instance's metadata service, which hands out the machine's \
+                 credentials",
+                argv,
+            )
+        })
+}
+
 /// Whether a word of a command names a metadata service's host: in a URL, or alone as an
 /// address or a dotted name (a one-label name alone, `metadata`, is a file's as often).
 pub fn names_metadata_service(word: &str) -> bool {
