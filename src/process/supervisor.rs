@@ -280,16 +280,12 @@ fn start(
     // a fork, not a vfork, which costs less than the restricted supervisor's exit and the
     // spawner's fork of another that it replaces. This process is single-threaded, so the
     // hook may allocate.
-    if let Some(prepared) = confined {
-        let prepared = std::sync::Mutex::new(prepared);
+    if let Some(mut prepared) = confined {
         // SAFETY: the hook runs in the forked child of this single-threaded process; it
         // makes the restriction's system calls and writes to the child's stderr only.
         unsafe {
             std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
-                let mut p = prepared
-                    .lock()
-                    .map_err(|_| std::io::Error::from_raw_os_error(nix::libc::EACCES))?;
-                p.enter().map_err(|why| {
+                prepared.enter().map_err(|why| {
                     eprintln!("interactive-terminal-mcp: the sandbox could not be applied: {why}");
                     std::io::Error::from_raw_os_error(nix::libc::EACCES)
                 })

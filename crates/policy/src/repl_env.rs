@@ -45,23 +45,23 @@ pub(crate) fn env_lines(ps: &[Piece]) -> Vec<String> {
                         Token::Punct(','),
                     ],
                 ) => Some((text.clone(), k + 4)),
-                // PHP's `putenv("NAME=v")`.
+                // PHP's `putenv("NAME=v")`: name and value in one literal.
                 Some(
                     [
                         Token::Punct('('),
                         Token::Literal { text, .. },
                         Token::Punct(')'),
                     ],
-                ) => text.split_once('=').map(|(n, v)| {
-                    out.push(export(n, Some(v)));
-                    (String::new(), k)
-                }),
+                ) => {
+                    out.extend(text.split_once('=').map(|(n, v)| export(n, Some(v))));
+                    None
+                }
                 _ => None,
             }
         } else {
             None
         };
-        let Some((name, at)) = set.filter(|(n, _)| !n.is_empty()) else {
+        let Some((name, at)) = set else {
             continue;
         };
         // `==` compares.
