@@ -4,7 +4,7 @@ use super::*;
 use crate::wrappers::basename;
 
 /// Writing a letter here makes the kernel reboot (`b`), crash (`c`) or power off (`o`).
-const SYSRQ_TRIGGER: &str = "/proc/sysrq-trigger";
+pub(super) const SYSRQ_TRIGGER: &str = "/proc/sysrq-trigger";
 
 /// Rules on one argv (after unwrapping) and the redirections of its command.
 pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> Vec<Finding> {
@@ -64,8 +64,8 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
         cwd,
     };
     deletions(&c, &mut out);
-    disks(&c, &mut out);
-    power(&c, &mut out);
+    super::machine::disks(&c, &mut out);
+    super::machine::power(&c, &mut out);
     permissions(&c, &mut out);
     kills(&c, &mut out);
     others(&c, &mut out);
@@ -134,16 +134,16 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
 }
 
 /// One argv as the rules on programs read it.
-struct Cmd<'a> {
-    argv: &'a [String],
+pub(super) struct Cmd<'a> {
+    pub(super) argv: &'a [String],
     /// The program's basename.
-    name: String,
-    args: &'a [String],
-    flags: Vec<&'a str>,
-    targets: Vec<&'a str>,
+    pub(super) name: String,
+    pub(super) args: &'a [String],
+    pub(super) flags: Vec<&'a str>,
+    pub(super) targets: Vec<&'a str>,
     /// `-r`/`-R`/`--recursive`, or `rimraf`.
-    recursive: bool,
-    cwd: Option<&'a str>,
+    pub(super) recursive: bool,
+    pub(super) cwd: Option<&'a str>,
 }
 
 /// Recursive deletions: `rm -r`, `find -delete`, `rsync --delete`, judged by what they reach.
@@ -231,144 +231,6 @@ fn deletions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
                 Warn,
                 "recursive_delete",
                 "rsync deletes files (at the destination, or the sources it sent)",
-                argv,
-            ));
-        }
-        _ => {}
-    }
-}
-
-/// Disks and devices written or wiped: `dd`, partitioners and shredders, a copy or `tee` onto a
-/// device or the SysRq trigger.
-fn disks(c: &Cmd<'_>, out: &mut Vec<Finding>) {
-    use Severity::*;
-    let argv = c.argv;
-    let args = c.args;
-    let cwd = c.cwd;
-    let name = &c.name;
-    let flags = &c.flags;
-    let targets = &c.targets;
-    match name.as_str() {
-        "dd" => {
-            for a in args {
-                if let Some(of) = a.strip_prefix("of=")
-                    && (is_block_device(of) || is_block_device(&normalize(of, cwd)))
-                {
-                    out.push(finding(
-                        Block,
-                        "dd_device",
-                        format!("dd writes onto the disk device {of}"),
-                        argv,
-                    ));
-                }
-            }
-        }
-        "shred" | "wipefs" | "blkdiscard" | "sgdisk" | "sfdisk" | "fdisk" | "parted" => {
-            let devices: Vec<&str> = targets
-                .iter()
-                .copied()
-                .filter(|t| is_block_device(t))
-                .collect();
-            let destructive_tool = matches!(name.as_str(), "shred" | "wipefs" | "blkdiscard")
-                || (matches!(name.as_str(), "sgdisk" | "sfdisk") && has_short(flags, &['Z', 'o']))
-                || flags
-                    .iter()
-                    .any(|f| f.contains("zap") || f.contains("delete"))
-                || (name == "parted" && targets.iter().any(|t| matches!(*t, "mklabel" | "rm")));
-            if !devices.is_empty() && destructive_tool {
-                out.push(finding(
-                    Block,
-                    "device_wipe",
-                    format!("{name} destroys the disk device {}", devices.join(", ")),
-                    argv,
-                ));
-            } else if name == "shred" && !targets.is_empty() {
-                out.push(finding(Warn, "shred", "shreds files beyond recovery", argv));
-            }
-        }
-        "tee" | "cp" | "mv" | "cat" | "truncate" | "ln" => {
-            let last_is_device = if matches!(name.as_str(), "cp" | "mv" | "ln") {
-                targets.last().is_some_and(|t| is_block_device(t))
-            } else if name == "tee" || name == "truncate" {
-                targets.iter().any(|t| is_block_device(t))
-            } else {
-                false
-            };
-            if name == "tee" && targets.iter().any(|t| normalize(t, cwd) == SYSRQ_TRIGGER) {
-                out.push(finding(
-                    Block,
-                    "power",
-                    "a SysRq trigger reboots, crashes or powers off the machine at once",
-                    argv,
-                ));
-            } else if last_is_device {
-                out.push(finding(
-                    Block,
-                    "device_write",
-                    format!("{name} writes onto a disk device"),
-                    argv,
-                ));
-            }
-            if name == "mv"
-                && targets.len() >= 2
-                && targets[..targets.len() - 1]
-                    .iter()
-                    .any(|t| is_critical(&normalize(t, cwd)))
-            {
-                out.push(finding(
-                    Block,
-                    "move_critical",
-                    "moves away /, home or a system directory",
-                    argv,
-                ));
-            }
-        }
-        _ => {}
-    }
-}
-
-/// Power: shutting down, rebooting, halting, by any of the programs that do it.
-fn power(c: &Cmd<'_>, out: &mut Vec<Finding>) {
-    use Severity::*;
-    let argv = c.argv;
-    let name = &c.name;
-    let targets = &c.targets;
-    match name.as_str() {
-        "shutdown" | "reboot" | "halt" | "poweroff" => {
-            out.push(finding(
-                Block,
-                "power",
-                format!("{name} stops the machine"),
-                argv,
-            ));
-        }
-        "init" | "telinit" if targets.first().is_some_and(|t| matches!(*t, "0" | "6")) => {
-            out.push(finding(
-                Block,
-                "power",
-                format!("{name} {} stops the machine", targets[0]),
-                argv,
-            ));
-        }
-        "systemctl" | "loginctl"
-            if targets.iter().any(|t| {
-                matches!(
-                    *t,
-                    "poweroff"
-                        | "reboot"
-                        | "halt"
-                        | "kexec"
-                        | "emergency"
-                        | "rescue"
-                        | "suspend"
-                        | "hibernate"
-                )
-            }) =>
-        {
-            out.push(finding(
-                Block,
-                "power",
-                format!("{name} stops the machine"),
                 argv,
             ));
         }

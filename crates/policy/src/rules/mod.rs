@@ -17,6 +17,7 @@ mod exposure;
 mod files;
 mod git;
 mod into_home;
+mod machine;
 mod metadata;
 pub mod reading;
 mod secrets;
