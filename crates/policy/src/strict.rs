@@ -18,9 +18,6 @@ pub enum Rest {
     Any,
     /// Only these flags, no other words.
     Flags(Vec<String>),
-    /// Any arguments except these flags: for parsers that take no abbreviation (`rg`,
-    /// `tree`).
-    AnyExcept(Vec<String>),
     /// The admitted options of a program whose parser is `getopt_long`'s (GNU tools, git):
     /// read as it reads them; an option not listed, or abbreviated, is refused.
     Getopt(&'static strict_options::Spec),
@@ -95,13 +92,7 @@ const READ_ONLY: &[&str] = &[
     "sort",
     "file",
     "tree",
-];
-
-/// Read-only tools whose parsers take no abbreviation, minus the options that would make
-/// them write or run something (`rg --pre CMD`, `rg --hostname-bin CMD`).
-const READ_ONLY_EXCEPT: &[(&str, &[&str])] = &[
-    // `--hostname-bin` runs a program for the hyperlinks' host name (ripgrep 14).
-    ("rg", &["--pre", "--hostname-bin"]),
+    "rg",
 ];
 
 /// `hostname` prints; with a name it renames the machine.
@@ -148,10 +139,6 @@ impl Default for Allowlist {
                 rest: strict_options::spec(c).map_or(Rest::Any, Rest::Getopt),
             })
             .collect();
-        e.extend(READ_ONLY_EXCEPT.iter().map(|(c, except)| Entry {
-            prefix: words(&[c]),
-            rest: Rest::AnyExcept(words(except)),
-        }));
         e.push(Entry {
             prefix: words(&["hostname"]),
             rest: Rest::Flags(words(HOSTNAME_FLAGS)),
@@ -220,27 +207,6 @@ impl Default for Allowlist {
     }
 }
 
-/// Whether the word `arg` uses the denied option `opt`: exactly, as `--opt=value`, or, for a
-/// one-letter option, inside a cluster of short flags or with its value attached (`-uo`,
-/// `-oFILE`). `find`'s single-dash words (`-exec`) match exactly.
-fn hits(arg: &str, opt: &str) -> bool {
-    if arg == opt {
-        return true;
-    }
-    if let Some(long) = opt.strip_prefix("--") {
-        return arg
-            .strip_prefix("--")
-            .and_then(|a| a.strip_prefix(long))
-            .is_some_and(|rest| rest.starts_with('='));
-    }
-    match (opt.strip_prefix('-'), arg.strip_prefix('-')) {
-        (Some(letter), Some(cluster)) if letter.len() == 1 && !cluster.starts_with('-') => {
-            cluster.contains(letter)
-        }
-        _ => false,
-    }
-}
-
 impl Allowlist {
     /// The defaults plus operator patterns (each admits any arguments after it).
     pub fn with_extra(extra: &[Vec<String>]) -> Allowlist {
@@ -263,7 +229,6 @@ impl Allowlist {
                     Rest::Any => format!("{head} …"),
                     Rest::Flags(f) if f.is_empty() => head,
                     Rest::Flags(f) => format!("{head} [{}]", f.join("|")),
-                    Rest::AnyExcept(f) => format!("{head} … (not {})", f.join(", ")),
                     Rest::Getopt(spec) => format!("{head} [{}] …", spec.describe()),
                     Rest::Find => format!("{head} … (reading tests and actions only)"),
                     Rest::Options(o) => format!("{head} {}", o.describe()),
@@ -289,12 +254,6 @@ impl Allowlist {
                     None => Ok(()),
                     Some(a) => Err(format!("{program}: {a:?} is not admitted here")),
                 },
-                Rest::AnyExcept(denied) => {
-                    match rest.iter().find(|a| denied.iter().any(|d| hits(a, d))) {
-                        None => Ok(()),
-                        Some(a) => Err(format!("{program}: {a:?} is not admitted here")),
-                    }
-                }
                 Rest::Getopt(spec) => spec.check(&program, rest),
                 Rest::Find => strict_options::check_find(rest),
                 Rest::Options(o) => {
@@ -413,6 +372,26 @@ mod tests {
         assert!(a.check("rg foo src", None).is_ok());
         assert!(a.check("rg --pre=./evil foo", None).is_err());
         assert!(a.check("rg --hostname-bin ./evil foo", None).is_err());
+        // rg's options are an allow-list too: searching options pass, what runs a program
+        // (`--pre-glob` with `--pre`, `-z` running the decompressors) or an unknown one does not.
+        assert!(
+            a.check("rg -n -i -g '*.rs' -t rust --hidden -C2 foo src", None)
+                .is_ok()
+        );
+        assert!(
+            a.check("rg -e --pre foo", None).is_ok(),
+            "a pattern, not an option"
+        );
+        for bad in [
+            "rg -z foo",
+            "rg -nz foo",
+            "rg --search-zip foo",
+            "rg --pre-glob '*' --pre=sh x",
+            "rg --no-such x",
+            "rg --generate man",
+        ] {
+            assert!(a.check(bad, None).is_err(), "{bad}");
+        }
         assert!(a.check("git diff --stat", None).is_ok());
         assert!(a.check("git diff --output=/tmp/x", None).is_err());
         assert!(a.check("npm ls --depth=0", None).is_ok());
