@@ -284,37 +284,6 @@ pub fn runs_fetched(name: &str, args: &[String]) -> Option<String> {
     })
 }
 
-/// `pkill`/`killall` with a pattern every process name matches (`.`, `.*`, `^`, an empty
-/// one), or only a user and no name (all of that user's processes, the server's too).
-pub fn kills_every_process(args: &[String]) -> bool {
-    let mut patterns = Vec::new();
-    let mut by_user = false;
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        match a {
-            "-u" | "-U" | "--user" | "--uid" => {
-                by_user = true;
-                i += 2;
-                continue;
-            }
-            "-o" | "--older-than" | "-y" | "--younger-than" => {
-                i += 2;
-                continue;
-            }
-            "-s" | "--signal" | "-g" | "-G" | "-P" | "-t" | "--ns" | "--nslist" | "-F" => {
-                i += 2;
-                continue;
-            }
-            _ if a.starts_with('-') && a.len() > 1 => {}
-            _ => patterns.push(a),
-        }
-        i += 1;
-    }
-    let all = |p: &str| matches!(p, "" | "." | ".*" | "^" | "$" | ".+" | "^.*" | "^.*$" | "*");
-    patterns.iter().any(|p| all(p)) || (by_user && patterns.is_empty())
-}
-
 /// A `chmod` mode that sets the setuid or setgid bit (`u+s`, `+s`, `4755`, `2755`).
 pub fn sets_id_bits(mode: &str) -> bool {
     if mode.bytes().all(|b| b.is_ascii_digit()) {

@@ -67,7 +67,7 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
     super::machine::disks(&c, &mut out);
     super::machine::power(&c, &mut out);
     permissions(&c, &mut out);
-    kills(&c, &mut out);
+    super::kills::kills(&c, &mut out);
     others(&c, &mut out);
     let Cmd {
         name,
@@ -325,37 +325,6 @@ fn permissions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// Kills of every process, or of init.
-fn kills(c: &Cmd<'_>, out: &mut Vec<Finding>) {
-    use Severity::*;
-    let argv = c.argv;
-    let args = c.args;
-    let name = &c.name;
-    match name.as_str() {
-        "kill" if args.iter().skip(1).any(|a| a == "-1") => {
-            out.push(finding(Block, "kill_all", "kills every process", argv));
-        }
-        "kill" if kills_init(args) => {
-            out.push(finding(
-                Block,
-                "kill_all",
-                "kills init (pid 1): the machine or container goes down",
-                argv,
-            ));
-        }
-        "killall5" => out.push(finding(Block, "kill_all", "kills every process", argv)),
-        "pkill" | "killall" if super::admin::kills_every_process(args) => {
-            out.push(finding(
-                Block,
-                "kill_all",
-                format!("{name} with a pattern that matches every process kills them all"),
-                argv,
-            ));
-        }
-        _ => {}
-    }
-}
-
 /// git, containers handed the host, and privilege.
 fn others(c: &Cmd<'_>, out: &mut Vec<Finding>) {
     use Severity::*;
@@ -407,26 +376,6 @@ fn others(c: &Cmd<'_>, out: &mut Vec<Finding>) {
         }
         _ => {}
     }
-}
-
-/// `kill [-SIG] 1`: pid 1 among the targets (not the value of `-s`/`-n`; `kill -l 1` only
-/// names a signal).
-fn kills_init(args: &[String]) -> bool {
-    if args
-        .first()
-        .is_some_and(|a| matches!(a.as_str(), "-l" | "-L" | "--list" | "--table"))
-    {
-        return false;
-    }
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "-s" | "-n" | "--signal" => i += 2,
-            "1" => return true,
-            _ => i += 1,
-        }
-    }
-    false
 }
 
 /// Files under system configuration and boot directories (`/etc/passwd`, `/boot/...`).

@@ -17,6 +17,7 @@ mod exposure;
 mod files;
 mod git;
 mod into_home;
+mod kills;
 mod machine;
 mod metadata;
 pub mod reading;
@@ -30,9 +31,8 @@ mod windows_unread;
 pub use argv::check_argv;
 pub use dormant::check_dormant_code;
 pub use files::{check_read, is_startup_target, moved_to};
-pub use sequences::{
-    check_computed_kill, check_download_execute, check_environment_sent, check_fork_bomb,
-};
+pub use kills::check_computed_kill;
+pub use sequences::{check_download_execute, check_environment_sent, check_fork_bomb};
 pub use windows::{check_windows, looks_like_powershell, powershell_operands, powershell_script};
 
 use super::lex::COMPUTED;
