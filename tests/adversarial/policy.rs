@@ -172,6 +172,10 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "cat /proc/1/environ",
         // Destruction the rules name.
         "pkill -9 .",
+        "pkill '[a-z]'",
+        "kill -9 $(pgrep -f .)",
+        "kill $(pidof systemd)",
+        "pgrep -x init | xargs kill -9",
         "rsync -a --delete /empty/ ~/",
         "git reflog expire --expire=now --all",
         "docker run -v /:/h --privileged debian",
@@ -295,6 +299,7 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "source .venv/bin/activate",
         "docker run --rm -v \"$PWD\":/src debian ls /src",
         "pkill -f 'itmcp-no-such-program --serve'",
+        "kill $(pgrep -f 'itmcp-no-such-program')",
         "chmod +x build.sh",
         "cat ~/.ssh/id_ed25519.pub",
         "cd src && ls",
