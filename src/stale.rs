@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-/// Call `remove` on every entry of `dir` named `<prefix><pid><suffix>` whose process is gone.
+/// Call `remove` on every entry of `dir` named `<prefix><pid><suffix>` whose process is gone
+/// (or a zombie: ended, its owner dead before it could reap it).
 pub fn remove_left_by_dead(dir: &Path, prefix: &str, suffix: &str, remove: impl Fn(&Path)) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -18,7 +19,7 @@ pub fn remove_left_by_dead(dir: &Path, prefix: &str, suffix: &str, remove: impl 
         else {
             continue;
         };
-        if !crate::os::process_exists(pid) {
+        if !crate::os::process_running(pid) {
             remove(&e.path());
         }
     }

@@ -730,6 +730,51 @@ async fn a_sandboxed_sessions_tmpdir_goes_with_it() {
     s.stop().await;
 }
 
+/// A server killed with SIGKILL together with its spawner and the supervisor (as the OOM
+/// killer, or `kill -9` of the whole tree, does): nothing of it is left to remove the session's
+/// `TMPDIR`, so the next server's start does.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tmpdir_left_by_a_killed_server_goes_at_the_next_start() {
+    let p = place();
+    std::fs::remove_dir_all(p.ws.join(".git")).unwrap();
+    let s = sandboxed(&p, "workspace-write", &["--sandbox-mechanism", "landlock"]).await;
+    let mut running = in_dir("echo \"$TMPDIR\"; echo x > \"$TMPDIR/g\"; sleep 600", &p.ws);
+    running["runtime"]["wait_ms"] = json!(1000);
+    let r = s.call(running).await;
+    let dir = PathBuf::from(stdout(&r).trim());
+    assert!(dir.join("g").exists(), "{r:#}");
+    // Every process of the tree, stopped first so that none sees another die and cleans up.
+    let mut tree = vec![s.pid];
+    let mut i = 0;
+    while i < tree.len() {
+        let more = children_of(tree[i]);
+        tree.extend(more);
+        i += 1;
+    }
+    for sig in [
+        nix::sys::signal::Signal::SIGSTOP,
+        nix::sys::signal::Signal::SIGKILL,
+    ] {
+        for pid in &tree {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(*pid as i32), sig);
+        }
+    }
+    let gone = (0..200).any(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        tree.iter().all(|pid| !alive(*pid))
+    });
+    assert!(gone, "the tree outlived SIGKILL: {tree:?}");
+    assert!(dir.exists(), "nothing was left to remove {}", dir.display());
+    drop(s);
+    let again = sandboxed(&p, "workspace-write", &["--sandbox-mechanism", "landlock"]).await;
+    assert!(
+        !dir.exists(),
+        "{} outlived the next server's start",
+        dir.display()
+    );
+    again.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn landlock_and_seccomp_confine_where_bubblewrap_is_not_used() {
     let p = place();

@@ -134,6 +134,12 @@ pub fn parent_of(pid: i32) -> Option<(i32, bool)> {
     imp::parent_of(pid)
 }
 
+/// Whether `pid` runs: it exists and is not a zombie (ended, its status not yet read by its
+/// parent — which, once that parent is dead too, may be an init that reaps late or never).
+pub fn process_running(pid: i32) -> bool {
+    process_exists(pid) && !parent_of(pid).is_some_and(|(_, zombie)| zombie)
+}
+
 /// The session `pid` belongs to.
 pub fn session_of(pid: i32) -> Option<i32> {
     imp::session_of(pid)
@@ -203,6 +209,25 @@ mod tests {
         let _ = child.kill();
         let _ = child.wait();
         assert_eq!(parent_of(pid), None);
+    }
+
+    #[test]
+    fn a_zombie_exists_but_does_not_run() {
+        let mut child = std::process::Command::new("true")
+            .spawn()
+            .expect("spawn true");
+        let pid = child.id() as i32;
+        // Ended, not yet reaped: a zombie.
+        let ended = (0..500).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            parent_of(pid).is_some_and(|(_, zombie)| zombie)
+        });
+        assert!(ended, "true did not end");
+        assert!(process_exists(pid));
+        assert!(!process_running(pid));
+        assert!(process_running(std::process::id() as i32));
+        let _ = child.wait();
+        assert!(!process_running(pid));
     }
 
     #[test]

@@ -48,6 +48,11 @@ pub fn process_exists(pid: i32) -> bool {
     !ok || code == STILL_ACTIVE as u32
 }
 
+/// Whether `pid` runs: Windows keeps no zombie, an ended process does not exist.
+pub fn process_running(pid: i32) -> bool {
+    process_exists(pid)
+}
+
 /// Ask process `pid` to end. Windows has no signal a console-less process can take, so it
 /// is ended (exit code 1); gone already is fine.
 pub fn ask_to_end(pid: i32) {
