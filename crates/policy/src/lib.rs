@@ -28,6 +28,7 @@ pub mod strict;
 pub mod strict_build;
 pub mod strict_git;
 pub mod strict_options;
+mod tool_settings;
 mod typed;
 mod variables;
 pub use typed::unseen_line;

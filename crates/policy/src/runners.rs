@@ -248,6 +248,8 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
                 || has_option(rest, Some('E'), Some("eval")))
             .then(|| "make runs recipes given on its input or --eval, which are not read".into())
         }
+        "cargo" => crate::tool_settings::cargo(rest),
+        "apt" | "apt-get" | "apt-cache" | "aptitude" => crate::tool_settings::apt(name, rest),
         "complete" | "compgen" => has_option(rest, Some('C'), None)
             .then(|| format!("{name} -C runs a command on every completion")),
         "mapfile" | "readarray" => has_option(rest, Some('C'), None)

@@ -144,11 +144,28 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
             Some((name.clone(), value.join(":")))
         })
         .flatten();
+        // make's `NAME=VALUE` arguments set its variables over the makefile's: `make
+        // CC='sh -c …'` or `make SHELL=…` runs the value for every recipe.
+        let make_vars = c
+            .argv
+            .first()
+            .is_some_and(|w| matches!(crate::wrappers::basename(w).as_str(), "make" | "gmake"));
         let set_here: Vec<(String, String)> = c
             .assignments
             .iter()
             .cloned()
             .chain(fish_set)
+            .chain(
+                c.argv
+                    .iter()
+                    .skip(1)
+                    .filter(|_| make_vars)
+                    .filter_map(|w| w.split_once('='))
+                    .filter(|(k, _)| {
+                        !k.is_empty() && k.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+                    })
+                    .map(|(k, v)| (k.to_string(), v.to_string())),
+            )
             .chain(c.argv.iter().skip(1).filter(|_| exported).filter_map(|w| {
                 w.split_once('=')
                     .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -232,7 +232,9 @@ pub(super) fn runs_lines(
                 && let Some(out) = crate::getopt::option_value_anywhere(rest, 'o', "output")
                 && let Some(line) = out.strip_prefix('|').or_else(|| out.strip_prefix('!'))
             {
-                eff.shell_lines.push(line.to_string());
+                // The trace is the command's input: judged as a pipe from the tracer (a
+                // shell reading it runs what the traced program's names and data spell).
+                eff.shell_lines.push(format!("{name} | {line}"));
             }
             skip_options(
                 rest,
