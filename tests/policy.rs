@@ -437,6 +437,12 @@ async fn an_agent_cannot_recall_or_rearrange_its_way_past_a_blocked_command() {
             .await;
         refused(&p, "Ctrl-A");
         s.call(send(json!({"input": "\u{3}"}))).await;
+        if shell == "bash" {
+            // Ctrl-X Ctrl-E runs what $EDITOR saves, with no Enter among the keys.
+            let p = s.call(send(json!({"input": "echo hi\u{18}\u{5}"}))).await;
+            refused(&p, "Ctrl-X Ctrl-E");
+            s.call(send(json!({"input": "\u{3}"}))).await;
+        }
         // The pieces in calls of their own: each harmless, the Enter last.
         let p = s.call(send(json!({"input": format!("m {victim}")}))).await;
         assert_eq!(p["success"], true, "{shell}: {p:#}");

@@ -26,7 +26,7 @@ pub(super) fn unseen_by_the_policy(t: &Terminal, unseen: bool) -> Result<(), OpE
         OpErrorKind::Invalid,
         format!(
             "these keys would reach the line editor of {} in terminal {} and recall history, \
-             move the cursor, yank or complete before Enter, so the line it would run is one \
+             move the cursor, yank, complete or open the line in an editor before it runs, so the line it would run is one \
              the operator's policy never saw; nothing was typed: send the whole command line \
              as execution.command (a Ctrl-C first, as raw input, drops what was left typed)",
             t.shell, t.id

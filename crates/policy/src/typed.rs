@@ -174,9 +174,23 @@ fn rearranging(k: Key) -> bool {
 /// inserts what the editor finds), with no Ctrl-C between them (a line editor abandons the
 /// line at Ctrl-C; Ctrl-U may not clear it, since bash's kills only what is left of the
 /// cursor).
+///
+/// Some keys run a line with no Enter at all: Ctrl-X Ctrl-E (bash's
+/// edit-and-execute-command: the line opens in `$EDITOR`, and what the editor saves runs as
+/// it exits) and vi mode's `v` after Escape (the same command).
 pub fn unseen_line(text: &str) -> bool {
     let mut edited = false;
-    for k in keys(text) {
+    let keys = keys(text);
+    let edits_in_editor = keys.windows(2).any(|w| {
+        matches!(
+            w,
+            [Key::Control('\u{18}'), Key::Control('\u{5}')] | [Key::Escape(Some('v'), None), _]
+        )
+    }) || keys.last() == Some(&Key::Escape(Some('v'), None));
+    if edits_in_editor {
+        return true;
+    }
+    for k in keys {
         if is_enter(k) {
             if edited {
                 return true;
@@ -255,6 +269,17 @@ fn removed(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_that_run_what_an_editor_saves_enter_an_unseen_line() {
+        assert!(unseen_line("echo hi\u{18}\u{5}"));
+        assert!(unseen_line("\u{18}\u{5}"));
+        assert!(unseen_line("echo hi\u{1b}v"));
+        assert!(unseen_line("\u{1b}v:wq\r"));
+        assert!(!unseen_line("echo hi\r"));
+        // nano's Ctrl-X (exit) and a yes: no editor of the shell's.
+        assert!(!unseen_line("\u{18}y"));
+    }
 
     #[test]
     fn erasing_keys_are_applied_as_the_line_discipline_applies_them() {
