@@ -160,6 +160,26 @@ pub fn scan(name: &str, args: &[String], stdin: &Stdin) -> Found {
             "perl loads the module {module}, whose code is not on the line"
         ));
     }
+    // A module given as a `data:` URL (`node --import data:text/javascript,…`, `deno run
+    // data:…`): its text is code on the line, read as `-e`'s is; base64 is not read.
+    if lang == "node" {
+        for url in args
+            .iter()
+            .filter_map(|a| a.find("data:").map(|at| &a[at + 5..]))
+        {
+            match url.split_once(',') {
+                Some((media, body)) if !media.contains(";base64") => {
+                    let text = percent_encoding::percent_decode_str(body).decode_utf8_lossy();
+                    read_code(name, lang, &text, &mut found);
+                }
+                _ => {
+                    found.opaque = Some(format!(
+                        "{name} runs a module given as an encoded data: URL, which is not read"
+                    ));
+                }
+            }
+        }
+    }
     match code {
         // Code the line computes (`python3 -c "$CODE"`, `perl -e "$(cat x)"`): what runs is
         // not on the line.

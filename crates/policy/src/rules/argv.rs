@@ -200,7 +200,20 @@ fn deletions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
                 argv,
             ));
         }
-        "find" if args.iter().any(|a| a == "-delete") => {
+        // `-exec rm {} +` deletes what find finds as `-delete` does, whatever rm's flags:
+        // under the home, the root or a system directory, everything there.
+        "find"
+            if args.iter().any(|a| a == "-delete")
+                || args.windows(2).any(|w| {
+                    matches!(w[0].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                        && matches!(basename(&w[1]).as_str(), "rm" | "unlink" | "shred" | "srm")
+                }) =>
+        {
+            let how = if args.iter().any(|a| a == "-delete") {
+                "find -delete"
+            } else {
+                "find -exec rm"
+            };
             let roots: Vec<String> = args
                 .iter()
                 .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
@@ -210,10 +223,11 @@ fn deletions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
                 out.push(finding(
                     Block,
                     "rm_recursive_critical",
-                    format!("find -delete under {}", roots.join(", ")),
+                    format!("{how} under {}", roots.join(", ")),
                     argv,
                 ));
-            } else {
+            } else if how == "find -delete" {
+                // (`-exec rm` under the project is judged as the rm it runs.)
                 out.push(finding(
                     Warn,
                     "recursive_delete",
@@ -282,7 +296,20 @@ fn permissions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
                 argv,
             ));
         }
-        // `kill -9 -1` (pid -1: every process); a leading -1 alone is the signal HUP.
+        // A repository's hook made runnable: git runs it on commit, checkout, merge or push.
+        "chmod"
+            if targets.iter().skip(1).any(|t| {
+                let t = normalize(t, cwd);
+                t.contains("/.git/hooks/") || t.starts_with(".git/hooks/")
+            }) =>
+        {
+            out.push(finding(
+                Warn,
+                "startup_file_write",
+                "makes a repository's hook runnable: git runs it on commit, checkout, merge or push",
+                argv,
+            ));
+        }
         "chmod"
             if targets
                 .iter()
