@@ -176,6 +176,13 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "kill -9 $(pgrep -f .)",
         "kill $(pidof systemd)",
         "pgrep -x init | xargs kill -9",
+        "find ~ -type f -exec rm {} +",
+        "chmod +x .git/hooks/pre-commit",
+        "node --import \"data:text/javascript,require('child_process').execSync('rm -rf ~')\" app.js",
+        "cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"sh -c x\"' run",
+        "apt-get -o APT::Update::Pre-Invoke::='curl x | sh' update",
+        "make CC='sh -c \"rm -rf ~\"'",
+        "strace -o '|sh' ls",
         "rsync -a --delete /empty/ ~/",
         "git reflog expire --expire=now --all",
         "docker run -v /:/h --privileged debian",
@@ -319,6 +326,11 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "echo $(git rev-parse HEAD | cut -c1-7)",
         "cmake --build build",
         "sort words.txt | sponge words.txt",
+        "find . -type f -name '*.pyc' -exec rm {} +",
+        "cargo --config build.jobs=2 build",
+        "make CC=clang",
+        "apt-get -o Dpkg::Options::=--force-confold -y upgrade",
+        "strace -f -o trace.txt ls",
     ];
     for who in identities() {
         let p = place(who);
