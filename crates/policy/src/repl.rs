@@ -227,6 +227,11 @@ fn runs(path: &str, after_call: bool, line_binds_child_process: bool) -> Option<
 
 fn name_unread(ps: &[Piece], k: usize, path: &str, after_call: bool) -> Option<String> {
     let lower = path.to_ascii_lowercase();
+    if matches!(lower.as_str(), "getattr" | "reflect.get")
+        && let Some(why) = computed_member(ps, k)
+    {
+        return Some(why);
+    }
     if NATIVE
         .iter()
         .any(|n| lower == *n || lower.starts_with(&format!("{n}.")))
@@ -277,6 +282,38 @@ fn name_unread(ps: &[Piece], k: usize, path: &str, after_call: bool) -> Option<S
             )
         })
         .filter(|_| !only_looked_at(ps, k))
+}
+
+/// `getattr(os, 'sys' + 'tem')`: a member of a module that runs commands (or of a module
+/// imported by a name), looked up by a name the line computes rather than writes.
+fn computed_member(ps: &[Piece], k: usize) -> Option<String> {
+    if ps.get(k + 1).map(|p| &p.token) != Some(&Token::Punct('(')) {
+        return None;
+    }
+    let args = arguments(ps, k + 1);
+    let (object, member) = (args.first()?, args.get(1)?);
+    let of_a_runner_module = object.iter().any(|p| match &p.token {
+        Token::Name { path, .. } => {
+            let lower = path.to_ascii_lowercase();
+            COMMAND_MODULES.contains(&lower.as_str())
+                || lower == "__import__"
+                || lower.starts_with("importlib")
+        }
+        Token::Literal { text, .. } => COMMAND_MODULES.contains(&text.as_str()),
+        Token::Punct(_) => false,
+    });
+    let written = matches!(
+        member.iter().map(|p| &p.token).collect::<Vec<_>>()[..],
+        [Token::Literal {
+            computed: false,
+            ..
+        }]
+    );
+    (of_a_runner_module && !written).then(|| {
+        "a member of a module that runs commands is looked up by a name the line computes: \
+         what it calls cannot be read"
+            .to_string()
+    })
 }
 
 /// Whether the name at `k` is the whole argument of a call that only looks at it
@@ -466,7 +503,7 @@ pub(crate) fn home_deletes(line: &str) -> Vec<String> {
                 .any(|p| matches!(&p.token, Token::Name { path, .. } if path == "recursive"))
         });
         let tree = crate::inline::TREE_DELETES.contains(&last.as_str())
-            || (matches!(last.as_str(), "rm" | "rmdir" | "rmdirsync") && recursive);
+            || (matches!(last.as_str(), "rm" | "rmdir" | "rmdirsync" | "unlink") && recursive);
         let Some(first) = args.first().filter(|_| tree) else {
             continue;
         };

@@ -78,7 +78,7 @@ pub(crate) fn file_lines(ps: &[Piece]) -> Vec<String> {
         let segments: Vec<String> = path.split('.').map(str::to_ascii_lowercase).collect();
         let last = segments.last().map(String::as_str).unwrap_or_default();
         let args = crate::repl::arguments(ps, k + 1);
-        if let Some(line) = two_paths(last, &args).or_else(|| mode_or_signal(last, &args)) {
+        if let Some(line) = two_paths(last, &args).or_else(|| mode_or_signal(path, last, &args)) {
             out.push(line);
             continue;
         }
@@ -132,30 +132,46 @@ fn two_paths(call: &str, args: &[&[Piece]]) -> Option<String> {
     Some(format!("{program} {} {}", quoted(&from), quoted(&to)))
 }
 
-/// `os.chmod(PATH, 0o4755)` as `chmod 4755 PATH`; `os.kill(PID, SIG)` as `kill -SIG PID`:
-/// numbers written out.
-fn mode_or_signal(call: &str, args: &[&[Piece]]) -> Option<String> {
-    let number = |a: &&[Piece]| match a.iter().map(|p| &p.token).collect::<Vec<_>>()[..] {
-        [Token::Name { path, .. }] if path.chars().all(|c| c.is_ascii_alphanumeric()) => {
-            let digits = path
-                .strip_prefix("0o")
-                .or_else(|| path.strip_prefix("0O"))
-                .unwrap_or(path);
-            digits
-                .chars()
-                .all(|c| c.is_ascii_digit())
-                .then(|| digits.to_string())
+/// `os.chmod(PATH, 0o4755)` as `chmod 4755 PATH`; a kill of a process the line numbers as
+/// `kill -- PID`: numbers written out, `-1` (every process) included. Python's `os.kill(PID,
+/// SIG)` and Node's `process.kill(PID[, SIG])` name the process first, Ruby's
+/// `Process.kill(SIG, PID…)` after the signal.
+fn mode_or_signal(path: &str, call: &str, args: &[&[Piece]]) -> Option<String> {
+    let number = |a: &&[Piece]| {
+        let tokens: Vec<&Token> = a.iter().map(|p| &p.token).collect();
+        let (sign, rest) = match tokens[..] {
+            [Token::Punct('-'), ref rest @ ..] => ("-", rest.to_vec()),
+            _ => ("", tokens),
+        };
+        match rest[..] {
+            [Token::Name { path, .. }] if path.chars().all(|c| c.is_ascii_alphanumeric()) => {
+                let digits = path
+                    .strip_prefix("0o")
+                    .or_else(|| path.strip_prefix("0O"))
+                    .unwrap_or(path);
+                digits
+                    .chars()
+                    .all(|c| c.is_ascii_digit())
+                    .then(|| format!("{sign}{digits}"))
+            }
+            _ => None,
         }
-        _ => None,
     };
-    let (first, second) = (args.first()?, args.get(1)?);
+    let first = args.first()?;
     match call {
         "chmod" | "chmodsync" | "lchmod" => Some(format!(
             "chmod {} {}",
-            number(second)?,
+            number(args.get(1)?)?,
             quoted(&path_of(first)?)
         )),
-        "kill" | "killpg" => Some(format!("kill -{} {}", number(second)?, number(first)?)),
+        "kill" => {
+            let pids: Vec<String> = if path == "Process.kill" {
+                args[1..].iter().filter_map(number).collect()
+            } else {
+                number(first).into_iter().collect()
+            };
+            (!pids.is_empty()).then(|| format!("kill -- {}", pids.join(" ")))
+        }
         _ => None,
     }
 }

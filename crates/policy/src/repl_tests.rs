@@ -38,6 +38,8 @@ fn a_runner_taken_to_call_later_is_named() {
         "const q = require('node:child_process')",
         "import * as cp from 'child_process'",
         "getattr(os, 'system')('id')",
+        "getattr(os, 'sys' + 'tem')('id')",
+        "s = 'sys'; getattr(__import__('os'), s + 'tem')('id')",
         "os.__dict__['system']('id')",
         "process.binding('spawn_sync')",
         "ctypes.CDLL(None).system(b'id')",
@@ -52,6 +54,8 @@ fn a_runner_taken_to_call_later_is_named() {
 fn literal_calls_and_everyday_code_are_not_named() {
     for line in [
         "os.system('ls -la')",
+        "getattr(args, name)",
+        "getattr(os, 'getcwd')()",
         "subprocess.run(['git', 'status'], check=True, cwd=d)",
         "require('child_process').execSync('ls', {stdio: 'inherit'})",
         "import subprocess",
@@ -148,5 +152,31 @@ fn any_text_is_read_without_panicking() {
         }
         let _ = unread(&line);
         let _ = repl_calls(&line);
+    }
+}
+
+#[test]
+fn a_kill_of_init_or_of_every_process_is_read_in_every_languages_order() {
+    let p = crate::Policy::default();
+    let verdict = |line: &str| p.evaluate_in_terminal(line, None).authorization;
+    use crate::Authorization::*;
+    for line in [
+        "import os; os.kill(-1, 9)",
+        "os.kill(1, signal.SIGKILL)",
+        "process.kill(1)",
+        "process.kill(-1, 'SIGKILL')",
+        "Process.kill(9, 1)",
+        "Process.kill(:KILL, -1)",
+        "unlink(\"~\", recursive = TRUE)",
+    ] {
+        assert_eq!(verdict(line), Blocked, "{line}");
+    }
+    for line in [
+        "os.kill(1234, 9)",
+        "os.kill(pid, 1)",
+        "process.kill(4242)",
+        "Process.kill('TERM', 4242)",
+    ] {
+        assert_eq!(verdict(line), Allowed, "{line}");
     }
 }
