@@ -181,12 +181,10 @@ fn rearranging(k: Key) -> bool {
 pub fn unseen_line(text: &str) -> bool {
     let mut edited = false;
     let keys = keys(text);
-    let edits_in_editor = keys.windows(2).any(|w| {
-        matches!(
-            w,
-            [Key::Control('\u{18}'), Key::Control('\u{5}')] | [Key::Escape(Some('v'), None), _]
-        )
-    }) || keys.last() == Some(&Key::Escape(Some('v'), None));
+    let edits_in_editor = keys
+        .windows(2)
+        .any(|w| w == [Key::Control('\u{18}'), Key::Control('\u{5}')])
+        || keys.contains(&Key::Escape(Some('v'), None));
     if edits_in_editor {
         return true;
     }

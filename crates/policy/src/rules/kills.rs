@@ -66,27 +66,29 @@ struct Selection<'a> {
 }
 
 impl Selection<'_> {
-    /// Whether the pattern (as the program compiles it) matches `name`; a pattern it
-    /// cannot compile selects nothing (the program refuses it too).
-    fn matches(&self, pattern: &str, name: &str) -> bool {
+    /// The pattern compiled once, as the program compiles it: whether it selects a name. A
+    /// pattern it cannot compile selects nothing (the program refuses it too).
+    fn matcher(&self, pattern: &str) -> impl Fn(&str) -> bool + '_ {
         let source = if self.exact {
             format!("^(?:{pattern})$")
         } else {
             pattern.to_string()
         };
-        let hit = RegexBuilder::new(&source)
+        let re = RegexBuilder::new(&source)
             .case_insensitive(self.ignore_case)
             .size_limit(1 << 20)
             .build()
-            .is_ok_and(|re| re.is_match(name));
-        hit != self.invert
+            .ok();
+        move |name| re.as_ref().is_some_and(|re| re.is_match(name)) != self.invert
     }
 
     /// Every process (of the users named, if any): a pattern matching every sample name,
     /// or a user and no pattern at all.
     fn everyone(&self) -> bool {
-        let every =
-            |p: &&str| matches!(*p, "" | "*") || SAMPLE_NAMES.iter().all(|n| self.matches(p, n));
+        let every = |p: &&str| {
+            let selects = self.matcher(p);
+            matches!(*p, "" | "*") || SAMPLE_NAMES.iter().all(|n| selects(n))
+        };
         self.patterns.iter().any(every) || (!self.users.is_empty() && self.patterns.is_empty())
     }
 
@@ -101,10 +103,10 @@ impl Selection<'_> {
             INIT_NAMES.iter().chain(&[][..])
         };
         root_too
-            && self
-                .patterns
-                .iter()
-                .any(|p| names.clone().any(|n| self.matches(p, n)))
+            && self.patterns.iter().any(|p| {
+                let selects = self.matcher(p);
+                names.clone().any(|n| selects(n))
+            })
     }
 }
 
