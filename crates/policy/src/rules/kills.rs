@@ -63,23 +63,43 @@ struct Selection<'a> {
     ignore_case: bool,
     /// `-v`: the processes the pattern does not match.
     invert: bool,
+    /// `killall` without `-r`: the name compared as it is, not as a regular expression.
+    literal: bool,
 }
 
 impl Selection<'_> {
-    /// The pattern compiled once, as the program compiles it: whether it selects a name. A
-    /// pattern it cannot compile selects nothing (the program refuses it too).
-    fn matcher(&self, pattern: &str) -> impl Fn(&str) -> bool + '_ {
-        let source = if self.exact {
-            format!("^(?:{pattern})$")
+    /// The pattern compiled as the program compiles it, or `None` when this reading cannot
+    /// compile it: POSIX's back-references (`(.)\1`) and other forms Rust's regex lacks,
+    /// which glibc accepts.
+    fn compiled(&self, pattern: &str) -> Option<regex::Regex> {
+        let pattern = if self.literal {
+            regex::escape(pattern)
         } else {
             pattern.to_string()
         };
-        let re = RegexBuilder::new(&source)
+        let source = if self.exact {
+            format!("^(?:{pattern})$")
+        } else {
+            pattern
+        };
+        RegexBuilder::new(&source)
             .case_insensitive(self.ignore_case)
             .size_limit(1 << 20)
             .build()
-            .ok();
+            .ok()
+    }
+
+    /// The pattern compiled once: whether it selects a name. A pattern this reading cannot
+    /// compile selects nothing here, and [`Self::unreadable`] says so.
+    fn matcher(&self, pattern: &str) -> impl Fn(&str) -> bool + '_ {
+        let re = self.compiled(pattern);
         move |name| re.as_ref().is_some_and(|re| re.is_match(name)) != self.invert
+    }
+
+    /// A pattern this reading cannot compile: which processes it selects is not known, so the
+    /// kill is asked about rather than passed (it may select every one).
+    fn unreadable(&self) -> bool {
+        self.patterns.iter().any(|p| self.compiled(p).is_none())
     }
 
     /// Every process (of the users named, if any): a pattern matching every sample name,
@@ -148,6 +168,7 @@ fn selection<'a>(program: &str, args: &'a [String]) -> Selection<'a> {
         exact: killall,
         ignore_case: false,
         invert: false,
+        literal: killall,
     };
     let mut regexp = false;
     let mut i = 0;
@@ -219,6 +240,7 @@ fn selection<'a>(program: &str, args: &'a [String]) -> Selection<'a> {
     }
     if killall && regexp {
         s.exact = false;
+        s.literal = false;
     }
     s
 }
@@ -256,6 +278,16 @@ pub(super) fn kills(c: &Cmd<'_>, out: &mut Vec<Finding>) {
                     Block,
                     "kill_all",
                     format!("{name} selects init (pid 1) by its name: the machine or container goes down"),
+                    argv,
+                ));
+            } else if s.unreadable() {
+                out.push(finding(
+                    Warn,
+                    "kill_all",
+                    format!(
+                        "{name} with a pattern the policy cannot read (a back-reference or \
+                         another form it does not compile): it may select every process"
+                    ),
                     argv,
                 ));
             }
@@ -305,7 +337,7 @@ fn listed(s: &Simple) -> Listed {
         "ps" => Listed::Everyone,
         "pgrep" => {
             let sel = selection("pgrep", args);
-            if sel.everyone() || sel.patterns.is_empty() {
+            if sel.everyone() || sel.patterns.is_empty() || sel.unreadable() {
                 Listed::Everyone
             } else if sel.init() {
                 Listed::Init
@@ -470,5 +502,15 @@ mod tests {
         assert!(!init("killall", "system"));
         assert!(init("killall", "-r ^sys"));
         assert!(!every("killall", "node"));
+        // killall compares a name as it is: `sys.emd` is no spelling of systemd there.
+        assert!(!init("killall", "sys.emd"));
+        assert!(init("killall", "-r sys.emd"));
+        // A pattern this reading cannot compile (glibc's back-references) is unreadable;
+        // an everyday one, or killall's literal name, is not.
+        let unreadable = |p: &str, l: &str| selection(p, &words(l)).unreadable();
+        assert!(unreadable("pkill", r"(.)\1*"));
+        assert!(unreadable("pgrep", r"-f ^(.).*\1"));
+        assert!(!unreadable("pkill", "-f server.js"));
+        assert!(!unreadable("killall", "node("));
     }
 }
