@@ -173,6 +173,10 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         // Destruction the rules name.
         "pkill -9 .",
         "pkill '[a-z]'",
+        "pkill '(.)\\1*'",
+        "rm '>' -rf ~",
+        "rm '()' -rf ~",
+        "rm \\2\\> -rf ~",
         "kill -9 $(pgrep -f .)",
         "kill $(pidof systemd)",
         "pgrep -x init | xargs kill -9",
@@ -280,6 +284,8 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "ATTACH DATABASE 'other.db' AS o;",
     ];
     const BENIGN: &[&str] = &[
+        "grep -c '>' index.html",
+        "printf '%s\\n' '()'",
         "git status",
         "cargo test --release",
         "grep -rn TODO src",

@@ -493,8 +493,8 @@ impl Lexer<'_> {
             {
                 self.out.compound = true;
             }
-            match shell_words::split(&text) {
-                Ok(words) => {
+            match split::split(&text) {
+                Some(words) => {
                     let mut simple = words_to_simple(words);
                     simple.substitutions = subs;
                     simple.pipeline = self.pipeline;
@@ -511,10 +511,10 @@ impl Lexer<'_> {
                         }
                     }
                 }
-                Err(e) => self
-                    .out
-                    .errors
-                    .push(format!("cannot split {:?}: {e}", text.trim())),
+                None => self.out.errors.push(format!(
+                    "cannot split {:?}: missing closing quote",
+                    text.trim()
+                )),
             }
         }
         if ends_pipeline {
@@ -523,6 +523,7 @@ impl Lexer<'_> {
     }
 }
 
+mod split;
 mod words;
 pub use words::array_items;
 use words::words_to_simple;

@@ -2,6 +2,7 @@
 //! target is a descriptor), shell keywords and function headers dropped, leading
 //! assignments taken off (`A=1 cmd`, `a[1]=x`).
 
+use super::split::Word;
 use super::*;
 
 /// Whether a word is a redirection operator: any run of `<`, `>`, `&`, `|` the lexer made of
@@ -79,27 +80,29 @@ pub fn array_items(value: &str) -> Option<Vec<String>> {
 /// Words of one simple command: shell keywords, function headers (`f()`, `function f`) and
 /// leading assignments taken off, `{`/`}` group words dropped, redirections taken out with
 /// their targets, here-strings kept as the command's input.
-pub(super) fn words_to_simple(words: Vec<String>) -> Simple {
+///
+/// Only the shell's own words are syntax: a quoted `>` or `()` is an argument (`split`).
+pub(super) fn words_to_simple(words: Vec<Word>) -> Simple {
     let mut s = Simple::default();
     if words
         .first()
-        .is_some_and(|w| LOOP_HEADERS.contains(&w.as_str()))
+        .is_some_and(|w| LOOP_HEADERS.contains(&w.text.as_str()))
     {
         return s;
     }
     let mut it = words.into_iter().peekable();
     // `case WORD in PATTERN) cmd`: the command starts after the pattern.
-    if it.peek().is_some_and(|w| w == "case") {
+    if it.peek().is_some_and(|w| w.text == "case") {
         for w in it.by_ref() {
-            if w == "in" {
+            if w.text == "in" {
                 break;
             }
         }
     }
     let mut leading = true;
-    while let Some(w) = it.next() {
-        if is_redirect_op(&w) {
-            let target = it.next().unwrap_or_default();
+    while let Some(Word { text: w, quoted }) = it.next() {
+        if !quoted && is_redirect_op(&w) {
+            let target = it.next().map(|t| t.text).unwrap_or_default();
             let op = w.trim_start_matches(|c: char| c.is_ascii_digit());
             if op == "<<<" {
                 s.input.push_str(&target);
@@ -119,7 +122,7 @@ pub(super) fn words_to_simple(words: Vec<String>) -> Simple {
         if leading {
             if let Some((name, value)) = assignment(&w) {
                 let value = match value.strip_prefix('(') {
-                    Some(first) => array_value(first, &mut it),
+                    Some(first) => array_value(first, &mut it.by_ref().map(|w| w.text)),
                     None => value,
                 };
                 s.assignments.push((name, value));
@@ -134,10 +137,10 @@ pub(super) fn words_to_simple(words: Vec<String>) -> Simple {
                 continue;
             }
             // `f(){ body; }`: the header and the group's brace as one word.
-            if w.ends_with("()") || w.ends_with("(){") {
+            if !quoted && (w.ends_with("()") || w.ends_with("(){")) {
                 continue;
             }
-            if it.peek().is_some_and(|n| n == "()") {
+            if it.peek().is_some_and(|n| n.text == "()" && !n.quoted) {
                 it.next();
                 continue;
             }

@@ -75,7 +75,7 @@ impl Selection<'_> {
         let pattern = if self.literal {
             regex::escape(pattern)
         } else {
-            pattern.to_string()
+            gnu_anchors(pattern)
         };
         let source = if self.exact {
             format!("^(?:{pattern})$")
@@ -128,6 +128,31 @@ impl Selection<'_> {
                 names.clone().any(|n| selects(n))
             })
     }
+}
+
+/// glibc's anchors of the whole string, a backslash before a backtick (its start) or before
+/// a quote (its end), as Rust's regex spells them (`\A`, `\z`). To Rust's regex they are a
+/// backtick and a quote, so the pattern that selects every process read as a name with a
+/// backtick in it.
+fn gnu_anchors(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('`') => out.push_str("\\A"),
+            Some('\'') => out.push_str("\\z"),
+            Some(n) => {
+                out.push('\\');
+                out.push(n);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
 }
 
 /// Read `pkill`/`pgrep` (procps) or `killall` (psmisc) arguments as the program does.
@@ -512,5 +537,9 @@ mod tests {
         assert!(unreadable("pgrep", r"-f ^(.).*\1"));
         assert!(!unreadable("pkill", "-f server.js"));
         assert!(!unreadable("killall", "node("));
+        // glibc's anchors of the whole name.
+        assert!(every("pkill", r"\`"));
+        assert!(every("pkill", r"-f \'"));
+        assert!(!every("pkill", r"\`node"));
     }
 }
