@@ -23,6 +23,7 @@ mod repl_files;
 mod repl_tokens;
 pub mod rules;
 mod runners;
+mod safety_hint;
 mod stdin;
 pub mod strict;
 pub mod strict_build;
@@ -31,6 +32,7 @@ pub mod strict_options;
 mod tool_settings;
 mod typed;
 mod variables;
+pub use safety_hint::safety_hint;
 pub use typed::unseen_line;
 pub(crate) mod walk;
 pub mod wrappers;
@@ -128,40 +130,6 @@ impl Decision {
             }
         }
         (!msgs.is_empty()).then(|| msgs.join("; "))
-    }
-}
-
-/// What to do instead, per blocking rule (`error.details.safety_hint`).
-pub fn safety_hint(rule: &str) -> &'static str {
-    match rule {
-        "rm_recursive_critical" | "move_critical" => {
-            "Never delete or move /, a home directory or a system directory recursively. Name the exact project path to remove (for example ./build)."
-        }
-        "mkfs" | "device_wipe" | "powershell_format" | "cmd_format" => {
-            "Formatting or wiping disks is never run for an agent. A person must do it by hand if it is really intended."
-        }
-        "dd_device" | "device_write" => {
-            "Writing onto a disk device destroys its file systems. Write to a regular file (of=./disk.img) instead."
-        }
-        "fork_bomb" => "This command would exhaust the machine's processes; it is never run.",
-        "power" => "Stopping or restarting the machine is not done for an agent. Ask a person.",
-        "recursive_permissions_root" => {
-            "Recursive permission changes of / or system directories break the system. Change the permissions of the exact project path instead."
-        }
-        "kill_all" => "Killing every process is never run. Kill the specific process id instead.",
-        "windows_remove_root" => {
-            "Never remove a drive root recursively. Name the exact directory to remove."
-        }
-        "too_complex" => {
-            "The command nests shells, evals or substitutions too deeply to be judged before it runs. Split it into simpler commands."
-        }
-        "operator_blocked" => {
-            "The operator of this server blocks this command. Ask them if it is needed."
-        }
-        "strict_allowlist" => {
-            "memory_terminal runs only the commands on its strict allowlist (see error.details.allowed). Use memory_terminal_interactive for anything else."
-        }
-        _ => "This command is blocked as destructive. Choose a safer command.",
     }
 }
 
@@ -349,9 +317,11 @@ impl Policy {
         if let Some(f) = rules::check_fork_bomb(line) {
             findings.push(f);
         }
-        findings.extend(rules::check_windows(line));
+        // The Windows reading's findings go last: where both readings block (`rm -r ~`), the
+        // POSIX rule's reason is what a POSIX shell's user is told.
+        let mut windows = rules::check_windows(line);
         if let Some(script) = rules::powershell_script(line) {
-            findings.extend(rules::check_windows(&script));
+            windows.extend(rules::check_windows(&script));
         }
         let walk::Found {
             runs: commands,
@@ -476,6 +446,7 @@ impl Policy {
                 command: line.chars().take(200).collect(),
             });
         }
+        findings.extend(windows);
         Decision::of(findings)
     }
 
