@@ -177,6 +177,8 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "rm '>' -rf ~",
         "rm '()' -rf ~",
         "rm \\2\\> -rf ~",
+        "rm $'\\x2drf' ~",
+        "rm $\"-rf\" ~",
         "kill -9 $(pgrep -f .)",
         "kill $(pidof systemd)",
         "pgrep -x init | xargs kill -9",
@@ -284,6 +286,7 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "ATTACH DATABASE 'other.db' AS o;",
     ];
     const BENIGN: &[&str] = &[
+        "git commit -m $'fix: x\\n\\nbody'",
         "grep -c '>' index.html",
         "printf '%s\\n' '()'",
         "git status",

@@ -98,6 +98,12 @@ impl Lexer<'_> {
                 '`' => {
                     self.backtick();
                 }
+                '$' if self.peek(1) == Some('\'') => self.ansi_c_quoted(),
+                // `$"…"`: a string translated by the locale's catalogue, else itself.
+                '$' if self.peek(1) == Some('"') => {
+                    self.i += 1;
+                    self.double_quoted();
+                }
                 '$' if self.peek(1) == Some('(') && self.peek(2) == Some('(') => self.arithmetic(),
                 '$' if self.peek(1) == Some('(') => {
                     self.i += 2;
@@ -202,6 +208,25 @@ impl Lexer<'_> {
         // glob's `@(…)`, `*(…)` are words of their own.
         let word = self.cur.rsplit(char::is_whitespace).next().unwrap_or("");
         word.is_empty() || word == "="
+    }
+
+    /// `$'…'`: its text decoded (`ansi_c`), kept as a single-quoted string.
+    fn ansi_c_quoted(&mut self) {
+        let start = self.i;
+        match ansi_c::read(self.s, self.i + 2) {
+            Some((text, next)) => {
+                self.cur.push('\'');
+                self.cur.push_str(&text.replace('\'', "'\\''"));
+                self.cur.push('\'');
+                self.i = next;
+            }
+            None => {
+                self.out
+                    .errors
+                    .push(format!("unterminated $' quote at {start}"));
+                self.i = self.s.len();
+            }
+        }
     }
 
     /// A backslash and the character it escapes, kept for `shell-words` to undo.
@@ -523,6 +548,7 @@ impl Lexer<'_> {
     }
 }
 
+mod ansi_c;
 mod split;
 mod words;
 pub use words::array_items;
