@@ -179,6 +179,7 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "rm \\2\\> -rf ~",
         "rm $'\\x2drf' ~",
         "rm $\"-rf\" ~",
+        "touch -- -rf; rm * ~",
         "kill -9 $(pgrep -f .)",
         "kill $(pidof systemd)",
         "pgrep -x init | xargs kill -9",

@@ -20,6 +20,7 @@ mod into_home;
 mod kills;
 mod machine;
 mod metadata;
+mod option_names;
 pub mod reading;
 mod secrets;
 mod sequences;
