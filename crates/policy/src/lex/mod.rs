@@ -285,22 +285,32 @@ impl Lexer<'_> {
             .push(format!("unterminated double quote at {start}"));
     }
 
+    /// `$(( … ))`: one computed word. The command substitutions inside it run when the
+    /// shell evaluates it (`$(( $(cmd) ))`, `$((a[$(cmd)]))`), and are judged like any other.
     fn arithmetic(&mut self) {
-        // $(( … )): no commands inside; keep it as one computed word.
+        self.i += 1;
         let mut depth = 0i32;
         while self.i < self.s.len() {
-            let c = self.s[self.i];
-            self.i += 1;
-            match c {
-                '(' => depth += 1,
+            match self.s[self.i] {
+                '$' if self.peek(1) == Some('(') && self.peek(2) == Some('(') => self.arithmetic(),
+                '$' if self.peek(1) == Some('(') => {
+                    self.i += 2;
+                    self.substitution(')');
+                }
+                '`' => self.backtick(),
+                '(' => {
+                    depth += 1;
+                    self.i += 1;
+                }
                 ')' => {
                     depth -= 1;
+                    self.i += 1;
                     if depth == 0 {
                         self.cur.push_str(COMPUTED);
                         return;
                     }
                 }
-                _ => {}
+                _ => self.i += 1,
             }
         }
         self.out
@@ -528,6 +538,8 @@ impl Lexer<'_> {
                         || !simple.redirects.is_empty()
                         || !simple.assignments.is_empty()
                         || !simple.input.is_empty()
+                        // `$(< FILE)`: bash reads the file, as `cat FILE` does.
+                        || !simple.reads.is_empty()
                     {
                         self.out.commands.push(simple);
                         let fed = self.out.commands.len() - 1;

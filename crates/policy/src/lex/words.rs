@@ -131,6 +131,14 @@ pub(super) fn words_to_simple(words: Vec<Word>) -> Simple {
             if LEADING_KEYWORDS.contains(&w.as_str()) {
                 continue;
             }
+            // bash's `time [-p]` times the pipeline after it, a group too (`time { …; }`).
+            if !quoted && w == "time" && it.peek().is_some_and(|n| n.text == "{" || n.text == "-p")
+            {
+                if it.peek().is_some_and(|n| n.text == "-p") {
+                    it.next();
+                }
+                continue;
+            }
             // Function headers: `f()`, `f ()`, `function f`; case patterns `x)`.
             if w == "function" {
                 it.next();
