@@ -69,6 +69,7 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
     permissions(&c, &mut out);
     super::kills::kills(&c, &mut out);
     super::option_names::option_names(&c, redirects, &mut out);
+    super::whole_home::whole_home(&c, &mut out);
     others(&c, &mut out);
     let Cmd {
         name,

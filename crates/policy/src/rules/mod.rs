@@ -26,6 +26,7 @@ mod secrets;
 mod sequences;
 mod startup;
 mod system;
+mod whole_home;
 mod windows;
 mod windows_unread;
 
