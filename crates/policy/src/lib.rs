@@ -397,6 +397,7 @@ impl Policy {
         }
         findings.extend(rules::check_environment_sent(line));
         findings.extend(rules::check_computed_kill(line));
+        findings.extend(rules::check_found_secrets(line));
         findings.extend(rules::check_dormant_code(line));
         for (what, command) in opaque {
             findings.push(Finding {

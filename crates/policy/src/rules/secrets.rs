@@ -343,7 +343,7 @@ pub fn prints_credentials(program: &str, args: &[String]) -> Option<&'static str
 /// (`id_rsa`, `id_*`), a key or certificate bundle (`*.pem`, `*.key`), or a credentials
 /// file (`credentials`, `.netrc`, `.git-credentials`, `.pypirc`, `credentials.toml`,
 /// `shadow`).
-fn names_secret(pattern: &str) -> bool {
+pub(super) fn names_secret(pattern: &str) -> bool {
     let p = pattern
         .rsplit('/')
         .next()
