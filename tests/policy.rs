@@ -442,6 +442,15 @@ async fn an_agent_cannot_recall_or_rearrange_its_way_past_a_blocked_command() {
             let p = s.call(send(json!({"input": "echo hi\u{18}\u{5}"}))).await;
             refused(&p, "Ctrl-X Ctrl-E");
             s.call(send(json!({"input": "\u{3}"}))).await;
+            // Meta-1 Meta-# (insert-comment with an argument): readline takes the comment
+            // sign off `#rm …` and enters the line, with no Enter among the keys.
+            let p = s
+                .call(send(
+                    json!({"input": format!("#rm {victim}\u{1b}1\u{1b}#")}),
+                ))
+                .await;
+            assert_eq!(p["success"], false, "Meta-1 Meta-#: {p:#}");
+            s.call(send(json!({"input": "\u{3}"}))).await;
         }
         // The pieces in calls of their own: each harmless, the Enter last.
         let p = s.call(send(json!({"input": format!("m {victim}")}))).await;

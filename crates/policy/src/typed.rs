@@ -82,7 +82,28 @@ fn keys(text: &str) -> Vec<Key> {
             alt => out.push(Key::Escape(alt, None)),
         }
     }
-    out
+    vi_counted_comments(out)
+}
+
+/// vi mode: after an Escape, a count then `#` (`ESC 1 #`) is insert-comment with a numeric
+/// argument, as `ESC 1 ESC #` is in emacs mode.
+fn vi_counted_comments(keys: Vec<Key>) -> Vec<Key> {
+    let mut counting = false;
+    keys.into_iter()
+        .map(|k| {
+            let k = if counting && k == Key::Text('#') {
+                INSERT_COMMENT
+            } else {
+                k
+            };
+            counting = match k {
+                Key::Escape(Some(a), None) => a.is_ascii_digit() || a == '-' || a == ESC,
+                Key::Text(c) => counting && c.is_ascii_digit(),
+                _ => false,
+            };
+            k
+        })
+        .collect()
 }
 
 impl crate::Policy {
@@ -211,9 +232,15 @@ fn meta(k: Key) -> bool {
     matches!(k, Key::Escape(Some(a), _) if a != '[' && a != 'O')
 }
 
+/// A key that enters the line: Enter, Ctrl-J, and readline's insert-comment (`ESC #`,
+/// Meta-#, and `#` in vi mode's command mode), which accepts the line as Enter does — with
+/// a numeric argument (`ESC 1 ESC #`) after taking the comment sign off its start, so
+/// `#rm -rf ~` typed that way runs `rm -rf ~`.
 fn is_enter(k: Key) -> bool {
-    matches!(k, Key::Control('\r' | '\n'))
+    matches!(k, Key::Control('\r' | '\n')) || k == INSERT_COMMENT
 }
+
+const INSERT_COMMENT: Key = Key::Escape(Some('#'), None);
 
 /// The line discipline's (and a line editor's) reading: the erasing keys applied, the
 /// other keys dropped.
@@ -224,6 +251,13 @@ fn erased(keys: &[Key]) -> String {
         match *k {
             Key::Control('\r' | '\n') => {
                 out.push_str(&line);
+                out.push('\n');
+                line.clear();
+            }
+            // The line as insert-comment may enter it: its comment sign taken off.
+            INSERT_COMMENT => {
+                let text = line.trim_start();
+                out.push_str(text.strip_prefix('#').unwrap_or(text));
                 out.push('\n');
                 line.clear();
             }
@@ -267,6 +301,26 @@ fn removed(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn insert_comment_enters_the_line_without_its_comment_sign() {
+        for keys in [
+            "#rm -rf ~\u{1b}1\u{1b}#",
+            "# rm -rf ~\u{1b}-\u{1b}#",
+            "#rm -rf ~\u{1b}\u{1b}1#",
+        ] {
+            assert!(
+                readings(keys).iter().any(|r| r.contains("rm -rf ~\n")),
+                "{keys:?}"
+            );
+        }
+        // A comment entered with Enter stays one.
+        assert!(
+            readings("# a note\r")
+                .iter()
+                .all(|r| r.trim_start().starts_with('#'))
+        );
+    }
 
     #[test]
     fn keys_that_run_what_an_editor_saves_enter_an_unseen_line() {
