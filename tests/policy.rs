@@ -432,6 +432,9 @@ async fn an_agent_cannot_recall_or_rearrange_its_way_past_a_blocked_command() {
         refused(&p, "Up as raw input");
         let p = s.call(send(json!({"input": "\u{12}keep\r"}))).await;
         refused(&p, "Ctrl-R");
+        // Ctrl-O enters the line as Enter does (bash's operate-and-get-next).
+        let p = s.call(send(json!({"input": "\u{1b}[A\u{f}"}))).await;
+        refused(&p, "Up, Ctrl-O");
         let p = s
             .call(send(json!({"input": format!("m {victim}\u{1}r\r")})))
             .await;

@@ -237,8 +237,12 @@ fn meta(k: Key) -> bool {
 /// a numeric argument (`ESC 1 ESC #`) after taking the comment sign off its start, so
 /// `#rm -rf ~` typed that way runs `rm -rf ~`.
 fn is_enter(k: Key) -> bool {
-    matches!(k, Key::Control('\r' | '\n')) || k == INSERT_COMMENT
+    matches!(k, Key::Control('\r' | '\n' | OPERATE_AND_GET_NEXT)) || k == INSERT_COMMENT
 }
+
+/// Ctrl-O, bash's operate-and-get-next (zsh's accept-line-and-down-history): enters the line
+/// as Enter does, so Up then Ctrl-O runs the history's last line.
+const OPERATE_AND_GET_NEXT: char = '\u{f}';
 
 const INSERT_COMMENT: Key = Key::Escape(Some('#'), None);
 
@@ -249,7 +253,7 @@ fn erased(keys: &[Key]) -> String {
     let mut line = String::new();
     for k in keys {
         match *k {
-            Key::Control('\r' | '\n') => {
+            Key::Control('\r' | '\n' | OPERATE_AND_GET_NEXT) => {
                 out.push_str(&line);
                 out.push('\n');
                 line.clear();
