@@ -19,10 +19,11 @@ const ERASE_LINE: [char; 2] = ['\u{15}', ABANDON_LINE];
 /// Ctrl-C: a line editor drops the whole line, wherever the cursor is.
 const ABANDON_LINE: char = '\u{3}';
 /// Emacs-style editing keys that move within the line, recall history or reinsert text:
-/// Ctrl-A, B, F, N, O, P, R, S, T, Y and Ctrl-].
-const REARRANGING_KEYS: [char; 11] = [
+/// Ctrl-A, B, F, N, O, P, R, S, T, Y, Ctrl-] and Ctrl-_ (undo: it brings back what an erasing
+/// key took out, which the erased reading no longer holds).
+const REARRANGING_KEYS: [char; 12] = [
     '\u{1}', '\u{2}', '\u{6}', '\u{e}', '\u{f}', '\u{10}', '\u{12}', '\u{13}', '\u{14}', '\u{19}',
-    '\u{1d}',
+    '\u{1d}', '\u{1f}',
 ];
 /// After ESC: Alt-b, f, t, y, `.`, `_`, `<`, `>`, p, n, r (word moves, transposes, yanks,
 /// history).
@@ -417,6 +418,7 @@ mod tests {
         assert!(rearranges("\u{1b}[A\r"));
         assert!(rearranges("\u{12}rm\r"));
         assert!(rearranges("x\u{1b}b\r"));
+        assert!(rearranges("rm -rf ~\u{8}\u{1f}\r"));
         // Not before a line end, or not rearranging: vim's Escape, a lone arrow, Ctrl-C.
         assert!(!rearranges("\u{1b}:wq\r"));
         assert!(!rearranges("\u{1b}[A"));
