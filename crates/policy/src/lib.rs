@@ -8,6 +8,7 @@
 mod consoles;
 pub mod env;
 mod expansion;
+mod fish_escapes;
 mod fish_names;
 mod getopt;
 mod git_runs;
@@ -448,6 +449,10 @@ impl Policy {
             });
         }
         findings.extend(windows);
+        // In a fish terminal, unquoted escapes are decoded (`rm \x2drf ~`): read so too.
+        if let Some(fish) = fish_escapes::decoded(line) {
+            findings.extend(self.evaluate(&fish, cwd).findings);
+        }
         Decision::of(findings)
     }
 
