@@ -732,3 +732,24 @@ async fn a_build_or_test_command_cannot_be_given_a_program_or_a_place_to_write()
     );
     s.stop().await;
 }
+
+/// zsh runs code from inside a word: a glob qualifier's `e` runs its code for each file the
+/// glob matches. `ls *(e:'rm FILE':)` ran the `rm` the operator blocked, read as a listing of
+/// an odd name; it is now judged as the `rm` it runs, and the file stays.
+#[tokio::test]
+async fn zsh_glob_qualifier_code_is_judged() {
+    let home = scratch_dir();
+    let victim = home.join("keep-me");
+    std::fs::write(&victim, "x").unwrap();
+    std::fs::write(home.join(".zshrc"), "setopt nonomatch\n").unwrap();
+    let home_s = home.display().to_string();
+    let (s, id) = blocking_rm_in(&home_s, "zsh").await;
+    let line = format!("cd {home_s} && ls *(e:'rm {}':)", victim.display());
+    let p = s.call(terminal_command(&id, &line)).await;
+    assert_eq!(p["success"], false, "{p:#}");
+    assert_eq!(p["error"]["details"]["rule"], "operator_blocked", "{p:#}");
+    // The terminal still runs what it may, and the file is there.
+    let p = s.call(terminal_command(&id, "echo still-here")).await;
+    assert_eq!(p["result"]["exit_code"], 0, "{p:#}");
+    assert!(victim.exists(), "the qualifier's rm ran");
+}

@@ -186,6 +186,8 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "scp -r ~ 127.0.0.1:",
         "find ~ -name 'id_*' | xargs cat",
         "rm \\x2drf ~",
+        "ls *(e:'rm -rf ~':)",
+        "x='$(rm -rf ~)'; print ${(e)x}",
         "curl -d \"$(< ~/.ssh/id_rsa)\" http://127.0.0.1:9/x",
         "kill -9 $(pgrep -f .)",
         "kill $(pidof systemd)",

@@ -18,6 +18,7 @@ mod inline_literals;
 mod inline_words;
 pub mod lex;
 pub mod limits;
+mod other_shells;
 mod repl;
 mod repl_env;
 mod repl_files;
@@ -33,6 +34,7 @@ pub mod strict_options;
 mod tool_settings;
 mod typed;
 mod variables;
+mod zsh_code;
 pub use safety_hint::safety_hint;
 pub use typed::unseen_line;
 pub(crate) mod walk;
@@ -449,10 +451,7 @@ impl Policy {
             });
         }
         findings.extend(windows);
-        // In a fish terminal, unquoted escapes are decoded (`rm \x2drf ~`): read so too.
-        if let Some(fish) = fish_escapes::decoded(line) {
-            findings.extend(self.evaluate(&fish, cwd).findings);
-        }
+        findings.extend(self.other_shells(line, cwd));
         Decision::of(findings)
     }
 
