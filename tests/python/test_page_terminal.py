@@ -13,6 +13,7 @@ import tempfile
 import time
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -238,11 +239,12 @@ def test_the_page_comes_back_after_the_host_restarts(home):
         proc, _ = start_host(home, port=port)
         # Nobody reloads the page: it signs back in with its session and marks what was lost.
         WebDriverWait(driver, 30).until(EC.text_to_be_present_in_element((By.ID, "status"), "connected"))
-        WebDriverWait(driver, 20).until(
-            lambda d: any("gone" in e.text for e in d.find_elements(By.CSS_SELECTOR, "#list .term"))
-        )
+        # The list is drawn again as the host's state comes back: an element found may be
+        # replaced before it is read or clicked, and is then looked up again.
+        steady = WebDriverWait(driver, 20, ignored_exceptions=(StaleElementReferenceException,))
+        steady.until(lambda d: any("gone" in e.text for e in d.find_elements(By.CSS_SELECTOR, "#list .term")))
         # A gone terminal can be dismissed, and a new one works.
-        driver.find_element(By.CSS_SELECTOR, "#list .term.gone .dismiss").click()
+        steady.until(lambda d: d.find_element(By.CSS_SELECTOR, "#list .term.gone .dismiss").click() or True)
         WebDriverWait(driver, 10).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#list .term.gone"))
         new_terminal(driver)
         type_keys(driver, "echo after-the-restart\n")
