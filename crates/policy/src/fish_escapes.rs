@@ -42,32 +42,16 @@ pub fn decoded(line: &str) -> Option<String> {
     changed.then_some(out)
 }
 
-/// One escape after a backslash: the character, and how many characters it took.
+/// One escape fish decodes in an unquoted word (`\xHH`, `\XHH`, `\uHHHH`, `\UHHHHHHHH`,
+/// `\ooo`, `\cX`, `\e`), read as bash's `$'…'` reads it (`lex::ansi_c`).
 fn escape(s: &[char]) -> Option<(char, usize)> {
-    let number = |radix: u32, most: usize, skip: usize| {
-        let digits: String = s
-            .iter()
-            .skip(skip)
-            .take(most)
-            .take_while(|c| c.is_digit(radix))
-            .collect();
-        let n = digits.len();
-        (n > 0)
-            .then(|| {
-                u32::from_str_radix(&digits, radix)
-                    .ok()
-                    .and_then(char::from_u32)
-            })
-            .flatten()
-            .map(|c| (c, skip + n))
-    };
     match *s.first()? {
-        'x' | 'X' => number(16, 2, 1),
-        'u' => number(16, 4, 1),
-        'U' => number(16, 8, 1),
-        '0'..='7' => number(8, 3, 0),
-        'c' => s.get(1).map(|x| (char::from((*x as u32 & 0x1f) as u8), 2)),
-        'e' => Some(('\u{1b}', 1)),
+        'X' => {
+            let mut as_x: Vec<char> = s.iter().take(3).copied().collect();
+            as_x[0] = 'x';
+            crate::lex::ansi_c::escape(&as_x)
+        }
+        'x' | 'u' | 'U' | '0'..='7' | 'c' | 'e' => crate::lex::ansi_c::escape(s),
         _ => None,
     }
 }

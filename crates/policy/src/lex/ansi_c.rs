@@ -17,75 +17,56 @@ pub(super) fn read(s: &[char], mut i: usize) -> Option<(String, usize)> {
                 }
                 return Some((out, i));
             }
-            '\\' => {
-                let e = *s.get(i)?;
-                i += 1;
-                match e {
-                    'a' => out.push('\x07'),
-                    'b' => out.push('\x08'),
-                    'e' | 'E' => out.push('\x1b'),
-                    'f' => out.push('\x0c'),
-                    'n' => out.push('\n'),
-                    'r' => out.push('\r'),
-                    't' => out.push('\t'),
-                    'v' => out.push('\x0b'),
-                    '\\' | '\'' | '"' | '?' => out.push(e),
-                    '0'..='7' => {
-                        let more = digits(s, i, 8, 2);
-                        push_code(&mut out, &s[i - 1..i + more], 8);
-                        i += more;
-                    }
-                    'x' | 'u' | 'U' => {
-                        let most = match e {
-                            'x' => 2,
-                            'u' => 4,
-                            _ => 8,
-                        };
-                        let n = digits(s, i, 16, most);
-                        if n == 0 {
-                            out.push('\\');
-                            out.push(e);
-                        } else {
-                            push_code(&mut out, &s[i..i + n], 16);
-                        }
-                        i += n;
-                    }
-                    // A control character: `\cA` is 0x01.
-                    'c' => {
-                        let x = *s.get(i)?;
-                        i += 1;
-                        out.push(char::from((x as u32 & 0x1f) as u8));
-                    }
-                    other => {
-                        out.push('\\');
-                        out.push(other);
-                    }
+            '\\' => match escape(&s[i..]) {
+                Some((decoded, used)) => {
+                    out.push(decoded);
+                    i += used;
                 }
-            }
+                // Not an escape bash knows (`\q`, `\x` with no digit): kept as typed.
+                None => {
+                    out.push('\\');
+                    out.push(*s.get(i)?);
+                    i += 1;
+                }
+            },
             c => out.push(c),
         }
     }
     None
 }
 
-/// How many digits of `radix` (at most `most`) start at `s[i]`.
-fn digits(s: &[char], i: usize, radix: u32, most: usize) -> usize {
-    s.iter()
-        .skip(i)
-        .take(most)
-        .take_while(|c| c.is_digit(radix))
-        .count()
-}
-
-/// The character `digits` code for (a code that is no character is left out, as bash does
-/// with an invalid one).
-fn push_code(out: &mut String, digits: &[char], radix: u32) {
-    let text: String = digits.iter().collect();
-    if let Some(c) = u32::from_str_radix(&text, radix)
-        .ok()
-        .and_then(char::from_u32)
-    {
-        out.push(c);
+/// One escape after a backslash (`s` starts after it), as bash's `$'…'` and fish's unquoted
+/// words read it: the character, and how many characters it took. `None` for a character
+/// that is no escape, a number with no digit, or a code that is no character.
+pub(crate) fn escape(s: &[char]) -> Option<(char, usize)> {
+    let number = |radix: u32, most: usize, skip: usize| {
+        let digits: String = s
+            .iter()
+            .skip(skip)
+            .take(most)
+            .take_while(|c| c.is_digit(radix))
+            .collect();
+        let code = u32::from_str_radix(&digits, radix).ok()?;
+        char::from_u32(code).map(|c| (c, skip + digits.len()))
+    };
+    let simple = |c: char| Some((c, 1));
+    match *s.first()? {
+        'a' => simple('\x07'),
+        'b' => simple('\x08'),
+        'e' | 'E' => simple('\x1b'),
+        'f' => simple('\x0c'),
+        'n' => simple('\n'),
+        'r' => simple('\r'),
+        't' => simple('\t'),
+        'v' => simple('\x0b'),
+        c @ ('\\' | '\'' | '"' | '?') => simple(c),
+        '0'..='7' => number(8, 3, 0),
+        'x' => number(16, 2, 1),
+        'u' => number(16, 4, 1),
+        'U' => number(16, 8, 1),
+        // A control character: `\cA` is 0x01.
+        'c' => s.get(1).map(|x| (char::from((*x as u32 & 0x1f) as u8), 2)),
+        _ => None,
     }
 }
 

@@ -560,7 +560,7 @@ impl Lexer<'_> {
     }
 }
 
-mod ansi_c;
+pub(crate) mod ansi_c;
 mod split;
 mod words;
 pub use words::array_items;
