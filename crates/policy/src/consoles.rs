@@ -35,6 +35,20 @@ const INTERPRETERS: &[(&str, &[&str])] = &[
     ("elixir", &["-e", "--eval"]),
     ("iex", &["-e"]),
     ("dc", &["-e", "--expression"]),
+    ("ghc", &["-e"]),
+    ("clojure", &["-e", "--eval"]),
+    ("clj", &["-e", "--eval"]),
+    ("bb", &["-e", "--eval"]),
+    ("nbb", &["-e", "--eval"]),
+    ("kotlin", &["-e", "-expression"]),
+    ("kotlinc", &["-e", "-expression"]),
+    ("matlab", &["-batch", "-r"]),
+    ("hy", &["-c"]),
+    ("janet", &["-e"]),
+    ("luajit", &["-e"]),
+    ("swipl", &["-g", "-t"]),
+    ("gforth", &["-e"]),
+    ("qjs", &["-e", "--eval"]),
     // Shells whose language is not the POSIX shell's: their `-c` text and their input.
     ("tcsh", &["-c"]),
     ("csh", &["-c"]),
@@ -84,6 +98,12 @@ const SQLITE_DOT: &[&str] = &[
     ".echo",
     ".bail",
 ];
+
+/// Whether `name` runs code in a language of its own given on its line (its words are not
+/// shell lines).
+pub fn is_console(name: &str) -> bool {
+    INTERPRETERS.iter().chain(SQL).any(|(n, _)| *n == name)
+}
 
 /// Why `name` with `rest` runs code given on its command line that is not read, if it does.
 pub fn inline(name: &str, rest: &[String]) -> Option<String> {

@@ -26,7 +26,7 @@ pub fn git(rest: &[String]) -> Option<String> {
             }
         }
         // `ext::CMD` and `fd::` URLs make the transport run a command or use a descriptor.
-        if a.starts_with("ext::") || a.starts_with("fd::") {
+        if runs_transport(a) {
             return Some(format!(
                 "git {a}: the transport runs a command the URL names"
             ));
@@ -62,10 +62,7 @@ pub fn git(rest: &[String]) -> Option<String> {
                      commands may run what it names"
                 ));
             }
-            if let Some(url) = after
-                .iter()
-                .find(|u| u.starts_with("ext::") || u.starts_with("fd::"))
-            {
+            if let Some(url) = after.iter().find(|u| runs_transport(u)) {
                 return Some(format!(
                     "git {sub} {url}: the transport runs a command the URL names"
                 ));
@@ -86,6 +83,38 @@ pub fn git(rest: &[String]) -> Option<String> {
         i += 1;
     }
     None
+}
+
+/// Mercurial's and Subversion's options that name programs they run: hg's `--config` (an
+/// `alias.x=!CMD`, a hook, an extension's file, `ui.editor`: not told apart, so any setting)
+/// and svn's editor and diff commands and its configuration.
+pub fn other_vcs(name: &str, rest: &[String]) -> Option<String> {
+    let options: &[&str] = if name == "hg" {
+        &["--config", "--configfile"]
+    } else {
+        &[
+            "--config-option",
+            "--config-dir",
+            "--editor-cmd",
+            "--diff-cmd",
+            "--diff3-cmd",
+        ]
+    };
+    let named = rest.iter().find(|a| {
+        options
+            .iter()
+            .any(|o| a.as_str() == *o || a.strip_prefix(o).is_some_and(|v| v.starts_with('=')))
+    })?;
+    Some(format!(
+        "{name} {named}: a setting or option that may name a program {name} runs, which is not judged"
+    ))
+}
+
+/// Whether a word is, or sets an option to (`--remote=ext::sh …`), a URL whose transport
+/// runs a command (`ext::`) or uses a descriptor (`fd::`).
+fn runs_transport(word: &str) -> bool {
+    let url = |u: &str| u.starts_with("ext::") || u.starts_with("fd::");
+    url(word) || word.split_once('=').is_some_and(|(_, v)| url(v))
 }
 
 /// A subcommand's options that name a program git runs, hooks it installs, or settings

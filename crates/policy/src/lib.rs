@@ -6,6 +6,7 @@
 //! an agent sends can change it.
 
 mod consoles;
+mod embedded;
 pub mod env;
 mod expansion;
 mod fish_escapes;
@@ -452,6 +453,10 @@ impl Policy {
         }
         findings.extend(windows);
         findings.extend(self.other_shells(line, cwd));
+        // Only a line allowed so far: what its programs' arguments hold may be a command.
+        if findings.is_empty() {
+            findings.extend(self.embedded_commands(&commands, cwd));
+        }
         Decision::of(findings)
     }
 

@@ -152,6 +152,7 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
             "{name} --compress-program runs the program it names on its data"
         )),
         "git" => super::git_runs::git(rest),
+        "hg" | "svn" => super::git_runs::other_vcs(name, rest),
         "ssh" | "scp" | "sftp" => ssh(name, rest),
         "rsync" => (has_option(rest, Some('e'), Some("rsh"))
             || has_option(rest, None, Some("rsync-path")))

@@ -96,7 +96,15 @@ fn literal_output(c: &Simple) -> Option<String> {
                 .collect();
             Some(words.join(" ").replace("\\n", "\n"))
         }
-        "printf" => Some(args.join(" ").replace("\\n", "\n")),
+        // `printf '%s' WORD…` and `printf '%s\n' WORD…` write their words as they are
+        // (the format repeats for each); another format is read as its words joined.
+        "printf" => match args.split_first() {
+            Some((format, words)) if format == "%s" => Some(words.concat()),
+            Some((format, words)) if format == "%s\\n" => {
+                Some(words.iter().map(|w| format!("{w}\n")).collect())
+            }
+            _ => Some(args.join(" ").replace("\\n", "\n")),
+        },
         _ => None,
     }
 }
