@@ -40,6 +40,7 @@ pub use safety_hint::safety_hint;
 pub use typed::unseen_line;
 pub(crate) mod walk;
 pub mod wrappers;
+mod written;
 
 use std::path::Path;
 

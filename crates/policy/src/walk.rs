@@ -10,7 +10,8 @@ use super::expansion::{expand, expand_in_word, expand_unsplit};
 use super::lex::{self, COMPUTED, Simple};
 use super::limits::{MAX_DEPTH, NESTED_BUDGET, spend_on_text};
 use super::variables::{assigned_by_builtin, judge_assignment};
-use super::wrappers::{basename, look_through_budgeted};
+use super::wrappers::look_through_budgeted;
+use super::written::{Ran, Written, literal_output, windows_script};
 use crate::stdin::Stdin;
 /// Most variables a line may assign and still have them expanded.
 const MAX_VARIABLES: usize = 256;
@@ -80,35 +81,6 @@ pub fn all_commands(line: &str) -> Found {
     found
 }
 
-/// What a pipeline stage writes when the line shows it: `echo`/`printf` of literal words.
-fn literal_output(c: &Simple) -> Option<String> {
-    let name = basename(c.argv.first()?);
-    let args = &c.argv[1..];
-    if args.iter().any(|a| a.contains(COMPUTED)) {
-        return None;
-    }
-    match name.as_str() {
-        "echo" => {
-            let words: Vec<&str> = args
-                .iter()
-                .map(String::as_str)
-                .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
-                .collect();
-            Some(words.join(" ").replace("\\n", "\n"))
-        }
-        // `printf '%s' WORD…` and `printf '%s\n' WORD…` write their words as they are
-        // (the format repeats for each); another format is read as its words joined.
-        "printf" => match args.split_first() {
-            Some((format, words)) if format == "%s" => Some(words.concat()),
-            Some((format, words)) if format == "%s\\n" => {
-                Some(words.iter().map(|w| format!("{w}\n")).collect())
-            }
-            _ => Some(args.join(" ").replace("\\n", "\n")),
-        },
-        _ => None,
-    }
-}
-
 fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) {
     if depth > MAX_DEPTH {
         found
@@ -129,9 +101,9 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
             .push("command substitutions nested too deeply".into());
     }
     let mut vars: HashMap<String, String> = HashMap::new();
-    // Files the line writes with text it shows (`echo 'rm -rf ~' > x.sh`), by name: a script
-    // the same line then runs is judged by that text.
-    let mut written: HashMap<String, String> = HashMap::new();
+    // Files the line writes (`echo 'rm -rf ~' > x.sh`, `nc -l 9 > f`): a script the same
+    // line then runs is judged by the text it wrote, or warned when the line does not show it.
+    let mut written = Written::new(&parsed.commands);
     let mut previous: Option<&Simple> = None;
     for c in &parsed.commands {
         let stdin = stdin_of(c, previous);
@@ -228,20 +200,28 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
         }
         let mut simple = c.clone();
         simple.argv = expand(&c.argv, &vars);
-        if let Some(text) = runs_written(&simple.argv, &written) {
-            // A batch or PowerShell file is read by those rules too.
-            if simple.argv.first().is_some_and(|w| windows_script(w)) {
-                found.powershell.push(text.clone());
+        match written.runs(&simple.argv, &c.reads) {
+            Some(Ran::Lines(text)) => {
+                // A batch or PowerShell file is read by those rules too.
+                if simple.argv.first().is_some_and(|w| windows_script(w)) {
+                    found.powershell.push(text.clone());
+                }
+                walk_line(&text, depth + 1, budget, found);
             }
-            walk_line(&text, depth + 1, budget, found);
-        }
-        if let Some(text) = literal_output(c) {
-            for r in &c.redirects {
-                let kept = written.entry(script_name(r).to_string()).or_default();
-                kept.push_str(&text);
-                kept.push('\n');
+            Some(Ran::Code { interpreter, text }) => {
+                let fed = Simple {
+                    argv: vec![interpreter],
+                    ..Simple::default()
+                };
+                visit(&fed, &Stdin::Literal(text), depth, budget, found);
             }
+            Some(Ran::Unshown(file)) => found.opaque.push((
+                format!("runs {file}, which this line writes with text it does not show"),
+                simple.argv.join(" "),
+            )),
+            None => {}
         }
+        written.record(c);
         visit(&simple, &stdin, depth, budget, found);
         // `bash -c "$X"`: quoted, the value stays one word — which the words here no longer
         // show — so that reading is judged too.
@@ -251,38 +231,6 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
         }
         previous = Some(c);
     }
-}
-
-/// A file's name as a script is named: `./x.sh` and `x.sh` are one file.
-fn script_name(word: &str) -> &str {
-    word.strip_prefix("./")
-        .or_else(|| word.strip_prefix(".\\"))
-        .unwrap_or(word)
-}
-
-/// Whether a program word names a script Windows runs by its name alone, from the working
-/// directory (`x.bat`, `x.cmd`, `x.ps1`).
-fn windows_script(word: &str) -> bool {
-    let w = word.to_ascii_lowercase();
-    [".bat", ".cmd", ".ps1"].iter().any(|e| w.ends_with(e))
-}
-
-/// The text of a file this line wrote, when `argv` runs it: by its path (`./x.sh`), through
-/// a shell (`bash x.sh`), or sourced (`. x.sh`).
-fn runs_written(argv: &[String], written: &HashMap<String, String>) -> Option<String> {
-    let first = argv.first()?;
-    if let Some(text) = written
-        .get(script_name(first))
-        .filter(|_| first.contains('/') || first.contains('\\') || windows_script(first))
-    {
-        return Some(text.clone());
-    }
-    let name = basename(first);
-    if !(super::wrappers::is_shell(&name) || matches!(name.as_str(), "source" | ".")) {
-        return None;
-    }
-    let script = argv[1..].iter().find(|a| !a.starts_with('-'))?;
-    written.get(script_name(script)).cloned()
 }
 
 fn visit(c: &Simple, stdin: &Stdin, depth: usize, budget: &Cell<usize>, found: &mut Found) {

@@ -148,6 +148,16 @@ pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option
             "erases, trims or rewrites the disk's sectors or firmware"
         }
         "swapoff" | "swapon" => "changes the machine's swap",
+        // NetworkManager: only showing is left alone (`nmcli networking off`, `nmcli con
+        // down x` cut the machine off).
+        "nmcli" if nmcli_changes(targets) => {
+            "changes the network configuration (links, addresses, routes)"
+        }
+        // A device node made is a disk or a terminal reachable under a name no rule on
+        // devices knows (`mknod /tmp/x b 8 0` is the first disk).
+        "mknod" if targets.iter().any(|t| matches!(*t, "b" | "c" | "u")) => {
+            "makes a device node: a name for a disk or device that the rules on devices do not know"
+        }
         "sysctl"
             if targets.iter().any(|t| t.contains('='))
                 || has_short(flags, &['w', 'p'])
@@ -160,6 +170,29 @@ pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option
         _ => return None,
     };
     Some(what.to_string())
+}
+
+/// Whether `nmcli OBJECT VERB …` changes something: only its listings pass, in the
+/// abbreviations nmcli takes (`nmcli c s`, `nmcli d wifi l`, `nmcli radio wifi`).
+fn nmcli_changes(ops: &[&str]) -> bool {
+    let spells = |word: &str, min: usize, verbs: &[&str]| {
+        word.len() >= min && verbs.iter().any(|v| v.starts_with(word))
+    };
+    let (Some(object), Some(verb)) = (ops.first(), ops.get(1)) else {
+        return false;
+    };
+    let reads = spells(verb, 1, &["show", "status"])
+        || spells(
+            verb,
+            2,
+            &["list", "monitor", "connectivity", "help", "permissions"],
+        )
+        || (spells(verb, 1, &["wifi", "lldp"])
+            && ops.get(2).is_none_or(|w| spells(w, 1, &["list"])))
+        || (spells(object, 1, &["radio", "networking", "general"])
+            && ops.len() == 2
+            && !matches!(*verb, "on" | "off"));
+    !reads
 }
 
 /// A command's words that are not options (its verbs and their objects).

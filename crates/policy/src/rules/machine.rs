@@ -107,6 +107,23 @@ pub(super) fn power(c: &Cmd<'_>, out: &mut Vec<Finding>) {
                 argv,
             ));
         }
+        // `kexec -e` (and a plain `kexec`, which loads and runs) starts another kernel now;
+        // `-l`/`-p` only load one for later.
+        "kexec"
+            if !argv.iter().skip(1).any(|a| {
+                matches!(
+                    a.as_str(),
+                    "-l" | "--load" | "-p" | "--load-panic" | "-u" | "--unload"
+                )
+            }) =>
+        {
+            out.push(finding(
+                Block,
+                "power",
+                "kexec starts another kernel: the machine restarts".to_string(),
+                argv,
+            ));
+        }
         "init" | "telinit" if targets.first().is_some_and(|t| matches!(*t, "0" | "6")) => {
             out.push(finding(
                 Block,

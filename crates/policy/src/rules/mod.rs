@@ -23,6 +23,7 @@ mod machine;
 mod metadata;
 mod option_names;
 pub mod reading;
+mod secret_names;
 mod secrets;
 mod sequences;
 mod startup;

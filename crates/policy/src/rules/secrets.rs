@@ -8,6 +8,7 @@
 //! (`cat ~/.ssh/*`, `cat ~/.ss?/id_*`).
 
 use super::reading::fnmatch;
+use super::secret_names::{is_home, login_file, private_in_ssh};
 
 /// Under a home directory: exact paths, and directories (ending in `/`) whose every file
 /// counts.
@@ -63,6 +64,27 @@ const HOME_SECRETS: &[&str] = &[
     ".netlify/",
     ".wrangler/",
     ".docker/contexts/",
+    ".aws/sso/",
+    ".aws/cli/cache/",
+    ".config/git/credentials",
+    ".config/containers/auth.json",
+    ".m2/settings.xml",
+    ".gradle/gradle.properties",
+    ".composer/auth.json",
+    ".config/composer/auth.json",
+    ".gem/credentials",
+    ".config/configstore/",
+    ".ngrok2/",
+    ".config/ngrok/",
+    // AI agents' and editors' logins (and the editors' stored secrets).
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".gemini/",
+    ".config/github-copilot/",
+    ".config/Code/User/globalStorage/",
+    ".config/Cursor/User/globalStorage/",
+    ".viminfo",
+    ".lesshst",
 ];
 
 /// Private SSH keys, by the names `ssh-keygen` gives them (`.pub` halves are not).
@@ -87,6 +109,10 @@ const SYSTEM_SECRETS: &[&str] = &[
     "/etc/ssh/ssh_host_ed25519_key",
     "/etc/letsencrypt/live/",
     "/etc/letsencrypt/archive/",
+    "/etc/wireguard/",
+    "/etc/NetworkManager/system-connections/",
+    "/var/lib/tailscale/",
+    "/run/containers/",
 ];
 
 /// Programs that, given a directory, only list it or change its metadata: naming a
@@ -182,6 +208,10 @@ pub fn is_secret_file(path: &str) -> bool {
     if SYSTEM_SECRETS.iter().any(|s| within(path, s)) {
         return true;
     }
+    // A container registry login kept for a user's session (`podman login`).
+    if path.starts_with("/run/user/") && path.ends_with("/containers/auth.json") {
+        return true;
+    }
     // The host keys of `/etc/ssh` (not its configuration).
     if path.starts_with("/etc/ssh/") && path.contains("_key") && !path.ends_with(".pub") {
         return true;
@@ -189,7 +219,8 @@ pub fn is_secret_file(path: &str) -> bool {
     let parts: Vec<&str> = path.split('/').collect();
     // Under any home: every place a home's part may start (`~/`, `/home/bob/`, `/root/`, a
     // relative path's start).
-    (0..parts.len()).any(|i| home_secret(&parts[i..]))
+    (0..parts.len())
+        .any(|i| home_secret(&parts[i..]) || (is_home(&parts[..i]) && login_file(&parts[i..])))
 }
 
 /// Whether a directory `path` (normalized) holds credentials: a read of it whole reads them
@@ -398,6 +429,9 @@ fn references_credential(word: &str) -> bool {
 
 /// Whether `rel` (a home's part, split) names or can match one of the home's credentials.
 fn home_secret(rel: &[&str]) -> bool {
+    if private_in_ssh(rel) {
+        return true;
+    }
     let keys = SSH_KEYS.iter().map(|k| vec![".ssh", k]);
     let pem = (rel.len() == 2 && rel[0] == ".ssh" && rel[1].ends_with(".pem"))
         .then(|| vec![".ssh", rel[1]]);

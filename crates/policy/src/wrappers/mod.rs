@@ -317,13 +317,55 @@ fn xargs(eff: &mut Effective, rest: &[String], stdin: &Stdin, budget: &Cell<usiz
         }
         None => {
             let mut argv = cmd;
-            argv.extend(
-                shell_words::split(text)
-                    .unwrap_or_else(|_| text.split_whitespace().map(str::to_string).collect()),
-            );
+            match delimiter(rest) {
+                // `-0`/`-d`: items end only at the delimiter, so `printf 'rm -rf ~' | xargs -0
+                // sh -c` hands the shell the whole line as its script.
+                Some(d) => argv.extend(
+                    text.split(d)
+                        .map(|item| item.strip_suffix('\n').unwrap_or(item))
+                        .filter(|item| !item.is_empty())
+                        .map(str::to_string),
+                ),
+                None => argv.extend(
+                    shell_words::split(text)
+                        .unwrap_or_else(|_| text.split_whitespace().map(str::to_string).collect()),
+                ),
+            }
             argv
         }
     }
+}
+
+/// The character that ends xargs's items when one is set (`-0`/`--null`, `-d C`,
+/// `--delimiter=C`, with the escapes GNU xargs takes).
+fn delimiter(rest: &[String]) -> Option<char> {
+    let unescape = |d: &str| match d {
+        "\\n" => Some('\n'),
+        "\\t" => Some('\t'),
+        "\\0" => Some('\0'),
+        _ => {
+            let mut chars = d.chars();
+            let c = chars.next()?;
+            chars.next().is_none().then_some(c)
+        }
+    };
+    rest.iter().enumerate().find_map(|(i, a)| {
+        let cluster = a.len() > 1
+            && a.starts_with('-')
+            && !a.starts_with("--")
+            && a[1..].chars().all(|c| "0rtpx".contains(c));
+        if a == "--null" || (cluster && a.contains('0')) {
+            return Some('\0');
+        }
+        match a.as_str() {
+            "-d" | "--delimiter" => rest.get(i + 1).and_then(|d| unescape(d)),
+            _ => a
+                .strip_prefix("--delimiter=")
+                .or_else(|| a.strip_prefix("-d"))
+                .filter(|d| !d.is_empty())
+                .and_then(unescape),
+        }
+    })
 }
 
 /// The command string after a shell's `-c`: its first operand, past the options that may
