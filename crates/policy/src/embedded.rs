@@ -22,6 +22,10 @@ thread_local! {
     static INSIDE: Cell<bool> = const { Cell::new(false) };
 }
 
+/// The rule's name: what a person is asked about. Any other finding on the same line is more
+/// telling, and decides (`Decision::deciding`).
+pub const RULE: &str = "command_in_arguments";
+
 /// Most pieces judged per command, and per line: a wrapper names its command within its
 /// first few words (`chroot DIR CMD`, `flock FILE CMD`, `nvm exec VERSION CMD`).
 const MAX_PER_COMMAND: usize = 24;
@@ -140,7 +144,7 @@ impl Policy {
                 };
                 out.push(Finding {
                     severity: Severity::Warn,
-                    rule: "opaque_script",
+                    rule: RULE,
                     message: format!(
                         "{name} is not a program the policy knows, and its arguments hold a \
                          command it may run, `{}` ({}: {}): what it runs is not judged",

@@ -114,10 +114,15 @@ impl Decision {
     }
 
     /// The finding that decided (the first block, else the first warning).
+    ///
+    /// A command found in an unknown program's arguments decides only when nothing else
+    /// was found: another finding on the line (a console's escape judged, another
+    /// reading) names what runs more plainly.
     pub fn deciding(&self) -> Option<&Finding> {
         self.findings
             .iter()
             .find(|f| f.severity == Severity::Block)
+            .or_else(|| self.findings.iter().find(|f| f.rule != embedded::RULE))
             .or_else(|| self.findings.first())
     }
 
