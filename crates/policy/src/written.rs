@@ -9,6 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::getopt::option_value_anywhere;
 use crate::lex::{COMPUTED, Simple};
 use crate::wrappers::{basename, is_shell};
 
@@ -174,29 +175,6 @@ fn recipes(text: &str) -> String {
 fn written_by_options(argv: &[String]) -> Vec<String> {
     let name = basename(&argv[0]);
     let rest = &argv[1..];
-    let value_of = |short: &str, long: &str| -> Vec<String> {
-        rest.iter()
-            .enumerate()
-            .filter_map(|(i, a)| {
-                if a == long {
-                    return rest.get(i + 1).cloned();
-                }
-                if let Some(v) = a.strip_prefix(&format!("{long}=")) {
-                    return Some(v.to_string());
-                }
-                // In a cluster of short flags (`-sSo x.sh`, `-ox.sh`): the rest of the word,
-                // or the next one.
-                let letter = short.trim_start_matches('-');
-                let cluster = a.strip_prefix('-').filter(|c| !c.starts_with('-'))?;
-                let (_, after) = cluster.split_once(letter)?;
-                if after.is_empty() {
-                    rest.get(i + 1).cloned()
-                } else {
-                    Some(after.to_string())
-                }
-            })
-            .collect()
-    };
     match name.as_str() {
         "tee" => rest
             .iter()
@@ -211,8 +189,12 @@ fn written_by_options(argv: &[String]) -> Vec<String> {
         {
             in_place_files(rest)
         }
-        "curl" => value_of("-o", "--output"),
-        "wget" => value_of("-O", "--output-document"),
+        "curl" => option_value_anywhere(rest, 'o', "output")
+            .into_iter()
+            .collect(),
+        "wget" => option_value_anywhere(rest, 'O', "output-document")
+            .into_iter()
+            .collect(),
         _ => Vec::new(),
     }
 }
