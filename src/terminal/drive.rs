@@ -255,8 +255,12 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         ));
     }
     let entering = t.entry_lock.lock().await;
-    settle_before_typing(&t, deadline, ticket).await;
-    let (typed, before) = {
+    // The shell moves on while this call looks (the reader takes its marks meanwhile): the
+    // look that decides is made under the state's lock, and one that finds the shell
+    // between a command's end and its prompt waits on rather than type into that gap.
+    let settle_by = deadline.min(Instant::now() + PROMPT_GRACE);
+    let (typed, before) = loop {
+        settle_before_typing(&t, deadline, ticket).await;
         let st = t.state();
         if st.continuation {
             drop(st);
@@ -271,7 +275,9 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
             give_back_claim();
             return Err(OpError::new(OpErrorKind::Busy, msg));
         }
-        (submission::Typed::new(&st, &a.command), st.spool.len())
+        if free_to_type(&st) || held::withdrawn(&st, ticket) || Instant::now() >= settle_by {
+            break (submission::Typed::new(&st, &a.command), st.spool.len());
+        }
     };
     if let Err(e) = guard::fits_the_line_discipline(&t, &a.command) {
         return showing(e);
@@ -447,6 +453,12 @@ async fn settle_before_typing(t: &Arc<Terminal>, deadline: Instant, ticket: u64)
             || held::withdrawn(st, ticket)
     })
     .await;
+}
+
+/// Whether a line typed now goes to the shell's prompt: it shows one and no line is on its
+/// way to it. A shell whose marks are not read is not waited for.
+fn free_to_type(st: &TermState) -> bool {
+    !st.detection || !st.running() || (st.at_prompt && !st.line_entered)
 }
 
 /// What the terminal keeps of a line about to be typed: the line (so its command is known
