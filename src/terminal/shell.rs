@@ -213,9 +213,11 @@ pub fn prepare(
         f.write_all(nonce.as_bytes())?;
         env.push(("PM_TERM_NONCE_FILE".into(), nf.display().to_string()));
         nonce_file = Some(nf);
-        if skip_user_rc {
-            env.push(("PM_TERM_NO_USER_RC".into(), "1".into()));
-        }
+        // Set either way: the server's own environment is the shell's too, and an operator's
+        // `PM_TERM_NO_USER_RC=0` (read by the server as false) would read as "skip" to the
+        // integration, which only asks whether the variable is empty.
+        let skip = if skip_user_rc { "1" } else { "" };
+        env.push(("PM_TERM_NO_USER_RC".into(), skip.into()));
         match kind {
             ShellKind::Bash => {
                 args.push("--init-file".into());
@@ -223,9 +225,10 @@ pub fn prepare(
                 args.push("-i".into());
             }
             ShellKind::Zsh => {
-                if let Ok(user) = std::env::var("ZDOTDIR") {
-                    env.push(("PM_TERM_USER_ZDOTDIR".into(), user));
-                }
+                // Empty when the user has none: a value left in the server's environment is
+                // not the user's.
+                let user = std::env::var("ZDOTDIR").unwrap_or_default();
+                env.push(("PM_TERM_USER_ZDOTDIR".into(), user));
                 env.push(("ZDOTDIR".into(), scripts.zdotdir.display().to_string()));
                 args.push("-i".into());
             }
@@ -243,9 +246,8 @@ pub fn prepare(
                 args.push("-i".into());
             }
             ShellKind::PromptOnly => {
-                if let Ok(user) = std::env::var("ENV") {
-                    env.push(("PM_TERM_USER_ENV".into(), user));
-                }
+                let user = std::env::var("ENV").unwrap_or_default();
+                env.push(("PM_TERM_USER_ENV".into(), user));
                 env.push(("ENV".into(), scripts.posix.display().to_string()));
                 args.push("-i".into());
             }

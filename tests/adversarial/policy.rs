@@ -423,3 +423,101 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         s.stop().await;
     }
 }
+
+/// The same kinds of line as a user's terminal meets them: a real bash with a realistic set-up
+/// (Debian's skeleton rc, git's prompt rewriting PS1 at every prompt, an alias), real
+/// programs behind the lines (`flock`, `xargs`, `nc` with a sender waiting to feed it, a
+/// wrapper script the agent wrote in an earlier call), and nobody to ask. The directory the
+/// lines would delete is still there after each, and the terminal goes on working.
+#[tokio::test(flavor = "multi_thread")]
+async fn hidden_commands_run_nothing_in_a_real_shell() {
+    for who in identities() {
+        let p = place(who);
+        let out = p.out.display().to_string();
+        let mut rc = std::fs::read_to_string("/etc/skel/.bashrc").unwrap_or_default();
+        rc.push_str(
+            &std::fs::read_to_string(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rc/bash/git-prompt.bashrc"),
+            )
+            .unwrap(),
+        );
+        rc.push_str("\nalias ll='ls -l'\nexport EDITOR=vim\n");
+        std::fs::write(p.home.join(".bashrc"), rc).unwrap();
+        // A wrapper of the agent's own, written in an earlier call: it runs what it is given.
+        let wrap = p.ws.join("wrap");
+        std::fs::write(&wrap, "#!/bin/sh\nexec \"$@\"\n").unwrap();
+        std::fs::set_permissions(&wrap, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        if who == Who::Nobody {
+            chown_tree(&p.base, NOBODY);
+        }
+        // A sender that feeds `rm -rf` to whatever listens on the port, for as long as the
+        // lines are tried.
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let sender = {
+            let (stop, payload) = (stop.clone(), format!("rm -rf {out}\n"));
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    if let Ok(mut c) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+                        let _ = std::io::Write::write_all(&mut c, payload.as_bytes());
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+            })
+        };
+        let s = start(
+            who,
+            &p,
+            &[],
+            &[
+                ("PM_TERM_NO_USER_RC", "0"),
+                ("PM_TERM_APPROVAL_DEFAULT", "decline"),
+            ],
+        )
+        .await;
+        let opened = s
+            .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
+                "execution": {"shell": "bash"}, "runtime": {"cwd": p.ws.display().to_string()}}))
+            .await;
+        let id = opened["identity"]["terminal_id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{who:?}: the terminal opens: {opened:#}"))
+            .to_string();
+        let lines = [
+            format!("flock -xc 'rm -rf {out}' lock"),
+            format!("cat > x.sh <<'EOF'\nrm -rf {out}\nEOF\nsh x.sh"),
+            format!("printf 'rm -rf {out}' | xargs -0 sh -c"),
+            format!("nc -l 127.0.0.1 {port} > f; sh f"),
+            format!("./wrap rm -rf {out}"),
+            format!("echo 'import shutil; shutil.rmtree(\"{out}\")' > x.py; python3 x.py"),
+        ];
+        for line in &lines {
+            let r = s.call(terminal_command(&id, line)).await;
+            assert!(
+                matches!(code(&r), "PM_TERM_BLOCKED_DESTRUCTIVE" | "PM_TERM_DECLINED"),
+                "{who:?}: ran unasked: {line}: {r:#}"
+            );
+            assert!(
+                p.out.join("keep.txt").exists(),
+                "{who:?}: {line} deleted {out}"
+            );
+        }
+        // The set-up was read (its alias works) and the terminal still runs what it is given.
+        let r = s.call(terminal_command(&id, &format!("ll {out}"))).await;
+        assert_eq!(r["status"], "completed", "{who:?}: {r:#}");
+        assert!(
+            r["result"]["output"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("keep.txt"),
+            "{who:?}: {r:#}"
+        );
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        sender.join().unwrap();
+        s.stop().await;
+    }
+}
