@@ -201,6 +201,10 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "echo 'rm -rf ~' > x.sh; sh < x.sh",
         "mkfifo f; sh < f & nc -l 9 > f",
         "printf 'rm -rf ~' | xargs -0 sh -c",
+        // A start-up file given to a program no list of writers named; pagers that run.
+        "yq -i '.a=1' ~/.bashrc",
+        "sd foo bar ~/.profile",
+        "ag --pager='rm -rf ~' x",
         // Credentials no list of tools' files named.
         "cat ~/.codex/auth.json",
         "cat ~/.claude/.credentials.json",

@@ -169,6 +169,18 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
         "rg" if crate::getopt::has_long_at_least(rest, "pre", 3) => {
             Some("rg --pre runs the program it names on every file it searches".into())
         }
+        // ripgrep's parser takes no abbreviations; the program gives its hyperlinks' host.
+        "rg" if rest
+            .iter()
+            .any(|a| a == "--hostname-bin" || a.starts_with("--hostname-bin=")) =>
+        {
+            Some("rg --hostname-bin runs the program it names".into())
+        }
+        // The pager its results go through, run by a shell (getopt_long's and Perl's
+        // Getopt::Long read `--pag`: no other option of theirs starts so).
+        "ag" | "ack" | "ack-grep" if crate::getopt::has_long_at_least(rest, "pager", 3) => {
+            Some(format!("{name} --pager runs the command it names"))
+        }
         // Options read from a file (or the input) the line does not show: an output file,
         // an upload, a proxy command.
         "curl" if has_option(rest, Some('K'), Some("config")) => {

@@ -216,6 +216,9 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
             break;
         }
     }
+    if !out.iter().any(|f| f.rule == "startup_file_write") {
+        out.extend(super::startup_given::given_startup_file(argv, cwd));
+    }
     let program = argv.first().map(|p| basename(p)).unwrap_or_default();
     // ssh's own identity (`ssh -i ~/.ssh/id_ed25519`, `-oIdentityFile=`) is a key used
     // where it lies, the one use a key has that sends nothing of it.

@@ -27,6 +27,7 @@ mod secret_names;
 mod secrets;
 mod sequences;
 mod startup;
+mod startup_given;
 mod system;
 mod whole_home;
 mod windows;
