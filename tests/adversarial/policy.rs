@@ -205,6 +205,10 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "yq -i '.a=1' ~/.bashrc",
         "sd foo bar ~/.profile",
         "ag --pager='rm -rf ~' x",
+        // Text written with escapes the shell reading it decodes; a build file from a stream.
+        "printf '\\x72\\x6d -rf ~' | sh",
+        "echo 'r\\x6d -rf ~' | sh",
+        "just --justfile /dev/stdin <<< 'a:\n rm -rf ~'",
         // Credentials no list of tools' files named.
         "cat ~/.codex/auth.json",
         "cat ~/.claude/.credentials.json",

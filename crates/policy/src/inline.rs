@@ -85,7 +85,7 @@ pub fn is_interpreter(name: &str) -> bool {
 fn language(name: &str) -> &str {
     let n = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     match n {
-        "python" | "pypy" => "python",
+        "python" | "pypy" | "ipython" => "python",
         "nodejs" | "bun" | "deno" => "node",
         other => other,
     }

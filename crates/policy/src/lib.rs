@@ -20,6 +20,7 @@ mod inline_words;
 pub mod lex;
 pub mod limits;
 mod other_shells;
+mod printed;
 mod repl;
 mod repl_env;
 mod repl_files;

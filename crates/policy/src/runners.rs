@@ -261,6 +261,28 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
                 || has_option(rest, Some('E'), Some("eval")))
             .then(|| "make runs recipes given on its input or --eval, which are not read".into())
         }
+        // The same of the other build runners: just's justfile, ninja's build file, a
+        // cmake script (`-P`), read from a stream.
+        "just" | "ninja" | "samu" | "cmake" => {
+            let stream = |f: &str| {
+                f == "-"
+                    || f == "/dev/stdin"
+                    || f.starts_with("/dev/fd/")
+                    || f.starts_with("/proc/")
+                    || f.contains(super::lex::COMPUTED)
+            };
+            let short_only = |short: char| {
+                (0..rest.len())
+                    .find_map(|i| crate::getopt::option_value(&rest[i..], Some(short), None))
+            };
+            let file = match name {
+                "just" => option_value_anywhere(rest, 'f', "justfile"),
+                "cmake" => short_only('P'),
+                _ => short_only('f'),
+            };
+            file.is_some_and(|f| stream(&f))
+                .then(|| format!("{name} runs a build file read from a stream, which is not read"))
+        }
         "cargo" => crate::tool_settings::cargo(rest),
         "apt" | "apt-get" | "apt-cache" | "aptitude" => crate::tool_settings::apt(name, rest),
         "complete" | "compgen" => has_option(rest, Some('C'), None)

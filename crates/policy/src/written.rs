@@ -10,7 +10,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::getopt::option_value_anywhere;
-use crate::lex::{COMPUTED, Simple};
+use crate::lex::Simple;
+pub use crate::printed::literal_output;
 use crate::wrappers::{basename, is_shell};
 
 /// What running a file this line wrote runs.
@@ -66,7 +67,10 @@ impl Written {
         for r in c.redirects.iter().chain(operands) {
             let kept = self.shown.entry(script_name(r).to_string()).or_default();
             kept.push_str(&text);
-            kept.push('\n');
+            // Kept as lines: what a printf without a newline wrote ends one all the same.
+            if !kept.ends_with('\n') {
+                kept.push('\n');
+            }
         }
     }
 
@@ -235,66 +239,6 @@ fn code_inline(args: &[String]) -> bool {
     })
 }
 
-/// What `printf FORMAT WORD…` writes when its format has only `%s` conversions (the
-/// format repeats for the words left, as printf does) and the escapes `\n`, `\t`, `\0`.
-fn printf_output(format: &str, words: &[String]) -> Option<String> {
-    let unescaped = format
-        .replace("\\n", "\n")
-        .replace("\\t", "\t")
-        .replace("\\0", "\0")
-        .replace("%%", "\u{1}");
-    let pieces: Vec<&str> = unescaped.split("%s").collect();
-    if pieces.iter().any(|p| p.contains('%')) {
-        return None;
-    }
-    let per = pieces.len() - 1;
-    let mut out = String::new();
-    let mut words = words.iter();
-    loop {
-        for (i, piece) in pieces.iter().enumerate() {
-            out.push_str(piece);
-            if i < per {
-                out.push_str(words.next().map_or("", String::as_str));
-            }
-        }
-        if per == 0 || words.len() == 0 {
-            break;
-        }
-    }
-    Some(out.replace('\u{1}', "%"))
-}
-
-/// What a pipeline stage writes when the line shows it: `echo`/`printf` of literal words.
-pub fn literal_output(c: &Simple) -> Option<String> {
-    let name = basename(c.argv.first()?);
-    let args = &c.argv[1..];
-    if args.iter().any(|a| a.contains(COMPUTED)) {
-        return None;
-    }
-    match name.as_str() {
-        // A heredoc or here-string passed through (`cat > x.sh <<'EOF'`, `tee x.sh <<< …`).
-        "cat" | "tee" if !c.input.is_empty() && (name == "tee" || args.is_empty()) => {
-            Some(c.input.clone())
-        }
-        "echo" => {
-            let words: Vec<&str> = args
-                .iter()
-                .map(String::as_str)
-                .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
-                .collect();
-            Some(words.join(" ").replace("\\n", "\n"))
-        }
-        // `printf '%s' WORD…` and `printf '%s\n' WORD…` write their words as they are
-        // (the format repeats for each); another format is read as its words joined.
-        "printf" => match args.split_first() {
-            Some((format, words)) => printf_output(format, words)
-                .or_else(|| Some(args.join(" ").replace("\\n", "\n").replace("\\t", "\t"))),
-            None => None,
-        },
-        _ => None,
-    }
-}
-
 /// A file's name as a script is named: `./x.sh` and `x.sh` are one file.
 fn script_name(word: &str) -> &str {
     word.strip_prefix("./")
@@ -361,21 +305,6 @@ mod tests {
         assert!(
             matches!(w.runs(&c[1].argv, &c[1].reads), Some(Ran::Lines(t)) if t.contains("rm -rf ~"))
         );
-    }
-
-    #[test]
-    fn printf_formats_of_words_are_written_as_printf_writes_them() {
-        let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            printf_output("%s\\0", &w(&["a", "b"])).as_deref(),
-            Some("a\0b\0")
-        );
-        assert_eq!(
-            printf_output("%s %s\\n", &w(&["rm", "-rf", "x"])).as_deref(),
-            Some("rm -rf\nx \n")
-        );
-        assert_eq!(printf_output("100%%\\n", &[]).as_deref(), Some("100%\n"));
-        assert_eq!(printf_output("%d", &w(&["1"])), None);
     }
 
     #[test]

@@ -1,0 +1,184 @@
+//! What `echo`, `printf` and `cat`/`tee` of a here-document write, when the line shows it:
+//! the text a shell or an interpreter reading it then runs.
+//!
+//! Escapes are decoded as the programs decode them. Read as typed, `printf '\x72\x6d -rf ~'
+//! | sh` was the text `\x72\x6d -rf ~`, an unknown program: allowed, and the shell ran
+//! `rm -rf ~`. What cannot be worked out from the line (a conversion but `%s`/`%b`, a
+//! computed word) is no text at all, so the reader of it is warned as one reading text it
+//! cannot see.
+
+use crate::lex::ansi_c::escape;
+use crate::lex::{COMPUTED, Simple};
+use crate::wrappers::basename;
+
+/// What a pipeline stage writes when the line shows it: `echo`/`printf` of literal words,
+/// `cat`/`tee` of a here-document or here-string.
+pub fn literal_output(c: &Simple) -> Option<String> {
+    let name = basename(c.argv.first()?);
+    let args = &c.argv[1..];
+    if args.iter().any(|a| a.contains(COMPUTED)) {
+        return None;
+    }
+    match name.as_str() {
+        // A heredoc or here-string passed through (`cat > x.sh <<'EOF'`, `tee x.sh <<< …`).
+        "cat" | "tee" if !c.input.is_empty() && (name == "tee" || args.is_empty()) => {
+            Some(c.input.clone())
+        }
+        "echo" => {
+            let mut words = args.iter().map(String::as_str).peekable();
+            let mut newline = true;
+            while let Some(flags) = words.peek().and_then(|w| w.strip_prefix('-')) {
+                if flags.is_empty() || !flags.chars().all(|f| matches!(f, 'n' | 'e' | 'E')) {
+                    break;
+                }
+                newline &= !flags.contains('n');
+                words.next();
+            }
+            // bash's echo decodes escapes with -e, dash's and zsh's always: the decoded text
+            // is the one that may hide a command, so it is the one judged.
+            let text = words.collect::<Vec<_>>().join(" ");
+            let (mut out, stopped) = decode(&text, true);
+            if newline && !stopped {
+                out.push('\n');
+            }
+            Some(out)
+        }
+        "printf" => {
+            let (format, words) = args.split_first()?;
+            printf_output(format, words)
+        }
+        _ => None,
+    }
+}
+
+/// What `printf FORMAT WORD…` writes: its format's escapes decoded, `%s` a word as it is,
+/// `%b` a word with its escapes decoded, `%%` a `%`; the format repeats for the words left,
+/// as printf does. Any other conversion (`%c`, `%d`, a width): `None`, not worked out.
+pub fn printf_output(format: &str, words: &[String]) -> Option<String> {
+    let (format, _) = decode(format, false);
+    let mut words = words.iter();
+    let mut out = String::new();
+    loop {
+        let mut converted = false;
+        let mut chars = format.chars();
+        while let Some(c) = chars.next() {
+            if c != '%' {
+                out.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some('%') => out.push('%'),
+                Some('s') => {
+                    converted = true;
+                    out.push_str(words.next().map_or("", String::as_str));
+                }
+                Some('b') => {
+                    converted = true;
+                    let (text, stopped) = decode(words.next().map_or("", String::as_str), true);
+                    out.push_str(&text);
+                    if stopped {
+                        return Some(out);
+                    }
+                }
+                _ => return None,
+            }
+        }
+        if !converted || words.len() == 0 {
+            return Some(out);
+        }
+    }
+}
+
+/// `text` with its backslash escapes decoded, and whether a `\c` stopped the output there.
+/// `echo`: octal is `\0NNN` (echo's and printf's `%b`); else `\NNN` (printf's format).
+fn decode(text: &str, echo: bool) -> (String, bool) {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        i += 1;
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let rest = &chars[i..];
+        match rest.first() {
+            Some('c') => return (out, true),
+            // echo's octal: a zero, then up to three digits.
+            Some('0') if echo => {
+                let digits: String = rest[1..]
+                    .iter()
+                    .take(3)
+                    .take_while(|d| d.is_digit(8))
+                    .collect();
+                let code = u32::from_str_radix(&digits, 8).unwrap_or(0);
+                out.extend(char::from_u32(code));
+                i += 1 + digits.len();
+            }
+            Some('1'..='7') if echo => out.push('\\'),
+            _ => match escape(rest) {
+                Some((decoded, used)) => {
+                    out.push(decoded);
+                    i += used;
+                }
+                // No escape the program knows (`\q`): kept as typed.
+                None => out.push('\\'),
+            },
+        }
+    }
+    (out, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn printf_writes_as_printf_does() {
+        assert_eq!(
+            printf_output("%s\\0", &w(&["a", "b"])).as_deref(),
+            Some("a\0b\0")
+        );
+        assert_eq!(
+            printf_output("%s %s\\n", &w(&["rm", "-rf", "x"])).as_deref(),
+            Some("rm -rf\nx \n")
+        );
+        assert_eq!(printf_output("100%%\\n", &[]).as_deref(), Some("100%\n"));
+        assert_eq!(printf_output("%d", &w(&["1"])), None);
+        assert_eq!(printf_output("%c%c -rf ~", &w(&["r", "m"])), None);
+        assert_eq!(
+            printf_output("\\x72\\x6d -rf ~", &[]).as_deref(),
+            Some("rm -rf ~")
+        );
+        assert_eq!(
+            printf_output("\\162\\155 -rf ~", &[]).as_deref(),
+            Some("rm -rf ~")
+        );
+        assert_eq!(
+            printf_output("%b", &w(&["\\x72m -rf ~"])).as_deref(),
+            Some("rm -rf ~")
+        );
+        assert_eq!(
+            printf_output("%b", &w(&["\\0162m -rf ~\\c", "x"])).as_deref(),
+            Some("rm -rf ~")
+        );
+    }
+
+    #[test]
+    fn echo_is_read_with_its_escapes_decoded() {
+        let out = |line: &str| {
+            let c = crate::lex::parse(line).commands;
+            literal_output(&c[0])
+        };
+        assert_eq!(out("echo 'r\\x6d -rf ~'").as_deref(), Some("rm -rf ~\n"));
+        assert_eq!(out("echo -ne '\\0162m -rf ~'").as_deref(), Some("rm -rf ~"));
+        assert_eq!(out("echo -e 'a\\nb'").as_deref(), Some("a\nb\n"));
+        assert_eq!(out("echo -n x").as_deref(), Some("x"));
+        assert_eq!(out("echo -x y").as_deref(), Some("-x y\n"));
+        assert_eq!(out("echo 'ab\\cd'").as_deref(), Some("ab"));
+    }
+}
