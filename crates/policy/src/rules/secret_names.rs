@@ -34,41 +34,169 @@ pub(super) fn private_in_ssh(rel: &[&str]) -> bool {
             || !(PUBLIC.contains(name) || name.starts_with("config.")))
 }
 
-/// Whether `rel` is, by its name, a login or a history under a home's hidden directories
-/// (`~/.foo/credentials.json`, `~/.bar/auth.json`, `~/.gemini/oauth_creds.json`,
-/// `~/.sqlite_history`): a word of its name says so (`authorized_keys` does not). Only data files count (a program's source named
-/// `token_stream.rs` in a registry's cache is not a token).
+/// Words that name a credential in a file's or a directory's name (split at every
+/// character that is not a letter or a digit: `api_key`, `chap-secrets`, `auth.conf.d`).
+const WORDS: &[&str] = &[
+    "credential",
+    "credentials",
+    "creds",
+    "token",
+    "tokens",
+    "secret",
+    "secrets",
+    "password",
+    "passwords",
+    "auth",
+    "oauth",
+    "key",
+    "keys",
+    "apikey",
+    "privkey",
+    "private",
+    "keyring",
+    "keystore",
+    "keytab",
+    "wallet",
+    "wallets",
+    "cookie",
+    "cookies",
+    "login",
+    "logins",
+    "history",
+];
+
+/// Of those, the ones that name a credential under `/etc`, `/var/lib`, `/run`, `/srv` or
+/// `/opt` too: not `login` (`/etc/login.defs`), `history`, `key`/`keys` or `cookie`, which
+/// name system files anyone reads.
+const SYSTEM_WORDS: &[&str] = &[
+    "credential",
+    "credentials",
+    "creds",
+    "token",
+    "tokens",
+    "secret",
+    "secrets",
+    "password",
+    "passwords",
+    "auth",
+    "oauth",
+    "apikey",
+    "privkey",
+    "private",
+    "keyring",
+    "keystore",
+    "keytab",
+    "wallet",
+    "wallets",
+];
+
+/// Extensions of data files, which a word of the name makes a credential (a program's source
+/// named `token_stream.rs` or `auth.py` is not one).
+const DATA: &[&str] = &[
+    "",
+    "json",
+    "yml",
+    "yaml",
+    "toml",
+    "ini",
+    "conf",
+    "cfg",
+    "cnf",
+    "db",
+    "txt",
+    "xml",
+    "dat",
+    "sqlite",
+    "sqlite3",
+    "ldb",
+    "properties",
+    "env",
+    "key",
+    "pem",
+    "gpg",
+];
+
+/// Extensions that are private keys and key stores whatever the name: under a home's hidden
+/// directories all of them; in the system's directories (whose `.pem` and `.gpg` are mostly
+/// public certificates and keyrings) the first seven.
+const KEY_FILES: &[&str] = &[
+    "key", "keytab", "p12", "pfx", "jks", "kdbx", "ppk", "keystore", "pem", "age", "gpg",
+];
+const SYSTEM_KEY_FILES: usize = 7;
+
+fn words(name: &str) -> impl Iterator<Item = &str> {
+    name.split(|c: char| !c.is_ascii_alphanumeric())
+}
+
+fn split_ext(name: &str) -> (&str, &str) {
+    match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => (stem, ext),
+        _ => (name, ""),
+    }
+}
+
+/// Whether `rel` is, by its name, a login, a key or a history under a home's hidden
+/// directories (`~/.foo/credentials.json`, `~/.bar/auth.json`, `~/.config/anthropic/api_key`,
+/// `~/.minisign/minisign.key`, `~/.ethereum/keystore/x`, `~/.sqlite_history`): a word of its
+/// name or of a directory's under the hidden one says so (`authorized_keys` does not), or
+/// its extension is a key's. Only data files count.
 pub(super) fn login_file(rel: &[&str]) -> bool {
     let Some((name, dirs)) = rel.split_last() else {
         return false;
     };
     let lower = name.to_ascii_lowercase();
+    let (stem, ext) = split_ext(&lower);
     if dirs.is_empty() {
-        return lower.starts_with('.') && (lower.ends_with("history") || lower.ends_with("_hist"));
+        return lower.starts_with('.')
+            && (lower.ends_with("history")
+                || lower.ends_with("_hist")
+                || KEY_FILES.contains(&ext)
+                || lower.ends_with("authority"));
     }
-    let (stem, ext) = lower.rsplit_once('.').unwrap_or((&lower, ""));
-    let data = matches!(
-        ext,
-        "" | "json" | "yml" | "yaml" | "toml" | "ini" | "conf" | "cfg" | "db" | "txt" | "xml"
-    );
-    const WORDS: &[&str] = &[
-        "credential",
-        "credentials",
-        "creds",
-        "token",
-        "tokens",
-        "secret",
-        "secrets",
-        "password",
-        "passwords",
-        "auth",
-        "oauth",
-    ];
-    dirs[0].starts_with('.')
-        && data
-        && stem
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .any(|w| WORDS.contains(&w))
+    if !dirs[0].starts_with('.') || lower == "authorized_keys" || lower == "authorized_keys2" {
+        return false;
+    }
+    if KEY_FILES.contains(&ext) {
+        return true;
+    }
+    let named = |w: &str| WORDS.contains(&w);
+    DATA.contains(&ext)
+        && (words(stem).any(named)
+            || dirs[1..]
+                .iter()
+                .any(|d| words(&d.to_ascii_lowercase()).any(named)))
+}
+
+/// Whether a (normalized) system path is, by its name, a credential: a key store by its
+/// extension, or a data file whose name or directory names one (`/etc/ppp/chap-secrets`,
+/// `/etc/apt/auth.conf.d/x.conf`, `/var/lib/jenkins/secrets/master.key`,
+/// `/etc/pki/tls/private/x.key`); and a Kerberos ticket cache wherever it is
+/// (`/tmp/krb5cc_0`).
+pub(super) fn system_credential(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    if name.starts_with("krb5cc") {
+        return true;
+    }
+    const ROOTS: &[&str] = &["/etc/", "/var/lib/", "/run/", "/var/run/", "/srv/", "/opt/"];
+    let Some(rest) = ROOTS.iter().find_map(|r| path.strip_prefix(r)) else {
+        return false;
+    };
+    // PAM's modules are named for what they do (`common-auth`), not for what they hold.
+    if path.starts_with("/etc/pam.d/") {
+        return false;
+    }
+    let (stem, ext) = split_ext(&name);
+    if KEY_FILES[..SYSTEM_KEY_FILES].contains(&ext) {
+        return true;
+    }
+    let named = |w: &str| SYSTEM_WORDS.contains(&w);
+    let dirs: Vec<String> = rest
+        .split('/')
+        .rev()
+        .skip(1)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    DATA.contains(&ext) && (words(stem).any(named) || dirs.iter().any(|d| words(d).any(named)))
 }
 
 #[cfg(test)]
@@ -100,5 +228,59 @@ mod tests {
         assert!(!login_file(&parts("src/auth.json")));
         assert!(is_home(&parts("~")) && is_home(&parts("/root")) && is_home(&parts("/home/bob")));
         assert!(!is_home(&parts("/srv/app")));
+        for secret in [
+            ".config/anthropic/api_key",
+            ".minisign/minisign.key",
+            ".ethereum/keystore/x",
+            ".bitcoin/wallet.dat",
+            ".config/sops/age/keys.txt",
+            ".config/Slack/Cookies",
+            ".local/share/atuin/history.db",
+            ".cloudflared/cert.pem",
+            ".netrc.gpg",
+            ".Xauthority",
+        ] {
+            assert!(login_file(&parts(secret)), "{secret}");
+        }
+        for data in [
+            ".cargo/registry/src/x/src/private/mod.rs",
+            ".config/Code/User/settings.json",
+            ".local/share/x/keywords.json",
+            ".gitconfig",
+            ".config/fish/config.fish",
+        ] {
+            assert!(!login_file(&parts(data)), "{data}");
+        }
+    }
+
+    #[test]
+    fn system_credentials_by_name() {
+        for secret in [
+            "/etc/ppp/chap-secrets",
+            "/etc/apt/auth.conf",
+            "/etc/apt/auth.conf.d/x.conf",
+            "/var/lib/jenkins/secrets/master.key",
+            "/etc/pki/tls/private/x.key",
+            "/etc/openvpn/client.key",
+            "/etc/krb5.keytab",
+            "/tmp/krb5cc_0",
+            "/run/user/0/keyring/control",
+        ] {
+            assert!(system_credential(secret), "{secret}");
+        }
+        for data in [
+            "/etc/passwd",
+            "/etc/login.defs",
+            "/etc/pam.d/common-auth",
+            "/etc/ssl/certs/ca-certificates.crt",
+            "/etc/ssl/certs/x.pem",
+            "/etc/apt/keyrings/docker.gpg",
+            "/etc/default/keyboard",
+            "/opt/app/src/auth.py",
+            "/var/lib/dpkg/status",
+            "/usr/share/doc/x/secrets.txt",
+        ] {
+            assert!(!system_credential(data), "{data}");
+        }
     }
 }

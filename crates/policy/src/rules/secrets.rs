@@ -8,7 +8,7 @@
 //! (`cat ~/.ssh/*`, `cat ~/.ss?/id_*`).
 
 use super::reading::fnmatch;
-use super::secret_names::{is_home, login_file, private_in_ssh};
+use super::secret_names::{is_home, login_file, private_in_ssh, system_credential};
 
 /// Under a home directory: exact paths, and directories (ending in `/`) whose every file
 /// counts.
@@ -85,6 +85,26 @@ const HOME_SECRETS: &[&str] = &[
     ".config/Cursor/User/globalStorage/",
     ".viminfo",
     ".lesshst",
+    // Services' command-line logins and chat clients' sessions that no word of their names
+    // gives away.
+    ".kaggle/kaggle.json",
+    ".config/solana/id.json",
+    ".sentryclirc",
+    ".yarnrc.yml",
+    ".config/stripe/config.toml",
+    ".twilio-cli/",
+    ".railway/",
+    ".ibmcloud/",
+    ".config/linode-cli",
+    ".config/tailscale/",
+    ".config/filezilla/",
+    ".config/remmina/",
+    ".purple/accounts.xml",
+    ".weechat/sec.conf",
+    ".config/Slack/",
+    ".config/discord/",
+    ".config/Signal/config.json",
+    ".dbshell",
 ];
 
 /// Private SSH keys, by the names `ssh-keygen` gives them (`.pub` halves are not).
@@ -113,6 +133,13 @@ const SYSTEM_SECRETS: &[&str] = &[
     "/etc/NetworkManager/system-connections/",
     "/var/lib/tailscale/",
     "/run/containers/",
+    // Clusters' and services' own logins.
+    "/etc/kubernetes/",
+    "/etc/rancher/k3s/k3s.yaml",
+    "/etc/mysql/debian.cnf",
+    "/etc/gitlab-runner/config.toml",
+    "/var/lib/gitlab-runner/config.toml",
+    "/var/lib/docker/containers/",
 ];
 
 /// Programs that, given a directory, only list it or change its metadata: naming a
@@ -205,7 +232,7 @@ pub fn is_secret_file(path: &str) -> bool {
     {
         return true;
     }
-    if SYSTEM_SECRETS.iter().any(|s| within(path, s)) {
+    if SYSTEM_SECRETS.iter().any(|s| within(path, s)) || system_credential(path) {
         return true;
     }
     // A container registry login kept for a user's session (`podman login`).
