@@ -249,28 +249,15 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
             .then(|| "crontab installs commands that run later, unjudged".into()),
         // A makefile from a stream, or `--eval`, is recipes on the line that are not read.
         "make" | "gmake" => {
-            let stream = |f: &str| {
-                f == "-"
-                    || f == "/dev/stdin"
-                    || f.starts_with("/dev/fd/")
-                    || f.starts_with("/proc/")
-                    || f.contains(super::lex::COMPUTED)
-            };
-            (option_value_anywhere(rest, 'f', "file").is_some_and(|f| stream(&f))
-                || option_value_anywhere(rest, 'f', "makefile").is_some_and(|f| stream(&f))
+            let stream = |f: String| from_a_stream(&f);
+            (option_value_anywhere(rest, 'f', "file").is_some_and(stream)
+                || option_value_anywhere(rest, 'f', "makefile").is_some_and(stream)
                 || has_option(rest, Some('E'), Some("eval")))
             .then(|| "make runs recipes given on its input or --eval, which are not read".into())
         }
         // The same of the other build runners: just's justfile, ninja's build file, a
         // cmake script (`-P`), read from a stream.
         "just" | "ninja" | "samu" | "cmake" => {
-            let stream = |f: &str| {
-                f == "-"
-                    || f == "/dev/stdin"
-                    || f.starts_with("/dev/fd/")
-                    || f.starts_with("/proc/")
-                    || f.contains(super::lex::COMPUTED)
-            };
             let short_only = |short: char| {
                 (0..rest.len())
                     .find_map(|i| crate::getopt::option_value(&rest[i..], Some(short), None))
@@ -280,7 +267,7 @@ pub fn unread(name: &str, rest: &[String]) -> Option<String> {
                 "cmake" => short_only('P'),
                 _ => short_only('f'),
             };
-            file.is_some_and(|f| stream(&f))
+            file.is_some_and(|f| from_a_stream(&f))
                 .then(|| format!("{name} runs a build file read from a stream, which is not read"))
         }
         "cargo" => crate::tool_settings::cargo(rest),
@@ -501,6 +488,16 @@ const SSH_DATA_OPTIONS: &[&str] = &[
     "userknownhostsfile",
     "verifyhostkeydns",
 ];
+
+/// Whether a build file named so is read from a stream (the input, a descriptor, a computed
+/// name): its recipes are on the line, or nowhere the policy can read them.
+fn from_a_stream(f: &str) -> bool {
+    f == "-"
+        || f == "/dev/stdin"
+        || f.starts_with("/dev/fd/")
+        || f.starts_with("/proc/")
+        || f.contains(super::lex::COMPUTED)
+}
 
 #[cfg(test)]
 mod tests {

@@ -35,7 +35,9 @@ pub(super) fn private_in_ssh(rel: &[&str]) -> bool {
 }
 
 /// Words that name a credential in a file's or a directory's name (split at every
-/// character that is not a letter or a digit: `api_key`, `chap-secrets`, `auth.conf.d`).
+/// character that is not a letter or a digit: `api_key`, `chap-secrets`, `auth.conf.d`),
+/// wherever the file is: under a home's hidden directories, and under `/etc`, `/var/lib`,
+/// `/run`, `/srv` or `/opt`.
 const WORDS: &[&str] = &[
     "credential",
     "credentials",
@@ -48,8 +50,6 @@ const WORDS: &[&str] = &[
     "passwords",
     "auth",
     "oauth",
-    "key",
-    "keys",
     "apikey",
     "privkey",
     "private",
@@ -58,36 +58,12 @@ const WORDS: &[&str] = &[
     "keytab",
     "wallet",
     "wallets",
-    "cookie",
-    "cookies",
-    "login",
-    "logins",
-    "history",
 ];
 
-/// Of those, the ones that name a credential under `/etc`, `/var/lib`, `/run`, `/srv` or
-/// `/opt` too: not `login` (`/etc/login.defs`), `history`, `key`/`keys` or `cookie`, which
-/// name system files anyone reads.
-const SYSTEM_WORDS: &[&str] = &[
-    "credential",
-    "credentials",
-    "creds",
-    "token",
-    "tokens",
-    "secret",
-    "secrets",
-    "password",
-    "passwords",
-    "auth",
-    "oauth",
-    "apikey",
-    "privkey",
-    "private",
-    "keyring",
-    "keystore",
-    "keytab",
-    "wallet",
-    "wallets",
+/// Words that name a credential under a home's hidden directories only: in the system's
+/// they name files anyone reads (`/etc/login.defs`, `/etc/apt/keys`, a history of packages).
+const HOME_WORDS: &[&str] = &[
+    "key", "keys", "cookie", "cookies", "login", "logins", "history",
 ];
 
 /// Extensions of data files, which a word of the name makes a credential (a program's source
@@ -159,7 +135,7 @@ pub(super) fn login_file(rel: &[&str]) -> bool {
     if KEY_FILES.contains(&ext) {
         return true;
     }
-    let named = |w: &str| WORDS.contains(&w);
+    let named = |w: &str| WORDS.contains(&w) || HOME_WORDS.contains(&w);
     DATA.contains(&ext)
         && (words(stem).any(named)
             || dirs[1..]
@@ -189,7 +165,7 @@ pub(super) fn system_credential(path: &str) -> bool {
     if KEY_FILES[..SYSTEM_KEY_FILES].contains(&ext) {
         return true;
     }
-    let named = |w: &str| SYSTEM_WORDS.contains(&w);
+    let named = |w: &str| WORDS.contains(&w);
     let dirs: Vec<String> = rest
         .split('/')
         .rev()
