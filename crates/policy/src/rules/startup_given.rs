@@ -156,6 +156,10 @@ const READS_OR_MODELED: &[&str] = &[
     "ssh",
     "cd",
     "pushd",
+    // Keys read, or made where they are named (a key is no start-up file).
+    "ssh-keygen",
+    "ssh-add",
+    "ssh-copy-id",
 ];
 
 /// The first start-up file named in `argv` to a program that may write it.
