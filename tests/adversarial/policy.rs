@@ -130,6 +130,8 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         "hash -p /bin/rm ls; ls -rf ~",
         "enable -n echo",
         "stty intr undef",
+        "stty raw",
+        "PS1='\\$(rm -rf ~)'",
         "trap '' INT; sleep 100",
         "exec >/dev/null",
         // Scripts read from streams the line makes.

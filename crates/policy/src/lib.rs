@@ -369,7 +369,7 @@ impl Policy {
         // the last would let `(cd /tmp); rm -rf *` run in `/` as a deletion in /tmp.
         // Unknown (None) after a `cd` to a computed place.
         let mut places: Vec<Option<String>> = vec![cwd.map(str::to_string)];
-        for walk::Run { argv, redirects } in &commands {
+        for (i, walk::Run { argv, redirects }) in commands.iter().enumerate() {
             let here = places.clone();
             for from in &here {
                 if let Some(to) = rules::moved_to(argv, from.as_deref())
@@ -399,8 +399,21 @@ impl Policy {
                     command: shell_words::join(argv),
                 });
             }
+            // `stty raw` with the modes put back later in the line (`old=$(stty -g); stty
+            // raw -echo; read …; stty "$old"`) leaves no later command without Ctrl-C.
+            // The settings put back are those `stty -g` printed before it in the line.
+            let restored = (rules::stty::stty_signals_off(argv)
+                && commands[i + 1..]
+                    .iter()
+                    .any(|r| rules::stty::stty_restores(&r.argv)))
+                || (rules::stty::stty_computed(argv)
+                    && rules::stty::restores_only_saved_settings(line));
             for cwd in &here {
-                findings.extend(rules::check_argv(argv, redirects, cwd.as_deref()));
+                let mut found = rules::check_argv(argv, redirects, cwd.as_deref());
+                if restored {
+                    found.retain(|f| f.rule != "terminal_state");
+                }
+                findings.extend(found);
             }
         }
         if let Some(f) = rules::check_download_execute(line) {

@@ -88,8 +88,11 @@ pub(crate) fn judge_assignment(
             None => lines.push(value.trim_start_matches('|').to_string()),
         }
     } else if PROMPT_VARIABLES.contains(&base) {
-        if value.contains("$(") || value.contains('`') {
-            lines.push(format!("echo \"{}\"", value.replace('"', "\\\"")));
+        // bash decodes a prompt's escapes before it expands it: `\$` is `$` (for a user
+        // but root), `\044` is `$`, `\140` a backquote, so `PS1='\$(cmd)'` runs `cmd`.
+        let decoded = prompt_decoded(value);
+        if decoded.contains("$(") || decoded.contains('`') {
+            lines.push(format!("echo \"{}\"", decoded.replace('"', "\\\"")));
         }
     } else if ZSH_HOOK_ARRAYS.contains(&base) {
         // Each element is run as a command (by its name: `precmd_functions+=(reboot)`).
@@ -97,6 +100,39 @@ pub(crate) fn judge_assignment(
     } else if carries_unread_code(name, value) {
         code_env.push(unread());
     }
+}
+
+/// A prompt string with the escapes that can spell `$` or a backquote decoded as bash's
+/// prompt decoding does (`\$`, and octal `\NNN`); every other escape is left as written.
+fn prompt_decoded(value: &str) -> String {
+    let chars: Vec<char> = value.chars().collect();
+    let mut out = String::with_capacity(value.len());
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        i += 1;
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.get(i) {
+            Some('$') => {
+                out.push('$');
+                i += 1;
+            }
+            Some(d) if d.is_digit(8) => {
+                let digits: String = chars[i..]
+                    .iter()
+                    .take(3)
+                    .take_while(|d| d.is_digit(8))
+                    .collect();
+                let code = u32::from_str_radix(&digits, 8).unwrap_or(0);
+                out.extend(char::from_u32(code));
+                i += digits.len();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// The variables a builtin assigns by name, with a value the line does not show: `read

@@ -28,6 +28,7 @@ mod secrets;
 mod sequences;
 mod startup;
 mod startup_given;
+pub mod stty;
 mod system;
 mod whole_home;
 mod windows;

@@ -210,7 +210,7 @@ pub fn shell_state(argv: &[String]) -> Option<Finding> {
         "hash" if args.iter().any(|a| a.starts_with("-p")) => {
             "makes a command name run another program's file"
         }
-        "stty" if !stty_leaves_modes(args) => {
+        "stty" if !super::stty::leaves_modes(args) => {
             "changes the terminal's modes (its interrupt key, echo, line editing): Ctrl-C, \
                  timeouts and what a person watching sees may stop working"
         }
@@ -227,25 +227,6 @@ pub fn shell_state(argv: &[String]) -> Option<Finding> {
         _ => return None,
     };
     Some(finding(Severity::Warn, "terminal_state", what, argv))
-}
-
-/// Whether `stty args` leaves the line editor's keys as they were: it does unless it gives
-/// a control character a new key (`intr undef` disarms Ctrl-C, `kill`/`werase`/`erase`
-/// remapped make the keys the policy reads in raw input mean other edits) or reads its
-/// settings from a file of the agent's (`-F`/`--file` picks another terminal). Modes such
-/// as `raw -echo` (a program reading keys) are the program's business and restored by the
-/// shell's line editor at its prompt.
-fn stty_leaves_modes(args: &[String]) -> bool {
-    const CONTROL: &[&str] = &[
-        "intr", "quit", "erase", "kill", "eof", "eol", "eol2", "swtch", "start", "stop", "susp",
-        "dsusp", "rprnt", "werase", "lnext", "discard", "status",
-    ];
-    !args.iter().any(|a| {
-        CONTROL.contains(&a.as_str())
-            || a.starts_with("-F")
-            || a.starts_with("--file")
-            || a == "-isig"
-    })
 }
 
 /// History expansion in a line (`!!`, `!-2`, `!rm`, `!?x?`, `!$`, `^old^new`): an
@@ -346,6 +327,9 @@ mod tests {
             "enable -n echo",
             "stty intr undef",
             "stty -isig",
+            "stty raw",
+            "stty raw -echo",
+            "stty -F /dev/pts/1 sane",
             "trap '' INT",
             "exec",
         ] {
@@ -364,7 +348,7 @@ mod tests {
             "stty size",
             "stty sane",
             "stty cols 120 rows 40",
-            "stty raw -echo",
+            "stty -echo",
             "stty -g",
             "trap 'echo bye' EXIT",
             "trap -p",
