@@ -44,13 +44,6 @@ const DATA: &[&str] = &[
     "printf",
     "print",
     "git",
-    "grep",
-    "egrep",
-    "fgrep",
-    "zgrep",
-    "rg",
-    "ag",
-    "ack",
     "man",
     "info",
     "whatis",
@@ -126,7 +119,10 @@ impl Policy {
                 continue;
             };
             let name = basename(program).to_ascii_lowercase();
-            if DATA.contains(&name.as_str()) || self.allowed.iter().any(|p| matches_rule(argv, p)) {
+            if DATA.contains(&name.as_str())
+                || crate::wrappers::SEARCHERS.contains(&name.as_str())
+                || self.allowed.iter().any(|p| matches_rule(argv, p))
+            {
                 continue;
             }
             let code_words = inline::is_interpreter(&name) || consoles::is_console(&name);

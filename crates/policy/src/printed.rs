@@ -89,11 +89,20 @@ pub fn printf_output(format: &str, words: &[String]) -> Option<String> {
     }
 }
 
-/// `text` with its backslash escapes decoded, and whether a `\c` stopped the output there.
-/// `echo`: octal is `\0NNN` (echo's and printf's `%b`); else `\NNN` (printf's format).
-fn decode(text: &str, echo: bool) -> (String, bool) {
+/// What the characters after a backslash decode to.
+pub(crate) enum Escaped {
+    /// A character, and how many characters after the backslash it took.
+    Char(char, usize),
+    /// Output stops here (printf's and echo's `\c`).
+    Stop,
+    /// No escape: the backslash stays as written.
+    Kept,
+}
+
+/// `text` with each backslash escape decoded by `escape`, and whether one stopped the output.
+pub(crate) fn decode_escapes(text: &str, escape: impl Fn(&[char]) -> Escaped) -> (String, bool) {
     let chars: Vec<char> = text.chars().collect();
-    let mut out = String::new();
+    let mut out = String::with_capacity(text.len());
     let mut i = 0;
     while let Some(&c) = chars.get(i) {
         i += 1;
@@ -101,32 +110,48 @@ fn decode(text: &str, echo: bool) -> (String, bool) {
             out.push(c);
             continue;
         }
-        let rest = &chars[i..];
-        match rest.first() {
-            Some('c') => return (out, true),
-            // echo's octal: a zero, then up to three digits.
-            Some('0') if echo => {
-                let digits: String = rest[1..]
-                    .iter()
-                    .take(3)
-                    .take_while(|d| d.is_digit(8))
-                    .collect();
-                let code = u32::from_str_radix(&digits, 8).unwrap_or(0);
-                out.extend(char::from_u32(code));
-                i += 1 + digits.len();
+        match escape(&chars[i..]) {
+            Escaped::Char(decoded, used) => {
+                out.push(decoded);
+                i += used;
             }
-            Some('1'..='7') if echo => out.push('\\'),
-            _ => match escape(rest) {
-                Some((decoded, used)) => {
-                    out.push(decoded);
-                    i += used;
-                }
-                // No escape the program knows (`\q`): kept as typed.
-                None => out.push('\\'),
-            },
+            Escaped::Stop => return (out, true),
+            Escaped::Kept => out.push('\\'),
         }
     }
     (out, false)
+}
+
+/// An octal number of up to `most` digits at `s[skip..]`: the character, and the characters
+/// taken (with `skip`). No digit is NUL.
+pub(crate) fn octal(s: &[char], skip: usize, most: usize) -> Escaped {
+    let digits: String = s
+        .iter()
+        .skip(skip)
+        .take(most)
+        .take_while(|d| d.is_digit(8))
+        .collect();
+    let code = u32::from_str_radix(&digits, 8).unwrap_or(0);
+    match char::from_u32(code) {
+        Some(c) => Escaped::Char(c, skip + digits.len()),
+        None => Escaped::Kept,
+    }
+}
+
+/// `text` with its backslash escapes decoded, and whether a `\c` stopped the output there.
+/// `echo`: octal is `\0NNN` (echo's and printf's `%b`); else `\NNN` (printf's format).
+fn decode(text: &str, echo: bool) -> (String, bool) {
+    decode_escapes(text, |rest| match rest.first() {
+        Some('c') => Escaped::Stop,
+        // echo's octal: a zero, then up to three digits.
+        Some('0') if echo => octal(rest, 1, 3),
+        Some('1'..='7') if echo => Escaped::Kept,
+        _ => match escape(rest) {
+            Some((decoded, used)) => Escaped::Char(decoded, used),
+            // No escape the program knows (`\q`): kept as typed.
+            None => Escaped::Kept,
+        },
+    })
 }
 
 #[cfg(test)]

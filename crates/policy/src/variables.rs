@@ -103,36 +103,16 @@ pub(crate) fn judge_assignment(
 }
 
 /// A prompt string with the escapes that can spell `$` or a backquote decoded as bash's
-/// prompt decoding does (`\$`, and octal `\NNN`); every other escape is left as written.
+/// prompt decoding does (`\$`, and octal `\NNN`); every other escape is left as written
+/// (none stops the prompt, as `\c` stops printf).
 fn prompt_decoded(value: &str) -> String {
-    let chars: Vec<char> = value.chars().collect();
-    let mut out = String::with_capacity(value.len());
-    let mut i = 0;
-    while let Some(&c) = chars.get(i) {
-        i += 1;
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.get(i) {
-            Some('$') => {
-                out.push('$');
-                i += 1;
-            }
-            Some(d) if d.is_digit(8) => {
-                let digits: String = chars[i..]
-                    .iter()
-                    .take(3)
-                    .take_while(|d| d.is_digit(8))
-                    .collect();
-                let code = u32::from_str_radix(&digits, 8).unwrap_or(0);
-                out.extend(char::from_u32(code));
-                i += digits.len();
-            }
-            _ => out.push(c),
-        }
-    }
-    out
+    use crate::printed::{Escaped, decode_escapes, octal};
+    decode_escapes(value, |rest| match rest.first() {
+        Some('$') => Escaped::Char('$', 1),
+        Some(d) if d.is_digit(8) => octal(rest, 0, 3),
+        _ => Escaped::Kept,
+    })
+    .0
 }
 
 /// The variables a builtin assigns by name, with a value the line does not show: `read

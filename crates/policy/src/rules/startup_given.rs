@@ -32,13 +32,6 @@ const READS_OR_MODELED: &[&str] = &[
     "xxd",
     "hexdump",
     "strings",
-    "grep",
-    "egrep",
-    "fgrep",
-    "zgrep",
-    "rg",
-    "ag",
-    "ack",
     "diff",
     "diff3",
     "cmp",
@@ -172,7 +165,10 @@ pub fn given_startup_file(argv: &[String], cwd: Option<&str>) -> Option<Finding>
     if is_startup_file(&itself) || home_configuration_if_home(&itself) {
         return None;
     }
-    if READS_OR_MODELED.contains(&program.as_str()) || (program == "tar" && !extracts(argv)) {
+    if READS_OR_MODELED.contains(&program.as_str())
+        || crate::wrappers::SEARCHERS.contains(&program.as_str())
+        || (program == "tar" && !extracts(argv))
+    {
         return None;
     }
     let named = argv[1..].iter().find(|word| {

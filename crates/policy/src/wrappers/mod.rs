@@ -48,6 +48,10 @@ impl Effective {
     }
 }
 
+/// The searchers: their arguments are patterns and files they read, never a command (their
+/// options that run one, `rg --pre`, `ag --pager`, are the runners' rules).
+pub(crate) const SEARCHERS: &[&str] = &["grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack"];
+
 pub fn basename(word: &str) -> String {
     let name = word
         .rsplit(['/', '\\'])
