@@ -52,8 +52,12 @@ pub fn literal_output(c: &Simple) -> Option<String> {
 }
 
 /// What `printf FORMAT WORD…` writes: its format's escapes decoded, `%s` a word as it is,
-/// `%b` a word with its escapes decoded, `%%` a `%`; the format repeats for the words left,
-/// as printf does. Any other conversion (`%c`, `%d`, a width): `None`, not worked out.
+/// `%b` a word with its escapes decoded, `%c` its first character, `%%` a `%`; the format
+/// repeats for the words left, as printf does. Any other conversion (`%d`, `%.2s`, a width)
+/// is text the line does not show: a computed word (`lex::COMPUTED`) in its place, so that
+/// what the rest shows is still judged (`printf 'rm -rf ~ %d' 1 | sh` is `rm -rf ~ …`) and a
+/// program named by it is a computed one (`printf '%.2s -rf ~' rmx | sh`). `None` for a
+/// format cut off after its `%`.
 pub fn printf_output(format: &str, words: &[String]) -> Option<String> {
     let (format, _) = decode(format, false);
     let mut words = words.iter();
@@ -80,7 +84,24 @@ pub fn printf_output(format: &str, words: &[String]) -> Option<String> {
                         return Some(out);
                     }
                 }
-                _ => return None,
+                Some('c') => {
+                    converted = true;
+                    out.extend(words.next().and_then(|w| w.chars().next()));
+                }
+                Some(mut spec) => {
+                    // Flags, a width and a precision (`*` takes a word each), then the
+                    // conversion's letter.
+                    converted = true;
+                    while !spec.is_ascii_alphabetic() {
+                        if spec == '*' {
+                            words.next();
+                        }
+                        spec = chars.next()?;
+                    }
+                    words.next();
+                    out.push_str(COMPUTED);
+                }
+                None => return None,
             }
         }
         if !converted || words.len() == 0 {
@@ -173,8 +194,20 @@ mod tests {
             Some("rm -rf\nx \n")
         );
         assert_eq!(printf_output("100%%\\n", &[]).as_deref(), Some("100%\n"));
-        assert_eq!(printf_output("%d", &w(&["1"])), None);
-        assert_eq!(printf_output("%c%c -rf ~", &w(&["r", "m"])), None);
+        assert_eq!(printf_output("%d", &w(&["1"])).as_deref(), Some(COMPUTED));
+        assert_eq!(
+            printf_output("%c%c -rf ~", &w(&["r", "m"])).as_deref(),
+            Some("rm -rf ~")
+        );
+        assert_eq!(
+            printf_output("rm -rf ~ %5.2f\\n", &w(&["1"])),
+            Some(format!("rm -rf ~ {COMPUTED}\n"))
+        );
+        assert_eq!(
+            printf_output("%*.*s -rf ~", &w(&["2", "2", "rmx"])),
+            Some(format!("{COMPUTED} -rf ~"))
+        );
+        assert_eq!(printf_output("100%", &[]), None);
         assert_eq!(
             printf_output("\\x72\\x6d -rf ~", &[]).as_deref(),
             Some("rm -rf ~")
