@@ -206,6 +206,7 @@ async fn the_policy_allows_nothing_it_cannot_read() {
         // A start-up file given to a program no list of writers named; pagers that run.
         "yq -i '.a=1' ~/.bashrc",
         "sd foo bar ~/.profile",
+        "awk '{print \"x\" > FILENAME}' ~/.bashrc",
         "ag --pager='rm -rf ~' x",
         // Text written with escapes the shell reading it decodes; a build file from a stream.
         "printf '\\x72\\x6d -rf ~' | sh",

@@ -3,9 +3,9 @@
 //!
 //! Escapes are decoded as the programs decode them. Read as typed, `printf '\x72\x6d -rf ~'
 //! | sh` was the text `\x72\x6d -rf ~`, an unknown program: allowed, and the shell ran
-//! `rm -rf ~`. What cannot be worked out from the line (a conversion but `%s`/`%b`, a
-//! computed word) is no text at all, so the reader of it is warned as one reading text it
-//! cannot see.
+//! `rm -rf ~`. A printf conversion it does not work out (`%d`, `%.2s`) is a computed word
+//! in the text, so what the rest shows is still judged; a computed argument makes no text
+//! at all, so the reader of it is warned as one reading text it cannot see.
 
 use crate::lex::ansi_c::escape;
 use crate::lex::{COMPUTED, Simple};

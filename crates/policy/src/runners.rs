@@ -489,14 +489,11 @@ const SSH_DATA_OPTIONS: &[&str] = &[
     "verifyhostkeydns",
 ];
 
-/// Whether a build file named so is read from a stream (the input, a descriptor, a computed
-/// name): its recipes are on the line, or nowhere the policy can read them.
+/// Whether a build file named so is read from a stream (`stdin::stream_name`: the input, a
+/// descriptor, a computed name) or anything under `/proc`: its recipes are on the line, or
+/// nowhere the policy can read them.
 fn from_a_stream(f: &str) -> bool {
-    f == "-"
-        || f == "/dev/stdin"
-        || f.starts_with("/dev/fd/")
-        || f.starts_with("/proc/")
-        || f.contains(super::lex::COMPUTED)
+    crate::stdin::stream_name(f) || f.starts_with("/proc/")
 }
 
 #[cfg(test)]

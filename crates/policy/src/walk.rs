@@ -9,9 +9,10 @@ use std::collections::HashMap;
 use super::expansion::{expand, expand_in_word, expand_unsplit};
 use super::lex::{self, COMPUTED, Simple};
 use super::limits::{MAX_DEPTH, NESTED_BUDGET, spend_on_text};
+use super::printed::literal_output;
 use super::variables::{assigned_by_builtin, judge_assignment};
 use super::wrappers::look_through_budgeted;
-use super::written::{Ran, Written, literal_output, windows_script};
+use super::written::{Ran, Written, windows_script};
 use crate::stdin::Stdin;
 /// Most variables a line may assign and still have them expanded.
 const MAX_VARIABLES: usize = 256;

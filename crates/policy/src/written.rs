@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::getopt::option_value_anywhere;
 use crate::lex::Simple;
-pub use crate::printed::literal_output;
+use crate::printed::literal_output;
 use crate::wrappers::{basename, is_shell};
 
 /// What running a file this line wrote runs.

@@ -92,13 +92,17 @@ const DATA: &[&str] = &[
     "gpg",
 ];
 
-/// Extensions that are private keys and key stores whatever the name: under a home's hidden
-/// directories all of them; in the system's directories (whose `.pem` and `.gpg` are mostly
-/// public certificates and keyrings) the first seven.
-const KEY_FILES: &[&str] = &[
-    "key", "keytab", "p12", "pfx", "jks", "kdbx", "ppk", "keystore", "pem", "age", "gpg",
-];
-const SYSTEM_KEY_FILES: usize = 7;
+/// Extensions that are private keys and key stores whatever the name, wherever they are.
+const KEY_FILES: &[&str] = &["key", "keytab", "p12", "pfx", "jks", "kdbx", "ppk"];
+
+/// And under a home's hidden directories only: in the system's directories `.pem` and `.gpg`
+/// are mostly public certificates and keyrings.
+const HOME_KEY_FILES: &[&str] = &["keystore", "pem", "age", "gpg"];
+
+/// Whether an extension is a key's under a home's hidden directories.
+fn key_file(ext: &str) -> bool {
+    KEY_FILES.contains(&ext) || HOME_KEY_FILES.contains(&ext)
+}
 
 fn words(name: &str) -> impl Iterator<Item = &str> {
     name.split(|c: char| !c.is_ascii_alphanumeric())
@@ -126,13 +130,13 @@ pub(super) fn login_file(rel: &[&str]) -> bool {
         return lower.starts_with('.')
             && (lower.ends_with("history")
                 || lower.ends_with("_hist")
-                || KEY_FILES.contains(&ext)
+                || key_file(ext)
                 || lower.ends_with("authority"));
     }
     if !dirs[0].starts_with('.') || lower == "authorized_keys" || lower == "authorized_keys2" {
         return false;
     }
-    if KEY_FILES.contains(&ext) {
+    if key_file(ext) {
         return true;
     }
     let named = |w: &str| WORDS.contains(&w) || HOME_WORDS.contains(&w);
@@ -162,7 +166,7 @@ pub(super) fn system_credential(path: &str) -> bool {
         return false;
     }
     let (stem, ext) = split_ext(&name);
-    if KEY_FILES[..SYSTEM_KEY_FILES].contains(&ext) {
+    if KEY_FILES.contains(&ext) {
         return true;
     }
     let named = |w: &str| WORDS.contains(&w);

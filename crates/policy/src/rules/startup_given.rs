@@ -127,16 +127,11 @@ const READS_OR_MODELED: &[&str] = &[
     "sed",
     "gsed",
     "perl",
-    "awk",
-    "gawk",
-    "mawk",
-    "nawk",
     "sort",
     "uniq",
     "split",
     "csplit",
     "patch",
-    "find",
     "wget",
     "curl",
     "strace",
@@ -168,6 +163,8 @@ pub fn given_startup_file(argv: &[String], cwd: Option<&str>) -> Option<Finding>
     if READS_OR_MODELED.contains(&program.as_str())
         || crate::wrappers::SEARCHERS.contains(&program.as_str())
         || (program == "tar" && !extracts(argv))
+        || (matches!(program.as_str(), "awk" | "gawk" | "mawk" | "nawk") && !awk_may_write(argv))
+        || (program == "find" && !find_acts(argv))
     {
         return None;
     }
@@ -190,6 +187,41 @@ pub fn given_startup_file(argv: &[String], cwd: Option<&str>) -> Option<Finding>
         ),
         argv,
     ))
+}
+
+/// Whether an awk line may write what it reads: its program prints into a file or a pipe,
+/// calls the system, or comes from a file or a library (`print > FILENAME` rewrites the
+/// file it reads; `-i inplace` too).
+fn awk_may_write(argv: &[String]) -> bool {
+    argv[1..].iter().any(|a| {
+        a.contains(['>', '|'])
+            || a.contains("system")
+            || a.starts_with("-f")
+            || a.starts_with("--file")
+            || a.starts_with("-i")
+            || a.starts_with("--include")
+            || a.starts_with("-E")
+            || a.starts_with("--exec")
+    })
+}
+
+/// Whether a `find` line runs commands or writes files: what it hands them is found, not
+/// named on the line (`find ~/.bashrc -exec sh -c 'echo x >> {}' \;`).
+fn find_acts(argv: &[String]) -> bool {
+    argv[1..].iter().any(|a| {
+        matches!(
+            a.as_str(),
+            "-exec"
+                | "-execdir"
+                | "-ok"
+                | "-okdir"
+                | "-delete"
+                | "-fprint"
+                | "-fprint0"
+                | "-fprintf"
+                | "-fls"
+        )
+    })
 }
 
 /// Whether a `tar` line unpacks (`-x`, `xf`, `--extract`, `--get`) rather than reads.
@@ -224,6 +256,8 @@ mod tests {
             "crudini --set ~/.gitconfig core pager less",
             "ruby -i -pe 1 ~/.bashrc",
             "tar -xf x.tar -C ~/.config/autostart",
+            "awk {print>FILENAME} ~/.bashrc",
+            "find ~/.bashrc -exec sh -c x {} ;",
             "tar xf x.tar -C ~/.config/autostart",
             "some-tool --out=~/.zshrc",
             "nano ~/.bashrc",
@@ -240,6 +274,8 @@ mod tests {
             "grep alias ~/.bashrc",
             "diff ~/.bashrc ~/.bashrc.bak",
             "tar czf backup.tgz ~/.config",
+            "awk {print} ~/.bashrc",
+            "find ~/.config -name x.json",
             "source ~/.bashrc",
             "cp ~/.bashrc /tmp/b",
             "yq .a config.yml",
