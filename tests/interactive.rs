@@ -405,6 +405,62 @@ async fn interactive_timeout_interrupts_with_output_so_far() {
     s.stop().await;
 }
 
+/// A command past its timeout that Ctrl-C does not stop is still ended: its process group is
+/// sent SIGINT (for a terminal whose Ctrl-C was turned off: `stty raw` puts it back only at
+/// the line's end, which never comes), then SIGTERM, then SIGKILL, and the answer says which
+/// ended it. A loop of the shell's own that ignores SIGINT cannot be signalled without ending
+/// the terminal: the answer says it still runs and to terminate it, and `terminate` does.
+#[tokio::test]
+async fn a_timeout_ends_a_command_that_turned_ctrl_c_off_or_ignores_it() {
+    let mut envs = env();
+    // The lines that trap signals are warned (terminal state): the operator approves them.
+    envs.push(("PM_TERM_APPROVAL_DEFAULT", "approve"));
+    let s = server().envs(&envs).start().await;
+    let id = open_shell(&s).await;
+    let cases = [
+        (
+            r#"old=$(stty -g); stty raw; sleep 30; stty "$old""#,
+            "SIGINT",
+            130,
+        ),
+        (r#"sh -c 'trap "" INT; sleep 30'"#, "SIGTERM", 143),
+        (r#"sh -c 'trap "" INT TERM; sleep 30'"#, "SIGKILL", 137),
+    ];
+    for (line, signal, exit) in cases {
+        let mut q = terminal_command(&id, line);
+        q["runtime"] = json!({"timeout_ms": 800});
+        let p = s.call(q).await;
+        assert_eq!(code(&p), "PM_TERM_TIMEOUT", "{line}: {p:#}");
+        let said = p["error"]["message"].as_str().unwrap();
+        assert!(
+            said.contains(&format!("was sent {signal}, which ended it")),
+            "{line}: {said}"
+        );
+        let cmd = &p["error"]["details"]["command"];
+        assert_eq!(cmd["complete"], true, "{line}: {p:#}");
+        assert_eq!(cmd["exit_code"], exit, "{line}: {p:#}");
+        // The terminal takes the next command at once.
+        let r = s.call(terminal_command(&id, "echo next-$((6*7))")).await;
+        assert_eq!(r["result"]["output"], "next-42\n", "after {line}: {r:#}");
+    }
+    // The shell's own loop, SIGINT ignored: nothing ends it but the terminal's end.
+    let mut q = terminal_command(&id, r#"trap '' INT; while :; do :; done"#);
+    q["runtime"] = json!({"timeout_ms": 800});
+    let p = s.call(q).await;
+    assert_eq!(code(&p), "PM_TERM_TIMEOUT", "{p:#}");
+    let said = p["error"]["message"].as_str().unwrap();
+    assert!(
+        said.contains("still runs") && said.contains("action terminate"),
+        "{said}"
+    );
+    assert_eq!(p["error"]["details"]["command"]["complete"], false, "{p:#}");
+    let k = s
+        .call(json!({"action": "terminate", "target": {"terminal_id": id}}))
+        .await;
+    assert_eq!(k["status"], "completed", "{k:#}");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn vim_and_top_through_the_screen_view() {
     let s = server().envs(&env()).start().await;

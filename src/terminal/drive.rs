@@ -9,6 +9,7 @@ use ahp_types::actions::{StateAction, TerminalClaimedAction};
 use ahp_types::state::TerminalClaim;
 
 use super::core::Core;
+use super::interrupt::{self, Interrupted};
 use super::protocol::{AgentClaim, InputArgs, OpError, OpErrorKind, OpenArgs, RanResult, RunArgs};
 use super::ready::{self, Ready};
 use super::submission::{self, PROMPT_GRACE, Waited};
@@ -24,8 +25,6 @@ use super::{CreateSpec, DEFAULT_COLS, DEFAULT_ROWS, fish_syntax, guard, held, li
 /// for the keys it has not read).
 const TYPED_SETTLE: Duration = Duration::from_millis(150);
 
-/// After Ctrl-C on a timeout, how long to wait for the command to wind down.
-pub const INTERRUPT_SETTLE: Duration = Duration::from_secs(2);
 /// How much recent text `wait_for` patterns are matched against.
 const WAIT_FOR_WINDOW: u64 = 64 * 1024;
 /// What a terminal sends around pasted text when the program asked for bracketed paste.
@@ -345,10 +344,12 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
         waits_for_input = quiet_or_input(&t, before, limit, TYPED_SETTLE).await;
         false
     };
-    let timed_out = !finished && hard.is_some_and(|h| Instant::now() >= h);
-    if timed_out {
-        interrupt_now(core, &t, typed.base).await;
-    }
+    // Past the hard timeout: how the command was stopped.
+    let timed_out = if !finished && hard.is_some_and(|h| Instant::now() >= h) {
+        Some(interrupt::now(core, &t, typed.base).await)
+    } else {
+        None
+    };
     answer(
         core,
         &t,
@@ -372,7 +373,8 @@ struct Outcome {
     before: u64,
     /// When the command's hard timeout ends it.
     hard: Option<Instant>,
-    timed_out: bool,
+    /// Past the hard timeout: how the command was stopped.
+    timed_out: Option<Interrupted>,
     waits_for_input: bool,
     /// Whether the shell's integration reports each command.
     integrated: bool,
@@ -395,7 +397,7 @@ fn answer(core: &Arc<Core>, t: &Arc<Terminal>, a: &RunArgs, o: Outcome) -> RanRe
         None => true,
     } && t.is_running();
     let mut r = ran(t, out, still);
-    if o.waits_for_input && still && !timed_out {
+    if o.waits_for_input && still && timed_out.is_none() {
         r.waiting_for_input = Some(super::view::prompt_line(core, t));
     }
     r.screen = super::view::full_screen(core, t, &a.output);
@@ -410,17 +412,18 @@ fn answer(core: &Arc<Core>, t: &Arc<Terminal>, a: &RunArgs, o: Outcome) -> RanRe
         r.terminal = super::view::summary(t);
     }
     if still
-        && !timed_out
+        && timed_out.is_none()
         && let Some(h) = hard
     {
-        interrupt_at(core, t, base, h);
+        interrupt::at(core, t, base, h);
     }
-    if timed_out {
+    if let Some(how) = timed_out {
         let limit_ms = a.timeout_ms.unwrap_or(0);
         return Err(OpError {
             kind: OpErrorKind::Timeout,
             message: format!(
-                "the command ran past timeout_ms {limit_ms}; it was interrupted with Ctrl-C"
+                "the command ran past timeout_ms {limit_ms}; {}",
+                how.told(&t.id)
             ),
             partial: Some(Box::new(r)),
             limit: None,
@@ -474,38 +477,6 @@ fn record_typed(t: &Terminal, command: &str, base: u64) {
     while st.typed_bases.len() > super::term::MAX_COMMAND_RECORDS {
         st.typed_bases.pop_front();
     }
-}
-
-/// The command ran past its timeout: Ctrl-C, once a line typed a moment ago has started
-/// (or the line editor takes the key and drops the line instead), then a moment for it to
-/// end.
-async fn interrupt_now(core: &Arc<Core>, t: &Arc<Terminal>, base: u64) {
-    tracing::info!(terminal = %t.id, "timeout: interrupting the command");
-    wait_for(t, Instant::now() + INTERRUPT_SETTLE, |st| {
-        !st.line_entered || !submission::none_running(st, base) || !st.running()
-    })
-    .await;
-    let _ = held::ctrl_c(core, t).await;
-    wait_for(t, Instant::now() + INTERRUPT_SETTLE, |st| {
-        submission::none_running(st, base) || !st.running()
-    })
-    .await;
-}
-
-/// The call answered before the command's hard timeout: interrupt it when the timeout
-/// comes, if it is still the command running then.
-fn interrupt_at(core: &Arc<Core>, t: &Arc<Terminal>, base: u64, at: Instant) {
-    let (core, t) = (core.clone(), t.clone());
-    tokio::spawn(async move {
-        let finished = wait_for(&t, at, |st| {
-            submission::none_running(st, base) || !st.running()
-        })
-        .await;
-        if !finished {
-            tracing::info!(terminal = %t.id, "timeout: interrupting the command");
-            let _ = held::ctrl_c(&core, &t).await;
-        }
-    });
 }
 
 pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {

@@ -15,6 +15,7 @@ mod fish_syntax;
 pub mod frame;
 mod guard;
 pub mod held;
+mod interrupt;
 pub mod lifecycle;
 pub mod looks;
 #[cfg(test)]

@@ -17,7 +17,7 @@ use portable_pty::{MasterPty, PtySize, native_pty_system};
 use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 
-use super::{InputWait, Job, Pty};
+use super::{InputWait, Job, Pty, Signalled, Stop};
 use crate::process::{self, ChildExit, SessionIo, SessionSpec, Supervised};
 use crate::terminal::shell::ShellLaunch;
 
@@ -73,6 +73,36 @@ impl Pty for KernelPty {
             self.supervised.pid,
             foreground,
         )
+    }
+
+    fn signal_foreground(&self, stop: Stop) -> Signalled {
+        use nix::sys::signal::{Signal, killpg};
+        let pgid = {
+            let master = crate::locks::lock(&self.master);
+            let Some(fd) = master.as_raw_fd() else {
+                return Signalled::Unknown;
+            };
+            // SAFETY: tcgetpgrp on the master's descriptor, as above; it takes no pointer.
+            unsafe { nix::libc::tcgetpgrp(fd) }
+        };
+        // The kernel names only a group of the terminal's own session: the agent's
+        // processes, never the supervisor's or anything outside.
+        if pgid <= 0 {
+            return Signalled::Unknown;
+        }
+        let signal = match stop {
+            Stop::Interrupt => Signal::SIGINT,
+            _ if pgid == self.supervised.pid => return Signalled::ShellItself,
+            Stop::Terminate => Signal::SIGTERM,
+            Stop::Kill => Signal::SIGKILL,
+        };
+        match killpg(nix::unistd::Pid::from_raw(pgid), signal) {
+            Ok(()) => Signalled::Sent,
+            Err(e) => {
+                tracing::warn!(pgid, %e, "could not signal the terminal's foreground");
+                Signalled::Unknown
+            }
+        }
     }
 
     fn input_wait(&self) -> InputWait {

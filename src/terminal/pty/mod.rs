@@ -77,6 +77,40 @@ pub trait Pty: Send + Sync {
     fn background_jobs(&self) -> Vec<Job> {
         Vec::new()
     }
+    /// Send `stop` to the terminal's foreground process group: a command a typed Ctrl-C did
+    /// not stop. The shell's own group is sent SIGINT only (it survives that; ending it
+    /// would end the terminal). A device that cannot say its foreground sends nothing.
+    fn signal_foreground(&self, _stop: Stop) -> Signalled {
+        Signalled::Unknown
+    }
+}
+
+/// A signal to a terminal's foreground command, mildest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    Interrupt,
+    Terminate,
+    Kill,
+}
+
+impl Stop {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stop::Interrupt => "SIGINT",
+            Stop::Terminate => "SIGTERM",
+            Stop::Kill => "SIGKILL",
+        }
+    }
+}
+
+/// What [`Pty::signal_foreground`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signalled {
+    Sent,
+    /// The foreground is the shell's own group, and the signal would end the terminal.
+    ShellItself,
+    /// The foreground is not known (or the signal could not be sent).
+    Unknown,
 }
 
 pub use crate::process::inspect::InputWait;
