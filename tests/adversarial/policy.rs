@@ -509,6 +509,10 @@ async fn hidden_commands_run_nothing_in_a_real_shell() {
             format!("nc -l 127.0.0.1 {port} > f; sh f"),
             format!("./wrap rm -rf {out}"),
             format!("echo 'import shutil; shutil.rmtree(\"{out}\")' > x.py; python3 x.py"),
+            // Text written with escapes: the shell reading it runs `rm`.
+            format!(r"printf '\x72\x6d -rf {out}' | sh"),
+            format!(r"printf '%b' '\0162m -rf {out}' | bash"),
+            format!(r"echo -e 'r\x6d -rf {out}' | sh"),
         ];
         for line in &lines {
             let r = s.call(terminal_command(&id, line)).await;
