@@ -105,6 +105,28 @@ const HOME_SECRETS: &[&str] = &[
     ".config/discord/",
     ".config/Signal/config.json",
     ".dbshell",
+    // AI clients' own settings: the MCP servers they start, with those servers' tokens in
+    // their environments.
+    ".claude.json",
+    ".config/Claude/claude_desktop_config.json",
+    ".cursor/mcp.json",
+    ".codeium/windsurf/mcp_config.json",
+    ".config/Code/User/mcp.json",
+    ".codex/config.toml",
+    // Data platforms', CI services' and forges' command-line logins, package indexes with
+    // a login in their address.
+    ".databrickscfg",
+    ".snowsql/config",
+    ".dbt/profiles.yml",
+    ".circleci/cli.yml",
+    ".travis/config.yml",
+    ".config/glab-cli/config.yml",
+    ".config/tea/config.yml",
+    ".local/share/atuin/",
+    ".config/pip/pip.conf",
+    ".pip/pip.conf",
+    ".bundle/config",
+    ".nuget/NuGet/NuGet.Config",
 ];
 
 /// Private SSH keys, by the names `ssh-keygen` gives them (`.pub` halves are not).
