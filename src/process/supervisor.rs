@@ -169,7 +169,7 @@ pub fn run(mut req: SpawnRequest, control: OwnedFd, stdio: Vec<OwnedFd>) -> Over
     // so that the program and everything below it are restricted and this process is not
     // (it serves the next session too). It fails closed: no sandbox, no program.
     let (private_tmp, confined) = match req.landlock.take() {
-        Some(plan) => match confine(&plan, &mut req) {
+        Some(plan) => match confine(&plan, &mut req, &stdio) {
             Ok((tmp, prepared)) => (Some(tmp), Some(prepared)),
             Err(why) => {
                 eprintln!("interactive-terminal-mcp: the sandbox could not be applied: {why}");
@@ -193,6 +193,7 @@ pub fn run(mut req: SpawnRequest, control: OwnedFd, stdio: Vec<OwnedFd>) -> Over
 fn confine(
     plan: &crate::sandbox::landlock::Plan,
     req: &mut SpawnRequest,
+    stdio: &[OwnedFd],
 ) -> Result<(std::path::PathBuf, crate::sandbox::landlock::Prepared), String> {
     let tmp = crate::sandbox::landlock::session_tmp(
         std::path::Path::new(&plan.tmp_parent),
@@ -200,7 +201,16 @@ fn confine(
     );
     std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     req.env.push(("TMPDIR".into(), tmp.display().to_string()));
-    let prepared = crate::sandbox::landlock::prepare(plan, &tmp)?;
+    // A terminal's program opens its own device by name (`/dev/stdin`, `tty`, `ssh`'s
+    // prompt): that one device of `/dev/pts` is granted, not the others.
+    let tty_path = match (req.mode, stdio.first()) {
+        (Mode::Terminal, Some(tty)) => Some(
+            std::fs::read_link(format!("/proc/self/fd/{}", tty.as_raw_fd()))
+                .map_err(|e| format!("the terminal's device cannot be named: {e}"))?,
+        ),
+        _ => None,
+    };
+    let prepared = crate::sandbox::landlock::prepare(plan, &tmp, tty_path.as_deref())?;
     Ok((tmp, prepared))
 }
 

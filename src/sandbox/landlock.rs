@@ -4,9 +4,10 @@
 //! everything below it inherits the restriction, and nothing the program does can lift it.
 //!
 //! What it can and cannot do, compared with bubblewrap:
-//! - writes are limited to the writable roots, a private temporary directory (`TMPDIR`) and
-//!   the terminal devices; reads are limited to everything but the server's own files
-//!   (tokens, the page key, the policy), which stay unreadable;
+//! - writes are limited to the writable roots, a private temporary directory (`TMPDIR`),
+//!   the common devices and the session's own terminal; reads are limited to everything but
+//!   the server's own files (tokens, the page key, the policy) and the devices a fresh
+//!   `/dev` would not have (other terminals, disks, input devices);
 //! - a path inside a writable root cannot be kept read-only (Landlock only grants, and a
 //!   grant covers everything beneath), so a writable root holding a `.git` — its own or a
 //!   nested repository's — or one of the server's own files is refused, never granted;
@@ -34,18 +35,33 @@ use super::seccomp::{self, Rules, Sockets};
 #[cfg(target_os = "linux")]
 const NEEDED_ABI: ABI = ABI::V3;
 
-/// Devices every program writes to (and terminals, for programs that make their own). Not
-/// `/dev/shm`: shared by every process of the machine, a sandboxed program would write
-/// there for another to read (or run).
+/// Devices every program writes to, and the terminal it runs on (`/dev/tty`, and its own
+/// device by name: `tty_path`). `/dev/ptmx` makes a new terminal, but its other side, a
+/// new entry in `/dev/pts`, cannot be granted before it exists, so programs that make
+/// their own terminals (`script`, `tmux`, Python's `pty`) cannot open it here. Not
+/// `/dev/pts` as a whole: every terminal of this user (as root, every root terminal) is
+/// there, and reading one takes what a person types into it, writing one shows them
+/// anything. Not `/dev/shm`: shared by every process of the machine, a sandboxed program
+/// would write there for another to read (or run).
 #[cfg(target_os = "linux")]
-const WRITABLE_DEVICES: [&str; 6] = [
+const WRITABLE_DEVICES: [&str; 5] = [
     "/dev/null",
     "/dev/zero",
     "/dev/full",
     "/dev/tty",
     "/dev/ptmx",
-    "/dev/pts",
 ];
+
+/// Devices read and not written. Every other entry of `/dev` is unreadable, as it is
+/// missing from bubblewrap's fresh `/dev`: disks (every file on them, past their
+/// permissions), input devices (every key pressed), consoles' memory, the kernel's log,
+/// other programs' shared memory.
+#[cfg(target_os = "linux")]
+const READABLE_DEVICES: [&str; 2] = ["/dev/random", "/dev/urandom"];
+
+/// Where device files are: read only as [`WRITABLE_DEVICES`] and [`READABLE_DEVICES`] say.
+#[cfg(target_os = "linux")]
+const DEVICES: &str = "/dev";
 
 /// What one session's supervisor applies to itself before starting the program.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -228,7 +244,7 @@ pub struct Prepared {
 pub struct Prepared;
 
 #[cfg(not(target_os = "linux"))]
-pub fn prepare(_plan: &Plan, _tmp: &Path) -> Result<Prepared, String> {
+pub fn prepare(_plan: &Plan, _tmp: &Path, _tty_path: Option<&Path>) -> Result<Prepared, String> {
     Err(super::NOT_LINUX.into())
 }
 
@@ -240,18 +256,26 @@ impl Prepared {
 }
 
 /// Make the restriction of a session's program ready; `tmp` is the session's private
-/// temporary directory.
+/// temporary directory, `tty_path` the device of the terminal it runs on (none for a
+/// headless command).
 #[cfg(target_os = "linux")]
-pub fn prepare(plan: &Plan, tmp: &Path) -> Result<Prepared, String> {
+pub fn prepare(plan: &Plan, tmp: &Path, tty_path: Option<&Path>) -> Result<Prepared, String> {
     let write = AccessFs::from_write(NEEDED_ABI);
     let read: BitFlags<AccessFs> = AccessFs::ReadFile.into();
     let mut writable: Vec<PathBuf> = plan.writable.iter().map(PathBuf::from).collect();
     writable.push(tmp.to_path_buf());
-    let devices: Vec<&str> = WRITABLE_DEVICES
-        .into_iter()
-        .filter(|d| Path::new(d).exists())
-        .collect();
-    let hidden: Vec<PathBuf> = plan.hidden.iter().map(PathBuf::from).collect();
+    let existing = |devices: &[&str]| -> Vec<PathBuf> {
+        devices
+            .iter()
+            .map(PathBuf::from)
+            .filter(|d| d.exists())
+            .collect()
+    };
+    let mut devices = existing(&WRITABLE_DEVICES);
+    devices.extend(tty_path.map(Path::to_path_buf));
+    let read_devices = existing(&READABLE_DEVICES);
+    let mut hidden: Vec<PathBuf> = plan.hidden.iter().map(PathBuf::from).collect();
+    hidden.push(PathBuf::from(DEVICES));
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(write | read)
@@ -268,6 +292,7 @@ pub fn prepare(plan: &Plan, tmp: &Path) -> Result<Prepared, String> {
         .and_then(|r| r.add_rules(path_beneath_rules(readable(&hidden), read)))
         .and_then(|r| r.add_rules(path_beneath_rules(&writable, write | read)))
         .and_then(|r| r.add_rules(path_beneath_rules(&devices, write | read)))
+        .and_then(|r| r.add_rules(path_beneath_rules(&read_devices, read)))
         .map_err(|e| e.to_string())?;
     let last_cap = nix::unistd::geteuid().is_root().then(|| {
         std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")

@@ -31,6 +31,20 @@ async fn sandbox_escapes(who: Who, mechanism: &str) -> Vec<String> {
     let kept_name = unique("itmcp-kept-");
     let kept = Key::add(&kept_name, "key-secret-0123456789");
     let planted_name = unique("itmcp-planted-");
+    // Another terminal of the same user (a person's shell, say) with a line typed into it:
+    // reading its device takes what is typed, writing it shows the person anything.
+    let other_terminal = nix::pty::openpty(None, None).unwrap();
+    let victim_tty = std::fs::read_link(format!(
+        "/proc/self/fd/{}",
+        std::os::fd::AsRawFd::as_raw_fd(&other_terminal.slave)
+    ))
+    .unwrap()
+    .display()
+    .to_string();
+    if who == Who::Nobody {
+        std::os::unix::fs::chown(&victim_tty, Some(NOBODY), None).unwrap();
+    }
+    nix::unistd::write(&other_terminal.master, b"-secret- typed by a person\n").unwrap();
     let out = p.out.display().to_string();
     let attempts: Vec<(&str, String)> = vec![
         (
@@ -94,6 +108,14 @@ async fn sandbox_escapes(who: Who, mechanism: &str) -> Vec<String> {
                 "python3 -c \"import ctypes; k=ctypes.CDLL(None).syscall({}, b'user', b'{planted_name}', b'x', 1, -3); print('-secret- planted' if k >= 0 else 'refused')\"",
                 nix::libc::SYS_add_key
             ),
+        ),
+        (
+            "read what is typed into another terminal",
+            format!("timeout 2 cat {victim_tty}"),
+        ),
+        (
+            "write to another terminal",
+            format!("echo x > {victim_tty} && echo '-secret- wrote another terminal'"),
         ),
         (
             "make a user namespace (every capability inside it)",
