@@ -147,9 +147,32 @@ pub(super) fn start(core: &Arc<Core>, term: &Arc<Terminal>) {
 /// Sleep `wait`, or for ever when there is nothing to wait for.
 async fn sleep_or_never(wait: Option<Duration>) {
     match wait {
+        Some(w) if w < PRECISE_BELOW => precise_sleep(w).await,
         Some(w) => tokio::time::sleep(w).await,
         None => std::future::pending().await,
     }
+}
+
+/// Waits shorter than this are timed by the kernel, not by tokio, whose timers tick in
+/// milliseconds: the first look after a prompt is due a quarter of a millisecond after it
+/// (`looks`), and tokio made that a whole one.
+const PRECISE_BELOW: Duration = Duration::from_millis(1);
+
+/// Sleep `w`, to the microsecond where the system has a timer descriptor.
+async fn precise_sleep(w: Duration) {
+    #[cfg(unix)]
+    if let Some(timer) = crate::os::oneshot_timer(w) {
+        // SAFETY: the timer is an OwnedFd this AsyncFd owns for its whole life, so it stays
+        // open and refers to the same timer.
+        let registered = unsafe {
+            tokio::io::unix::AsyncFd::register_with_interest(timer, tokio::io::Interest::READABLE)
+        };
+        if let Ok(ready) = registered {
+            let _ = ready.readable().await;
+            return;
+        }
+    }
+    tokio::time::sleep(w).await
 }
 
 /// Write keystrokes or text to the terminal, recorded as a `terminal/input` action.

@@ -244,3 +244,7 @@ pub fn tune_allocator() {}
 pub fn pty_input_unread(_fd: std::os::fd::RawFd) -> Option<bool> {
     None
 }
+
+pub fn oneshot_timer(_after: std::time::Duration) -> Option<std::os::fd::OwnedFd> {
+    None
+}

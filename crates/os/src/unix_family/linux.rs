@@ -249,6 +249,39 @@ pub fn pty_input_unread(fd: std::os::fd::RawFd) -> Option<bool> {
     }
 }
 
+pub fn oneshot_timer(after: std::time::Duration) -> Option<OwnedFd> {
+    use nix::libc;
+    use std::os::fd::FromRawFd;
+    // SAFETY: timerfd_create takes no pointer; a descriptor it returns is this process's
+    // own, owned from here on.
+    let fd = unsafe {
+        libc::timerfd_create(
+            libc::CLOCK_MONOTONIC,
+            libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: `fd` was just returned by timerfd_create and nothing else owns it.
+    let timer = unsafe { OwnedFd::from_raw_fd(fd) };
+    // A zero expiry would disarm the timer: the shortest wait is a nanosecond.
+    let after = after.max(std::time::Duration::from_nanos(1));
+    let spec = libc::itimerspec {
+        it_interval: libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        },
+        it_value: libc::timespec {
+            tv_sec: after.as_secs().try_into().unwrap_or(libc::time_t::MAX),
+            tv_nsec: after.subsec_nanos().into(),
+        },
+    };
+    // SAFETY: `spec` lives across the call; the old value is not asked for (null).
+    let rc = unsafe { libc::timerfd_settime(timer.as_raw_fd(), 0, &spec, std::ptr::null_mut()) };
+    (rc == 0).then_some(timer)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -261,5 +294,22 @@ mod tests {
         assert!(super::children_by_scan(me).contains(&(child.id() as i32)));
         let _ = child.kill();
         let _ = child.wait();
+    }
+
+    #[test]
+    fn a_oneshot_timer_fires_once_its_time_has_passed_and_not_before() {
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        use std::os::fd::AsFd;
+        let readable = |fd: &std::os::fd::OwnedFd, ms: u16| {
+            let mut fds = [PollFd::new(fd.as_fd(), PollFlags::POLLIN)];
+            poll(&mut fds, PollTimeout::from(ms)).expect("poll") == 1
+        };
+        let later = super::oneshot_timer(std::time::Duration::from_secs(3600)).expect("timer");
+        assert!(!readable(&later, 0), "an hour's timer fired at once");
+        let soon = super::oneshot_timer(std::time::Duration::from_micros(250)).expect("timer");
+        assert!(readable(&soon, 10_000), "a quarter-millisecond timer never fired");
+        // Zero is the shortest wait, not a disarmed timer.
+        let now = super::oneshot_timer(std::time::Duration::ZERO).expect("timer");
+        assert!(readable(&now, 10_000), "a zero timer never fired");
     }
 }

@@ -62,6 +62,14 @@ pub fn tune_allocator() {
     imp::tune_allocator()
 }
 
+/// A descriptor that becomes readable once `after` has passed, timed by the kernel's
+/// monotonic clock to the microsecond: an async runtime's timers tick in milliseconds, too
+/// coarse for a wait of a quarter of one. `None` where the system has no such descriptor
+/// (or it cannot be made): the caller falls back to its runtime's timer.
+pub fn oneshot_timer(after: std::time::Duration) -> Option<OwnedFd> {
+    imp::oneshot_timer(after)
+}
+
 /// This process's scheduling policy (`SCHED_OTHER`, `SCHED_BATCH`, ...); `None` when the
 /// system cannot say.
 pub fn own_policy() -> Option<i32> {
