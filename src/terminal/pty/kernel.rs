@@ -86,8 +86,11 @@ impl Pty for KernelPty {
             unsafe { nix::libc::tcgetpgrp(fd) }
         };
         // The kernel names only a group of the terminal's own session: the agent's
-        // processes, never the supervisor's or anything outside.
-        if pgid <= 0 {
+        // processes, never the supervisor's or anything outside. Its number is checked
+        // against the session once more (a group that has ended leaves its number behind,
+        // for another group to take); a group whose leader has ended is not signalled.
+        let session = crate::os::session_of(self.supervised.pid);
+        if pgid <= 0 || session.is_none() || crate::os::session_of(pgid) != session {
             return Signalled::Unknown;
         }
         let signal = match stop {
