@@ -307,7 +307,10 @@ mod tests {
         let later = super::oneshot_timer(std::time::Duration::from_secs(3600)).expect("timer");
         assert!(!readable(&later, 0), "an hour's timer fired at once");
         let soon = super::oneshot_timer(std::time::Duration::from_micros(250)).expect("timer");
-        assert!(readable(&soon, 10_000), "a quarter-millisecond timer never fired");
+        assert!(
+            readable(&soon, 10_000),
+            "a quarter-millisecond timer never fired"
+        );
         // Zero is the shortest wait, not a disarmed timer.
         let now = super::oneshot_timer(std::time::Duration::ZERO).expect("timer");
         assert!(readable(&now, 10_000), "a zero timer never fired");

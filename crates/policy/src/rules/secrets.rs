@@ -290,18 +290,11 @@ pub fn is_secret_dir(path: &str, program: &str) -> bool {
     let parts: Vec<&str> = path.split('/').collect();
     (0..parts.len()).any(|i| {
         let rel = &parts[i..];
-        HOME_SECRETS
-            .iter()
-            .map(|s| {
-                // A directory of secrets counts itself; a file's directories do.
-                let parts: Vec<&str> = s.trim_end_matches('/').split('/').collect();
-                (parts, s.ends_with('/'))
-            })
-            .chain(std::iter::once((vec![".ssh", "id_rsa"], false)))
-            .any(|(secret, dir)| {
-                (secret.len() > rel.len() || (dir && secret.len() == rel.len()))
-                    && matches_parts(rel, &secret[..rel.len()])
-            })
+        // A directory of secrets counts itself; a file's directories do.
+        home_secret_parts().iter().any(|(secret, dir)| {
+            (secret.len() > rel.len() || (*dir && secret.len() == rel.len()))
+                && matches_parts(rel, &secret[..rel.len()])
+        })
     })
 }
 
@@ -481,23 +474,36 @@ fn home_secret(rel: &[&str]) -> bool {
     if private_in_ssh(rel) {
         return true;
     }
-    let keys = SSH_KEYS.iter().map(|k| vec![".ssh", k]);
-    let pem = (rel.len() == 2 && rel[0] == ".ssh" && rel[1].ends_with(".pem"))
-        .then(|| vec![".ssh", rel[1]]);
-    HOME_SECRETS
-        .iter()
-        .map(|s| {
-            let dir = s.ends_with('/');
-            (s.trim_end_matches('/').split('/').collect::<Vec<_>>(), dir)
-        })
-        .chain(keys.chain(pem).map(|k| (k, false)))
-        .any(|(secret, dir)| {
-            if dir {
-                rel.len() > secret.len() && matches_parts(&rel[..secret.len()], &secret)
-            } else {
-                rel.len() == secret.len() && matches_parts(rel, &secret)
-            }
-        })
+    // A key in `.ssh` by its extension.
+    if rel.len() == 2 && rel[0] == ".ssh" && rel[1].ends_with(".pem") {
+        return true;
+    }
+    home_secret_parts().iter().any(|(secret, dir)| {
+        if *dir {
+            rel.len() > secret.len() && matches_parts(&rel[..secret.len()], secret)
+        } else {
+            rel.len() == secret.len() && matches_parts(rel, secret)
+        }
+    })
+}
+
+/// [`HOME_SECRETS`] and the private keys of `.ssh` by their names, as path parts (and
+/// whether the entry is a directory), split once: every word of every command is checked
+/// against them.
+fn home_secret_parts() -> &'static [(Vec<&'static str>, bool)] {
+    static PARTS: std::sync::OnceLock<Vec<(Vec<&'static str>, bool)>> = std::sync::OnceLock::new();
+    PARTS.get_or_init(|| {
+        HOME_SECRETS
+            .iter()
+            .map(|s| {
+                (
+                    s.trim_end_matches('/').split('/').collect(),
+                    s.ends_with('/'),
+                )
+            })
+            .chain(SSH_KEYS.iter().map(|k| (vec![".ssh", *k], false)))
+            .collect()
+    })
 }
 
 /// Whether path parts, each a name or a shell pattern, match a secret's names one by one.
