@@ -154,10 +154,13 @@ fn is_block_node(_path: &str) -> bool {
 fn normalize(path: &str, cwd: Option<&str>) -> String {
     let p = path.trim();
     for home in ["~", "$HOME", "${HOME}"] {
-        if p == home || p == format!("{home}/") {
+        let Some(after) = p.strip_prefix(home) else {
+            continue;
+        };
+        if after.is_empty() || after == "/" {
             return "~".into();
         }
-        if let Some(rest) = p.strip_prefix(&format!("{home}/")) {
+        if let Some(rest) = after.strip_prefix('/') {
             return normalize_abs(&format!("/~/{rest}")).replacen("/~", "~", 1);
         }
     }

@@ -291,10 +291,11 @@ pub fn is_secret_dir(path: &str, program: &str) -> bool {
     (0..parts.len()).any(|i| {
         let rel = &parts[i..];
         // A directory of secrets counts itself; a file's directories do.
-        home_secret_parts().iter().any(|(secret, dir)| {
-            (secret.len() > rel.len() || (*dir && secret.len() == rel.len()))
-                && matches_parts(rel, &secret[..rel.len()])
-        })
+        starts_hidden(rel)
+            && home_secret_parts().iter().any(|(secret, dir)| {
+                (secret.len() > rel.len() || (*dir && secret.len() == rel.len()))
+                    && matches_parts(rel, &secret[..rel.len()])
+            })
     })
 }
 
@@ -478,6 +479,11 @@ fn home_secret(rel: &[&str]) -> bool {
     if rel.len() == 2 && rel[0] == ".ssh" && rel[1].ends_with(".pem") {
         return true;
     }
+    // Every entry starts with a hidden name, which only a hidden name or a pattern starting
+    // with a dot matches (`matches_parts`): most words end here.
+    if !starts_hidden(rel) {
+        return false;
+    }
     home_secret_parts().iter().any(|(secret, dir)| {
         if *dir {
             rel.len() > secret.len() && matches_parts(&rel[..secret.len()], secret)
@@ -485,6 +491,12 @@ fn home_secret(rel: &[&str]) -> bool {
             rel.len() == secret.len() && matches_parts(rel, secret)
         }
     })
+}
+
+/// Whether path parts start with a hidden name (or a pattern for one), as every entry of
+/// [`home_secret_parts`] does.
+fn starts_hidden(rel: &[&str]) -> bool {
+    rel.first().is_some_and(|p| p.starts_with('.'))
 }
 
 /// [`HOME_SECRETS`] and the private keys of `.ssh` by their names, as path parts (and
@@ -529,6 +541,14 @@ fn within(path: &str, s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_home_credential_starts_with_a_hidden_name() {
+        // `home_secret` and `is_secret_dir` skip words that do not (`starts_hidden`).
+        for (parts, _) in home_secret_parts() {
+            assert!(starts_hidden(parts), "{parts:?}");
+        }
+    }
 
     #[test]
     fn credentials_are_found_wherever_they_sit_and_however_they_are_named() {

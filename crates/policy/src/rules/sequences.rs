@@ -106,7 +106,13 @@ pub fn check_fork_bomb(text: &str) -> Option<Finding> {
             .ok()
         })
         .as_ref()?;
-    for cap in re.captures_iter(text) {
+    // A function needs a body in braces: a line without one (most) skips the search.
+    let bodies = if text.contains('{') {
+        re.captures_iter(text).collect()
+    } else {
+        Vec::new()
+    };
+    for cap in bodies {
         let Some(name) = cap.get(1).or(cap.get(2)).map(|m| m.as_str()) else {
             continue;
         };
