@@ -443,6 +443,30 @@ async fn a_timeout_ends_a_command_that_turned_ctrl_c_off_or_ignores_it() {
         let r = s.call(terminal_command(&id, "echo next-$((6*7))")).await;
         assert_eq!(r["result"]["output"], "next-42\n", "after {line}: {r:#}");
     }
+    // A call that answered before the timeout (its wait was shorter): the timeout still
+    // comes, in the background, and ends the command the same way.
+    let mut q = terminal_command(&id, r#"sh -c 'trap "" INT TERM; sleep 30'"#);
+    q["runtime"] = json!({"timeout_ms": 800, "wait_ms": 200});
+    let p = s.call(q).await;
+    assert_eq!(p["result"]["running"], true, "{p:#}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let ended = loop {
+        let c = s.call(read(&id, json!({"view": "commands"}))).await;
+        let last = c["result"]["commands"]
+            .as_array()
+            .unwrap()
+            .last()
+            .cloned()
+            .unwrap();
+        if last["complete"] == true || std::time::Instant::now() >= deadline {
+            break last;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(
+        ended["exit_code"], 137,
+        "ended in the background: {ended:#}"
+    );
     // The shell's own loop, SIGINT ignored: nothing ends it but the terminal's end.
     let mut q = terminal_command(&id, r#"trap '' INT; while :; do :; done"#);
     q["runtime"] = json!({"timeout_ms": 800});
