@@ -32,7 +32,12 @@ fn env() -> Vec<(&'static str, &'static str)> {
 /// follow the output that satisfied a wait by a moment on a loaded machine), or as it stands
 /// after 5 s.
 async fn last_command(s: &Server, id: &str) -> Value {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    last_command_within(s, id, Duration::from_secs(5)).await
+}
+
+/// [`last_command`], waiting up to `within` for its end.
+async fn last_command_within(s: &Server, id: &str, within: Duration) -> Value {
+    let deadline = std::time::Instant::now() + within;
     loop {
         let c = s.call(read(id, json!({"view": "commands"}))).await;
         let last = c["result"]["commands"]
@@ -449,20 +454,8 @@ async fn a_timeout_ends_a_command_that_turned_ctrl_c_off_or_ignores_it() {
     q["runtime"] = json!({"timeout_ms": 800, "wait_ms": 200});
     let p = s.call(q).await;
     assert_eq!(p["result"]["running"], true, "{p:#}");
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    let ended = loop {
-        let c = s.call(read(&id, json!({"view": "commands"}))).await;
-        let last = c["result"]["commands"]
-            .as_array()
-            .unwrap()
-            .last()
-            .cloned()
-            .unwrap();
-        if last["complete"] == true || std::time::Instant::now() >= deadline {
-            break last;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    // Ctrl-C's settle and the three signals' take about 5 s after the timeout.
+    let ended = last_command_within(&s, &id, Duration::from_secs(20)).await;
     assert_eq!(
         ended["exit_code"], 137,
         "ended in the background: {ended:#}"

@@ -525,6 +525,16 @@ async fn hidden_commands_run_nothing_in_a_real_shell() {
                 "{who:?}: {line} deleted {out}"
             );
         }
+        // A line the policy lets pass turns Ctrl-C off until its end, which the timeout
+        // comes before: the command is still ended, and the terminal goes on.
+        let mut q = terminal_command(&id, r#"old=$(stty -g); stty raw; sleep 30; stty "$old""#);
+        q["runtime"] = json!({"timeout_ms": 800});
+        let r = s.call(q).await;
+        assert_eq!(code(&r), "PM_TERM_TIMEOUT", "{who:?}: {r:#}");
+        assert_eq!(
+            r["error"]["details"]["command"]["complete"], true,
+            "{who:?}: a command that turned Ctrl-C off outlived its timeout: {r:#}"
+        );
         // The set-up was read (its alias works) and the terminal still runs what it is given.
         let r = s.call(terminal_command(&id, &format!("ll {out}"))).await;
         assert_eq!(r["status"], "completed", "{who:?}: {r:#}");

@@ -250,36 +250,24 @@ pub fn pty_input_unread(fd: std::os::fd::RawFd) -> Option<bool> {
 }
 
 pub fn oneshot_timer(after: std::time::Duration) -> Option<OwnedFd> {
-    use nix::libc;
-    use std::os::fd::FromRawFd;
-    // SAFETY: timerfd_create takes no pointer; a descriptor it returns is this process's
-    // own, owned from here on.
-    let fd = unsafe {
-        libc::timerfd_create(
-            libc::CLOCK_MONOTONIC,
-            libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
-        )
-    };
-    if fd < 0 {
-        return None;
-    }
-    // SAFETY: `fd` was just returned by timerfd_create and nothing else owns it.
-    let timer = unsafe { OwnedFd::from_raw_fd(fd) };
+    use nix::sys::time::TimeSpec;
+    use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
+    let timer = TimerFd::new(
+        ClockId::CLOCK_MONOTONIC,
+        TimerFlags::TFD_NONBLOCK | TimerFlags::TFD_CLOEXEC,
+    )
+    .ok()?;
     // A zero expiry would disarm the timer: the shortest wait is a nanosecond.
     let after = after.max(std::time::Duration::from_nanos(1));
-    let spec = libc::itimerspec {
-        it_interval: libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        },
-        it_value: libc::timespec {
-            tv_sec: after.as_secs().try_into().unwrap_or(libc::time_t::MAX),
-            tv_nsec: after.subsec_nanos().into(),
-        },
-    };
-    // SAFETY: `spec` lives across the call; the old value is not asked for (null).
-    let rc = unsafe { libc::timerfd_settime(timer.as_raw_fd(), 0, &spec, std::ptr::null_mut()) };
-    (rc == 0).then_some(timer)
+    timer
+        .set(
+            Expiration::OneShot(TimeSpec::from_duration(after)),
+            TimerSetTimeFlags::empty(),
+        )
+        .ok()?;
+    // The caller owns a descriptor of the same timer (close-on-exec, as every duplicate
+    // this process makes): `TimerFd` gives no `OwnedFd` of its own.
+    std::os::fd::AsFd::as_fd(&timer).try_clone_to_owned().ok()
 }
 
 #[cfg(test)]

@@ -107,12 +107,8 @@ pub fn check_fork_bomb(text: &str) -> Option<Finding> {
         })
         .as_ref()?;
     // A function needs a body in braces: a line without one (most) skips the search.
-    let bodies = if text.contains('{') {
-        re.captures_iter(text).collect()
-    } else {
-        Vec::new()
-    };
-    for cap in bodies {
+    let bodies = text.contains('{').then(|| re.captures_iter(text));
+    for cap in bodies.into_iter().flatten() {
         let Some(name) = cap.get(1).or(cap.get(2)).map(|m| m.as_str()) else {
             continue;
         };
