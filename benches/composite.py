@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The server against the composite floor: the work's own floor (what the command costs with
 no server: `sh -c`, a bare pty, `seq | cat`) plus the protocol's floor (what any MCP server
-costs its client: a no-op server, benches/protocol_floor.rs, answering at once with prepared
-answers of the same size as ours). A server that took no time at all would cost the client
+costs its client: a no-op server, benches/protocol_floor.rs, answering at once with the very
+answer lines ours sent, captured in the same run and replayed with their ids put in: the same
+bytes, escapes and nesting for the client to parse). A server that took no time at all would cost the client
 the sum; the ratio says what ours adds. All three are measured in the same run, samples taken
 in turn, by the same minimal client (raw JSON-RPC lines, each answer parsed).
 
@@ -41,6 +42,7 @@ class Client(outside.Server):
             r = json.loads(line)
             if r.get("id") == self.n:
                 self.last_bytes = len(line)
+                self.last_line = line
                 return r
 
     def call(self, args):
@@ -49,8 +51,25 @@ class Client(outside.Server):
 
 
 def floor_server(answer_bytes):
-    """The no-op server, answering every call with `answer_bytes` bytes."""
+    """The no-op server, answering every call with `answer_bytes` bytes (a text padded with
+    `x`: less for the client to parse than ours, which is why the rows use `replay_floor`)."""
     return Client(argv=[FLOOR, "--answer-bytes", str(answer_bytes)])
+
+
+def replay_floor(lines, http_port=None):
+    """The no-op server, answering the k-th call with the k-th of `lines` (answer lines ours
+    sent, round and round), its id put in."""
+    fd, path = tempfile.mkstemp(prefix="itmcp-composite-replay-")
+    with os.fdopen(fd, "wb") as f:
+        f.writelines(line if line.endswith(b"\n") else line + b"\n" for line in lines)
+    if http_port is None:
+        c = Client(argv=[FLOOR, "--replay", path])  # answered `initialize`: the file is read
+        os.unlink(path)
+        return c
+    p = subprocess.Popen([FLOOR, "--replay", path, "--http", str(http_port)], stdout=subprocess.DEVNULL)
+    listening(http_port, p)
+    os.unlink(path)
+    return p
 
 
 def three_way(ours, work, protocol, n):
@@ -70,7 +89,7 @@ def row(name, ours, work_name, work, protocol, unit="ms"):
 
 def echo_row(s):
     s.call(ECHO)
-    f = floor_server(s.last_bytes)
+    f = replay_floor([s.last_line])
     ours, work, protocol = three_way(lambda: s.call(ECHO), lambda: outside.sh_once("echo hi", True),
                                      lambda: f.call(ECHO), SAMPLES)  # fmt: skip
     f.close()
@@ -80,7 +99,7 @@ def echo_row(s):
 def repl_row(s):
     once = outside.repl(s)
     once()
-    f = floor_server(s.last_bytes)
+    f = replay_floor([s.last_line])
     _, bare, close = outside.bare_repl()
     ours, work, protocol = three_way(once, bare, lambda: f.call(ECHO), SAMPLES)
     close()
@@ -119,8 +138,9 @@ def prompt_row(s):
         at = time.monotonic()
         assert r["result"].get("waiting_for_input"), r
         late.append(at - float(open(stamp).read()))
+        answered = s.last_line
         s.call(answer)
-    f = floor_server(s.last_bytes)
+    f = replay_floor([answered])
     protocol = outside.median(outside.timed(lambda: f.call(ECHO), SAMPLES))
     f.close()
     ours = outside.median(late)
@@ -144,7 +164,7 @@ def sandbox_row():
     echo = dict(ECHO, runtime={"cwd": ws})
     r = s.call(echo)
     assert r["result"]["stdout"] == "hi\n", r
-    f = floor_server(s.last_bytes)
+    f = replay_floor([s.last_line])
     ours, work, protocol = three_way(lambda: s.call(echo), lambda: bwrap_once(ws), lambda: f.call(echo), SAMPLES)
     f.close()
     s.close()
@@ -154,27 +174,31 @@ def sandbox_row():
 def seq_row(s):
     """Every byte of `seq` to the client in 1 MiB pages; the protocol floor answers as many
     calls with pages of the same size."""
-    sizes = []
+    lines = []
     original = s.rpc
 
-    def counting(method, params):
+    def capturing(method, params):
         r = original(method, params)
-        sizes.append(s.last_bytes)
+        lines.append(s.last_line)
         return r
 
-    s.rpc = counting
+    s.rpc = capturing
     outside.seq_every_line(s)
     s.rpc = original
-    pages, page_bytes = len(sizes), sum(sizes) // len(sizes)
-    f = floor_server(page_bytes)
-    ours, work, protocol = [], [], []
+    pages, page_bytes = len(lines), sum(map(len, lines)) // len(lines)
+    f, padded = replay_floor(lines), floor_server(page_bytes)
+    ours, work, protocol, pad = [], [], [], []
     for _ in range(SEQ_ROUNDS):
         ours += outside.timed(lambda: outside.seq_every_line(s), 1)
         work += outside.timed(lambda: outside.sh_once(f"seq 1 {outside.SEQ_LINES} | cat"), 1)
         protocol += outside.timed(lambda: [f.call(ECHO) for _ in range(pages)], 1)
+        pad += outside.timed(lambda: [padded.call(ECHO) for _ in range(pages)], 1)
     f.close()
+    padded.close()
     row(f"every byte of `seq 1 {outside.SEQ_LINES}` in {pages} pages of {page_bytes / 1e6:.2f} MB", outside.median(ours),
         "`seq | cat`", outside.median(work), outside.median(protocol))  # fmt: skip
+    row("the same, against a floor of pages padded with `x` (less to parse)", outside.median(ours),
+        "`seq | cat`", outside.median(work), outside.median(pad))  # fmt: skip
 
 
 class HttpClient:
@@ -207,6 +231,7 @@ class HttpClient:
                 r = json.loads(line[6:])
                 if r.get("id") == self.n:
                     self.last_bytes = len(line) - 6 + 1
+                    self.last_line = line[6:]
                     return r
         raise RuntimeError(f"no answer in {body[:300]!r}")
 
@@ -244,9 +269,7 @@ def http_row():
     s = HttpClient(port, token)
     s.call(ECHO)
     fport = free_port()
-    floor_p = subprocess.Popen([FLOOR, "--answer-bytes", str(s.last_bytes), "--http", str(fport)],
-                               stdout=subprocess.DEVNULL)  # fmt: skip
-    listening(fport, floor_p)
+    floor_p = replay_floor([s.last_line], fport)
     f = HttpClient(fport)
     ours, work, protocol = three_way(lambda: s.call(ECHO), lambda: outside.sh_once("echo hi", True),
                                      lambda: f.call(ECHO), SAMPLES)  # fmt: skip

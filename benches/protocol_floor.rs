@@ -4,9 +4,13 @@
 //! pipe, the wake-ups. `benches/composite.py` times it beside the real server and the work's
 //! own floor, in the same run, with answers of the same size as the real server's.
 //!
-//! Usage: `protocol_floor --answer-bytes N [--http PORT]`: every `tools/call` answer is one
-//! line of N bytes (a text content padded to the size, escaped ahead of time), the id put in
-//! front. With `--http`, it serves streamable HTTP on 127.0.0.1:PORT instead of stdio, as
+//! Usage: `protocol_floor (--answer-bytes N | --replay FILE) [--http PORT]`: with
+//! `--answer-bytes`, every `tools/call` answer is one line of N bytes (a text content padded
+//! with `x` to the size). With `--replay`, FILE holds answer lines the real server sent (one
+//! JSON-RPC line each, as `{"jsonrpc":"2.0","id":N,…`), and the k-th call is answered with
+//! the k-th line (round and round), its id put in: the same bytes, escapes and nesting the
+//! client parses from ours, so the floor charges the client's own parsing of them too — what
+//! a server that took no time would still cost it. With `--http`, it serves streamable HTTP on 127.0.0.1:PORT instead of stdio, as
 //! the real server frames it: a POST's answer is an event stream (a priming event, then the
 //! answer's event, in chunks), `initialize` gives a session id, a notification `202`; each
 //! connection kept alive on a thread of its own. Built with `cargo build --release
@@ -26,13 +30,15 @@ struct Request<'a> {
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut answer_bytes = 200usize;
+    let mut replay = None;
     let mut http = None;
     while let Some(a) = args.next() {
         match (a.as_str(), args.next()) {
             ("--answer-bytes", Some(n)) => answer_bytes = n.parse().unwrap_or(answer_bytes),
+            ("--replay", Some(f)) => replay = Some(f),
             ("--http", Some(p)) => http = p.parse::<u16>().ok(),
             _ => {
-                eprintln!("usage: protocol_floor --answer-bytes N [--http PORT]");
+                eprintln!("usage: protocol_floor (--answer-bytes N | --replay FILE) [--http PORT]");
                 std::process::exit(2);
             }
         }
@@ -43,16 +49,23 @@ fn main() {
     let body_start = br#","result":{"content":[{"type":"text","text":""#;
     let body_end = b"\"}]}}\n";
     let fixed = head.len() + body_start.len() + body_end.len() + 4;
-    let mut call_tail = body_start.to_vec();
-    call_tail.resize(body_start.len() + answer_bytes.saturating_sub(fixed), b'x');
-    call_tail.extend_from_slice(body_end);
+    let calls = match replay {
+        Some(file) => replayed(&file),
+        None => {
+            let mut call_tail = body_start.to_vec();
+            call_tail.resize(body_start.len() + answer_bytes.saturating_sub(fixed), b'x');
+            call_tail.extend_from_slice(body_end);
+            vec![call_tail]
+        }
+    };
     let init_tail = br#","result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"protocol-floor","version":"1"}}}
 "#;
 
     if let Some(port) = http {
         let tails = Tails {
             init: init_tail.to_vec(),
-            call: call_tail,
+            calls,
+            next: std::sync::atomic::AtomicUsize::new(0),
         };
         serve_http(port, std::sync::Arc::new(tails));
         return;
@@ -61,6 +74,7 @@ fn main() {
     let mut input = stdin.lock();
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut line = Vec::with_capacity(1 << 16);
+    let mut next = 0usize;
     loop {
         line.clear();
         match input.read_until(b'\n', &mut line) {
@@ -73,7 +87,10 @@ fn main() {
         let Some(id) = req.id else { continue };
         let tail: &[u8] = match req.method.as_ref() {
             "initialize" => init_tail,
-            _ => &call_tail,
+            _ => {
+                next += 1;
+                &calls[(next - 1) % calls.len()]
+            }
         };
         let written = out
             .write_all(head)
@@ -86,10 +103,34 @@ fn main() {
     }
 }
 
-/// Everything after the id of the two answers.
+/// Everything after the id of the answers: `initialize`'s, and the calls' in turn.
 struct Tails {
     init: Vec<u8>,
-    call: Vec<u8>,
+    calls: Vec<Vec<u8>>,
+    next: std::sync::atomic::AtomicUsize,
+}
+
+/// The answer lines of `file`, each cut after its id: what follows `{"jsonrpc":"2.0","id":N`.
+fn replayed(file: &str) -> Vec<Vec<u8>> {
+    let Ok(text) = std::fs::read(file) else {
+        eprintln!("protocol_floor: cannot read {file}");
+        std::process::exit(1);
+    };
+    let head = br#"{"jsonrpc":"2.0","id":"#;
+    let mut calls = Vec::new();
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        let Some(rest) = line.strip_prefix(head.as_slice()) else {
+            eprintln!("protocol_floor: a line of {file} does not start as {{\"jsonrpc\":\"2.0\",\"id\":");
+            std::process::exit(1);
+        };
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        calls.push(rest[digits..].to_vec());
+    }
+    if calls.is_empty() {
+        eprintln!("protocol_floor: {file} holds no answers");
+        std::process::exit(1);
+    }
+    calls
 }
 
 /// Serve streamable HTTP on 127.0.0.1:`port`, a thread per connection.
@@ -157,7 +198,8 @@ fn connection(stream: std::net::TcpStream, tails: &Tails) {
                 let (tail, session): (&[u8], &[u8]) = if r.method == "initialize" {
                     (&tails.init, b"mcp-session-id: 00000000-0000-0000-0000-000000000000\r\n")
                 } else {
-                    (&tails.call, b"")
+                    let k = tails.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    (&tails.calls[k % tails.calls.len()], b"")
                 };
                 let prime = b"data: \nid: 0/0\nretry: 3000\n\n";
                 let id = id.to_string();
