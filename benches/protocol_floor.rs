@@ -120,7 +120,9 @@ fn replayed(file: &str) -> Vec<Vec<u8>> {
     let mut calls = Vec::new();
     for line in text.split_inclusive(|&b| b == b'\n') {
         let Some(rest) = line.strip_prefix(head.as_slice()) else {
-            eprintln!("protocol_floor: a line of {file} does not start as {{\"jsonrpc\":\"2.0\",\"id\":");
+            eprintln!(
+                "protocol_floor: a line of {file} does not start as {{\"jsonrpc\":\"2.0\",\"id\":"
+            );
             std::process::exit(1);
         };
         let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();

@@ -201,6 +201,31 @@ async fn cols_and_rows_on_an_existing_terminal_resize_it() {
         r["result"]["output"].as_str().unwrap().contains("20 72"),
         "{r:#}"
     );
+    // A size whose cells the screen model would have to hold past the limit is refused,
+    // naming it, and the terminal keeps its size: a screen of 1000 × 1000 held 1.5 million
+    // cells (48 MB with its scrollback), and 64 of them took gigabytes.
+    let r = s.call(sized(1000, 1000)).await;
+    assert_eq!(r["error"]["code"], "PM_TERM_INVALID_PAYLOAD", "{r:#}");
+    let why = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("1000000 cells") && why.contains("at most 100000"),
+        "{r:#}"
+    );
+    let r = s.call(sized(72, 20)).await;
+    assert!(
+        r["result"]["output"].as_str().unwrap().contains("20 72"),
+        "{r:#}"
+    );
+    let open = |cols: u16, rows: u16| {
+        json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
+            "execution": {"cols": cols, "rows": rows}})
+    };
+    let r = s.call(open(1000, 1000)).await;
+    assert_eq!(r["error"]["code"], "PM_TERM_INVALID_PAYLOAD", "{r:#}");
+    assert!(r["identity"]["terminal_id"].is_null(), "{r:#}");
+    // A wide terminal within the cells opens.
+    let r = s.call(open(1000, 100)).await;
+    assert!(r["identity"]["terminal_id"].is_string(), "{r:#}");
     s.stop().await;
 }
 

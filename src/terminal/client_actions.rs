@@ -13,9 +13,6 @@ use super::core::Core;
 use super::lifecycle;
 use crate::ids;
 
-/// Largest terminal size a client may ask for.
-const MAX_DIMENSION: i64 = 1000;
-
 /// How a reconnecting client catches up.
 pub enum Resume {
     Replay(Vec<Arc<ActionEnvelope>>),
@@ -54,18 +51,15 @@ impl Core {
                     .map_err(|e| reject(e.to_string()))
             }
             StateAction::TerminalResized(r) => {
-                let ok = |v: i64| (1..=MAX_DIMENSION).contains(&v);
-                if !ok(r.cols) || !ok(r.rows) {
-                    return Err(reject(format!("cols and rows must be 1..={MAX_DIMENSION}")));
-                }
+                let dimension = |v: i64| u16::try_from(v).unwrap_or(u16::MAX);
                 lifecycle::resize(
                     self,
                     &term,
-                    r.cols as u16,
-                    r.rows as u16,
+                    dimension(r.cols.max(0)),
+                    dimension(r.rows.max(0)),
                     Some(origin.clone()),
-                );
-                Ok(())
+                )
+                .map_err(reject)
             }
             StateAction::TerminalClaimed(c) => {
                 let (current, holder) = {

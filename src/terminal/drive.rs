@@ -212,7 +212,8 @@ pub async fn run(core: &Arc<Core>, mut a: RunArgs) -> RanResult {
     }
     let t = find_running(core, &a.terminal_id)?;
     guard::unseen_by_the_policy(&t, a.unseen_line)?;
-    lifecycle::resize_to(core, &t, a.size);
+    lifecycle::resize_to(core, &t, a.size)
+        .map_err(|why| OpError::new(OpErrorKind::Invalid, why))?;
     if let Some(why) = crate::text::typed::refusal("the command line", &a.command) {
         return Err(OpError::new(OpErrorKind::Invalid, why));
     }
@@ -493,7 +494,8 @@ pub async fn input(core: &Arc<Core>, a: InputArgs) -> RanResult {
     };
     guard::fits_the_line_discipline(&t, &a.data)?;
     guard::unseen_by_the_policy(&t, a.unseen_line)?;
-    lifecycle::resize_to(core, &t, a.size);
+    lifecycle::resize_to(core, &t, a.size)
+        .map_err(|why| OpError::new(OpErrorKind::Invalid, why))?;
     if let Some(c) = &a.claim {
         set_claim(core, &t, c, true);
     }

@@ -258,9 +258,16 @@ fn track_typed(st: &mut super::term::TermState, data: &str) {
     }
 }
 
-/// Resize the terminal to `size` (cols, rows; a missing one stays) when asked.
-pub fn resize_to(core: &Core, t: &Terminal, size: Option<(Option<u16>, Option<u16>)>) {
-    let Some((cols, rows)) = size else { return };
+/// Resize the terminal to `size` (cols, rows; a missing one stays) when asked; a size past
+/// the terminal limits is refused (`term::size_refusal`) and nothing changes.
+pub fn resize_to(
+    core: &Core,
+    t: &Terminal,
+    size: Option<(Option<u16>, Option<u16>)>,
+) -> Result<(), String> {
+    let Some((cols, rows)) = size else {
+        return Ok(());
+    };
     let (now_rows, now_cols) = {
         let mut vt = lock(&t.vt);
         vt.parser().screen().size()
@@ -270,12 +277,23 @@ pub fn resize_to(core: &Core, t: &Terminal, size: Option<(Option<u16>, Option<u1
         rows.unwrap_or(now_rows.get()),
     );
     if (cols, rows) != (now_cols.get(), now_rows.get()) {
-        resize(core, t, cols, rows, None);
+        resize(core, t, cols, rows, None)?;
     }
+    Ok(())
 }
 
-/// Resize the pty (programs get SIGWINCH) and the rendered screen.
-pub fn resize(core: &Core, term: &Terminal, cols: u16, rows: u16, origin: Option<ActionOrigin>) {
+/// Resize the pty (programs get SIGWINCH) and the rendered screen, or say why not (a size
+/// past the terminal limits: `term::size_refusal`).
+pub fn resize(
+    core: &Core,
+    term: &Terminal,
+    cols: u16,
+    rows: u16,
+    origin: Option<ActionOrigin>,
+) -> Result<(), String> {
+    if let Some(why) = super::term::size_refusal(cols, rows) {
+        return Err(why);
+    }
     if let Err(e) = term.pty.resize(cols, rows) {
         tracing::warn!(terminal = %term.id, error = %e, "resize failed");
     }
@@ -290,6 +308,7 @@ pub fn resize(core: &Core, term: &Terminal, cols: u16, rows: u16, origin: Option
         }),
         origin,
     );
+    Ok(())
 }
 
 /// Kill the terminal's whole session and every descendant; returns the pids killed.
@@ -332,6 +351,9 @@ impl Core {
         id: String,
         spec: CreateSpec,
     ) -> Result<Arc<Terminal>, CoreError> {
+        if let Some(why) = super::term::size_refusal(spec.cols, spec.rows) {
+            return Err(CoreError::Invalid(why));
+        }
         let program = shell::resolve(spec.shell.as_deref(), self.cfg.default_shell.as_deref())
             .map_err(CoreError::Invalid)?;
         let nonce = shell::new_nonce();

@@ -371,7 +371,7 @@ mod tests {
         let core = core();
         let Opened { id, shell, size } = open(&core);
         let t = core.get(&id).unwrap();
-        lifecycle::resize(&core, &t, 100, 40, None);
+        lifecycle::resize(&core, &t, 100, 40, None).expect("resized");
         shell.abort();
         assert_eq!(*size.lock().unwrap(), (100, 40));
         let screen = ops::screen(&core, &t);

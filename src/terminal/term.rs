@@ -15,8 +15,44 @@ use super::pty::Pty;
 use crate::spool::{Spool, incomplete_utf8_tail};
 
 /// Lines that scrolled off the top of the screen kept in the screen model, for the page's
-/// scrollback (memory is taken only as lines scroll off).
+/// scrollback (memory is taken only as lines scroll off), at most: fewer on a wide terminal
+/// (`scrollback_lines`).
 pub const SCREEN_SCROLLBACK_LINES: usize = 500;
+
+/// Cells of scrollback a screen model keeps (each cell is 32 bytes): 500 lines at up to 200
+/// columns, fewer on a wider terminal. A line scrolled off keeps its width, so without a
+/// bound in cells one request for a 1000-column terminal held 500,000 cells of scrollback
+/// (16 MB, more with its allocations), and 64 such terminals took gigabytes.
+pub const SCROLLBACK_CELLS: usize = 100_000;
+
+/// Most columns or rows of a terminal (the request schema's bound, and AHP clients').
+pub const MAX_DIMENSION: u16 = 1000;
+
+/// Most cells on a terminal's screen: its columns times its rows (250 × 400, 1000 × 100).
+/// The screen model holds every cell of it, so the product is what costs memory.
+pub const MAX_SCREEN_CELLS: u32 = 100_000;
+
+/// Why a terminal of `cols` × `rows` is not made or resized, naming the limit it meets.
+pub fn size_refusal(cols: u16, rows: u16) -> Option<String> {
+    if !(1..=MAX_DIMENSION).contains(&cols) || !(1..=MAX_DIMENSION).contains(&rows) {
+        return Some(format!(
+            "a terminal of {cols} columns × {rows} rows: columns and rows must be 1..={MAX_DIMENSION}"
+        ));
+    }
+    let cells = u32::from(cols) * u32::from(rows);
+    (cells > MAX_SCREEN_CELLS).then(|| {
+        format!(
+            "a terminal of {cols} columns × {rows} rows is {cells} cells; a terminal has at most \
+             {MAX_SCREEN_CELLS} (for example 250 × 400 or 1000 × 100): ask for fewer rows or columns"
+        )
+    })
+}
+
+/// Lines of scrollback for a screen `cols` wide: [`SCREEN_SCROLLBACK_LINES`], or fewer so
+/// that they hold at most [`SCROLLBACK_CELLS`].
+pub fn scrollback_lines(cols: u16) -> usize {
+    SCREEN_SCROLLBACK_LINES.min(SCROLLBACK_CELLS / usize::from(cols.max(1)))
+}
 
 /// Detected commands remembered per terminal (oldest forgotten first).
 pub const MAX_COMMAND_RECORDS: usize = 1000;
@@ -88,9 +124,8 @@ impl Screen {
     /// The parser, made at the current size if there is none yet.
     pub fn parser(&mut self) -> &mut vt100::Parser {
         let (rows, cols) = (self.rows, self.cols);
-        self.parser.get_or_insert_with(|| {
-            vt100::Parser::new(dim(rows), dim(cols), SCREEN_SCROLLBACK_LINES)
-        })
+        self.parser
+            .get_or_insert_with(|| vt100::Parser::new(dim(rows), dim(cols), scrollback_lines(cols)))
     }
 
     /// Draw what the program printed.
@@ -102,9 +137,24 @@ impl Screen {
     }
 
     /// New size: output rendered from now on is drawn at it.
+    ///
+    /// Lines that scroll off from now on are `cols` wide. When that would put the scrollback
+    /// over twice [`SCROLLBACK_CELLS`] (a terminal widened far past the width it was made
+    /// at), the model is made again with fewer lines of scrollback, from what the screen
+    /// shows (its cells, attributes, cursor and input modes): the lines scrolled off before
+    /// are dropped from the model (the transcript keeps every byte).
     pub fn set_size(&mut self, rows: u16, cols: u16) {
         (self.rows, self.cols) = (rows, cols);
-        if let Some(p) = self.parser.as_mut() {
+        let Some(p) = self.parser.as_mut() else {
+            return;
+        };
+        if p.screen().scrollback_capacity() * usize::from(cols) > 2 * SCROLLBACK_CELLS {
+            let (old_rows, old_cols) = p.screen().size();
+            let mut again = vt100::Parser::new(old_rows, old_cols, scrollback_lines(cols));
+            again.process(p.screen().state_formatted().as_bytes());
+            again.screen_mut().set_size(dim(rows), dim(cols));
+            *p = again;
+        } else {
             p.screen_mut().set_size(dim(rows), dim(cols));
         }
     }
@@ -466,5 +516,59 @@ mod tests {
         assert_eq!(strip_escapes(b"loading...\r\x1b[Kdone\n"), "done\n");
         assert_eq!(strip_escapes(b"out\n       \r"), "out\n");
         assert_eq!(strip_escapes(b"x  \n>>> "), "x\n>>> ");
+    }
+
+    #[test]
+    fn sizes_past_the_cell_limit_are_refused_and_named() {
+        assert_eq!(size_refusal(80, 24), None);
+        assert_eq!(size_refusal(1000, 100), None);
+        assert_eq!(size_refusal(250, 400), None);
+        let why = size_refusal(1000, 1000).expect("refused");
+        assert!(
+            why.contains("1000000 cells") && why.contains("100000"),
+            "{why}"
+        );
+        assert!(
+            size_refusal(1001, 10)
+                .expect("refused")
+                .contains("1..=1000")
+        );
+        assert!(size_refusal(0, 10).is_some());
+    }
+
+    #[test]
+    fn a_wide_screen_keeps_fewer_lines_of_scrollback() {
+        assert_eq!(scrollback_lines(80), SCREEN_SCROLLBACK_LINES);
+        assert_eq!(scrollback_lines(200), 500);
+        assert_eq!(scrollback_lines(1000), 100);
+        let mut s = Screen::new(100, 1000);
+        assert_eq!(s.parser().screen().scrollback_capacity(), 100);
+    }
+
+    #[test]
+    fn widening_far_makes_the_model_again_with_what_it_shows() {
+        let mut s = Screen::new(24, 80);
+        for n in 0..600 {
+            s.process(format!("line {n}\r\n").as_bytes());
+        }
+        s.process(b"\x1b[1mbold\x1b[0m $ ");
+        assert_eq!(s.parser().screen().scrollback_capacity(), 500);
+        s.set_size(24, 500);
+        // 500 lines × 500 columns is past twice the cells: made again, at 200 lines.
+        let screen = s.parser().screen();
+        assert_eq!(screen.scrollback_capacity(), 200);
+        assert_eq!(screen.size(), (dim(24), dim(500)));
+        let rows: Vec<String> = screen.rows(0, 500).collect();
+        assert_eq!(rows[22], "line 599");
+        assert_eq!(rows[23], "bold $ ");
+        assert!(screen.cell(23, 0).expect("cell").bold());
+        assert_eq!(screen.cursor_position(), (23, 7));
+        // A small widening keeps the model (and its scrollback).
+        let mut s = Screen::new(24, 80);
+        for n in 0..100 {
+            s.process(format!("line {n}\r\n").as_bytes());
+        }
+        s.set_size(24, 100);
+        assert_eq!(s.parser().screen().scrollback_len(), 77);
     }
 }
