@@ -305,6 +305,57 @@ pub fn hide_secrets(names: &[&str]) {
     }
 }
 
+/// The setting that names the credential variables commands and terminals keep.
+pub const KEEP_ENV: &str = "PM_TERM_KEEP_ENV";
+
+/// Take the credentials this process's environment holds — every variable whose name says
+/// it holds one (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `OPENAI_API_KEY`:
+/// [`itmcp_policy::env::credential_variable`]) — out of the environment every command and
+/// terminal shell inherits, but those the operator keeps (`keep`: names `;`-separated, or
+/// `*` for all). Returns the names taken out, sorted.
+///
+/// Why: the agent's commands are the agent's code. A line that prints one credential by name
+/// is warned, but the programs that print them are without number (`env`, `jq -n env`,
+/// `awk 'BEGIN{print ENVIRON["X"]}'`, `python3 -c 'print(os.environ)'`,
+/// `cat /proc/self/environ`), and a list of them would be a deny-list. A credential that is
+/// not there cannot be printed or sent; an operator whose agent needs one for its tools
+/// (`gh` and `GH_TOKEN`) keeps it by name.
+///
+/// Must be called before the process starts a thread: the environment is not thread-safe.
+pub fn withhold_credentials(keep: Option<&str>) -> Vec<String> {
+    let kept: Vec<&str> = keep
+        .unwrap_or_default()
+        .split(';')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .collect();
+    if kept.contains(&"*") {
+        return Vec::new();
+    }
+    let mut names: Vec<String> = std::env::vars_os()
+        .filter_map(|(k, _)| k.into_string().ok())
+        .filter(|k| itmcp_policy::env::credential_variable(k) && !kept.contains(&k.as_str()))
+        .collect();
+    names.sort();
+    for name in &names {
+        crate::os::scrub_environment_block(name);
+        // SAFETY: called at the start of `main`, before any other thread exists (the caller's
+        // contract above), so nothing reads the environment meanwhile.
+        unsafe { std::env::remove_var(name) };
+    }
+    names
+}
+
+/// Log what [`withhold_credentials`] took out, once logging is up.
+pub fn say_withheld(names: &[String]) {
+    if !names.is_empty() {
+        tracing::info!(
+            names = %names.join(", "),
+            "commands and terminals do not inherit these credential variables ({KEEP_ENV}=NAME;NAME keeps them)"
+        );
+    }
+}
+
 /// The runtime's worker count, or exit 2 naming the operator's bad value. Called before
 /// `--check-config` reports, so a check finds what a start would refuse.
 pub fn workers_or_exit(name: &str) -> usize {

@@ -188,3 +188,86 @@ fn mo_file(msgid: &str, msgstr: &str) -> Vec<u8> {
     }
     out
 }
+
+/// Credentials in the server's own environment (the client's configuration, or the shell
+/// that started it) are the operator's, not the agent's: a line printing one by name was
+/// warned, but `env`, `jq -n env`, `awk`'s `ENVIRON` or `/proc/self/environ` printed them all
+/// unasked. No command or terminal inherits a variable whose name says it holds a
+/// credential, but those the operator keeps (`PM_TERM_KEEP_ENV`), and the server's own
+/// environment block no longer shows them either.
+#[tokio::test]
+async fn credentials_of_the_servers_environment_are_withheld_from_commands() {
+    let withheld = [
+        ("GITHUB_TOKEN", "ghp_withheld_one"),
+        ("MY_SERVICE_API_KEY", "withheld_two"),
+        ("DB_PASSWORD", "withheld_three"),
+        ("AWS_SECRET_ACCESS_KEY", "withheld_four"),
+    ];
+    let mut envs = withheld.to_vec();
+    envs.extend([
+        ("GH_TOKEN", "kept_by_the_operator"),
+        ("PLAIN_SETTING", "plain_data"),
+        ("PM_TERM_KEEP_ENV", "GH_TOKEN"),
+        ("PM_TERM_INTERACTIVE_SHELL", "bash"),
+        ("PM_TERM_NO_USER_RC", "1"),
+    ]);
+    let s = server().envs(&envs).start().await;
+    let headless = json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+        "execution": {"command": "env; tr '\\0' '\\n' < /proc/self/environ"}});
+    let terminal = json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "execute_command"},
+        "execution": {"command": "env"}, "runtime": {"wait_ms": 15000}});
+    let from_headless = s.call(headless).await["result"]["stdout"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let from_terminal = s.call(terminal).await["result"]["output"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let server_block = std::fs::read(format!("/proc/{}/environ", s.pid)).unwrap();
+    let server_block = String::from_utf8_lossy(&server_block).to_string();
+    for (what, seen) in [
+        ("a headless command", &from_headless),
+        ("a terminal", &from_terminal),
+    ] {
+        assert!(
+            seen.contains("GH_TOKEN=kept_by_the_operator"),
+            "{what}: {seen}"
+        );
+        assert!(seen.contains("PLAIN_SETTING=plain_data"), "{what}: {seen}");
+        for (name, value) in withheld {
+            assert!(!seen.contains(value), "{what} saw {name}: {seen}");
+        }
+    }
+    for (name, value) in withheld {
+        assert!(
+            !server_block.contains(value),
+            "the server's block shows {name}"
+        );
+    }
+    s.stop().await;
+    // The operator's check names them, and `*` keeps them all.
+    let said = server().envs(&withheld).args(&["--check-config"]).output();
+    let said = String::from_utf8_lossy(&said.stderr).to_string();
+    assert!(
+        said.contains(
+            "do not inherit AWS_SECRET_ACCESS_KEY, DB_PASSWORD, GITHUB_TOKEN, MY_SERVICE_API_KEY"
+        ),
+        "{said}"
+    );
+    let mut all = withheld.to_vec();
+    all.push(("PM_TERM_KEEP_ENV", "*"));
+    let s = server().envs(&all).start().await;
+    let r = s
+        .call(json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
+            "execution": {"command": "env"}}))
+        .await;
+    assert!(
+        r["result"]["stdout"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("GITHUB_TOKEN=ghp_withheld_one"),
+        "{r:#}"
+    );
+    s.stop().await;
+}

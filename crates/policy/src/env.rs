@@ -164,6 +164,26 @@ impl EnvAllowlist {
     }
 }
 
+/// Whether a variable's name says it holds a credential: one of its `_`-separated parts is
+/// a token, secret, password or key of access (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`,
+/// `DB_PASSWORD`, `OPENAI_API_KEY`, `NPM_AUTH_TOKEN`), whatever its case. The policy warns a
+/// line that prints one, and the server keeps such variables of its own environment from
+/// the commands and terminals it starts (`cli::withhold_credentials`).
+pub fn credential_variable(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    let parts: Vec<&str> = upper.split('_').collect();
+    let single = |p: &&str| {
+        matches!(
+            *p,
+            "TOKEN" | "SECRET" | "PASSWORD" | "PASSWD" | "APIKEY" | "CREDENTIALS" | "PAT"
+        )
+    };
+    let pair = parts
+        .windows(2)
+        .any(|w| matches!(w[1], "KEY") && matches!(w[0], "API" | "ACCESS" | "PRIVATE" | "SECRET"));
+    parts.iter().any(single) || pair
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,8 @@ fn main() {
     itmcp::telemetry::init(cfg.log.as_deref());
     // Before any thread starts: the tokens leave the environment commands inherit.
     cli::hide_secrets(&itmcp::config::SECRET_VARIABLES);
+    let withheld = cli::withhold_credentials(std::env::var(cli::KEEP_ENV).ok().as_deref());
+    cli::say_withheld(&withheld);
     // A broken schema stops the server here. The validators compile once the server is up
     // (serve, serve_http).
     cli::or_exit(NAME, schema::load(), 1);
@@ -29,7 +31,7 @@ fn main() {
     let policy = cli::or_exit(NAME, itmcp::policy::Policy::load(&cfg.policy), 2);
     cli::install_sandbox(NAME, &cfg.sandbox, &cfg.own_files());
     if cfg.check_config {
-        std::process::exit(preflight::report(NAME, &cfg));
+        std::process::exit(preflight::report(NAME, &cfg, &withheld));
     }
     let rt = cli::runtime_or_exit(NAME, workers);
     let code = match cfg.http.clone() {

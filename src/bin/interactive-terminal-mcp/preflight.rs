@@ -15,7 +15,7 @@ pub const OK: i32 = 0;
 pub const UNUSABLE: i32 = 1;
 
 /// Print what the server would do with `cfg` on stderr, and the exit status to end with.
-pub fn report(name: &str, cfg: &Config) -> i32 {
+pub fn report(name: &str, cfg: &Config, withheld: &[String]) -> i32 {
     let adapter = match mode::resolve(None, &cfg.adapters) {
         Ok(a) => a,
         Err(e) => {
@@ -27,6 +27,16 @@ pub fn report(name: &str, cfg: &Config) -> i32 {
         "{name}: interactive terminals use the {} adapter",
         adapter.as_str()
     );
+    if withheld.is_empty() {
+        eprintln!(
+            "{name}: no credential variable of this environment is withheld from commands and terminals"
+        );
+    } else {
+        eprintln!(
+            "{name}: commands and terminals do not inherit {} (PM_TERM_KEEP_ENV=NAME;NAME keeps them)",
+            withheld.join(", ")
+        );
+    }
     match &cfg.http {
         Some(h) => eprintln!(
             "{name}: MCP over streamable HTTP at http://{}{} (a service per session)",

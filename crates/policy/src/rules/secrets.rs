@@ -388,7 +388,7 @@ pub fn prints_credentials(program: &str, args: &[String]) -> Option<&'static str
         "heroku" => first == "auth:token",
         // A credential the environment holds, printed into the answer (and the
         // transcript): `printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`.
-        "printenv" => words.iter().any(|w| credential_variable(w)),
+        "printenv" => words.iter().any(|w| crate::env::credential_variable(w)),
         // `find ~ -name id_rsa -exec cat {} \;`: the credentials found are handed to a
         // command, whatever directory they are in.
         "find" => {
@@ -439,24 +439,6 @@ pub(super) fn names_secret(pattern: &str) -> bool {
         )
 }
 
-/// Whether a variable's name says it holds a credential: one of its `_`-separated parts is
-/// a token, secret, password or key of access (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`,
-/// `DB_PASSWORD`, `OPENAI_API_KEY`, `NPM_AUTH_TOKEN`), whatever its case.
-fn credential_variable(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    let parts: Vec<&str> = upper.split('_').collect();
-    let single = |p: &&str| {
-        matches!(
-            *p,
-            "TOKEN" | "SECRET" | "PASSWORD" | "PASSWD" | "APIKEY" | "CREDENTIALS" | "PAT"
-        )
-    };
-    let pair = parts
-        .windows(2)
-        .any(|w| matches!(w[1], "KEY") && matches!(w[0], "API" | "ACCESS" | "PRIVATE" | "SECRET"));
-    parts.iter().any(single) || pair
-}
-
 /// Whether a word expands a variable that holds a credential (`$GITHUB_TOKEN`,
 /// `${DB_PASSWORD}`, `"token: $NPM_TOKEN"`).
 fn references_credential(word: &str) -> bool {
@@ -466,7 +448,7 @@ fn references_credential(word: &str) -> bool {
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
-        !name.is_empty() && credential_variable(&name)
+        !name.is_empty() && crate::env::credential_variable(&name)
     })
 }
 
