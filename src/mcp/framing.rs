@@ -170,7 +170,7 @@ impl Transport<RoleServer> for Framed {
             writer
                 .lock()
                 .await
-                .line(|buf| serde_json::to_writer(buf, &item).map_err(std::io::Error::from))
+                .line(|buf| super::shared_text::write(buf, item))
                 .await
         }
     }

@@ -12,6 +12,7 @@ pub mod logging;
 mod next;
 pub mod readable;
 pub mod resources;
+mod shared_text;
 pub mod stdio;
 pub mod subscriptions;
 
