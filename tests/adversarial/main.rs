@@ -12,6 +12,7 @@ mod answers;
 #[path = "../common/mod.rs"]
 mod common;
 mod containment;
+mod credentials;
 mod policy;
 mod sandbox;
 mod strict;
