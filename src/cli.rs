@@ -334,6 +334,10 @@ pub fn withhold_credentials(keep: Option<&str>) -> Vec<String> {
     }
     let mut names: Vec<String> = std::env::vars_os()
         .filter_map(|(k, _)| k.into_string().ok())
+        // The server's own settings (`PM_*`) are the operator's, not credentials: a token
+        // file's path, read again by the host this server launches. The tokens themselves
+        // are taken out by `hide_secrets`.
+        .filter(|k| !k.starts_with("PM_"))
         .filter(|k| itmcp_policy::env::credential_variable(k) && !kept.contains(&k.as_str()))
         .collect();
     names.sort();
