@@ -74,6 +74,12 @@ pub struct TerminalArgs {
     /// head and its newest bytes until space comes back.
     #[arg(long, env = "PM_TERM_SPOOL_MAX_TOTAL", value_name = "BYTES", default_value_t = crate::spool::cap::DEFAULT_MAX_TOTAL, value_parser = clap::value_parser!(u64).range(1024 * 1024..))]
     pub spool_max_total: u64,
+
+    /// Credential variables of this process's environment (GITHUB_TOKEN, *_API_KEY,
+    /// *_PASSWORD, ...) that commands and terminals keep, ';'-separated, or * for all. By
+    /// default every one is withheld from them.
+    #[arg(long, env = KEEP_ENV, value_name = "NAMES")]
+    pub keep_env: Option<String>,
 }
 
 impl TerminalArgs {

@@ -354,6 +354,8 @@ pub struct Config {
     pub default_wait_ms: u64,
     pub interactive_shell: Option<String>,
     pub max_terminals: usize,
+    /// Credential variables commands keep (`cli::withhold_credentials`).
+    pub keep_env: Option<String>,
     pub scrollback_bytes: usize,
     pub no_user_rc: bool,
     pub adapters: AdapterInputs,
@@ -419,6 +421,7 @@ impl Default for Config {
             default_wait_ms: DEFAULT_EXECUTE_WAIT_MS,
             interactive_shell: None,
             max_terminals: crate::terminal::DEFAULT_MAX_TERMINALS,
+            keep_env: None,
             terminal_places: crate::limits::places::Places::new(
                 crate::terminal::DEFAULT_MAX_TERMINALS,
                 0,
@@ -486,6 +489,7 @@ impl Config {
             default_wait_ms: a.wait_ms,
             interactive_shell: a.interactive_shell,
             max_terminals: a.terminals.max_terminals.get(),
+            keep_env: a.terminals.keep_env.clone(),
             terminal_places: crate::limits::places::Places::new(a.terminals.max_terminals.get(), 0),
             scrollback_bytes: a.terminals.scrollback.get(),
             no_user_rc: a.terminals.no_user_rc,

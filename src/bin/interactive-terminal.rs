@@ -28,9 +28,7 @@ fn main() {
     itmcp::telemetry::init(start.log.as_deref());
     // Before any thread starts: the token leaves the environment the terminals inherit.
     cli::hide_secrets(&[itmcp::host::options::TOKEN_VARIABLE]);
-    cli::say_withheld(&cli::withhold_credentials(
-        std::env::var(cli::KEEP_ENV).ok().as_deref(),
-    ));
+    cli::say_withheld(&cli::withhold_credentials(start.keep_env.as_deref()));
     let workers = cli::workers_or_exit(NAME);
     itmcp::process::open_files::raise();
     cli::install_sandbox(

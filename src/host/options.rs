@@ -123,6 +123,8 @@ pub struct HostStart {
     pub log: Option<String>,
     /// The sandbox this host's operator set for its terminals.
     pub sandbox: SandboxArgs,
+    /// Credential variables its terminals keep (`cli::withhold_credentials`).
+    pub keep_env: Option<String>,
 }
 
 impl HostStart {
@@ -142,6 +144,7 @@ impl HostStart {
         core.max_terminals = a.terminals.max_terminals.get();
         core.scrollback_bytes = a.terminals.scrollback.get();
         core.skip_user_rc = a.terminals.no_user_rc;
+        let keep_env = a.terminals.keep_env.clone();
         HostStart {
             config: HostConfig {
                 bind: a.bind,
@@ -163,6 +166,7 @@ impl HostStart {
             lifeline: a.lifeline,
             log: a.log.log,
             sandbox: a.sandbox,
+            keep_env,
         }
     }
 }

@@ -21,7 +21,7 @@ fn main() {
     itmcp::telemetry::init(cfg.log.as_deref());
     // Before any thread starts: the tokens leave the environment commands inherit.
     cli::hide_secrets(&itmcp::config::SECRET_VARIABLES);
-    let withheld = cli::withhold_credentials(std::env::var(cli::KEEP_ENV).ok().as_deref());
+    let withheld = cli::withhold_credentials(cfg.keep_env.as_deref());
     cli::say_withheld(&withheld);
     // A broken schema stops the server here. The validators compile once the server is up
     // (serve, serve_http).
