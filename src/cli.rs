@@ -301,10 +301,7 @@ pub fn or_exit<T>(name: &str, r: Result<T, impl std::fmt::Display>, code: i32) -
 /// Must be called before the process starts a thread: the environment is not thread-safe.
 pub fn hide_secrets(names: &[&str]) {
     for name in names {
-        crate::os::scrub_environment_block(name);
-        // SAFETY: called at the start of `main`, before any other thread exists (the caller's
-        // contract above), so nothing reads the environment meanwhile.
-        unsafe { std::env::remove_var(name) };
+        take_out_of_environment(name);
     }
     if let Err(e) = crate::os::forbid_tracing() {
         tracing::warn!(error = %e, "cannot make the process non-dumpable: its environment stays readable to the user's other processes");
@@ -348,12 +345,18 @@ pub fn withhold_credentials(keep: Option<&str>) -> Vec<String> {
         .collect();
     names.sort();
     for name in &names {
-        crate::os::scrub_environment_block(name);
-        // SAFETY: called at the start of `main`, before any other thread exists (the caller's
-        // contract above), so nothing reads the environment meanwhile.
-        unsafe { std::env::remove_var(name) };
+        take_out_of_environment(name);
     }
     names
+}
+
+/// `name` out of the environment children inherit and out of this process's environment
+/// block (`/proc/<pid>/environ`). Only before any other thread exists: the callers' contract.
+fn take_out_of_environment(name: &str) {
+    crate::os::scrub_environment_block(name);
+    // SAFETY: the callers run at the start of `main`, before any other thread exists, so
+    // nothing reads the environment meanwhile.
+    unsafe { std::env::remove_var(name) };
 }
 
 /// Log what [`withhold_credentials`] took out, once logging is up.

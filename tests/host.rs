@@ -498,6 +498,65 @@ async fn a_hostile_cwd_is_answered_and_the_host_stays_up() {
     assert!(h.child.try_wait().unwrap().is_none(), "the host died");
 }
 
+/// A client may not make the host hold a screen of any size: `createTerminal` and
+/// `terminal/resized` past 100,000 cells (or 1000 columns or rows) are refused with the
+/// reason, the terminal keeps its size, and the host keeps serving. A 1000 × 1000 screen
+/// held 1.5 million cells of 32 bytes, and a client could ask for 65535 × 65535.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_cannot_ask_for_a_screen_past_the_cell_limit() {
+    use ahp_types::actions::TerminalResizedAction;
+    let h = host("tok-size").start();
+    let client = ahp_client(&h, "sizer").await;
+    for (i, (cols, rows)) in [(1000, 1000), (65535, 65535)].into_iter().enumerate() {
+        let params = CreateTerminalParams {
+            channel: terminal_uri(&format!("size{i}")),
+            meta: None,
+            claim: TerminalClaim::Client(TerminalClientClaim {
+                client_id: "sizer".into(),
+            }),
+            name: None,
+            cwd: None,
+            cols: Some(cols),
+            rows: Some(rows),
+        };
+        match client.request::<_, Value>("createTerminal", params).await {
+            Err(ClientError::Rpc(e)) => assert!(
+                e.message.contains("cells") || e.message.contains("1..=1000"),
+                "{cols}x{rows}: {}",
+                e.message
+            ),
+            other => panic!("{cols}x{rows} was not refused: {other:?}"),
+        }
+    }
+    let uri = terminal_uri("size-ok");
+    create(&client, &uri, "sizer").await;
+    let (_, mut sub) = client.subscribe(uri.clone()).await.unwrap();
+    for (cols, rows) in [(1000, 1000), (-5, 70000)] {
+        client
+            .dispatch(
+                uri.clone(),
+                StateAction::TerminalResized(TerminalResizedAction { cols, rows }),
+            )
+            .await
+            .unwrap();
+        let env = next_action(
+            &mut sub,
+            |e| matches!(&e.action, StateAction::TerminalResized(r) if r.cols == cols),
+        )
+        .await;
+        let why = env.rejection_reason.unwrap_or_default();
+        assert!(
+            why.contains("cells") || why.contains("1..=1000"),
+            "{cols}x{rows}: {why:?}"
+        );
+    }
+    let (snap, _) = client.subscribe(uri.clone()).await.unwrap();
+    let state = terminal_state(Some(snap));
+    assert_eq!((state.cols, state.rows), (Some(100), Some(30)), "{state:?}");
+    let mut h = h;
+    assert!(h.child.try_wait().unwrap().is_none(), "the host died");
+}
+
 /// Approvals are their own request (`pm/approval/ask`), not a terminal operation: with no
 /// page signed in a token client is answered `unavailable` at once, the same request id
 /// asked again gets the same answer, a malformed question is refused, and `pm/terminal`

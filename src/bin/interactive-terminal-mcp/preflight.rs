@@ -33,8 +33,9 @@ pub fn report(name: &str, cfg: &Config, withheld: &[String]) -> i32 {
         );
     } else {
         eprintln!(
-            "{name}: commands and terminals do not inherit {} (PM_TERM_KEEP_ENV=NAME;NAME keeps them)",
-            withheld.join(", ")
+            "{name}: commands and terminals do not inherit {} ({}=NAME;NAME keeps them)",
+            withheld.join(", "),
+            itmcp::cli::KEEP_ENV
         );
     }
     match &cfg.http {
