@@ -68,6 +68,7 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
     super::machine::power(&c, &mut out);
     permissions(&c, &mut out);
     super::kills::kills(&c, &mut out);
+    super::bulk_signals::bulk_signals(&c, &mut out);
     super::option_names::option_names(&c, redirects, &mut out);
     super::whole_home::whole_home(&c, &mut out);
     others(&c, &mut out);

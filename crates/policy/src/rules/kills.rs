@@ -56,6 +56,11 @@ struct Selection<'a> {
     patterns: Vec<&'a str>,
     /// `-u`/`-U` (`pkill`) or `-u` (`killall`): a user's processes.
     users: Vec<&'a str>,
+    /// `-P`/`--parent` (`pkill`): the children of these processes (comma-separated lists).
+    parents: Vec<&'a str>,
+    /// `-s`, `-g`, `-G`, `-t` (`pkill`): a session's, process group's, group's or
+    /// terminal's processes.
+    grouped: bool,
     /// `-f`: matched against the whole command line.
     full: bool,
     /// `-x` (`pkill`), or `killall` without `-r` (an exact name).
@@ -110,6 +115,17 @@ impl Selection<'_> {
             matches!(*p, "" | "*") || SAMPLE_NAMES.iter().all(|n| selects(n))
         };
         self.patterns.iter().any(every) || (!self.users.is_empty() && self.patterns.is_empty())
+    }
+
+    /// No pattern, and init's children selected: every service, daemon and orphan.
+    fn init_children(&self) -> bool {
+        self.patterns.is_empty() && self.parents.iter().any(|p| kill_target_is_init(p))
+    }
+
+    /// No pattern, and a whole session, process group, group or terminal selected: the
+    /// shell, and this session's supervisors with it.
+    fn whole_group(&self) -> bool {
+        self.patterns.is_empty() && self.grouped
     }
 
     /// Init among the processes selected: a pattern matching one of its names (or, with
@@ -189,6 +205,8 @@ fn selection<'a>(program: &str, args: &'a [String]) -> Selection<'a> {
     let mut s = Selection {
         patterns: Vec::new(),
         users: Vec::new(),
+        parents: Vec::new(),
+        grouped: false,
         full: false,
         exact: killall,
         ignore_case: false,
@@ -219,6 +237,10 @@ fn selection<'a>(program: &str, args: &'a [String]) -> Selection<'a> {
             };
             match name {
                 "euid" | "uid" | "user" => s.users.extend(value),
+                "parent" if !killall => s
+                    .parents
+                    .extend(value.into_iter().flat_map(|v| v.split(','))),
+                "session" | "pgroup" | "group" | "terminal" if !killall => s.grouped = true,
                 "full" => s.full = true,
                 "exact" => s.exact = true,
                 "ignore-case" => s.ignore_case = true,
@@ -248,8 +270,13 @@ fn selection<'a>(program: &str, args: &'a [String]) -> Selection<'a> {
                 } else {
                     Some(rest)
                 };
-                if matches!(c, 'u' | 'U') {
-                    s.users.extend(value);
+                match (c, killall) {
+                    ('u', _) | ('U', false) => s.users.extend(value),
+                    ('P', false) => s
+                        .parents
+                        .extend(value.into_iter().flat_map(|v| v.split(','))),
+                    ('s' | 'g' | 'G' | 't', false) => s.grouped = true,
+                    _ => {}
                 }
                 break;
             }
@@ -305,6 +332,23 @@ pub(super) fn kills(c: &Cmd<'_>, out: &mut Vec<Finding>) {
                     format!("{name} selects init (pid 1) by its name: the machine or container goes down"),
                     argv,
                 ));
+            } else if s.init_children() {
+                out.push(finding(
+                    Block,
+                    "kill_all",
+                    format!("{name} -P 1 selects every child of init: every service, daemon and orphaned process"),
+                    argv,
+                ));
+            } else if s.whole_group() {
+                out.push(finding(
+                    Warn,
+                    "kill_all",
+                    format!(
+                        "{name} with no pattern and a session, process group, group or terminal \
+                         selects every process of it, the shell and its supervisors among them"
+                    ),
+                    argv,
+                ));
             } else if s.unreadable() {
                 out.push(finding(
                     Warn,
@@ -334,11 +378,19 @@ fn kills_init(args: &[String]) -> bool {
     while i < args.len() {
         match args[i].as_str() {
             "-s" | "-n" | "--signal" => i += 2,
-            "1" => return true,
+            a if kill_target_is_init(a) => return true,
             _ => i += 1,
         }
     }
     false
+}
+
+/// Pid 1 as a number: `1`, and the forms `kill` and `pkill -P` read as it (`01`, `+1`).
+fn kill_target_is_init(word: &str) -> bool {
+    let digits = word.strip_prefix('+').unwrap_or(word);
+    !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && digits.trim_start_matches('0') == "1"
 }
 
 /// What a listing command prints the ids of.
@@ -467,79 +519,5 @@ fn listed_everyone_unfiltered(all: &[&Simple]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn words(line: &str) -> Vec<String> {
-        line.split_whitespace().map(str::to_string).collect()
-    }
-
-    #[test]
-    fn a_pattern_is_read_as_the_program_reads_it() {
-        let every = |p: &str, l: &str| selection(p, &words(l)).everyone();
-        let init = |p: &str, l: &str| selection(p, &words(l)).init();
-        for l in [
-            ". ",
-            "-f .",
-            "-9 -f .*",
-            "[a-z]",
-            "-v xyzzy",
-            "^.",
-            "-u me",
-            "--euid=me",
-            "-Uroot",
-        ] {
-            assert!(every("pkill", l), "pkill {l}");
-        }
-        for l in [
-            "node",
-            "-f server.js",
-            "-x .",
-            "-u me node",
-            "-9 python3",
-            "-v .",
-        ] {
-            assert!(!every("pkill", l), "pkill {l}");
-        }
-        for l in [
-            "-x systemd",
-            "systemd",
-            "-f /sbin/init",
-            "-f sbin",
-            "ini",
-            "-i SYSTEMD",
-            "-u root tini",
-            "-KILL -x init",
-        ] {
-            assert!(init("pkill", l), "pkill {l}");
-        }
-        for l in [
-            "-x system",
-            "-u alice systemd",
-            "node",
-            "-s 1 node",
-            "-f initdb",
-        ] {
-            assert!(!init("pkill", l), "pkill {l}");
-        }
-        // killall matches whole names unless -r.
-        assert!(init("killall", "-9 systemd"));
-        assert!(!init("killall", "system"));
-        assert!(init("killall", "-r ^sys"));
-        assert!(!every("killall", "node"));
-        // killall compares a name as it is: `sys.emd` is no spelling of systemd there.
-        assert!(!init("killall", "sys.emd"));
-        assert!(init("killall", "-r sys.emd"));
-        // A pattern this reading cannot compile (glibc's back-references) is unreadable;
-        // an everyday one, or killall's literal name, is not.
-        let unreadable = |p: &str, l: &str| selection(p, &words(l)).unreadable();
-        assert!(unreadable("pkill", r"(.)\1*"));
-        assert!(unreadable("pgrep", r"-f ^(.).*\1"));
-        assert!(!unreadable("pkill", "-f server.js"));
-        assert!(!unreadable("killall", "node("));
-        // glibc's anchors of the whole name.
-        assert!(every("pkill", r"\`"));
-        assert!(every("pkill", r"-f \'"));
-        assert!(!every("pkill", r"\`node"));
-    }
-}
+#[path = "kills_tests.rs"]
+mod tests;

@@ -10,6 +10,7 @@
 
 mod admin;
 mod argv;
+mod bulk_signals;
 mod computed_args;
 mod dbus;
 mod dormant;
