@@ -19,7 +19,7 @@ pub fn literal_output(c: &Simple) -> Option<String> {
     if args.iter().any(|a| a.contains(COMPUTED)) {
         return None;
     }
-    match name.as_str() {
+    match &*name {
         // A heredoc or here-string passed through (`cat > x.sh <<'EOF'`, `tee x.sh <<< …`).
         "cat" | "tee" if !c.input.is_empty() && (name == "tee" || args.is_empty()) => {
             Some(c.input.clone())

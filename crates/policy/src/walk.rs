@@ -94,8 +94,8 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
     if depth > 0 && !spend_on_text(budget, line) {
         return;
     }
-    let parsed = lex::parse(line);
-    found.errors.extend(parsed.errors);
+    let parsed = lex::parse_shared(line);
+    found.errors.extend(parsed.errors.iter().cloned());
     if parsed.too_deep {
         found
             .too_complex
@@ -130,7 +130,7 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
         let make_vars = c
             .argv
             .first()
-            .is_some_and(|w| matches!(crate::wrappers::basename(w).as_str(), "make" | "gmake"));
+            .is_some_and(|w| matches!(&*crate::wrappers::basename(w), "make" | "gmake"));
         let set_here: Vec<(String, String)> = c
             .assignments
             .iter()

@@ -83,14 +83,14 @@ impl Written {
             Some(first.as_str())
         } else {
             let operand = argv[1..].iter().find(|a| !a.starts_with('-'));
-            if is_shell(&name) || matches!(name.as_str(), "source" | ".") {
+            if is_shell(&name) || matches!(&*name, "source" | ".") {
                 // A shell's script is its operand, else its input (`sh < x.sh`).
                 operand.or_else(|| reads.first()).map(String::as_str)
             } else if crate::inline::is_interpreter(&name) && !code_inline(&argv[1..]) {
                 operand.map(String::as_str)
-            } else if matches!(name.as_str(), "make" | "gmake") {
+            } else if matches!(&*name, "make" | "gmake") {
                 return self.makefile(argv);
-            } else if matches!(name.as_str(), "npm" | "yarn" | "pnpm" | "bun") {
+            } else if matches!(&*name, "npm" | "yarn" | "pnpm" | "bun") {
                 return self.package_scripts();
             } else {
                 None
@@ -100,7 +100,7 @@ impl Written {
         match self.shown.get(key) {
             Some(text) if !by_path && !is_shell(&name) && name != "source" && name != "." => {
                 Some(Ran::Code {
-                    interpreter: name,
+                    interpreter: name.into_owned(),
                     text: text.clone(),
                 })
             }
@@ -179,7 +179,7 @@ fn recipes(text: &str) -> String {
 fn written_by_options(argv: &[String]) -> Vec<String> {
     let name = basename(&argv[0]);
     let rest = &argv[1..];
-    match name.as_str() {
+    match &*name {
         "tee" => rest
             .iter()
             .filter(|a| !a.starts_with('-'))

@@ -56,7 +56,7 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
         has_short(&flags, &['r', 'R']) || flags.contains(&"--recursive") || name == "rimraf";
     let c = Cmd {
         argv,
-        name,
+        name: name.into_owned(),
         args,
         flags,
         targets,
@@ -209,7 +209,7 @@ fn deletions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
             if args.iter().any(|a| a == "-delete")
                 || args.windows(2).any(|w| {
                     matches!(w[0].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
-                        && matches!(basename(&w[1]).as_str(), "rm" | "unlink" | "shred" | "srm")
+                        && matches!(&*basename(&w[1]), "rm" | "unlink" | "shred" | "srm")
                 }) =>
         {
             let how = if args.iter().any(|a| a == "-delete") {

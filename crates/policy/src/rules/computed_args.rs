@@ -13,7 +13,7 @@ const DESTRUCTIVE: &[&str] = &[
 /// The finding for such a command, if it is one.
 pub fn computed_argument(argv: &[String], cwd: Option<&str>) -> Option<Finding> {
     let name = crate::wrappers::basename(argv.first()?);
-    if !DESTRUCTIVE.contains(&name.as_str()) {
+    if !DESTRUCTIVE.contains(&&*name) {
         return None;
     }
     let rest = &argv[1..];

@@ -19,7 +19,7 @@ fn linked_to(argv: &[String]) -> Vec<&str> {
         return Vec::new();
     };
     let (flags, targets) = flags_and_targets(&argv[1..]);
-    let links = match basename(first).as_str() {
+    let links = match &*basename(first) {
         "ln" | "link" => true,
         "cp" => {
             has_short(&flags, &['s', 'l'])
@@ -45,7 +45,7 @@ pub(crate) fn written_by(argv: &[String]) -> Vec<&str> {
     };
     let name = basename(first);
     let (flags, targets) = flags_and_targets(&argv[1..]);
-    match name.as_str() {
+    match &*name {
         // moreutils' `sponge FILE` writes its input to FILE.
         "tee" | "truncate" | "sponge" => out.extend(targets.iter().copied()),
 
@@ -127,7 +127,7 @@ pub(crate) fn written_by(argv: &[String]) -> Vec<&str> {
     }
     // `npm config set KEY VALUE` (also yarn's, pnpm's) writes the user's `~/.npmrc`, which
     // every later npm reads (`script-shell` names the program its scripts run with).
-    if matches!(name.as_str(), "npm" | "pnpm" | "yarn")
+    if matches!(&*name, "npm" | "pnpm" | "yarn")
         && targets.first() == Some(&"config")
         && matches!(targets.get(1), Some(&"set") | Some(&"edit"))
         && !argv
@@ -137,13 +137,13 @@ pub(crate) fn written_by(argv: &[String]) -> Vec<&str> {
         out.push("~/.npmrc");
     }
     // `cp -t DIR`, `--target-directory=DIR`: what is copied lands in DIR.
-    if matches!(name.as_str(), "cp" | "mv" | "ln" | "install") {
+    if matches!(&*name, "cp" | "mv" | "ln" | "install") {
         out.extend(option_values(&argv[1..], 't', &["target-directory"]));
     }
     if name == "wget" {
         out.extend(option_values(&argv[1..], 'P', &[]));
     }
-    match name.as_str() {
+    match &*name {
         "sed" | "gsed" | "perl"
             if flags.iter().any(|f| {
                 f.starts_with("-i")
@@ -222,9 +222,9 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
     let program = argv.first().map(|p| basename(p)).unwrap_or_default();
     // ssh's own identity (`ssh -i ~/.ssh/id_ed25519`, `-oIdentityFile=`) is a key used
     // where it lies, the one use a key has that sends nothing of it.
-    let ssh = matches!(program.as_str(), "ssh" | "scp" | "sftp");
+    let ssh = matches!(&*program, "ssh" | "scp" | "sftp");
     // An environment file uploaded (`curl -F f=@.env URL`): its tokens leave with it.
-    let sender = super::sequences::SENDERS.contains(&program.as_str());
+    let sender = super::sequences::SENDERS.contains(&&*program);
     let identity = |i: usize| {
         let (before, word) = (argv[i - 1].as_str(), argv[i].to_ascii_lowercase());
         ssh && (before == "-i"
@@ -255,10 +255,7 @@ pub fn check_files(argv: &[String], redirects: &[String], cwd: Option<&str>) -> 
         out.push(secret_read("/etc/shadow", argv));
     } else if let Some(dir) = serves(argv).filter(|d| {
         let d = normalize(d, cwd);
-        d == "/"
-            || d == "~"
-            || super::home_dir().as_deref() == Some(d.as_str())
-            || is_secret_dir(&d, "")
+        d == "/" || d == "~" || super::home_dir() == Some(d.as_str()) || is_secret_dir(&d, "")
     }) {
         out.push(finding(
             Severity::Warn,
@@ -291,7 +288,7 @@ fn serves(argv: &[String]) -> Option<&str> {
     {
         return option_values(rest, 'd', &["directory"]).into_iter().next();
     }
-    match program.as_str() {
+    match &*program {
         "php" if rest.iter().any(|a| a.starts_with("-S")) => {
             option_values(rest, 't', &["docroot"]).into_iter().next()
         }
@@ -325,7 +322,7 @@ fn places(path: &str, cwd: Option<&str>) -> Vec<String> {
 /// `cd -`, `CDPATH`), `None` when the command is not one that moves.
 pub fn moved_to(argv: &[String], from: Option<&str>) -> Option<Option<String>> {
     let first = argv.first()?;
-    if !matches!(basename(first).as_str(), "cd" | "pushd" | "chdir") {
+    if !matches!(&*basename(first), "cd" | "pushd" | "chdir") {
         return None;
     }
     let words: Vec<&str> = argv[1..]
@@ -355,7 +352,7 @@ pub fn moved_to(argv: &[String], from: Option<&str>) -> Option<Option<String>> {
 /// Whether a command writes only what its words show (`echo`/`printf` of literal words).
 fn literal_writer(argv: &[String]) -> bool {
     argv.first()
-        .is_some_and(|p| matches!(basename(p).as_str(), "echo" | "printf"))
+        .is_some_and(|p| matches!(&*basename(p), "echo" | "printf"))
         && argv
             .iter()
             .all(|a| !a.contains(COMPUTED) && !a.contains('$') && !a.contains('`'))

@@ -21,7 +21,7 @@ fn finds_secrets(c: &Simple) -> bool {
 /// The command a line hands such a `find`'s paths to: one whose words hold the search
 /// (`cat $(find …)`), or the next of its pipeline (`find … | xargs cat`).
 pub fn check_found_secrets(line: &str) -> Option<Finding> {
-    let parsed = lex::parse(line);
+    let parsed = lex::parse_shared(line);
     let cmds = &parsed.commands;
     cmds.iter().enumerate().find_map(|(i, c)| {
         let substituted = c.substitutions.iter().any(finds_secrets);

@@ -15,7 +15,7 @@ pub fn into_home(argv: &[String], cwd: Option<&str>) -> Option<Finding> {
         let n = normalize(p, cwd);
         n == "~" || super::home_dir().is_some_and(|h| n.trim_end_matches('/') == h)
     };
-    let what = match name.as_str() {
+    let what = match &*name {
         "cp" | "mv" | "ln" | "install" | "rsync" | "scp" if targets.len() >= 2 => {
             let (dest, sources) = targets.split_last()?;
             if !is_home(dest) {

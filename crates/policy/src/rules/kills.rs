@@ -410,7 +410,7 @@ fn listed(s: &Simple) -> Listed {
         return Listed::Some;
     };
     let args = &s.argv[1..];
-    match p.as_str() {
+    match &*p {
         "ps" => Listed::Everyone,
         "pgrep" => {
             let sel = selection("pgrep", args);
@@ -422,13 +422,7 @@ fn listed(s: &Simple) -> Listed {
                 Listed::Some
             }
         }
-        "pidof"
-            if args
-                .iter()
-                .any(|a| INIT_NAMES.contains(&basename(a).as_str())) =>
-        {
-            Listed::Init
-        }
+        "pidof" if args.iter().any(|a| INIT_NAMES.contains(&&*basename(a))) => Listed::Init,
         _ => Listed::Some,
     }
 }
@@ -439,12 +433,12 @@ fn listed(s: &Simple) -> Listed {
 /// supervisors among them. A listing of init (`kill $(pgrep -x systemd)`) is blocked as
 /// `kill 1` is.
 pub fn check_computed_kill(line: &str) -> Option<Finding> {
-    let parsed = lex::parse(line);
+    let parsed = lex::parse_shared(line);
     let cmds = &parsed.commands;
     let kills = |c: &Simple| {
         look_through(c).argvs.iter().any(|a| {
             a.first()
-                .is_some_and(|p| matches!(basename(p).as_str(), "kill" | "pkill" | "killall"))
+                .is_some_and(|p| matches!(&*basename(p), "kill" | "pkill" | "killall"))
         })
     };
     let computed_target = |c: &Simple| {
@@ -472,7 +466,7 @@ pub fn check_computed_kill(line: &str) -> Option<Finding> {
                 .take_while(|d| {
                     !d.argv
                         .first()
-                        .is_some_and(|p| matches!(basename(p).as_str(), "grep" | "egrep" | "rg"))
+                        .is_some_and(|p| matches!(&*basename(p), "grep" | "egrep" | "rg"))
                 })
                 .any(kills)
         };
@@ -510,10 +504,8 @@ pub fn check_computed_kill(line: &str) -> Option<Finding> {
 fn listed_everyone_unfiltered(all: &[&Simple]) -> bool {
     let picks_by_name = |c: &&Simple| {
         let name = c.argv.first().map(|p| basename(p)).unwrap_or_default();
-        matches!(
-            name.as_str(),
-            "grep" | "egrep" | "fgrep" | "rg" | "awk" | "sed"
-        ) || (name == "pgrep" && listed(c) != Listed::Everyone)
+        matches!(&*name, "grep" | "egrep" | "fgrep" | "rg" | "awk" | "sed")
+            || (name == "pgrep" && listed(c) != Listed::Everyone)
     };
     all.iter().any(|c| listed(c) == Listed::Everyone) && !all.iter().any(picks_by_name)
 }

@@ -179,7 +179,7 @@ fn normalize(path: &str, cwd: Option<&str>) -> String {
         return normalize_abs(p);
     }
     match cwd {
-        Some(c) if c.starts_with('/') => normalize_abs(&format!("{c}/{p}")),
+        Some(c) if c.starts_with('/') => normalize_abs_owned([c, "/", p].concat()),
         // A directory known relative to the home or to where the line started (`cd .git`
         // in a terminal): the path joined to it, as the shell would open it.
         Some(c) if !c.is_empty() && !c.starts_with('$') => {
@@ -193,6 +193,30 @@ fn normalize(path: &str, cwd: Option<&str>) -> String {
 /// the root (`/proc/self/root/…`, `/proc/1/root/…`) read as the root it is: the kernel
 /// opens `/proc/self/root/dev/sda` as `/dev/sda`.
 fn normalize_abs(p: &str) -> String {
+    if is_plain_abs(p) {
+        return p.to_string();
+    }
+    normalize_segments(p)
+}
+
+/// [`normalize_abs`] of a path built for it, kept as it is when already plain.
+fn normalize_abs_owned(p: String) -> String {
+    if is_plain_abs(&p) {
+        return p;
+    }
+    normalize_segments(&p)
+}
+
+/// An absolute path with nothing to resolve — no empty, `.` or `..` segment, not under
+/// `/proc` — is its own normal form: most paths judged are, and they need no rebuilding.
+fn is_plain_abs(p: &str) -> bool {
+    p.len() > 1
+        && p.starts_with('/')
+        && !p.starts_with("/proc")
+        && p[1..].split('/').all(|seg| !matches!(seg, "" | "." | ".."))
+}
+
+fn normalize_segments(p: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
     for seg in p.split('/') {
         match seg {
@@ -207,11 +231,17 @@ fn normalize_abs(p: &str) -> String {
     format!("/{}", parts.join("/"))
 }
 
-fn home_dir() -> Option<String> {
-    std::env::var("HOME")
-        .ok()
-        .filter(|h| h.starts_with('/') && h.len() > 1)
-        .map(|h| normalize_abs(&h))
+/// The server's home directory, read once: the rules ask for it several times a line, and
+/// the server's environment is settled before the first line is judged.
+fn home_dir() -> Option<&'static str> {
+    static HOME: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        std::env::var("HOME")
+            .ok()
+            .filter(|h| h.starts_with('/') && h.len() > 1)
+            .map(|h| normalize_abs(&h))
+    })
+    .as_deref()
 }
 
 /// Whether a (normalized) target is `/`, home, a system directory, or everything in one.
@@ -221,7 +251,7 @@ fn is_critical(target: &str) -> bool {
     if t == "/" || t == "~" || t == "/*" {
         return true;
     }
-    if home_dir().as_deref() == Some(t) {
+    if home_dir() == Some(t) {
         return true;
     }
     // A home directory by path: `/home/alice`, `/Users/alice`, `/home/$USER`.

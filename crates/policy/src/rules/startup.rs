@@ -132,7 +132,7 @@ fn in_home(path: &str) -> Option<&str> {
         return Some(rest);
     }
     let home = super::home_dir()?;
-    path.strip_prefix(home.as_str())?.strip_prefix('/')
+    path.strip_prefix(home)?.strip_prefix('/')
 }
 
 /// Whether a file of this name, put in the home directory, is one of its start-up files.
@@ -163,9 +163,10 @@ pub fn is_startup_file(path: &str) -> bool {
         || dir == ".git/config"
         || dir.contains("/.git/hooks/")
         || dir.starts_with(".git/hooks/")
-        || [".git", ".git/hooks"]
-            .iter()
-            .any(|d| dir == *d || dir.ends_with(&format!("/{d}")))
+        || [".git", ".git/hooks"].iter().any(|d| {
+            dir.strip_suffix(d)
+                .is_some_and(|r| r.is_empty() || r.ends_with('/'))
+        })
 }
 
 /// Whether a (normalized) path is a shell's own start-up file, whose text is shell lines

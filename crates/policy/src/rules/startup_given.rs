@@ -160,10 +160,10 @@ pub fn given_startup_file(argv: &[String], cwd: Option<&str>) -> Option<Finding>
     if is_startup_file(&itself) || home_configuration_if_home(&itself) {
         return None;
     }
-    if READS_OR_MODELED.contains(&program.as_str())
-        || crate::wrappers::SEARCHERS.contains(&program.as_str())
+    if READS_OR_MODELED.contains(&&*program)
+        || crate::wrappers::SEARCHERS.contains(&&*program)
         || (program == "tar" && !extracts(argv))
-        || (matches!(program.as_str(), "awk" | "gawk" | "mawk" | "nawk") && !awk_may_write(argv))
+        || (matches!(&*program, "awk" | "gawk" | "mawk" | "nawk") && !awk_may_write(argv))
         || (program == "find" && !find_acts(argv))
     {
         return None;

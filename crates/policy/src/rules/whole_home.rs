@@ -11,7 +11,7 @@ use super::*;
 fn holds_homes(t: &str) -> bool {
     let t = t.trim_end_matches('/');
     let t = if t.is_empty() { "/" } else { t };
-    if matches!(t, "/" | "~" | "/home" | "/root" | "/Users") || home_dir().as_deref() == Some(t) {
+    if matches!(t, "/" | "~" | "/home" | "/root" | "/Users") || home_dir() == Some(t) {
         return true;
     }
     let user_home = |rest: &str| !rest.is_empty() && !rest.contains('/');

@@ -3,7 +3,8 @@
 //! `watch`, `flock`, `chroot`, `setsid`, `busybox`, `ssh`, shells with `-c` or a script on
 //! their input, `find -exec`, interpreters' inline code, PowerShell `-Command`.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use super::inline;
 use super::lex::Simple;
@@ -52,15 +53,19 @@ impl Effective {
 /// options that run one, `rg --pre`, `ag --pager`, are the runners' rules).
 pub(crate) const SEARCHERS: &[&str] = &["grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack"];
 
-pub fn basename(word: &str) -> String {
-    let name = word
-        .rsplit(['/', '\\'])
-        .next()
-        .unwrap_or(word)
-        .to_ascii_lowercase();
+pub fn basename(word: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    let name = word.rsplit(['/', '\\']).next().unwrap_or(word);
+    // Most names are already plain: borrowed, not copied (judging a line asks for them
+    // dozens of times).
+    let name = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(name.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(name)
+    };
     // Windows runs `curl.exe` for `curl`: one program, one name to judge it by.
     match name.strip_suffix(".exe") {
-        Some(stem) if !stem.is_empty() => stem.to_string(),
+        Some(stem) if !stem.is_empty() => Cow::Owned(stem.to_string()),
         _ => name,
     }
 }
@@ -291,7 +296,7 @@ fn xargs(eff: &mut Effective, rest: &[String], stdin: &Stdin, budget: &Cell<usiz
         // script is in the input, which the line does not show.
         let shell_takes_script = cmd.last().is_some_and(|w| w == "-c")
             && matches!(
-                basename(&cmd[0]).as_str(),
+                &*basename(&cmd[0]),
                 "sh" | "bash" | "dash" | "zsh" | "ksh" | "fish"
             );
         // Or its replace string in the program's place or in a shell's script (`xargs -I{}
@@ -454,13 +459,45 @@ fn skip_options<'a>(args: &'a [String], with_value: &[&str]) -> &'a [String] {
 }
 
 /// What a command runs, its input taken from its own heredoc or here-string.
-pub fn look_through(simple: &Simple) -> Effective {
-    let stdin = if simple.input.is_empty() {
-        Stdin::None
-    } else {
-        Stdin::Literal(simple.input.clone())
+///
+/// Shared: several rules ask this of the same command of one line (the download-and-run
+/// shapes, the kills of a listing, the environment sent), and what it runs is a pure
+/// function of the command, so the commands looked through last on this thread are kept.
+pub fn look_through(simple: &Simple) -> Rc<Effective> {
+    thread_local! {
+        static RECENT: RefCell<Vec<(Simple, Rc<Effective>)>> = const { RefCell::new(Vec::new()) };
+    }
+    const KEPT: usize = 8;
+    let stdin = || {
+        if simple.input.is_empty() {
+            Stdin::None
+        } else {
+            Stdin::Literal(simple.input.clone())
+        }
     };
-    look_through_budgeted(simple, &stdin, &Cell::new(NESTED_BUDGET))
+    // A command carrying a script or a long heredoc is not copied to be kept.
+    let size = simple.input.len() + simple.argv.iter().map(String::len).sum::<usize>();
+    if size > 4096 || !simple.substitutions.is_empty() {
+        return Rc::new(look_through_budgeted(
+            simple,
+            &stdin(),
+            &Cell::new(NESTED_BUDGET),
+        ));
+    }
+    RECENT.with(|recent| {
+        if let Some((_, eff)) = recent.borrow().iter().find(|(s, _)| s == simple) {
+            return Rc::clone(eff);
+        }
+        let eff = Rc::new(look_through_budgeted(
+            simple,
+            &stdin(),
+            &Cell::new(NESTED_BUDGET),
+        ));
+        let mut recent = recent.borrow_mut();
+        recent.truncate(KEPT - 1);
+        recent.insert(0, (simple.clone(), Rc::clone(&eff)));
+        eff
+    })
 }
 
 /// What a command runs, given what its standard input holds, sharing a nesting budget with
