@@ -66,6 +66,10 @@ const HOME_WORDS: &[&str] = &[
     "key", "keys", "cookie", "cookies", "login", "logins", "history",
 ];
 
+/// Words of a pass phrase's file (Ansible's `~/.vault_pass.txt`, `~/.ansible/vault_pass`),
+/// under a home's hidden directories and in its hidden files alike.
+const PASS_WORDS: &[&str] = &["pass", "passphrase", "passwd"];
+
 /// Extensions of data files, which a word of the name makes a credential (a program's source
 /// named `token_stream.rs` or `auth.py` is not one).
 const DATA: &[&str] = &[
@@ -127,11 +131,16 @@ pub(super) fn login_file(rel: &[&str]) -> bool {
     let lower = name.to_ascii_lowercase();
     let (stem, ext) = split_ext(&lower);
     if dirs.is_empty() {
+        // A hidden file of the home itself: a history, a key, or a data file named for a
+        // credential (`~/.vault_pass.txt`, `~/.gitlab_token`, `~/.api_secret`); not by the
+        // home-only words, which name start-up files here (`~/.login`).
+        let named = |w: &str| WORDS.contains(&w) || PASS_WORDS.contains(&w);
         return lower.starts_with('.')
             && (lower.ends_with("history")
                 || lower.ends_with("_hist")
                 || key_file(ext)
-                || lower.ends_with("authority"));
+                || lower.ends_with("authority")
+                || (DATA.contains(&ext) && words(stem).any(named)));
     }
     if !dirs[0].starts_with('.') || lower == "authorized_keys" || lower == "authorized_keys2" {
         return false;
@@ -139,7 +148,7 @@ pub(super) fn login_file(rel: &[&str]) -> bool {
     if key_file(ext) {
         return true;
     }
-    let named = |w: &str| WORDS.contains(&w) || HOME_WORDS.contains(&w);
+    let named = |w: &str| WORDS.contains(&w) || HOME_WORDS.contains(&w) || PASS_WORDS.contains(&w);
     DATA.contains(&ext)
         && (words(stem).any(named)
             || dirs[1..]

@@ -108,6 +108,11 @@ const HOME_SECRETS: &[&str] = &[
     // AI clients' own settings: the MCP servers they start, with those servers' tokens in
     // their environments.
     ".claude.json",
+    // Emacs's `auth-source` logins (the `.netrc` format, plain text), WakaTime's API key,
+    // Expo's session.
+    ".authinfo",
+    ".wakatime.cfg",
+    ".expo/state.json",
     ".config/Claude/claude_desktop_config.json",
     ".cursor/mcp.json",
     ".codeium/windsurf/mcp_config.json",
