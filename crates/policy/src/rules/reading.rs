@@ -159,6 +159,22 @@ pub fn glob_base(word: &str) -> Option<&str> {
 
 /// Builtins that change what later keys or lines run in this shell: aliases, key bindings
 /// and macros, line-editing mode, history re-run, loadable builtins.
+/// `set -k`, `set -o keyword`, or `k` in a cluster of `set`'s flags (`-ek`), before any
+/// `--` (after it come positional parameters).
+fn sets_keyword(args: &[String]) -> bool {
+    let mut words = args
+        .iter()
+        .map(String::as_str)
+        .take_while(|a| *a != "--" && *a != "-");
+    let mut previous_o = false;
+    words.any(|a| {
+        let keyword = (previous_o && a == "keyword")
+            || (a.starts_with('-') && !a.starts_with("--") && a[1..].contains('k'));
+        previous_o = a == "-o";
+        keyword
+    })
+}
+
 pub fn shell_state(argv: &[String]) -> Option<Finding> {
     let name = argv.first()?.as_str();
     let args = &argv[1..];
@@ -196,6 +212,13 @@ pub fn shell_state(argv: &[String]) -> Option<Finding> {
                 .any(|w| w[0] == "-o" && matches!(w[1].as_str(), "vi" | "emacs")) =>
         {
             "changes the line editor's keys: later keys mean other edits"
+        }
+        // `set -k`: every `NAME=value` word of a later line, wherever it stands, is put in
+        // the command's environment — words read here as arguments reach the program as
+        // `LD_PRELOAD` or `BASH_ENV`.
+        "set" if sets_keyword(args) => {
+            "makes NAME=value words anywhere on later lines the command's environment \
+                 (set -k): what reads as an argument may load code"
         }
         "enable" if args.iter().any(|a| a.starts_with("-f")) => "loads a builtin from a library",
         // `-n` turns a builtin off (the name then runs a program of that name found on the
