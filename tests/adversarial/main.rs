@@ -14,6 +14,7 @@ mod common;
 mod containment;
 mod credentials;
 mod policy;
+mod requests;
 mod sandbox;
 mod strict;
 
