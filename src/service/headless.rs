@@ -118,12 +118,10 @@ impl Service {
             ),
         };
         let cwd_text = cwd.display().to_string();
-        let decision = match &program {
-            Program::Argv { program, args } => {
-                self.policy.evaluate_argv(program, args, Some(&cwd_text))
-            }
-            Program::Shell { line, .. } => self.policy.evaluate(line, Some(&cwd_text)),
-        };
+        let decision = self.judge(&display, |policy| match &program {
+            Program::Argv { program, args } => policy.evaluate_argv(program, args, Some(&cwd_text)),
+            Program::Shell { line, .. } => policy.evaluate(line, Some(&cwd_text)),
+        });
         let decision = if req.runs_project_code {
             decision.runs_project_code(&display)
         } else {

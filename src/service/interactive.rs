@@ -236,28 +236,28 @@ impl Service {
                 // Typed into the new terminal's shell, which may be fish: read as a
                 // terminal's line is.
                 .map(|c| {
-                    let d = self.policy.evaluate_in_terminal(c, a.cwd.as_deref());
+                    let d = self.judge(c, |p| p.evaluate_in_terminal(c, a.cwd.as_deref()));
                     (c.clone(), d)
                 }),
             // Both are typed after what the agent left unentered there, and judged with it.
             TermRequest::Run(a) => {
                 let before = self.unentered.before(&a.terminal_id);
                 Some(if before.is_empty() {
-                    let d = self.policy.evaluate_in_terminal(&a.command, None);
+                    let d = self.judge(&a.command, |p| p.evaluate_in_terminal(&a.command, None));
                     (a.command.clone(), d)
                 } else {
                     let line = format!("{before}{}", a.command);
                     // The line itself is pasted (its control keys refused by the contract);
                     // what was left before it was typed key by key.
                     a.unseen_line = unseen_line(&format!("{before}\r"));
-                    let d = self.policy.evaluate_input(&line, None);
+                    let d = self.judge(&line, |p| p.evaluate_input(&line, None));
                     (line, d)
                 })
             }
             TermRequest::Input(a) => {
                 let keys = format!("{}{}", self.unentered.before(&a.terminal_id), a.data);
                 a.unseen_line = unseen_line(&keys);
-                let d = self.policy.evaluate_input(&keys, None);
+                let d = self.judge(&keys, |p| p.evaluate_input(&keys, None));
                 Some((keys, d))
             }
             _ => None,

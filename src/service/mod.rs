@@ -156,7 +156,22 @@ pub struct Service {
     me: std::sync::Weak<Service>,
 }
 
+/// Text longer than this is judged off the runtime's workers: judging is linear but not
+/// cheap, and a hostile line at the request limit (tens of thousands of commands joined)
+/// takes a tenth of a second or more, which on the one worker of a small machine would hold
+/// up every other caller's answer.
+const JUDGED_INLINE: usize = 16 * 1024;
+
 impl Service {
+    /// `judge` run on the policy, off the workers when `text` is long (`JUDGED_INLINE`).
+    fn judge<T>(&self, text: &str, judge: impl FnOnce(&crate::policy::Policy) -> T) -> T {
+        if text.len() > JUDGED_INLINE {
+            crate::terminal::core::off_the_workers(|| judge(&self.policy))
+        } else {
+            judge(&self.policy)
+        }
+    }
+
     pub fn new(cfg: Config, loaded: crate::policy::Loaded) -> Arc<Service> {
         let crate::policy::Loaded { policy, approvals } = loaded;
         let headless = HeadlessSessions::new(HeadlessConfig {

@@ -90,7 +90,7 @@ const INLINE_CATCH_UP: u64 = 16 * 1024;
 
 /// Run `f`, which may take a while, without holding up the runtime's other tasks: on a
 /// multi-threaded runtime this worker hands its queue to another thread first.
-fn off_the_workers<T>(f: impl FnOnce() -> T) -> T {
+pub(crate) fn off_the_workers<T>(f: impl FnOnce() -> T) -> T {
     use tokio::runtime::{Handle, RuntimeFlavor};
     match Handle::try_current() {
         Ok(h) if h.runtime_flavor() == RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
