@@ -68,6 +68,20 @@ fn hostile() -> Vec<(&'static str, String)> {
                 + "echo "
                 + &["$V1x"; 150_000].join(" "),
         ),
+        // Shapes each rule used to read pair by pair, or, for `cd`, place by place.
+        ("a pipeline of 170000 `env`", ["env"; 170_000].join(" | ")),
+        (
+            "a pipeline of 130000 `ps aux`",
+            ["ps aux"; 130_000].join(" | "),
+        ),
+        (
+            "a pipeline of 40000 downloads",
+            ["curl -s http://x/$i"; 40_000].join(" | "),
+        ),
+        (
+            "100000 `cd`s joined by ;",
+            (0..100_000).map(|i| format!("cd d{i}; ")).collect(),
+        ),
     ];
     for (_, l) in &mut v {
         l.truncate(MAX_LINE);

@@ -372,11 +372,14 @@ impl Policy {
         for (i, walk::Run { argv, redirects }) in commands.iter().enumerate() {
             let here = places.clone();
             for from in &here {
-                if let Some(to) = rules::moved_to(argv, from.as_deref())
-                    && !places.contains(&to)
-                {
-                    // A line that moves about without end is judged as being anywhere.
-                    places.push(if places.len() < MAX_PLACES { to } else { None });
+                if let Some(to) = rules::moved_to(argv, from.as_deref()) {
+                    // A line that moves about without end is judged as being anywhere: one
+                    // unknown place, kept once (pushed again for every place, a line of 20
+                    // `cd`s doubled the list at each and took minutes to judge).
+                    let to = if places.len() < MAX_PLACES { to } else { None };
+                    if !places.contains(&to) {
+                        places.push(to);
+                    }
                 }
             }
             if self.allowed.iter().any(|p| matches_rule(argv, p)) {
@@ -518,6 +521,21 @@ pub(crate) fn test_words(line: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every `cd` used to push one more unknown place for every place known, doubling the
+    /// list: 20 of them took minutes. A line that moves about is judged, as anywhere.
+    #[test]
+    fn a_line_that_moves_about_without_end_is_judged() {
+        let p = Policy::default();
+        let moves: String = (0..60).map(|i| format!("cd d{i}; ")).collect();
+        let d = p.evaluate(&format!("{moves}rm -rf *"), Some("/home/u/project"));
+        assert_ne!(d.authorization, Authorization::Allowed, "{d:?}");
+        assert_eq!(
+            p.evaluate(&format!("{moves}ls"), Some("/home/u/project"))
+                .authorization,
+            Authorization::Allowed
+        );
+    }
 
     #[test]
     fn operator_rules_apply_and_allowed_wins() {

