@@ -205,6 +205,9 @@ pub struct Policy {
 /// Working directories a line is judged in at most (`cd` after `cd`).
 const MAX_PLACES: usize = 8;
 
+/// Patterns of one line looked up in their directories; the rest count as matching.
+const MAX_GLOB_LOOKUPS: usize = 32;
+
 /// The operator's rules as words: `terraform destroy` is `["terraform", "destroy"]`.
 fn parse_rules(items: &[String]) -> Result<Vec<Vec<String>>, String> {
     items
@@ -434,10 +437,16 @@ impl Policy {
                 command,
             });
         }
+        // Each lookup reads a directory: past `MAX_GLOB_LOOKUPS` in one line (a paste of
+        // thousands of `ESC [ A` lines, each a pattern), a pattern counts as matching.
+        let mut looked = 0usize;
         computed.extend(
             globbed
                 .into_iter()
-                .filter(|(word, _)| rules::reading::glob_matches(word, cwd))
+                .filter(|(word, _)| {
+                    looked += 1;
+                    looked > MAX_GLOB_LOOKUPS || rules::reading::glob_matches(word, cwd)
+                })
                 .map(|(_, command)| command),
         );
         for (name, command) in code_env {

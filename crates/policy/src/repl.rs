@@ -20,13 +20,17 @@ pub fn repl_calls(line: &str) -> Vec<String> {
 }
 
 fn repl_calls_within(line: &str, depth: usize) -> Vec<String> {
+    let ps = pieces(line, MAX_LINE);
+    if crate::repl_tokens::nesting(&ps) > crate::repl_tokens::MAX_NESTING {
+        // Not read as code (`unread` warns about such a line).
+        return Vec::new();
+    }
     let mut found = crate::inline::Found::default();
     for lang in ["python", "node", "ruby"] {
         crate::inline::scan_code(lang, line, &mut found);
     }
     let mut out = found.shell_lines;
     // The files it writes or reads (`open(os.path.expanduser("~/.bashrc"), "a")`).
-    let ps = pieces(line, MAX_LINE);
     out.extend(crate::repl_files::file_lines(&ps));
     // The environment it hands on to what it starts later (`os.environ["LD_PRELOAD"] = …`).
     out.extend(
@@ -183,9 +187,21 @@ const NATIVE: &[&str] = &[
 /// show: `None` when every way it has to the system is called with literals.
 pub fn unread(line: &str) -> Option<String> {
     let ps = pieces(line, MAX_LINE);
+    let depth = crate::repl_tokens::nesting(&ps);
+    if depth > crate::repl_tokens::MAX_NESTING {
+        return Some(format!(
+            "its brackets nest {depth} deep, deeper than the policy reads a REPL's code \
+             ({} levels)",
+            crate::repl_tokens::MAX_NESTING
+        ));
+    }
+    // Read once for the line (asked of every name, it made a line of many names quadratic).
+    let child_process = binds_child_process(&ps);
     for (k, p) in ps.iter().enumerate() {
         let why = match &p.token {
-            Token::Name { path, after_call } => name_unread(&ps, k, path, *after_call),
+            Token::Name { path, after_call } => {
+                name_unread(&ps, k, path, *after_call, child_process)
+            }
             Token::Literal { text, .. } => literal_unread(&ps, k, text),
             Token::Punct(_) => None,
         };
@@ -225,7 +241,13 @@ fn runs(path: &str, after_call: bool, line_binds_child_process: bool) -> Option<
     (segments.len() == 1 && !after_call && RUNS_CODE.contains(&last)).then_some(Runs::Code)
 }
 
-fn name_unread(ps: &[Piece], k: usize, path: &str, after_call: bool) -> Option<String> {
+fn name_unread(
+    ps: &[Piece],
+    k: usize,
+    path: &str,
+    after_call: bool,
+    child_process: bool,
+) -> Option<String> {
     let lower = path.to_ascii_lowercase();
     if matches!(lower.as_str(), "getattr" | "reflect.get")
         && let Some(why) = computed_member(ps, k)
@@ -246,7 +268,7 @@ fn name_unread(ps: &[Piece], k: usize, path: &str, after_call: bool) -> Option<S
              be read"
         ));
     }
-    let kind = runs(path, after_call, binds_child_process(ps))?;
+    let kind = runs(path, after_call, child_process)?;
     let next = ps.get(k + 1).map(|p| &p.token);
     if next == Some(&Token::Punct('(')) {
         return call_unread(ps, k + 1, path, kind);

@@ -180,3 +180,15 @@ fn a_kill_of_init_or_of_every_process_is_read_in_every_languages_order() {
         assert_eq!(verdict(line), Allowed, "{line}");
     }
 }
+
+/// Brackets nested past what is read as a REPL's code are warned, not read: each call's
+/// arguments were found by a scan to its closing bracket, and a line of thousands of
+/// unclosed ones took seconds.
+#[test]
+fn brackets_nested_past_the_reading_are_warned() {
+    let deep = "f(".repeat(crate::repl_tokens::MAX_NESTING + 1);
+    assert!(unread(&deep).is_some_and(|why| why.contains("nest")));
+    assert!(repl_calls(&deep).is_empty());
+    let shallow = format!("{}1{}", "f(".repeat(8), ")".repeat(8));
+    assert_eq!(unread(&shallow), None);
+}

@@ -29,6 +29,29 @@ fn ident_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
 }
 
+/// Brackets nested deeper than this are not read as a REPL's code: each call's arguments
+/// are found by a scan to its closing bracket, so a line of thousands of unclosed `(` or
+/// `[` (`$($($(…`, a paste of arrow keys' `ESC [ D`) cost seconds per line. Such a line is
+/// warned instead (`repl::unread`).
+pub(crate) const MAX_NESTING: usize = 64;
+
+/// How deep the brackets of `ps` nest, unclosed ones counted.
+pub(crate) fn nesting(ps: &[Piece]) -> usize {
+    let mut depth = 0usize;
+    let mut deepest = 0;
+    for p in ps {
+        match p.token {
+            Token::Punct('(' | '[' | '{') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            Token::Punct(')' | ']' | '}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// The pieces of `code`, at most `limit` characters of it.
 pub(crate) fn pieces(code: &str, limit: usize) -> Vec<Piece> {
     let code: Vec<char> = code.chars().take(limit).collect();

@@ -406,13 +406,16 @@ pub fn glob_matches(pattern: &str, cwd: Option<&str>) -> bool {
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return false;
     };
+    // The pattern read once, not once per entry (a 100 KiB pattern against a directory of
+    // thousands took seconds).
+    let pattern: Vec<char> = name.chars().collect();
     for (i, e) in entries.flatten().enumerate() {
         if i >= MAX_ENTRIES {
             return true;
         }
         let n = e.file_name();
         let n = n.to_string_lossy();
-        if (!n.starts_with('.') || name.starts_with('.')) && fnmatch(name, &n) {
+        if (!n.starts_with('.') || name.starts_with('.')) && fnmatch_chars(&pattern, &n) {
             return true;
         }
     }
@@ -437,7 +440,11 @@ fn matches_a_program(pattern: &str) -> bool {
 /// times the name's, whatever the stars (a recursive match was exponential in them, and a
 /// hostile command line decides how many there are).
 pub(crate) fn fnmatch(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
+    fnmatch_chars(&pattern.chars().collect::<Vec<_>>(), name)
+}
+
+/// [`fnmatch`] of a pattern already split into characters.
+fn fnmatch_chars(p: &[char], name: &str) -> bool {
     let n: Vec<char> = name.chars().collect();
     let (mut pi, mut ni) = (0, 0);
     // Just after the last star, and where in the name it began to match.
@@ -448,7 +455,7 @@ pub(crate) fn fnmatch(pattern: &str, name: &str) -> bool {
             star = Some((pi, ni));
             continue;
         }
-        if let Some(next) = one(&p, pi, n[ni]) {
+        if let Some(next) = one(p, pi, n[ni]) {
             pi = next;
             ni += 1;
             continue;
