@@ -21,7 +21,7 @@ pub fn repl_calls(line: &str) -> Vec<String> {
 
 fn repl_calls_within(line: &str, depth: usize) -> Vec<String> {
     let ps = pieces(line, MAX_LINE);
-    if crate::repl_tokens::nesting(&ps) > crate::repl_tokens::MAX_NESTING {
+    if crate::repl_tokens::too_deep(&ps).is_some() {
         // Not read as code (`unread` warns about such a line).
         return Vec::new();
     }
@@ -187,13 +187,8 @@ const NATIVE: &[&str] = &[
 /// show: `None` when every way it has to the system is called with literals.
 pub fn unread(line: &str) -> Option<String> {
     let ps = pieces(line, MAX_LINE);
-    let depth = crate::repl_tokens::nesting(&ps);
-    if depth > crate::repl_tokens::MAX_NESTING {
-        return Some(format!(
-            "its brackets nest {depth} deep, deeper than the policy reads a REPL's code \
-             ({} levels)",
-            crate::repl_tokens::MAX_NESTING
-        ));
+    if let Some(why) = crate::repl_tokens::too_deep(&ps) {
+        return Some(why);
     }
     // Read once for the line (asked of every name, it made a line of many names quadratic).
     let child_process = binds_child_process(&ps);

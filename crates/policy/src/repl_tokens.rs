@@ -35,8 +35,19 @@ fn ident_char(c: char) -> bool {
 /// warned instead (`repl::unread`).
 pub(crate) const MAX_NESTING: usize = 64;
 
+/// Why `ps` is not read as code: its brackets nest past [`MAX_NESTING`].
+pub(crate) fn too_deep(ps: &[Piece]) -> Option<String> {
+    let depth = nesting(ps);
+    (depth > MAX_NESTING).then(|| {
+        format!(
+            "its brackets nest {depth} deep, deeper than the policy reads a REPL's code \
+             ({MAX_NESTING} levels)"
+        )
+    })
+}
+
 /// How deep the brackets of `ps` nest, unclosed ones counted.
-pub(crate) fn nesting(ps: &[Piece]) -> usize {
+fn nesting(ps: &[Piece]) -> usize {
     let mut depth = 0usize;
     let mut deepest = 0;
     for p in ps {
