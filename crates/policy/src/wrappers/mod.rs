@@ -485,7 +485,26 @@ pub fn look_through(simple: &Simple) -> Rc<Effective> {
         ));
     }
     RECENT.with(|recent| {
-        if let Some((_, eff)) = recent.borrow().iter().find(|(s, _)| s == simple) {
+        // What it runs does not depend on where in the line it stands (its pipeline); every
+        // other part is compared (named one by one: a part added later must be added here).
+        let same = |s: &Simple| {
+            let Simple {
+                argv,
+                redirects,
+                substitutions,
+                pipeline: _,
+                input,
+                assignments,
+                reads,
+            } = s;
+            *argv == simple.argv
+                && *input == simple.input
+                && *redirects == simple.redirects
+                && *assignments == simple.assignments
+                && *reads == simple.reads
+                && *substitutions == simple.substitutions
+        };
+        if let Some((_, eff)) = recent.borrow().iter().find(|(s, _)| same(s)) {
             return Rc::clone(eff);
         }
         let eff = Rc::new(look_through_budgeted(
