@@ -21,6 +21,7 @@ pub mod lex;
 pub mod limits;
 mod other_shells;
 mod printed;
+mod recent;
 mod repl;
 mod repl_env;
 mod repl_files;

@@ -58,37 +58,20 @@ pub fn parse(line: &str) -> Parsed {
 
 /// Lines up to this long are kept for [`parse_shared`]: a command line, not a script.
 const SHARED_LINE_MAX: usize = 4096;
-/// How many recently parsed lines are kept per thread.
-const SHARED_KEPT: usize = 8;
 
 thread_local! {
-    /// The lines parsed last on this thread, newest first.
-    static RECENT: std::cell::RefCell<Vec<(Box<str>, std::rc::Rc<Parsed>)>> =
-        const { std::cell::RefCell::new(Vec::new()) };
+    /// The lines parsed last on this thread.
+    static RECENT: crate::recent::Recent<Box<str>, Parsed> = const { crate::recent::Recent::new() };
 }
 
 /// [`parse`], shared: one judgement reads the same line in several rules (the walk, the
 /// download-and-run shapes, the kills of a listing, the environment sent, the secrets
-/// found), and each used to parse it again — a fifth of judging `echo hi`. Parsing is a
-/// pure function of the text, so the lines parsed last on this thread are kept and handed
-/// out again.
+/// found), and each used to parse it again — a fifth of judging `echo hi`.
 pub fn parse_shared(line: &str) -> std::rc::Rc<Parsed> {
     if line.len() > SHARED_LINE_MAX {
         return std::rc::Rc::new(parse(line));
     }
-    RECENT.with(|recent| {
-        let mut recent = recent.borrow_mut();
-        if let Some(at) = recent.iter().position(|(l, _)| &**l == line) {
-            let hit = recent.remove(at);
-            let parsed = std::rc::Rc::clone(&hit.1);
-            recent.insert(0, hit);
-            return parsed;
-        }
-        let parsed = std::rc::Rc::new(parse(line));
-        recent.truncate(SHARED_KEPT - 1);
-        recent.insert(0, (line.into(), std::rc::Rc::clone(&parsed)));
-        parsed
-    })
+    RECENT.with(|recent| recent.get_or_compute(|l| &**l == line, || line.into(), || parse(line)))
 }
 
 fn parse_at(chars: &[char], depth: usize) -> Parsed {

@@ -450,16 +450,12 @@ pub fn check_computed_kill(line: &str) -> Option<Finding> {
     let listing: Vec<Listed> = cmds.iter().map(listed).collect();
     // A `grep` between them picks the processes by name (`ps aux | grep node | awk … |
     // xargs kill`): not everyone's.
-    let mut kill_after = vec![false; cmds.len()];
-    for i in (0..cmds.len().saturating_sub(1)).rev() {
-        let next = &cmds[i + 1];
-        let picks = next
-            .argv
+    let picks = |c: &Simple| {
+        c.argv
             .first()
-            .is_some_and(|p| matches!(&*basename(p), "grep" | "egrep" | "rg"));
-        kill_after[i] =
-            next.pipeline == cmds[i].pipeline && !picks && (killing[i + 1] || kill_after[i + 1]);
-    }
+            .is_some_and(|p| matches!(&*basename(p), "grep" | "egrep" | "rg"))
+    };
+    let kill_after = super::pipeline::followed_by_before(cmds, kills, picks);
     let computed_target = |c: &Simple| {
         c.argv[1..]
             .iter()

@@ -10,10 +10,21 @@ use crate::lex::Simple;
 /// For each command of `cmds`, whether a later command of the same pipeline satisfies `pred`
 /// (a pipeline's commands are consecutive). `pred` is asked once per command.
 pub(super) fn followed_by(cmds: &[Simple], pred: impl Fn(&Simple) -> bool) -> Vec<bool> {
+    followed_by_before(cmds, pred, |_| false)
+}
+
+/// [`followed_by`], looking no further than the first later command `stop` recognises
+/// (`ps aux | grep node | xargs kill`: the `grep` picks by name).
+pub(super) fn followed_by_before(
+    cmds: &[Simple],
+    pred: impl Fn(&Simple) -> bool,
+    stop: impl Fn(&Simple) -> bool,
+) -> Vec<bool> {
     let mut after = vec![false; cmds.len()];
     for i in (0..cmds.len().saturating_sub(1)).rev() {
-        if cmds[i + 1].pipeline == cmds[i].pipeline {
-            after[i] = pred(&cmds[i + 1]) || after[i + 1];
+        let next = &cmds[i + 1];
+        if next.pipeline == cmds[i].pipeline && !stop(next) {
+            after[i] = pred(next) || after[i + 1];
         }
     }
     after
@@ -45,5 +56,10 @@ mod tests {
             [true, false, false, true, false, false]
         );
         assert_eq!(pipeline_ends(&cmds), [3, 3, 3, 5, 5, 6]);
+        let is_c = |c: &Simple| c.argv.first().is_some_and(|w| w == "c");
+        assert_eq!(
+            followed_by_before(&cmds, is_c, is_b),
+            [false, true, false, false, false, false]
+        );
     }
 }

@@ -3,7 +3,7 @@
 //! `watch`, `flock`, `chroot`, `setsid`, `busybox`, `ssh`, shells with `-c` or a script on
 //! their input, `find -exec`, interpreters' inline code, PowerShell `-Command`.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::rc::Rc;
 
 use super::inline;
@@ -465,58 +465,42 @@ fn skip_options<'a>(args: &'a [String], with_value: &[&str]) -> &'a [String] {
 /// function of the command, so the commands looked through last on this thread are kept.
 pub fn look_through(simple: &Simple) -> Rc<Effective> {
     thread_local! {
-        static RECENT: RefCell<Vec<(Simple, Rc<Effective>)>> = const { RefCell::new(Vec::new()) };
+        static RECENT: crate::recent::Recent<Simple, Effective> =
+            const { crate::recent::Recent::new() };
     }
-    const KEPT: usize = 8;
-    let stdin = || {
-        if simple.input.is_empty() {
+    let compute = || {
+        let stdin = if simple.input.is_empty() {
             Stdin::None
         } else {
             Stdin::Literal(simple.input.clone())
-        }
+        };
+        look_through_budgeted(simple, &stdin, &Cell::new(NESTED_BUDGET))
     };
     // A command carrying a script or a long heredoc is not copied to be kept.
     let size = simple.input.len() + simple.argv.iter().map(String::len).sum::<usize>();
     if size > 4096 || !simple.substitutions.is_empty() {
-        return Rc::new(look_through_budgeted(
-            simple,
-            &stdin(),
-            &Cell::new(NESTED_BUDGET),
-        ));
+        return Rc::new(compute());
     }
-    RECENT.with(|recent| {
-        // What it runs does not depend on where in the line it stands (its pipeline); every
-        // other part is compared (named one by one: a part added later must be added here).
-        let same = |s: &Simple| {
-            let Simple {
-                argv,
-                redirects,
-                substitutions,
-                pipeline: _,
-                input,
-                assignments,
-                reads,
-            } = s;
-            *argv == simple.argv
-                && *input == simple.input
-                && *redirects == simple.redirects
-                && *assignments == simple.assignments
-                && *reads == simple.reads
-                && *substitutions == simple.substitutions
-        };
-        if let Some((_, eff)) = recent.borrow().iter().find(|(s, _)| same(s)) {
-            return Rc::clone(eff);
-        }
-        let eff = Rc::new(look_through_budgeted(
-            simple,
-            &stdin(),
-            &Cell::new(NESTED_BUDGET),
-        ));
-        let mut recent = recent.borrow_mut();
-        recent.truncate(KEPT - 1);
-        recent.insert(0, (simple.clone(), Rc::clone(&eff)));
-        eff
-    })
+    // What it runs does not depend on where in the line it stands (its pipeline); every
+    // other part is compared (named one by one: a part added later must be added here).
+    let same = |s: &Simple| {
+        let Simple {
+            argv,
+            redirects,
+            substitutions,
+            pipeline: _,
+            input,
+            assignments,
+            reads,
+        } = s;
+        *argv == simple.argv
+            && *input == simple.input
+            && *redirects == simple.redirects
+            && *assignments == simple.assignments
+            && *reads == simple.reads
+            && *substitutions == simple.substitutions
+    };
+    RECENT.with(|recent| recent.get_or_compute(same, || simple.clone(), compute))
 }
 
 /// What a command runs, given what its standard input holds, sharing a nesting budget with
