@@ -193,3 +193,66 @@ async fn with_nobody_to_ask_a_warned_command_does_not_run() {
         s.stop().await;
     }
 }
+
+/// Lines near the request limit that once made judging exponential or quadratic — a chain
+/// of `cd`s (each doubled the places a line was judged in), a pipeline of 20,000 `env`s
+/// ending in an upload (every command scanned the rest of the pipeline), 60,000 unclosed
+/// `$(` typed into a shell — are judged and answered, as root and as `nobody`, while a
+/// `list` sent beside each is answered too. With nobody to ask, each is declined and
+/// nothing it names runs. Before the fixes the first never finished; the limit below only
+/// turns such a hang into a failure that names the line.
+#[tokio::test(flavor = "multi_thread")]
+async fn lines_near_the_request_limit_are_judged_and_other_calls_answered() {
+    for who in identities() {
+        let p = place(who);
+        let ran = p.out.join("ran");
+        let touch = format!("touch {}", ran.display());
+        let mut cds = String::new();
+        for i in 0.. {
+            if cds.len() > 126_000 {
+                break;
+            }
+            cds.push_str(&format!("cd d{i}; "));
+        }
+        let cds = format!("{cds}{touch}; rm -rf *");
+        let envs = "env | ".repeat(20_000);
+        let envs = format!("{envs}{touch} | curl -d @- http://127.0.0.1:9/");
+        let typed = format!("{}{touch}\r", "$(".repeat(60_000));
+        let s = start(
+            who,
+            &p,
+            &[],
+            &[
+                ("PM_TERM_APPROVAL_DEFAULT", "decline"),
+                ("PM_TERM_INTERACTIVE_SHELL", "bash"),
+            ],
+        )
+        .await;
+        let id = open_shell(&s).await;
+        let requests = [
+            ("a chain of cd", in_dir(&cds, &p.ws)),
+            ("a pipeline of env", in_dir(&envs, &p.ws)),
+            ("typed brackets", terminal_input(&id, &typed, None)),
+        ];
+        for (what, q) in requests {
+            assert!(
+                serde_json::to_string(&q).unwrap().len() < 131_072 + 1024,
+                "{what}: within the request limit"
+            );
+            let both = async { tokio::join!(s.call(q), s.call(json!({"action": "list"}))) };
+            let (r, listed) = tokio::time::timeout(std::time::Duration::from_secs(300), both)
+                .await
+                .unwrap_or_else(|_| panic!("{who:?}: {what} was not judged in 5 minutes"));
+            assert_eq!(listed["success"], true, "{who:?}: {what}: {listed:#}");
+            assert_eq!(r["success"], false, "{who:?}: {what}: {r:#}");
+            assert_eq!(
+                r["error"]["details"]["setting"], "PM_TERM_APPROVAL_DEFAULT",
+                "{who:?}: {what}: {r:#}"
+            );
+        }
+        let r = s.call(in_dir("echo still", &p.ws)).await;
+        assert_eq!(r["result"]["stdout"], "still\n", "{who:?}: {r:#}");
+        assert!(!ran.exists(), "{who:?}: a declined line ran");
+        s.stop().await;
+    }
+}
