@@ -5,7 +5,7 @@
 //! `fs.rmSync`), read off its string literals so the same rules judge them as commands.
 //! A literal that is not an argument of such a call is data and judged by nothing.
 
-use crate::inline_literals::literals;
+use crate::inline_literals::{Literal, literals};
 use crate::stdin::{Stdin, input_name, stream_name};
 
 /// Longest inline program scanned (the rest is still run; a program this long is judged
@@ -407,9 +407,21 @@ fn reads_program_from_stdin(args: &[String]) -> bool {
 }
 
 pub(crate) fn scan_code(lang: &str, code: &str, found: &mut Found) {
+    scan_code_as(&[lang], code, found);
+}
+
+/// `code` read as each of `langs` (a REPL line whose language is not known): its deletes and
+/// literals found once, not once per language.
+pub(crate) fn scan_code_as(langs: &[&str], code: &str, found: &mut Found) {
     found.shell_lines.extend(crate::repl::home_deletes(code));
     let code: Vec<char> = code.chars().take(MAX_CODE).collect();
     let literals = literals(&code);
+    for lang in langs {
+        scan_literals(lang, &literals, found);
+    }
+}
+
+fn scan_literals(lang: &str, literals: &[Literal], found: &mut Found) {
     let mut i = 0;
     while i < literals.len() {
         let lit = &literals[i];

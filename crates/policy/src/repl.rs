@@ -26,9 +26,7 @@ fn repl_calls_within(line: &str, depth: usize) -> Vec<String> {
         return Vec::new();
     }
     let mut found = crate::inline::Found::default();
-    for lang in ["python", "node", "ruby"] {
-        crate::inline::scan_code(lang, line, &mut found);
-    }
+    crate::inline::scan_code_as(&["python", "node", "ruby"], line, &mut found);
     let mut out = found.shell_lines;
     // The files it writes or reads (`open(os.path.expanduser("~/.bashrc"), "a")`).
     out.extend(crate::repl_files::file_lines(&ps));
@@ -249,10 +247,12 @@ fn name_unread(
     {
         return Some(why);
     }
-    if NATIVE
-        .iter()
-        .any(|n| lower == *n || lower.starts_with(&format!("{n}.")))
-    {
+    let native = |n: &&str| {
+        lower
+            .strip_prefix(*n)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    };
+    if NATIVE.iter().any(native) {
         return Some(format!(
             "{path} reaches native code, whose calls cannot be read"
         ));
