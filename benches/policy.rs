@@ -89,6 +89,29 @@ fn hostile() -> Vec<(&'static str, String)> {
     v
 }
 
+/// Typed input (`execution.input`) a hostile agent can send, judged in a directory of
+/// [`CROWDED`] entries: every `ESC [ A` is a `[…]` pattern looked up there.
+fn hostile_typed() -> Vec<(&'static str, String)> {
+    vec![
+        ("2 KiB of typed Up + Enter", "\x1b[A\r".repeat(512)),
+        ("2 KiB of typed Left", "\x1b[D".repeat(680) + "\r"),
+        ("128 KiB of typed Up + Enter", "\x1b[A\r".repeat(32_000)),
+    ]
+}
+
+/// Entries of the directory the typed input is judged in.
+const CROWDED: usize = 12_000;
+
+fn crowded_dir() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("itmcp-policy-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("a scratch directory");
+    for i in 0..CROWDED {
+        std::fs::write(d.join(format!("f{i}")), "").expect("a scratch file");
+    }
+    d
+}
+
 fn main() {
     let policy = Policy::default();
     let lines = corpus();
@@ -123,4 +146,22 @@ fn main() {
             d.authorization.as_str()
         );
     }
+    let dir = crowded_dir();
+    for (name, text) in hostile_typed() {
+        let t = Instant::now();
+        let _ = std::hint::black_box(shell_words::split(&text));
+        let split = t.elapsed();
+        let t = Instant::now();
+        let d = policy.evaluate_input(&text, dir.to_str());
+        let took = t.elapsed();
+        println!(
+            "| {name} in a directory of {CROWDED} files ({} bytes) | {:.1} ms | `shell_words::split` of it | {:.1} ms | {:.0}x | {} |",
+            text.len(),
+            took.as_secs_f64() * 1e3,
+            split.as_secs_f64() * 1e3,
+            took.as_secs_f64() / split.as_secs_f64().max(1e-6),
+            d.authorization.as_str()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

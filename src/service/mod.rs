@@ -159,8 +159,10 @@ pub struct Service {
 /// Text longer than this is judged off the runtime's workers: judging is linear but not
 /// cheap, and a hostile line at the request limit (tens of thousands of commands joined)
 /// takes a tenth of a second or more, which on the one worker of a small machine would hold
-/// up every other caller's answer.
-const JUDGED_INLINE: usize = 16 * 1024;
+/// up every other caller's answer. At 2 KiB the worst shapes known (typed arrow keys and
+/// Enter, `cd` after `cd`) take about 15 ms; ordinary commands stay well under it and are
+/// judged in place.
+const JUDGED_INLINE: usize = 2 * 1024;
 
 impl Service {
     /// `judge` run on the policy, off the workers when `text` is long (`JUDGED_INLINE`).

@@ -328,6 +328,7 @@ impl Policy {
 
     /// A command line for a shell.
     pub fn evaluate(&self, line: &str, cwd: Option<&str>) -> Decision {
+        let _budget = rules::globs::Budget::start();
         let mut findings: Vec<Finding> = Vec::new();
         if let Some(f) = rules::check_fork_bomb(line) {
             findings.push(f);
@@ -446,7 +447,7 @@ impl Policy {
                 .into_iter()
                 .filter(|(word, _)| {
                     looked += 1;
-                    looked > MAX_GLOB_LOOKUPS || rules::reading::glob_matches(word, cwd)
+                    looked > MAX_GLOB_LOOKUPS || rules::globs::glob_matches(word, cwd)
                 })
                 .map(|(_, command)| command),
         );
@@ -503,6 +504,7 @@ impl Policy {
     /// Raw keystrokes for a terminal: every line they would enter is judged, in each reading
     /// of the control keys among them (`typed`), and the most severe verdict stands.
     pub fn evaluate_input(&self, text: &str, cwd: Option<&str>) -> Decision {
+        let _budget = rules::globs::Budget::start();
         let readings = typed::readings(text);
         let mut findings: Vec<Finding> = readings
             .iter()

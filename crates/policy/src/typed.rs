@@ -112,6 +112,7 @@ impl crate::Policy {
     /// a shell line, and the commands it would hand to the system at a REPL's prompt
     /// (`import os; os.system("rm -rf ~")` typed into `python3`) judged as lines too.
     pub fn evaluate_in_terminal(&self, line: &str, cwd: Option<&str>) -> crate::Decision {
+        let _budget = crate::rules::globs::Budget::start();
         let mut findings = self.evaluate(line, cwd).findings;
         for call in line.lines().flat_map(crate::repl::repl_calls) {
             findings.extend(self.evaluate(&call, cwd).findings);

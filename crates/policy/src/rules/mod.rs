@@ -18,6 +18,7 @@ mod exposure;
 mod files;
 mod found_secrets;
 mod git;
+pub mod globs;
 mod into_home;
 mod kills;
 mod machine;

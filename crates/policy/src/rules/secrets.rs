@@ -7,7 +7,7 @@
 //! `grep -r . ~/.aws`, `cp -r ~/.ssh`), or through a pattern that can match one
 //! (`cat ~/.ssh/*`, `cat ~/.ss?/id_*`).
 
-use super::reading::fnmatch;
+use super::globs::fnmatch;
 use super::secret_names::{is_home, login_file, private_in_ssh, system_credential};
 
 /// Under a home directory: exact paths, and directories (ending in `/`) whose every file
