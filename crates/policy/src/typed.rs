@@ -18,18 +18,25 @@ const ERASE_WORD: char = '\u{17}';
 const ERASE_LINE: [char; 2] = ['\u{15}', ABANDON_LINE];
 /// Ctrl-C: a line editor drops the whole line, wherever the cursor is.
 const ABANDON_LINE: char = '\u{3}';
-/// Emacs-style editing keys that move within the line, recall history or reinsert text:
-/// Ctrl-A, B, F, N, O, P, R, S, T, Y, Ctrl-] and Ctrl-_ (undo: it brings back what an erasing
-/// key took out, which the erased reading no longer holds).
-const REARRANGING_KEYS: [char; 12] = [
-    '\u{1}', '\u{2}', '\u{6}', '\u{e}', '\u{f}', '\u{10}', '\u{12}', '\u{13}', '\u{14}', '\u{19}',
-    '\u{1d}', '\u{1f}',
+/// The control keys that leave the typed line as the readings have it: Enter and Ctrl-J,
+/// the erasing keys the erased reading applies (DEL, Ctrl-H, Ctrl-W, Ctrl-U, Ctrl-C), and
+/// keys that at the end of a line — where the cursor is unless a key flagged here moved it —
+/// delete nothing, move nowhere or only redraw: Ctrl-D, Ctrl-E, Ctrl-G, Ctrl-K, Ctrl-L,
+/// Ctrl-Z, Ctrl-\\. Every other control key is taken to rearrange the line. A list of those
+/// that do (Ctrl-A, Ctrl-R, Ctrl-Y, …) missed some: Ctrl-X starts bash's whole second
+/// keymap (Ctrl-X Ctrl-U undoes, Ctrl-X Ctrl-X moves the cursor, Ctrl-X * expands globs),
+/// Ctrl-V and Ctrl-Q insert the next key as text, and an `inputrc` binds any of them.
+const MODELED_CONTROLS: [char; 14] = [
+    '\r', '\n', '\u{7f}', '\u{8}', '\u{17}', '\u{15}', '\u{3}', '\u{4}', '\u{5}', '\u{7}', '\u{b}',
+    '\u{c}', '\u{1a}', '\u{1c}',
 ];
-/// After ESC: Alt-b, f, t, y, `.`, `_`, `<`, `>`, p, n, r (word moves, transposes, yanks,
-/// history).
-const REARRANGING_ALT: &str = "bfty._<>pnr";
-/// After ESC [ or ESC O: the arrows, Home and End.
-const CURSOR_FINALS: &str = "ABCDHF";
+/// After ESC, the keys that rearrange nothing: `:` (vim's command line after its Escape;
+/// unbound at readline's and zsh's editors) and `#` (insert-comment: read as an Enter).
+/// Every other Alt key is taken to rearrange the line: readline binds dozens (Alt-Ctrl-Y
+/// yanks an argument of the last line, Alt-DEL kills the word before the cursor, Alt-\\
+/// joins two words, a digit makes the next key's erase take that many characters, Alt-B is
+/// Alt-b), and a list of them missed those.
+const STILL_ALT: &str = ":#";
 
 /// What a program reads from the keys: text, a control key, or an escape sequence taken
 /// whole (an arrow, a function key, bracketed paste's start and end): one key, however many
@@ -42,6 +49,9 @@ enum Key {
     /// ESC and what follows it: `[` or `O` with the sequence's final character, or the one
     /// character after it (Alt-x).
     Escape(Option<char>, Option<char>),
+    /// Bracketed paste's start or end (`ESC [ 200 ~`, `ESC [ 201 ~`): what is between them
+    /// is inserted as text.
+    Paste,
 }
 
 const ESC: char = '\u{1b}';
@@ -63,9 +73,13 @@ fn keys(text: &str) -> Vec<Key> {
                 // Parameters and intermediates (0x20..=0x3F), then the final (0x40..=0x7E);
                 // anything else ends a broken sequence and is read on its own.
                 let mut last = None;
+                let mut params = String::new();
                 while let Some(&f) = chars.peek() {
                     if ('\u{20}'..='\u{3f}').contains(&f) {
                         chars.next();
+                        if params.len() < 8 {
+                            params.push(f);
+                        }
                         continue;
                     }
                     if ('\u{40}'..='\u{7e}').contains(&f) {
@@ -74,7 +88,12 @@ fn keys(text: &str) -> Vec<Key> {
                     }
                     break;
                 }
-                out.push(Key::Escape(Some(lead), last));
+                let paste = last == Some('~') && matches!(params.as_str(), "200" | "201");
+                out.push(if paste {
+                    Key::Paste
+                } else {
+                    Key::Escape(Some(lead), last)
+                });
             }
             Some(lead @ 'O') => {
                 let last = chars.next_if(|f| ('\u{40}'..='\u{7e}').contains(f));
@@ -173,22 +192,40 @@ pub fn readings(text: &str) -> Vec<String> {
     out
 }
 
-/// Whether a key that rearranges the line comes before a line end.
+/// Whether a key that rearranges the line comes before a line end, or the keys open the
+/// line in an editor that runs what it saves ([`opens_in_editor`]).
 pub fn rearranges(text: &str) -> bool {
     let keys = keys(text);
+    if opens_in_editor(&keys) {
+        return true;
+    }
     let Some(last_enter) = keys.iter().rposition(|k| is_enter(*k)) else {
         return false;
     };
     keys[..last_enter].iter().any(|k| rearranging(*k))
 }
 
+/// Ctrl-X Ctrl-E (bash's edit-and-execute-command: the line opens in `$EDITOR`, and what the
+/// editor saves runs as it exits) and vi mode's `v` after Escape (the same command): a line
+/// runs with no Enter, and it is whatever the keys typed into the editor next make it.
+fn opens_in_editor(keys: &[Key]) -> bool {
+    keys.windows(2)
+        .any(|w| w == [Key::Control('\u{18}'), Key::Control('\u{5}')])
+        || keys.contains(&Key::Escape(Some('v'), None))
+}
+
+/// Whether a key may make the line entered other than the one the readings spell: allowed
+/// are only the keys they model (fail closed: a key not known is taken to rearrange).
 fn rearranging(k: Key) -> bool {
     match k {
-        Key::Control(c) => REARRANGING_KEYS.contains(&c),
-        Key::Escape(Some('[' | 'O'), Some(f)) => CURSOR_FINALS.contains(f),
-        Key::Escape(Some('[' | 'O'), None) => false,
-        Key::Escape(Some(a), _) => REARRANGING_ALT.contains(a),
-        _ => false,
+        Key::Text(_) | Key::Paste => false,
+        Key::Control(c) => !MODELED_CONTROLS.contains(&c),
+        // The arrows, Home, End, Delete, Insert (quoted-insert in Debian's inputrc),
+        // Ctrl-arrows (word moves), function keys an inputrc may bind: every sequence.
+        Key::Escape(Some('[' | 'O'), _) => true,
+        Key::Escape(Some(a), _) => !STILL_ALT.contains(a),
+        // An Escape as the input's last key: nothing follows it to make a command.
+        Key::Escape(None, _) => false,
     }
 }
 
@@ -204,11 +241,7 @@ fn rearranging(k: Key) -> bool {
 pub fn unseen_line(text: &str) -> bool {
     let mut edited = false;
     let keys = keys(text);
-    let edits_in_editor = keys
-        .windows(2)
-        .any(|w| w == [Key::Control('\u{18}'), Key::Control('\u{5}')])
-        || keys.contains(&Key::Escape(Some('v'), None));
-    if edits_in_editor {
+    if opens_in_editor(&keys) {
         return true;
     }
     for k in keys {
@@ -278,7 +311,7 @@ fn erased(keys: &[Key]) -> String {
                 line.truncate(kept.len());
             }
             Key::Text(c) => line.push(c),
-            Key::Control(_) | Key::Escape(..) => {}
+            Key::Control(_) | Key::Escape(..) | Key::Paste => {}
         }
     }
     out.push_str(&line);
@@ -420,6 +453,25 @@ mod tests {
         assert!(rearranges("\u{12}rm\r"));
         assert!(rearranges("x\u{1b}b\r"));
         assert!(rearranges("rm -rf ~\u{8}\u{1f}\r"));
+        // Keys a list of rearranging keys missed: Alt-Ctrl-Y (an argument of the last line
+        // yanked), Alt-DEL (the word before the cursor killed), a count before an erase,
+        // Alt-B (Alt-b), Ctrl-X's keymap, Ctrl-V, Home as `ESC [ 1 ~`, and Ctrl-X Ctrl-E,
+        // which runs what the editor saves with no Enter at all.
+        for keys in [
+            "\u{1b}\u{19} -rf ~\r",
+            "rm -rf ~/safe\u{1b}\u{7f}\r",
+            "rm -rf ~/tmp1\u{1b}4\u{7f}\r",
+            "x -rf ~\u{1b}B\u{1b}Brm \r",
+            "rm -rf ~/x\u{18}\u{18}\r",
+            "rm -rf \u{16}\u{15}~\r",
+            "m -rf ~\u{1b}[1~r\r",
+            "ls\u{18}\u{5}",
+        ] {
+            assert!(rearranges(keys), "{keys:?}");
+        }
+        // Bracketed paste's markers, and keys that leave the line's end as it is.
+        assert!(!rearranges("\u{1b}[200~echo hi\u{1b}[201~\r"));
+        assert!(!rearranges("echo hi\u{c}\u{5}\u{b}\u{7}\r"));
         // Not before a line end, or not rearranging: vim's Escape, a lone arrow, Ctrl-C.
         assert!(!rearranges("\u{1b}:wq\r"));
         assert!(!rearranges("\u{1b}[A"));
