@@ -8,8 +8,9 @@ use super::*;
 /// A key whose edit the policy does not model is taken to rearrange the line (fail closed),
 /// so the input is warned, and with nobody to ask declined: Alt-Ctrl-Y (readline yanks the
 /// last line's first argument, `rm`, in front of ` -rf DIR`) and Home spelled `ESC [ 1 ~`
-/// (Debian's inputrc moves to the line's start, where `rm ` is typed). Read as text, both
-/// were lines whose program is `-rf`: allowed, and DIR was gone. DIR is still there, and
+/// (Debian's inputrc moves to the line's start, where `rm ` is typed), and a tab after text
+/// (completion: `shre` Tab is `shred`). Read as text, they were lines whose program is
+/// `-rf` or `shre`: allowed, and DIR was gone. DIR is still there, and
 /// plain typing still runs, as root and as `nobody`.
 #[tokio::test(flavor = "multi_thread")]
 async fn keys_a_line_editor_reads_as_commands_are_not_read_as_text() {
@@ -37,6 +38,7 @@ async fn keys_a_line_editor_reads_as_commands_are_not_read_as_text() {
         for keys in [
             format!("\u{1b}\u{19} -rf {out}\r"),
             format!("-rf {out}\u{1b}[1~rm \r"),
+            format!("shre\t -u {out}/keep.txt\r"),
         ] {
             let r = s.call(terminal_input(&id, &keys, prompt)).await;
             assert_eq!(r["success"], false, "{who:?}: {keys:?} ran: {r:#}");

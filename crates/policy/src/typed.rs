@@ -202,7 +202,19 @@ pub fn rearranges(text: &str) -> bool {
     let Some(last_enter) = keys.iter().rposition(|k| is_enter(*k)) else {
         return false;
     };
-    keys[..last_enter].iter().any(|k| rearranging(*k))
+    // A tab after text on its line asks the editor to complete that text, inserting what
+    // it finds (`shre` Tab is `shred`); at a line's start it indents a REPL's code.
+    let mut text_on_line = false;
+    keys[..last_enter].iter().any(|&k| {
+        let completes = k == Key::Text('\t') && text_on_line;
+        match k {
+            Key::Text(c) if !c.is_whitespace() => text_on_line = true,
+            Key::Control(c) if ERASE_LINE.contains(&c) => text_on_line = false,
+            _ if is_enter(k) => text_on_line = false,
+            _ => {}
+        }
+        completes || rearranging(k)
+    })
 }
 
 /// Ctrl-X Ctrl-E (bash's edit-and-execute-command: the line opens in `$EDITOR`, and what the
@@ -466,12 +478,17 @@ mod tests {
             "rm -rf \u{16}\u{15}~\r",
             "m -rf ~\u{1b}[1~r\r",
             "ls\u{18}\u{5}",
+            "shre\t -u keep.txt\r",
         ] {
             assert!(rearranges(keys), "{keys:?}");
         }
         // Bracketed paste's markers, and keys that leave the line's end as it is.
         assert!(!rearranges("\u{1b}[200~echo hi\u{1b}[201~\r"));
         assert!(!rearranges("echo hi\u{c}\u{5}\u{b}\u{7}\r"));
+        assert!(
+            !rearranges("for i in x:\r\tprint(i)\r\r"),
+            "a REPL's indent"
+        );
         // Not before a line end, or not rearranging: vim's Escape, a lone arrow, Ctrl-C.
         assert!(!rearranges("\u{1b}:wq\r"));
         assert!(!rearranges("\u{1b}[A"));
