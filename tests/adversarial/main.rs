@@ -13,6 +13,7 @@ mod answers;
 mod common;
 mod containment;
 mod credentials;
+mod deletes;
 mod keys;
 mod policy;
 mod requests;

@@ -430,6 +430,12 @@ impl Policy {
         findings.extend(rules::check_environment_sent(line));
         findings.extend(rules::check_computed_kill(line));
         findings.extend(rules::check_found_secrets(line));
+        // In every place the line may be in (`cd / && find | xargs rm`).
+        findings.extend(
+            places
+                .iter()
+                .filter_map(|at| rules::check_listed_deletes(line, at.as_deref())),
+        );
         findings.extend(rules::check_dormant_code(line));
         for (what, command) in opaque {
             findings.push(Finding {

@@ -51,6 +51,32 @@ const READS: &[&str] = &[
 const PATH_WRITES: &[&str] = &["write_text", "write_bytes"];
 const PATH_READS: &[&str] = &["read_text", "read_bytes"];
 
+/// Calls that delete the file or directory their first argument names, as `rm PATH`:
+/// `os.remove(os.path.expanduser("~/.ssh/id_rsa"))` is `rm ~/.ssh/id_rsa` (a key taken).
+const DELETES: &[&str] = &[
+    "os.remove",
+    "os.unlink",
+    "os.rmdir",
+    "fs.unlink",
+    "fs.unlinksync",
+    "fs.rmdir",
+    "fs.rmdirsync",
+    "fs.promises.unlink",
+    "fs.promises.rmdir",
+    "file.delete",
+    "file.unlink",
+    "fileutils.rm",
+    "fileutils.rm_f",
+    "fileutils.remove",
+    "fileutils.remove_file",
+    "dir.delete",
+    "dir.rmdir",
+    "dir.unlink",
+];
+
+/// Methods of a path object that delete it (`Path.home().joinpath(".ssh/id_rsa").unlink()`).
+const PATH_DELETES: &[&str] = &["unlink", "rmdir"];
+
 /// Calls that give their first argument's path back, as a path (`expanduser("~/x")`).
 const PATH_OF: &[&str] = &[
     "expanduser",
@@ -78,7 +104,10 @@ pub(crate) fn file_lines(ps: &[Piece]) -> Vec<String> {
         let segments: Vec<String> = path.split('.').map(str::to_ascii_lowercase).collect();
         let last = segments.last().map(String::as_str).unwrap_or_default();
         let args = crate::repl::arguments(ps, k + 1);
-        if let Some(line) = two_paths(last, &args).or_else(|| mode_or_signal(path, last, &args)) {
+        if let Some(line) = two_paths(last, &args)
+            .or_else(|| mode_or_signal(path, last, &args))
+            .or_else(|| deleted(ps, k, path, *after_call, &args))
+        {
             out.push(line);
             continue;
         }
@@ -117,6 +146,25 @@ pub(crate) fn file_lines(ps: &[Piece]) -> Vec<String> {
         }
     }
     out
+}
+
+/// A deletion of a path the line names ([`DELETES`], [`PATH_DELETES`]), as `rm PATH`.
+fn deleted(
+    ps: &[Piece],
+    k: usize,
+    path: &str,
+    after_call: bool,
+    args: &[&[Piece]],
+) -> Option<String> {
+    let lower = path.to_ascii_lowercase();
+    let target = if DELETES.contains(&lower.as_str()) {
+        path_of(args.first()?)?
+    } else if after_call && PATH_DELETES.contains(&lower.as_str()) {
+        path_of(&ps[receiver_start(ps, k)..k])?
+    } else {
+        return None;
+    };
+    Some(format!("rm {}", quoted(&target)))
 }
 
 /// A copy, move or link of two paths the line names, or a download to one

@@ -21,6 +21,7 @@ mod git;
 pub mod globs;
 mod into_home;
 mod kills;
+mod listed_deletes;
 mod machine;
 mod metadata;
 mod option_names;
@@ -42,6 +43,7 @@ pub use dormant::check_dormant_code;
 pub use files::{check_read, is_startup_target, moved_to};
 pub use found_secrets::check_found_secrets;
 pub use kills::check_computed_kill;
+pub use listed_deletes::check_listed_deletes;
 pub use sequences::{check_download_execute, check_environment_sent, check_fork_bomb};
 pub use windows::{check_windows, looks_like_powershell, powershell_operands, powershell_script};
 
