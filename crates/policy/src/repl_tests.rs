@@ -192,3 +192,27 @@ fn brackets_nested_past_the_reading_are_warned() {
     let shallow = format!("{}1{}", "f(".repeat(8), ")".repeat(8));
     assert_eq!(unread(&shallow), None);
 }
+
+/// A file the line deletes by a path it names is judged as `rm PATH`: an SSH key is a
+/// credential taken, however the language spells the home; a project's file is not.
+#[test]
+fn a_file_deleted_by_a_path_the_line_names_is_judged_as_rm() {
+    let p = crate::Policy::default();
+    let verdict = |line: &str| p.evaluate_in_terminal(line, None).authorization;
+    use crate::Authorization::*;
+    for line in [
+        "import os; os.remove(os.path.expanduser('~/.ssh/id_rsa'))",
+        "os.unlink(os.path.join(os.path.expanduser('~'), '.aws/credentials'))",
+        "from pathlib import Path; Path.home().joinpath('.ssh/id_rsa').unlink()",
+        "require('fs').unlinkSync(require('os').homedir() + '/.ssh/id_ed25519')",
+    ] {
+        assert_ne!(verdict(line), Allowed, "{line}");
+    }
+    for line in [
+        "os.remove('notes.txt')",
+        "xs.remove('a')",
+        "Path('build').rmdir()",
+    ] {
+        assert_eq!(verdict(line), Allowed, "{line}");
+    }
+}
