@@ -1,18 +1,92 @@
-//! Paths a listing hands to a program that deletes them: `find / -type f | xargs rm`,
-//! `find ~ -print0 | xargs -0 shred -u`, `rm -f $(find ~ -type f)`. The same deletion written
-//! `find / -type f -exec rm {} +` was blocked (`rm_recursive_critical`), while these were
-//! allowed: the `rm` had no target of its own to judge, and the `find` deleted nothing. Here
-//! the listing's places are the deleter's: under `/`, a home or a system directory, blocked.
+//! What a listing of `/`, a home or a system directory is handed to: `find / -type f | xargs
+//! rm`, `find ~ -print0 | xargs -0 shred -u`, `rm -f $(find ~ -type f)`, a loop over `find`,
+//! `find ~ -type f -exec truncate -s0 {} +`. The same deletion written `find / -type f -exec rm
+//! {} +` was blocked (`rm_recursive_critical`), while these were allowed: the `rm` had no
+//! target of its own to judge, and the `find` changed nothing. Here the listing's places are
+//! the program's: one that deletes or empties what it is given is blocked, `mv` too
+//! (`move_critical`), and any other program but a reading one — an allow-list: `sed -i`,
+//! `dd of=`, `cp /dev/null`, `sh -c` change every file there — is warned
+//! (`every_file_changed`).
 
 use super::*;
 use crate::lex::{self, Simple};
 use crate::wrappers::{basename, look_through};
 
-/// Programs that delete (or destroy) the paths they are given.
-const DELETERS: &[&str] = &["rm", "unlink", "shred", "srm", "rmdir", "wipe"];
+/// Programs that delete, destroy or empty the paths they are given.
+const DELETERS: &[&str] = &["rm", "unlink", "shred", "srm", "rmdir", "wipe", "truncate"];
+
+/// Programs that only read or print the paths they are given (or their files): handed a
+/// whole home, they change nothing there.
+const READERS: &[&str] = &[
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ls",
+    "stat",
+    "file",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "du",
+    "echo",
+    "printf",
+    "basename",
+    "dirname",
+    "readlink",
+    "realpath",
+    "test",
+    "[",
+    "true",
+    "diff",
+    "cmp",
+    "less",
+    "more",
+    "strings",
+    "xxd",
+    "od",
+    "hexdump",
+    "nl",
+    "sort",
+    "uniq",
+    "cut",
+    "jq",
+    "getfacl",
+    "lsattr",
+    "identify",
+    "exiftool",
+    "pwd",
+    "cd",
+    "pushd",
+];
 
 /// Programs that run another with the words they read (`xargs rm`, `parallel rm`).
 const WORD_RUNNERS: &[&str] = &["xargs", "parallel"];
+
+/// What a program does to the paths it is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Does {
+    Reads,
+    Deletes,
+    Moves,
+    Changes,
+}
+
+fn does(program: &str) -> Does {
+    match program {
+        p if DELETERS.contains(&p) => Does::Deletes,
+        "mv" => Does::Moves,
+        p if READERS.contains(&p) => Does::Reads,
+        _ => Does::Changes,
+    }
+}
 
 /// The places a listing command lists under, as written: `find`'s and `fd`'s starting
 /// points (`.` when none), `ls`'s and `tree`'s directories, the whole file system for
@@ -36,18 +110,7 @@ fn listed_under(c: &Simple) -> Vec<String> {
         if w.is_empty() { vec![".".into()] } else { w }
     };
     match &*basename(program) {
-        "find" | "gfind" => {
-            let roots: Vec<String> = args
-                .iter()
-                .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
-                .cloned()
-                .collect();
-            if roots.is_empty() {
-                vec![".".into()]
-            } else {
-                roots
-            }
-        }
+        "find" | "gfind" => find_roots(args),
         "ls" | "tree" => words(false),
         // `fd PATTERN [PATH…]`.
         "fd" | "fdfind" => words(true),
@@ -56,33 +119,91 @@ fn listed_under(c: &Simple) -> Vec<String> {
     }
 }
 
-/// Whether a command deletes the words it is given, run by a runner of its input's words
-/// when `through_runner` (`xargs -0 rm -f`, `sudo xargs shred -u`), or directly.
-fn deletes(c: &Simple, through_runner: bool) -> bool {
+/// `find`'s starting points: its words before the first expression (`.` when none).
+fn find_roots(args: &[String]) -> Vec<String> {
+    let roots: Vec<String> = args
+        .iter()
+        .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
+        .cloned()
+        .collect();
+    if roots.is_empty() {
+        vec![".".into()]
+    } else {
+        roots
+    }
+}
+
+/// What `find` runs on what it finds (`-exec PROG …`, `-execdir`, `-ok`, `-okdir`).
+fn find_runs(c: &Simple) -> Option<(Vec<String>, Vec<String>)> {
+    let eff = look_through(c);
+    let argv = eff.argvs.iter().find(|a| {
+        a.first()
+            .is_some_and(|p| matches!(&*basename(p), "find" | "gfind"))
+    })?;
+    let args = &argv[1..];
+    let programs: Vec<String> = args
+        .windows(2)
+        .filter(|w| matches!(w[0].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+        .map(|w| basename(&w[1]).into_owned())
+        .collect();
+    (!programs.is_empty()).then(|| (find_roots(args), programs))
+}
+
+/// The program a command hands the words it is given to: through a runner of its input's
+/// words when `through_runner` (`xargs -0 rm -f`, `sudo xargs shred -u`, `parallel rm`),
+/// or itself (`rm $(find ~)`). `None` when it is not such a command.
+fn handed_to(c: &Simple, through_runner: bool) -> Option<String> {
     let eff = look_through(c);
     let names: Vec<std::borrow::Cow<'_, str>> = eff
         .argvs
         .iter()
         .map(|a| a.first().map(|p| basename(p)).unwrap_or_default())
         .collect();
-    let deleter = |n: &str| DELETERS.contains(&n);
     match names.iter().position(|n| WORD_RUNNERS.contains(&&**n)) {
-        // What the runner runs: looked through (`xargs`), or its own words where it is not
-        // (`parallel rm`, `parallel rm ::: …`).
-        Some(runner) => {
-            through_runner
-                && (names[runner + 1..].iter().any(|n| deleter(n))
-                    || eff.argvs[runner][1..]
-                        .iter()
-                        .take_while(|w| *w != ":::")
-                        .any(|w| deleter(&basename(w))))
-        }
-        None => !through_runner && names.iter().any(|n| deleter(n)),
+        // What the runner runs: looked through (`xargs`), or its own first word where it is
+        // not (`parallel rm ::: …`). A runner with no command runs `echo`.
+        Some(runner) if through_runner => names
+            .get(runner + 1)
+            .map(|n| n.to_string())
+            .or_else(|| {
+                eff.argvs[runner][1..]
+                    .iter()
+                    .take_while(|w| *w != ":::")
+                    .find(|w| !w.starts_with('-'))
+                    .map(|w| basename(w).into_owned())
+            })
+            .or_else(|| Some("echo".into())),
+        None if !through_runner => names.last().map(|n| n.to_string()),
+        _ => None,
     }
 }
 
-/// A deletion of what a listing lists under `/`, a home or a system directory: the listing
-/// piped into a runner of a deleter, or substituted into a deleter's words.
+/// The finding for `program` run on everything under `under`.
+fn judged(program: &str, under: &str, argv: &[String]) -> Option<Finding> {
+    let (severity, rule, what) = match does(program) {
+        Does::Reads => return None,
+        Does::Deletes => (
+            Severity::Block,
+            "rm_recursive_critical",
+            "deletes or empties",
+        ),
+        Does::Moves => (Severity::Block, "move_critical", "moves away"),
+        Does::Changes => (
+            Severity::Warn,
+            "every_file_changed",
+            "runs a program that may change",
+        ),
+    };
+    Some(finding(
+        severity,
+        rule,
+        format!("{what} every file under {under} ({program} is handed what a listing of it names)"),
+        argv,
+    ))
+}
+
+/// A listing of `/`, a home or a system directory handed to a program that does more than
+/// read: piped into a runner of it, substituted into its words, looped over, or `-exec`'d.
 pub fn check_listed_deletes(line: &str, cwd: Option<&str>) -> Option<Finding> {
     let parsed = lex::parse_shared(line);
     let cmds = &parsed.commands;
@@ -92,40 +213,62 @@ pub fn check_listed_deletes(line: &str, cwd: Option<&str>) -> Option<Finding> {
             .map(|p| normalize(&p, cwd))
             .find(|p| is_critical(p))
     };
-    // A deleter later in the line given a variable (a loop's): `for f in $(find ~); do rm
-    // "$f"; done`, `find ~ | while read f; do rm "$f"; done`.
-    // Read once from the end (asked from every command, a line of loops was quadratic).
-    let mut from_here = vec![false; cmds.len() + 1];
+    // For each command, the first program given a variable (a loop's) from there on, read
+    // once from the end: `for f in $(find ~); do rm "$f"; done`, `find ~ | while read f; do
+    // rm "$f"; done`.
+    let mut given_a_variable: Vec<Option<String>> = vec![None; cmds.len() + 1];
     for (i, d) in cmds.iter().enumerate().rev() {
-        from_here[i] = from_here[i + 1]
-            || (deletes(d, false) && d.argv.iter().skip(1).any(|w| w.contains('$')));
+        let here = d
+            .argv
+            .iter()
+            .skip(1)
+            .any(|w| w.contains('$'))
+            .then(|| handed_to(d, false))
+            .flatten()
+            .filter(|p| does(p) != Does::Reads);
+        given_a_variable[i] = here.or_else(|| given_a_variable[i + 1].clone());
     }
-    let deletes_a_variable = |from: usize| from_here.get(from).copied().unwrap_or(false);
-    cmds.iter().enumerate().find_map(|(i, c)| {
-        let piped_into_next = |pred: &dyn Fn(&Simple) -> bool| {
-            cmds.get(i + 1)
-                .is_some_and(|n| n.pipeline == c.pipeline && pred(n))
-        };
-        let read_by_a_loop = |n: &Simple| n.argv.first().is_some_and(|p| p == "read");
-        let under = if piped_into_next(&|n| deletes(n, true)) {
-            critical(c)
-        } else if deletes(c, false) {
-            c.substitutions.iter().find_map(critical)
-        } else if c.argv.is_empty() && deletes_a_variable(i + 1) {
+    let mut found = None;
+    for (i, c) in cmds.iter().enumerate() {
+        let next = cmds.get(i + 1).filter(|n| n.pipeline == c.pipeline);
+        let read_by_a_loop = next.is_some_and(|n| n.argv.first().is_some_and(|p| p == "read"));
+        let handed = if let Some(program) = next.and_then(|n| handed_to(n, true)) {
+            critical(c).map(|under| (program, under))
+        } else if let Some((roots, programs)) = find_runs(c) {
+            let under = roots
+                .iter()
+                .map(|r| normalize(r, cwd))
+                .find(|r| is_critical(r));
+            under.and_then(|u| {
+                programs
+                    .into_iter()
+                    .find(|p| does(p) != Does::Reads)
+                    .map(|p| (p, u))
+            })
+        } else if c.argv.is_empty() {
             // A `for` loop's header: its words are its substitutions' output.
-            c.substitutions.iter().find_map(critical)
-        } else if piped_into_next(&read_by_a_loop) && deletes_a_variable(i + 2) {
-            critical(c)
+            given_a_variable[i + 1]
+                .clone()
+                .and_then(|p| c.substitutions.iter().find_map(critical).map(|u| (p, u)))
+        } else if read_by_a_loop {
+            given_a_variable
+                .get(i + 2)
+                .cloned()
+                .flatten()
+                .and_then(|p| critical(c).map(|u| (p, u)))
         } else {
-            None
-        }?;
-        Some(finding(
-            Severity::Block,
-            "rm_recursive_critical",
-            format!("deletes what a listing of {under} names, everything there"),
-            &c.argv,
-        ))
-    })
+            handed_to(c, false)
+                .and_then(|p| c.substitutions.iter().find_map(critical).map(|u| (p, u)))
+        };
+        if let Some(f) = handed.and_then(|(program, under)| judged(&program, &under, &c.argv)) {
+            let block = f.severity == Severity::Block;
+            found = Some(f);
+            if block {
+                break;
+            }
+        }
+    }
+    found
 }
 
 #[cfg(test)]
@@ -147,10 +290,29 @@ mod tests {
             "for f in $(find ~); do rm -f $f; done",
             "find ~ -type f | while read f; do rm \"$f\"; done",
             "find / | while read -r f; do shred -u \"$f\"; done",
+            "find ~ -type f -exec truncate -s0 {} +",
+            "find ~ -type f | xargs truncate -s 0",
+            "find ~ -type f | xargs mv -t /tmp",
         ] {
             let f = check_listed_deletes(line, Some("/work/project"));
             assert!(
                 f.as_ref().is_some_and(|f| f.severity == Severity::Block),
+                "{line}: {f:?}"
+            );
+        }
+        // Any other program than a reading one, handed every file there: asked about.
+        for line in [
+            "find ~ -type f | xargs sed -i d",
+            "find / -type f -exec sed -i d {} +",
+            "find ~ | xargs chmod 000",
+            "find ~ -type f | xargs -I{} cp /dev/null {}",
+            "find ~ -type f -exec sh -c ': > \"$1\"' _ {} ;",
+            "find ~ -type f -exec dd if=/dev/zero of={} ;",
+            "for f in $(find ~ -type f); do sed -i d \"$f\"; done",
+        ] {
+            let f = check_listed_deletes(line, Some("/work/project"));
+            assert!(
+                f.as_ref().is_some_and(|f| f.severity == Severity::Warn),
                 "{line}: {f:?}"
             );
         }
@@ -164,6 +326,9 @@ mod tests {
             "find ~ -type f | wc -l",
             "rm -f $(find . -name '*.pyc')",
             "git ls-files | xargs rm",
+            "find ~ -name '*.md' | xargs grep -l todo",
+            "find ~ -type f -exec ls -l {} +",
+            "find / -name core -exec file {} ;",
             "for f in $(find ~ -name '*.md'); do wc -l $f; done",
             "find . | while read f; do rm \"$f\"; done",
         ] {
