@@ -11,10 +11,14 @@ pub fn into_home(argv: &[String], cwd: Option<&str>) -> Option<Finding> {
     let name = basename(argv.first()?);
     let rest = &argv[1..];
     let (flags, targets) = flags_and_targets(rest);
-    let is_home = |p: &str| {
+    let home = |p: &str| {
         let n = normalize(p, cwd);
         n == "~" || super::home_dir().is_some_and(|h| n.trim_end_matches('/') == h)
     };
+    // Also `/`, a directory that holds homes or a system directory: what lands there lands
+    // in a home's start-up files or the system's (`tar -xzf x.tgz -C /` puts back
+    // `etc/cron.d/x` and `home/alice/.bashrc` as the archive has them).
+    let is_home = |p: &str| home(p) || is_critical(&normalize(p, cwd));
     let what = match &*name {
         "cp" | "mv" | "ln" | "install" | "rsync" | "scp" if targets.len() >= 2 => {
             let (dest, sources) = targets.split_last()?;
@@ -92,7 +96,39 @@ pub fn into_home(argv: &[String], cwd: Option<&str>) -> Option<Finding> {
         }
         _ => return None,
     };
-    Some(finding(Severity::Warn, "startup_file_write", what, argv))
+    let into_the_system = match &*name {
+        "cp" | "mv" | "ln" | "install" | "rsync" | "scp" => {
+            targets.last().is_some_and(|d| !home(d))
+        }
+        "tar" | "bsdtar" | "unzip" => {
+            let (short, long): (char, &[&str]) = if name == "unzip" {
+                ('d', &[])
+            } else {
+                ('C', &["directory"])
+            };
+            let dir = crate::getopt::option_values(rest, short, long)
+                .last()
+                .copied()
+                .unwrap_or(".");
+            !home(dir) && is_critical(&normalize(dir, cwd))
+        }
+        _ => rest
+            .iter()
+            .filter_map(|a| a.strip_prefix("-o"))
+            .any(|d| !home(d)),
+    };
+    let (rule, what) = if into_the_system {
+        (
+            "system_file_write",
+            what.replace(
+                "the home directory, where start-up files are",
+                "/, a home or a system directory: start-up and system files among what lands there",
+            ),
+        )
+    } else {
+        ("startup_file_write", what)
+    };
+    Some(finding(Severity::Warn, rule, what, argv))
 }
 
 /// Whether tar's words ask it to extract: `x` in its first word (`tar xf`, `tar -xzf`) or
@@ -133,6 +169,11 @@ mod tests {
             "tar xPf evil.tar",
             "tar --absolute-names -xf evil.tar",
             "unzip -: evil.zip",
+            "tar -xzf x.tgz -C /",
+            "tar -C /etc -xf x.tar",
+            "unzip -o x.zip -d /",
+            "rsync -a evil/ /",
+            "cp -r evil/. /usr",
         ] {
             assert!(judged(warned), "{warned}");
         }

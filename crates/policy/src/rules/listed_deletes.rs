@@ -178,6 +178,28 @@ fn handed_to(c: &Simple, through_runner: bool) -> Option<String> {
     }
 }
 
+/// Every file directly in `/`, a home or a system directory, named by a glob (`rm ~/*`,
+/// `truncate -s0 ~/*`, `sed -i d ~/*`) to a program that deletes, empties or edits in place
+/// what it is given. (Other programs given such a glob read it, or write elsewhere.)
+fn every_file_named(c: &Simple, cwd: Option<&str>) -> Option<(String, String)> {
+    let program = handed_to(c, false)?;
+    let edits_in_place = matches!(program.as_str(), "sed" | "perl")
+        && c.argv
+            .iter()
+            .any(|w| w.starts_with("-i") || w.starts_with("--in-place"));
+    if does(&program) != Does::Deletes && !edits_in_place {
+        return None;
+    }
+    let eff = look_through(c);
+    let args = eff.argvs.last()?.get(1..)?;
+    let under = args
+        .iter()
+        .filter(|w| !w.starts_with('-'))
+        .map(|w| normalize(w, cwd))
+        .find(|n| n.ends_with("/*") && is_critical(n))?;
+    Some((program, under))
+}
+
 /// The finding for `program` run on everything under `under`.
 fn judged(program: &str, under: &str, argv: &[String]) -> Option<Finding> {
     let (severity, rule, what) = match does(program) {
@@ -256,6 +278,8 @@ pub fn check_listed_deletes(line: &str, cwd: Option<&str>) -> Option<Finding> {
                 .cloned()
                 .flatten()
                 .and_then(|p| critical(c).map(|u| (p, u)))
+        } else if let Some(glob) = every_file_named(c, cwd) {
+            Some(glob)
         } else {
             handed_to(c, false)
                 .and_then(|p| c.substitutions.iter().find_map(critical).map(|u| (p, u)))
@@ -293,6 +317,9 @@ mod tests {
             "find ~ -type f -exec truncate -s0 {} +",
             "find ~ -type f | xargs truncate -s 0",
             "find ~ -type f | xargs mv -t /tmp",
+            "rm ~/*",
+            "truncate -s0 ~/*",
+            "sudo rm -f /etc/*",
         ] {
             let f = check_listed_deletes(line, Some("/work/project"));
             assert!(
@@ -309,6 +336,7 @@ mod tests {
             "find ~ -type f -exec sh -c ': > \"$1\"' _ {} ;",
             "find ~ -type f -exec dd if=/dev/zero of={} ;",
             "for f in $(find ~ -type f); do sed -i d \"$f\"; done",
+            "sed -i d ~/*",
         ] {
             let f = check_listed_deletes(line, Some("/work/project"));
             assert!(
@@ -327,6 +355,9 @@ mod tests {
             "rm -f $(find . -name '*.pyc')",
             "git ls-files | xargs rm",
             "find ~ -name '*.md' | xargs grep -l todo",
+            "cp ~/* /backup/",
+            "sed -n p ~/*",
+            "rm ./build/*",
             "find ~ -type f -exec ls -l {} +",
             "find / -name core -exec file {} ;",
             "for f in $(find ~ -name '*.md'); do wc -l $f; done",
