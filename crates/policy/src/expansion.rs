@@ -2,7 +2,18 @@
 //! `rm -rf ~`), as the shell expands them: split on blanks when unquoted, one word when
 //! quoted.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+
+/// What `$NAME` expands to when the line assigned NAME `value`: an array's (`c=(rm -rf)`,
+/// kept as the lexer keeps it) is its first element, as bash expands `$c` and `${c}`;
+/// read as the whole `(rm -rf)`, `cmd=(rm); ${cmd} -rf ~` ran `rm -rf ~` as `allowed`.
+fn scalar(value: &str) -> Cow<'_, str> {
+    match crate::lex::array_items(value) {
+        Some(items) => Cow::Owned(items.into_iter().next().unwrap_or_default()),
+        None => Cow::Borrowed(value),
+    }
+}
 
 /// `$NAME` / `${NAME}` replaced by what the line assigned; a whole word that is only a
 /// variable is split on blanks as the shell splits an unquoted expansion.
@@ -17,7 +28,7 @@ pub(crate) fn expand(argv: &[String], vars: &HashMap<String, String>) -> Vec<Str
             .and_then(|r| r.strip_suffix('}'))
             .or_else(|| w.strip_prefix('$'));
         if let Some(v) = name.and_then(|n| vars.get(n)) {
-            out.extend(v.split_whitespace().map(str::to_string));
+            out.extend(scalar(v).split_whitespace().map(str::to_string));
         } else {
             out.push(expand_in_word(w, vars));
         }
@@ -41,8 +52,9 @@ pub(crate) fn expand_unsplit(
                 .or_else(|| w.strip_prefix('$'));
             match name.and_then(|n| vars.get(n)) {
                 Some(v) => {
+                    let v = scalar(v);
                     splits |= v.split_whitespace().count() != 1;
-                    v.clone()
+                    v.into_owned()
                 }
                 None => expand_in_word(w, vars),
             }
@@ -70,7 +82,7 @@ pub(crate) fn expand_in_word(word: &str, vars: &HashMap<String, String>) -> Stri
             }
         };
         match vars.get(name) {
-            Some(v) if !name.is_empty() => out.push_str(v),
+            Some(v) if !name.is_empty() => out.push_str(&scalar(v)),
             _ => {
                 out.push('$');
                 out.push_str(&after[..consumed]);

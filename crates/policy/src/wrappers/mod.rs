@@ -394,20 +394,39 @@ fn command_string(after_c: &[String]) -> Option<&String> {
 
 /// A shell's script: `-c LINE`, else its input when it names no script file.
 fn shell_script(eff: &mut Effective, name: &str, rest: &[String], stdin: &Stdin) {
+    // `-s`: the script is the input and every word after the options is an argument of it
+    // (`curl … | sh -s -- --yes`); read as a script file, `which rm | sh -s -- -rf ~` and
+    // `bash -s x` passed as running a file of the project's.
+    let mut from_input = false;
     let mut i = 0;
     while i < rest.len() {
         let a = &rest[i];
-        if a.starts_with('-') && !a.starts_with("--") && a.contains('c') {
+        let cluster = a.starts_with('-') && !a.starts_with("--");
+        if cluster && a.contains('c') {
             if let Some(l) = command_string(&rest[i + 1..]) {
                 eff.shell_lines.push(l.clone());
             }
             return;
         }
-        if a == "-o" || a == "-O" || a == "+O" || a == "+o" {
+        from_input |= cluster && a.contains('s');
+        if a == "-o" || a == "-O" || a == "+O" || a == "+o" || a == "--rcfile" || a == "--init-file"
+        {
             i += 2;
             continue;
         }
-        if !a.starts_with('-') && !a.starts_with('+') {
+        let ends_options = a == "--" || (!a.starts_with('-') && !a.starts_with('+'));
+        if ends_options && from_input {
+            break;
+        }
+        if a == "--" {
+            i += 1;
+            if let Some(script) = rest.get(i) {
+                script_stream(eff, name, script, stdin);
+                return;
+            }
+            break;
+        }
+        if ends_options {
             // A script file: its text is not on the line (the project's code), unless the
             // "file" is the input or a stream the line makes.
             script_stream(eff, name, a, stdin);
