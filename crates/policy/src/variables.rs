@@ -43,6 +43,9 @@ pub const COMMAND_VARIABLES: &[&str] = &[
     "CARGO_BUILD_RUSTC",
     "CARGO_BUILD_RUSTC_WRAPPER",
     "SHELL",
+    // zsh: what runs for a redirection with no command (`< file` is `$READNULLCMD < file`).
+    "NULLCMD",
+    "READNULLCMD",
 ];
 
 /// Prompts: their value runs its command substitutions at every prompt.

@@ -230,7 +230,12 @@ pub fn shell_state(argv: &[String]) -> Option<Finding> {
         {
             "turns the shell's builtins on or off: a name may run another program"
         }
-        "hash" if args.iter().any(|a| a.starts_with("-p")) => {
+        // bash's `hash -p FILE NAME`, zsh's `hash NAME=FILE`.
+        "hash"
+            if args
+                .iter()
+                .any(|a| a.starts_with("-p") || (!a.starts_with('-') && a.contains('='))) =>
+        {
             "makes a command name run another program's file"
         }
         "stty" if !super::stty::leaves_modes(args) => {
