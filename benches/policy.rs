@@ -131,37 +131,30 @@ fn main() {
         judged.as_secs_f64() / floor.as_secs_f64()
     );
     for (name, line) in hostile() {
-        let t = Instant::now();
-        let _ = std::hint::black_box(shell_words::split(&line));
-        let split = t.elapsed();
-        let t = Instant::now();
-        let d = policy.evaluate(&line, None);
-        let took = t.elapsed();
-        println!(
-            "| {name} ({} bytes) | {:.1} ms | `shell_words::split` of it | {:.1} ms | {:.0}x | {} |",
-            line.len(),
-            took.as_secs_f64() * 1e3,
-            split.as_secs_f64() * 1e3,
-            took.as_secs_f64() / split.as_secs_f64().max(1e-6),
-            d.authorization.as_str()
-        );
+        row(name, &line, || policy.evaluate(&line, None));
     }
     let dir = crowded_dir();
     for (name, text) in hostile_typed() {
-        let t = Instant::now();
-        let _ = std::hint::black_box(shell_words::split(&text));
-        let split = t.elapsed();
-        let t = Instant::now();
-        let d = policy.evaluate_input(&text, dir.to_str());
-        let took = t.elapsed();
-        println!(
-            "| {name} in a directory of {CROWDED} files ({} bytes) | {:.1} ms | `shell_words::split` of it | {:.1} ms | {:.0}x | {} |",
-            text.len(),
-            took.as_secs_f64() * 1e3,
-            split.as_secs_f64() * 1e3,
-            took.as_secs_f64() / split.as_secs_f64().max(1e-6),
-            d.authorization.as_str()
-        );
+        let name = format!("{name} in a directory of {CROWDED} files");
+        row(&name, &text, || policy.evaluate_input(&text, dir.to_str()));
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One table row: `judge` of `text` timed once, beside `shell_words::split` of it.
+fn row(name: &str, text: &str, judge: impl FnOnce() -> itmcp_policy::Decision) {
+    let t = Instant::now();
+    let _ = std::hint::black_box(shell_words::split(text));
+    let split = t.elapsed();
+    let t = Instant::now();
+    let d = judge();
+    let took = t.elapsed();
+    println!(
+        "| {name} ({} bytes) | {:.1} ms | `shell_words::split` of it | {:.1} ms | {:.0}x | {} |",
+        text.len(),
+        took.as_secs_f64() * 1e3,
+        split.as_secs_f64() * 1e3,
+        took.as_secs_f64() / split.as_secs_f64().max(1e-6),
+        d.authorization.as_str()
+    );
 }

@@ -17,16 +17,7 @@ async fn keys_a_line_editor_reads_as_commands_are_not_read_as_text() {
     for who in identities() {
         let p = place(who);
         let out = p.out.display().to_string();
-        let s = start(
-            who,
-            &p,
-            &[],
-            &[
-                ("PM_TERM_APPROVAL_DEFAULT", "decline"),
-                ("PM_TERM_INTERACTIVE_SHELL", "bash"),
-            ],
-        )
-        .await;
+        let s = start_declining(who, &p).await;
         let id = open_shell(&s).await;
         let prompt = Some(r"bash-[0-9.]+[#$] $");
         let r = s

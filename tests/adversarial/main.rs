@@ -147,6 +147,16 @@ async fn start(who: Who, p: &Place, args: &[&str], env: &[(&str, &str)]) -> Serv
         .await
 }
 
+/// The server as `who`, its terminals bash, with nobody to ask: a warned command is
+/// declined, so whatever runs is what the policy let through.
+async fn start_declining(who: Who, p: &Place) -> Server {
+    let env = [
+        ("PM_TERM_APPROVAL_DEFAULT", "decline"),
+        ("PM_TERM_INTERACTIVE_SHELL", "bash"),
+    ];
+    start(who, p, &[], &env).await
+}
+
 fn in_dir(command: &str, cwd: &Path) -> Value {
     json!({"action": "execute", "invocation": {"mode": "headless", "intent": "execute_command"},
         "execution": {"command": command},

