@@ -142,11 +142,31 @@ fn find_runs(c: &Simple) -> Option<(Vec<String>, Vec<String>)> {
     })?;
     let args = &argv[1..];
     let programs: Vec<String> = args
-        .windows(2)
-        .filter(|w| matches!(w[0].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
-        .map(|w| basename(&w[1]).into_owned())
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| matches!(w.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+        .filter_map(|(at, _)| {
+            let run: Vec<String> = args[at + 1..]
+                .iter()
+                .take_while(|w| *w != ";" && *w != "+")
+                .cloned()
+                .collect();
+            innermost(run)
+        })
         .collect();
     (!programs.is_empty()).then(|| (find_roots(args), programs))
+}
+
+/// The program an argv runs in the end, past the wrappers it starts with (`env rm`, `nice
+/// -n 5 shred`, `sudo -u x rm`).
+fn innermost(argv: Vec<String>) -> Option<String> {
+    let simple = Simple {
+        argv,
+        ..Simple::default()
+    };
+    let eff = look_through(&simple);
+    let last = eff.argvs.last()?.first()?;
+    Some(basename(last).into_owned())
 }
 
 /// The program a command hands the words it is given to: through a runner of its input's
@@ -162,8 +182,8 @@ fn handed_to(c: &Simple, through_runner: bool) -> Option<String> {
     match names.iter().position(|n| WORD_RUNNERS.contains(&&**n)) {
         // What the runner runs: looked through (`xargs`), or its own first word where it is
         // not (`parallel rm ::: …`). A runner with no command runs `echo`.
-        Some(runner) if through_runner => names
-            .get(runner + 1)
+        Some(runner) if through_runner => names[runner + 1..]
+            .last()
             .map(|n| n.to_string())
             .or_else(|| {
                 eff.argvs[runner][1..]
@@ -317,6 +337,9 @@ mod tests {
             "find ~ -type f -exec truncate -s0 {} +",
             "find ~ -type f | xargs truncate -s 0",
             "find ~ -type f | xargs mv -t /tmp",
+            "find ~ | xargs -n1 env rm -f",
+            "find ~ -exec env rm {} +",
+            "find / -exec nice -n 5 shred -u {} ;",
             "rm ~/*",
             "truncate -s0 ~/*",
             "sudo rm -f /etc/*",
