@@ -17,8 +17,21 @@ pub fn into_home(argv: &[String], cwd: Option<&str>) -> Option<Finding> {
     };
     // Also `/`, a directory that holds homes or a system directory: what lands there lands
     // in a home's start-up files or the system's (`tar -xzf x.tgz -C /` puts back
-    // `etc/cron.d/x` and `home/alice/.bashrc` as the archive has them).
-    let is_home = |p: &str| home(p) || is_critical(&normalize(p, cwd));
+    // `etc/cron.d/x` and `home/alice/.bashrc` as the archive has them). Which of the two the
+    // landing place was is kept for the finding's rule and words.
+    let into_the_system = std::cell::Cell::new(false);
+    let is_home = |p: &str| {
+        let system = !home(p) && is_critical(&normalize(p, cwd));
+        into_the_system.set(into_the_system.get() || system);
+        system || home(p)
+    };
+    let there = || {
+        if into_the_system.get() {
+            "/, a home or a system directory, where start-up and system files are"
+        } else {
+            "the home directory, where start-up files are"
+        }
+    };
     let what = match &*name {
         "cp" | "mv" | "ln" | "install" | "rsync" | "scp" if targets.len() >= 2 => {
             let (dest, sources) = targets.split_last()?;
@@ -38,8 +51,9 @@ pub fn into_home(argv: &[String], cwd: Option<&str>) -> Option<Finding> {
             match named {
                 Some(s) => format!("puts {s} in the home directory, as a start-up file"),
                 None if wholesale => format!(
-                    "copies the contents of {} into the home directory, where start-up files are",
-                    sources.join(" ")
+                    "copies the contents of {} into {}",
+                    sources.join(" "),
+                    there()
                 ),
                 None => return None,
             }
@@ -79,7 +93,7 @@ pub fn into_home(argv: &[String], cwd: Option<&str>) -> Option<Finding> {
             } else if !unpacks || !is_home(dir) {
                 return None;
             } else {
-                "unpacks an archive into the home directory, where start-up files are".into()
+                format!("unpacks an archive into {}", there())
             }
         }
         // 7-Zip's `x`/`e` with `-oDIR` (glued: 7z takes no space there).
@@ -92,41 +106,14 @@ pub fn into_home(argv: &[String], cwd: Option<&str>) -> Option<Finding> {
                     .filter_map(|a| a.strip_prefix("-o"))
                     .any(is_home) =>
         {
-            "unpacks an archive into the home directory, where start-up files are".into()
+            format!("unpacks an archive into {}", there())
         }
         _ => return None,
     };
-    let into_the_system = match &*name {
-        "cp" | "mv" | "ln" | "install" | "rsync" | "scp" => {
-            targets.last().is_some_and(|d| !home(d))
-        }
-        "tar" | "bsdtar" | "unzip" => {
-            let (short, long): (char, &[&str]) = if name == "unzip" {
-                ('d', &[])
-            } else {
-                ('C', &["directory"])
-            };
-            let dir = crate::getopt::option_values(rest, short, long)
-                .last()
-                .copied()
-                .unwrap_or(".");
-            !home(dir) && is_critical(&normalize(dir, cwd))
-        }
-        _ => rest
-            .iter()
-            .filter_map(|a| a.strip_prefix("-o"))
-            .any(|d| !home(d)),
-    };
-    let (rule, what) = if into_the_system {
-        (
-            "system_file_write",
-            what.replace(
-                "the home directory, where start-up files are",
-                "/, a home or a system directory: start-up and system files among what lands there",
-            ),
-        )
+    let rule = if into_the_system.get() {
+        "system_file_write"
     } else {
-        ("startup_file_write", what)
+        "startup_file_write"
     };
     Some(finding(Severity::Warn, rule, what, argv))
 }
