@@ -67,22 +67,20 @@ async fn prompts_are_seen(s: &Server, label: &str) {
     assert!(!waiting(&r), "{label}: {r:#}");
     assert_eq!(r["result"]["running"], true);
     // read_output with a wait ends when it waits again.
-    let r = s
-        .call(
-            json!({"action": "read_output", "target": {"terminal_id": id},
-            "runtime": {"wait_ms": LONG_WAIT}}),
-        )
-        .await;
-    let r = if waiting(&r) {
-        r
-    } else {
-        // The first read may end on the prompt's output; the next ends on the wait.
-        s.call(
-            json!({"action": "read_output", "target": {"terminal_id": id},
-            "runtime": {"wait_ms": LONG_WAIT}}),
-        )
-        .await
-    };
+    // Each read ends on new output; the prompt may come in pieces (one byte of `>>> ` per
+    // read), so read on until a read ends on the wait. Bounded: the prompt is 4 bytes.
+    let mut r = Value::Null;
+    for _ in 0..6 {
+        r = s
+            .call(
+                json!({"action": "read_output", "target": {"terminal_id": id},
+                "runtime": {"wait_ms": LONG_WAIT}}),
+            )
+            .await;
+        if waiting(&r) {
+            break;
+        }
+    }
     assert!(waiting(&r), "{label}: read_output: {r:#}");
     s.call(input(&id, "exit()\n", 5000)).await;
     // The shell's own `read`, and a password prompt (no echo).
