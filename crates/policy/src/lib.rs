@@ -349,6 +349,7 @@ impl Policy {
             globbed,
             too_complex,
             reads,
+            nested_lines,
         } = walk::all_commands(line);
         for (path, argv) in &reads {
             findings.extend(rules::check_read(path, argv, cwd));
@@ -427,16 +428,7 @@ impl Policy {
         if let Some(f) = rules::check_download_execute(line) {
             findings.push(f);
         }
-        findings.extend(rules::check_environment_sent(line));
-        findings.extend(rules::check_computed_kill(line));
-        findings.extend(rules::check_found_secrets(line));
-        // In every place the line may be in (`cd / && find | xargs rm`).
-        findings.extend(
-            places
-                .iter()
-                .filter_map(|at| rules::check_listed_deletes(line, at.as_deref())),
-        );
-        findings.extend(rules::check_dormant_code(line));
+        findings.extend(rules::check_line_shapes(line, &nested_lines, &places));
         for (what, command) in opaque {
             findings.push(Finding {
                 severity: Severity::Warn,

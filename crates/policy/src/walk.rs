@@ -48,6 +48,9 @@ pub struct Found {
     pub globbed: Vec<(String, String)>,
     /// Files read through an input redirection (`< file`), with their command's argv.
     pub reads: Vec<(String, Vec<String>)>,
+    /// The lines run inside the line (`sh -c '…'`, `ssh host '…'`, `eval`, a value that
+    /// runs): the rules on a line's shape (a listing piped into `xargs rm`) read them too.
+    pub nested_lines: Vec<String>,
 }
 
 /// Whether a program word is computed by the shell before it runs: a variable or a
@@ -93,6 +96,9 @@ fn walk_line(line: &str, depth: usize, budget: &Cell<usize>, found: &mut Found) 
     // (`eval eval … cmd`) is what would make judging slow.
     if depth > 0 && !spend_on_text(budget, line) {
         return;
+    }
+    if depth > 0 {
+        found.nested_lines.push(line.to_string());
     }
     let parsed = lex::parse_shared(line);
     found.errors.extend(parsed.errors.iter().cloned());

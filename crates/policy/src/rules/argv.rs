@@ -190,6 +190,20 @@ fn deletions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
                 ));
             }
         }
+        // Every file directly in the root, a home or a system directory, named by a glob of
+        // wildcards alone (`rm -f ~/*`, `~/?*`, `~/[a-z]*`, `/etc/*`, `~/*/*`): not recursive,
+        // and still all there is. (`rm ~/*.log` names some files; `~/.*` is read as the
+        // credentials it takes.)
+        "rm" | "unlink" | "shred" | "srm" | "wipe" | "truncate" => {
+            if let Some(under) = targets.iter().find_map(|t| every_file_under(t, cwd)) {
+                out.push(finding(
+                    Block,
+                    "rm_recursive_critical",
+                    format!("deletes or empties every file in {under}"),
+                    argv,
+                ));
+            }
+        }
         n if n.starts_with("mkfs")
             || matches!(
                 n,
@@ -217,9 +231,8 @@ fn deletions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
             } else {
                 "find -exec rm"
             };
-            let roots: Vec<String> = args
+            let roots: Vec<String> = super::listed_deletes::find_roots(args)
                 .iter()
-                .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
                 .map(|t| normalize(t, cwd))
                 .collect();
             if roots.iter().any(|r| is_critical(r)) {
@@ -253,6 +266,42 @@ fn deletions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
         }
         _ => {}
     }
+}
+
+/// The root, home or system directory a glob names every file of: its wildcards start
+/// right after that directory, and every part from there is wildcards alone.
+pub(super) fn every_file_under(word: &str, cwd: Option<&str>) -> Option<String> {
+    let base = super::reading::glob_base(word)?;
+    let under = normalize(base, cwd);
+    if !is_critical(&under) {
+        return None;
+    }
+    let rest = if base == "." && !word.starts_with("./") {
+        word
+    } else {
+        word.get(base.len()..)?.trim_start_matches('/')
+    };
+    rest.split('/')
+        .filter(|part| !part.is_empty())
+        .all(wildcards_alone)
+        .then_some(under)
+}
+
+/// Whether a part of a glob matches names by wildcards alone (`*`, `?*`, `[a-z]*`, `[!.]*`),
+/// with no letter of its own outside a bracket.
+fn wildcards_alone(part: &str) -> bool {
+    let mut in_bracket = false;
+    let mut seen = false;
+    for ch in part.chars() {
+        match ch {
+            '[' if !in_bracket => in_bracket = true,
+            ']' if in_bracket => in_bracket = false,
+            '*' | '?' if !in_bracket => seen = true,
+            _ if in_bracket => {}
+            _ => return false,
+        }
+    }
+    seen || part.starts_with('[')
 }
 
 /// Permissions and owners: recursive changes of what matters, system files, setuid bits.

@@ -4,7 +4,7 @@
 //! another command's words or input, wherever the keys are.
 
 use super::*;
-use crate::lex::{self, Simple};
+use crate::lex::Simple;
 use crate::wrappers::basename;
 
 /// A `find` whose name test matches a credential's file name.
@@ -20,9 +20,7 @@ fn finds_secrets(c: &Simple) -> bool {
 
 /// The command a line hands such a `find`'s paths to: one whose words hold the search
 /// (`cat $(find …)`), or the next of its pipeline (`find … | xargs cat`).
-pub fn check_found_secrets(line: &str) -> Option<Finding> {
-    let parsed = lex::parse_shared(line);
-    let cmds = &parsed.commands;
+pub fn found_secrets_in(cmds: &[Simple]) -> Option<Finding> {
     cmds.iter().enumerate().find_map(|(i, c)| {
         let substituted = c.substitutions.iter().any(finds_secrets);
         let piped = finds_secrets(c)

@@ -432,9 +432,7 @@ fn listed(s: &Simple) -> Listed {
 /// to match) is every process of theirs — the shell, the server and this session's
 /// supervisors among them. A listing of init (`kill $(pgrep -x systemd)`) is blocked as
 /// `kill 1` is.
-pub fn check_computed_kill(line: &str) -> Option<Finding> {
-    let parsed = lex::parse_shared(line);
-    let cmds = &parsed.commands;
+pub fn computed_kill_in(cmds: &[Simple]) -> Option<Finding> {
     let kills = |c: &Simple| {
         look_through(c).argvs.iter().any(|a| {
             a.first()

@@ -9,7 +9,7 @@
 //! (`every_file_changed`).
 
 use super::*;
-use crate::lex::{self, Simple};
+use crate::lex::Simple;
 use crate::wrappers::{basename, look_through};
 
 /// Programs that delete, destroy or empty the paths they are given.
@@ -119,8 +119,9 @@ fn listed_under(c: &Simple) -> Vec<String> {
     }
 }
 
-/// `find`'s starting points: its words before the first expression (`.` when none).
-fn find_roots(args: &[String]) -> Vec<String> {
+/// `find`'s starting points: its words before the first expression (`.` when none: `cd /
+/// && find -delete` deletes everything under `/`).
+pub(super) fn find_roots(args: &[String]) -> Vec<String> {
     let roots: Vec<String> = args
         .iter()
         .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
@@ -216,16 +217,16 @@ fn handed_to(c: &Simple, through_runner: bool) -> Option<String> {
     }
 }
 
-/// Every file directly in `/`, a home or a system directory, named by a glob (`rm ~/*`,
-/// `truncate -s0 ~/*`, `sed -i d ~/*`) to a program that deletes, empties or edits in place
-/// what it is given. (Other programs given such a glob read it, or write elsewhere.)
+/// Every file directly in `/`, a home or a system directory, named by a glob (`sed -i d
+/// ~/*`) to a program that edits in place what it is given. (A deleter given one, `rm ~/*`,
+/// is judged on its argv, variables expanded; other programs read it, or write elsewhere.)
 fn every_file_named(c: &Simple, cwd: Option<&str>) -> Option<(String, String)> {
     let program = handed_to(c, false)?;
     let edits_in_place = matches!(program.as_str(), "sed" | "perl")
         && c.argv
             .iter()
             .any(|w| w.starts_with("-i") || w.starts_with("--in-place"));
-    if does(&program) != Does::Deletes && !edits_in_place {
+    if !edits_in_place {
         return None;
     }
     let eff = look_through(c);
@@ -233,13 +234,112 @@ fn every_file_named(c: &Simple, cwd: Option<&str>) -> Option<(String, String)> {
     let under = args
         .iter()
         .filter(|w| !w.starts_with('-'))
-        .map(|w| normalize(w, cwd))
-        .find(|n| n.ends_with("/*") && is_critical(n))?;
+        .find_map(|w| super::argv::every_file_under(w, cwd))?;
     Some((program, under))
 }
 
-/// The finding for `program` run on everything under `under`.
-fn judged(program: &str, under: &str, argv: &[String]) -> Option<Finding> {
+/// Programs whose output, given only literal words, is what the line shows: their words,
+/// or a path worked out from them (`rm "$(pwd)/a.o"`, `rm $(mktemp)`).
+const SHOWS_ITS_OUTPUT: &[&str] = &[
+    "echo", "printf", "pwd", "dirname", "basename", "realpath", "readlink", "mktemp", "date",
+    "whoami", "id", "hostname", "uname", "seq",
+];
+
+/// Programs that pass on some of the lines they read, unchanged (`find . | grep x | head`):
+/// what they print is what their input listed.
+fn selects(c: &Simple) -> bool {
+    let Some(p) = c.argv.first() else {
+        return false;
+    };
+    match &*basename(p) {
+        "head" | "tail" | "sort" | "uniq" | "tac" | "shuf" => true,
+        // (`grep -o` prints parts of lines: paths made from pieces.)
+        "grep" | "egrep" | "fgrep" | "rg" => !c.argv[1..].iter().any(|a| {
+            a == "--only-matching"
+                || (a.starts_with('-') && !a.starts_with("--") && a.contains('o'))
+        }),
+        _ => false,
+    }
+}
+
+/// Where the words a deleter is handed come from, as far as the line shows.
+#[derive(Debug, Clone, PartialEq)]
+enum From {
+    /// A listing of `/`, a home or a system directory.
+    Critical(String),
+    /// What the line shows: a listing elsewhere (the project), or literal words.
+    Shown,
+    /// The output of a program the line does not show (`cat list`, `du -a /`), a file,
+    /// or the terminal: the paths may be any.
+    Unread(String),
+}
+
+/// What the pipeline ending at `cmds[end]` prints, read back past the commands that only
+/// select lines (`find ~ | grep . | xargs rm` is `find ~`'s listing).
+fn from_pipeline(cmds: &[Simple], end: usize, cwd: Option<&str>) -> From {
+    let mut at = end;
+    while at > 0 && cmds[at - 1].pipeline == cmds[at].pipeline && selects(&cmds[at]) {
+        at -= 1;
+    }
+    let c = &cmds[at];
+    let places = listed_under(c);
+    if !places.is_empty() {
+        return places
+            .into_iter()
+            .map(|p| normalize(&p, cwd))
+            .find(|p| is_critical(p))
+            .map_or(From::Shown, From::Critical);
+    }
+    let name = c.argv.first().map(|p| basename(p)).unwrap_or_default();
+    let literal = c.substitutions.is_empty()
+        && c.argv
+            .iter()
+            .all(|w| !w.contains('$') && !w.contains(crate::lex::COMPUTED));
+    if literal && SHOWS_ITS_OUTPUT.contains(&&*name) {
+        From::Shown
+    } else if name.is_empty() {
+        From::Unread("a command".into())
+    } else {
+        From::Unread(name.into_owned())
+    }
+}
+
+/// What a command's substitutions print, all together: the worst of their pipelines.
+fn from_substitutions(subs: &[Simple], cwd: Option<&str>) -> From {
+    let mut worst = From::Shown;
+    for (i, s) in subs.iter().enumerate() {
+        let ends_pipeline = subs.get(i + 1).is_none_or(|n| n.pipeline != s.pipeline);
+        if !ends_pipeline {
+            continue;
+        }
+        match from_pipeline(subs, i, cwd) {
+            From::Critical(u) => return From::Critical(u),
+            From::Unread(u) if worst == From::Shown => worst = From::Unread(u),
+            _ => {}
+        }
+    }
+    worst
+}
+
+/// The finding for `program` handed the words `from` gives it.
+fn judged(program: &str, from: &From, argv: &[String]) -> Option<Finding> {
+    let under = match from {
+        From::Shown => return None,
+        From::Unread(source) => {
+            return (does(program) == Does::Deletes).then(|| {
+                finding(
+                    Severity::Warn,
+                    "deletes_unread_paths",
+                    format!(
+                        "{program} deletes or empties the paths {source} gives it when it runs, \
+                         which the line does not show: they may be any files"
+                    ),
+                    argv,
+                )
+            });
+        }
+        From::Critical(under) => under,
+    };
     let (severity, rule, what) = match does(program) {
         Does::Reads => return None,
         Does::Deletes => (
@@ -262,22 +362,22 @@ fn judged(program: &str, under: &str, argv: &[String]) -> Option<Finding> {
     ))
 }
 
+/// Whether a command names a program that deletes, in its words or its substitutions'.
+fn names_a_deleter(c: &Simple) -> bool {
+    c.argv.iter().any(|w| DELETERS.contains(&&*basename(w)))
+        || c.substitutions.iter().any(names_a_deleter)
+}
+
 /// A listing of `/`, a home or a system directory handed to a program that does more than
-/// read: piped into a runner of it, substituted into its words, looped over, or `-exec`'d.
-pub fn check_listed_deletes(line: &str, cwd: Option<&str>) -> Option<Finding> {
-    let parsed = lex::parse_shared(line);
-    let cmds = &parsed.commands;
-    // Most lines name no listing and no glob: nothing to look through (this rule cost every
-    // judgement 7 % before it looked first).
-    if !cmds.iter().any(may_list) {
+/// read — piped into a runner of it, substituted into its words, looped over, or `-exec`'d —
+/// and paths the line does not show handed to a deleter (`du -a / | cut -f2 | xargs rm`,
+/// `rm $(cat list)`, `xargs rm < list`).
+pub fn listed_deletes_in(cmds: &[Simple], cwd: Option<&str>) -> Option<Finding> {
+    // Most lines name no listing, no glob and no deleter: nothing to look through (this rule
+    // cost every judgement 7 % before it looked first).
+    if !cmds.iter().any(|c| may_list(c) || names_a_deleter(c)) {
         return None;
     }
-    let critical = |c: &Simple| {
-        listed_under(c)
-            .into_iter()
-            .map(|p| normalize(&p, cwd))
-            .find(|p| is_critical(p))
-    };
     // For each command, the first program given a variable (a loop's) from there on, read
     // once from the end: `for f in $(find ~); do rm "$f"; done`, `find ~ | while read f; do
     // rm "$f"; done`.
@@ -296,9 +396,20 @@ pub fn check_listed_deletes(line: &str, cwd: Option<&str>) -> Option<Finding> {
     let mut found = None;
     for (i, c) in cmds.iter().enumerate() {
         let next = cmds.get(i + 1).filter(|n| n.pipeline == c.pipeline);
+        let first_of_pipeline = i == 0 || cmds[i - 1].pipeline != c.pipeline;
         let read_by_a_loop = next.is_some_and(|n| n.argv.first().is_some_and(|p| p == "read"));
         let handed = if let Some(program) = next.and_then(|n| handed_to(n, true)) {
-            critical(c).map(|under| (program, under))
+            Some((program, from_pipeline(cmds, i, cwd)))
+        } else if let Some(program) = handed_to(c, true).filter(|_| first_of_pipeline) {
+            // A runner fed by no command of the line: a file (`xargs rm < list`, `xargs -a
+            // list rm`) or the terminal; or by its own literal text (a here-string), which
+            // is read where it runs, or by `parallel`'s `:::` words.
+            let literal = !c.input.is_empty() || c.argv.iter().any(|w| w == ":::");
+            let source = c
+                .reads
+                .first()
+                .map_or_else(|| "its input".to_string(), |f| format!("the file {f}"));
+            (!literal).then_some((program, From::Unread(source)))
         } else if let Some((roots, programs)) = find_runs(c) {
             let under = roots
                 .iter()
@@ -308,28 +419,37 @@ pub fn check_listed_deletes(line: &str, cwd: Option<&str>) -> Option<Finding> {
                 programs
                     .into_iter()
                     .find(|p| does(p) != Does::Reads)
-                    .map(|p| (p, u))
+                    .map(|p| (p, From::Critical(u)))
             })
         } else if c.argv.is_empty() {
-            // A `for` loop's header: its words are its substitutions' output.
+            // A `for` loop's header, or an assignment: its words are its substitutions'
+            // output.
             given_a_variable[i + 1]
                 .clone()
-                .and_then(|p| c.substitutions.iter().find_map(critical).map(|u| (p, u)))
+                .map(|p| (p, from_substitutions(&c.substitutions, cwd)))
         } else if read_by_a_loop {
             given_a_variable
                 .get(i + 2)
                 .cloned()
                 .flatten()
-                .and_then(|p| critical(c).map(|u| (p, u)))
-        } else if let Some(glob) = every_file_named(c, cwd) {
-            Some(glob)
+                .map(|p| (p, from_pipeline(cmds, i, cwd)))
+        } else if first_of_pipeline && c.argv.first().is_some_and(|p| p == "read") {
+            // `while read f; do rm "$f"; done < list`: what it reads is not on the line.
+            given_a_variable[i + 1]
+                .clone()
+                .map(|p| (p, From::Unread("read".into())))
+        } else if let Some((program, under)) = every_file_named(c, cwd) {
+            Some((program, From::Critical(under)))
         } else {
             handed_to(c, false)
-                .and_then(|p| c.substitutions.iter().find_map(critical).map(|u| (p, u)))
+                .filter(|_| !c.substitutions.is_empty())
+                .map(|p| (p, from_substitutions(&c.substitutions, cwd)))
         };
-        if let Some(f) = handed.and_then(|(program, under)| judged(&program, &under, &c.argv)) {
+        if let Some(f) = handed.and_then(|(program, from)| judged(&program, &from, &c.argv)) {
             let block = f.severity == Severity::Block;
-            found = Some(f);
+            if found.is_none() || block {
+                found = Some(f);
+            }
             if block {
                 break;
             }
@@ -339,81 +459,5 @@ pub fn check_listed_deletes(line: &str, cwd: Option<&str>) -> Option<Finding> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn what_a_listing_hands_to_a_deleter_is_judged_as_deleted() {
-        for line in [
-            "find / -type f | xargs rm",
-            "find ~ | xargs rm -f",
-            "find ~ -type f -print0 | xargs -0 shred -u",
-            "find /etc -type f | xargs rm",
-            "sudo find / -name '*' | sudo xargs rm -f",
-            "ls ~ | xargs rm -rf",
-            "locate -r . | xargs rm",
-            "rm -f $(find ~ -type f)",
-            "find ~ | parallel rm",
-            "for f in $(find ~); do rm -f $f; done",
-            "find ~ -type f | while read f; do rm \"$f\"; done",
-            "find / | while read -r f; do shred -u \"$f\"; done",
-            "find ~ -type f -exec truncate -s0 {} +",
-            "find ~ -type f | xargs truncate -s 0",
-            "find ~ -type f | xargs mv -t /tmp",
-            "find ~ | xargs -n1 env rm -f",
-            "find ~ -exec env rm {} +",
-            "find / -exec nice -n 5 shred -u {} ;",
-            "rm ~/*",
-            "truncate -s0 ~/*",
-            "sudo rm -f /etc/*",
-        ] {
-            let f = check_listed_deletes(line, Some("/work/project"));
-            assert!(
-                f.as_ref().is_some_and(|f| f.severity == Severity::Block),
-                "{line}: {f:?}"
-            );
-        }
-        // Any other program than a reading one, handed every file there: asked about.
-        for line in [
-            "find ~ -type f | xargs sed -i d",
-            "find / -type f -exec sed -i d {} +",
-            "find ~ | xargs chmod 000",
-            "find ~ -type f | xargs -I{} cp /dev/null {}",
-            "find ~ -type f -exec sh -c ': > \"$1\"' _ {} ;",
-            "find ~ -type f -exec dd if=/dev/zero of={} ;",
-            "for f in $(find ~ -type f); do sed -i d \"$f\"; done",
-            "sed -i d ~/*",
-        ] {
-            let f = check_listed_deletes(line, Some("/work/project"));
-            assert!(
-                f.as_ref().is_some_and(|f| f.severity == Severity::Warn),
-                "{line}: {f:?}"
-            );
-        }
-        // Judged in every place the line moves to.
-        let d = crate::Policy::default().evaluate("cd / && find | xargs rm", Some("/work/p"));
-        assert_eq!(d.authorization, crate::Authorization::Blocked, "{d:?}");
-        for line in [
-            "find . -name '*.o' | xargs rm",
-            "find /tmp/build -type f | xargs rm -f",
-            "find ~ -name '*.log' | xargs ls -l",
-            "find ~ -type f | wc -l",
-            "rm -f $(find . -name '*.pyc')",
-            "git ls-files | xargs rm",
-            "find ~ -name '*.md' | xargs grep -l todo",
-            "cp ~/* /backup/",
-            "sed -n p ~/*",
-            "rm ./build/*",
-            "find ~ -type f -exec ls -l {} +",
-            "find / -name core -exec file {} ;",
-            "for f in $(find ~ -name '*.md'); do wc -l $f; done",
-            "find . | while read f; do rm \"$f\"; done",
-        ] {
-            assert_eq!(
-                check_listed_deletes(line, Some("/work/project")),
-                None,
-                "{line}"
-            );
-        }
-    }
-}
+#[path = "listed_deletes_tests.rs"]
+mod tests;

