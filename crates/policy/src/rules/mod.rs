@@ -179,7 +179,24 @@ fn normalize(path: &str, cwd: Option<&str>) -> String {
         };
     }
     if p.starts_with('/') {
-        return normalize_abs(p);
+        let n = normalize_abs(p);
+        // The command's own working directory, by `/proc`: where the line is, when known.
+        if let Some(rest) = n
+            .strip_prefix("/proc/self/cwd")
+            .or_else(|| n.strip_prefix("/proc/thread-self/cwd"))
+            .filter(|r| r.is_empty() || r.starts_with('/'))
+            && let Some(c) = cwd.filter(|c| !c.is_empty() && !c.starts_with('$'))
+        {
+            return normalize(
+                &format!(
+                    "{}/{}",
+                    c.trim_end_matches('/'),
+                    rest.trim_start_matches('/')
+                ),
+                None,
+            );
+        }
+        return n;
     }
     match cwd {
         Some(c) if c.starts_with('/') => normalize_abs_owned([c, "/", p].concat()),
@@ -228,6 +245,15 @@ fn normalize_segments(p: &str) -> String {
                 parts.pop();
             }
             "root" if parts.len() == 2 && parts[0] == "proc" => parts.clear(),
+            // Another process's working directory may be anywhere: init's is `/`, a
+            // shell's the home. Read as the root, the widest it can be.
+            "cwd"
+                if parts.len() == 2
+                    && parts[0] == "proc"
+                    && !matches!(parts[1], "self" | "thread-self") =>
+            {
+                parts.clear()
+            }
             s => parts.push(s),
         }
     }
@@ -342,6 +368,10 @@ mod tests {
             "/proc/sysrq-trigger"
         );
         assert_eq!(normalize("/proc/self/cwd/x", None), "/proc/self/cwd/x");
+        assert_eq!(normalize("/proc/self/cwd/", Some("~")), "~");
+        assert_eq!(normalize("/proc/thread-self/cwd/x", Some("/w")), "/w/x");
+        assert_eq!(normalize("/proc/1/cwd/", None), "/");
+        assert_eq!(normalize("/proc/$$/cwd/etc", None), "/etc");
         assert!(is_critical("/*"));
         assert!(is_critical("/etc"));
         assert!(is_critical("/usr/*"));
