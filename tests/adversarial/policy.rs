@@ -550,3 +550,58 @@ async fn hidden_commands_run_nothing_in_a_real_shell() {
         s.stop().await;
     }
 }
+
+/// fish's `source` with no file (or `-`) runs the script it reads from its input: `echo
+/// 'rm -rf DIR' | source`, typed in a real fish, was `allowed` (the policy read `source`
+/// with no file as running nothing) and deleted DIR. Now the piped text is judged as the
+/// line it is, and a script from another command's output is asked about.
+#[tokio::test(flavor = "multi_thread")]
+async fn fish_source_from_a_pipe_runs_nothing_unasked() {
+    if on_path_opt("fish").is_none() {
+        return;
+    }
+    for who in identities() {
+        let p = place(who);
+        let out = p.out.display().to_string();
+        std::fs::write(p.ws.join("cmds"), format!("rm -rf {out}\n")).unwrap();
+        if who == Who::Nobody {
+            chown_tree(&p.base, NOBODY);
+        }
+        let s = start(who, &p, &[], &[("PM_TERM_APPROVAL_DEFAULT", "decline")]).await;
+        let opened = s
+            .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
+                "execution": {"shell": "fish"}, "runtime": {"cwd": p.ws.display().to_string()}}))
+            .await;
+        let id = opened["identity"]["terminal_id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{who:?}: the terminal opens: {opened:#}"))
+            .to_string();
+        for line in [
+            format!("echo 'rm -rf {out}' | source"),
+            format!("echo 'rm -rf {out}' | source -"),
+            "cat cmds | source".to_string(),
+        ] {
+            let r = s.call(terminal_command(&id, &line)).await;
+            assert!(
+                matches!(code(&r), "PM_TERM_BLOCKED_DESTRUCTIVE" | "PM_TERM_DECLINED"),
+                "{who:?}: ran unasked: {line}: {r:#}"
+            );
+            assert!(
+                p.out.join("keep.txt").exists(),
+                "{who:?}: {line} deleted {out}"
+            );
+        }
+        // fish still sources what is plainly text on the line.
+        let r = s
+            .call(terminal_command(&id, "echo 'echo sourced-fine' | source"))
+            .await;
+        assert!(
+            r["result"]["output"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("sourced-fine"),
+            "{who:?}: {r:#}"
+        );
+        s.stop().await;
+    }
+}

@@ -86,9 +86,13 @@ pub(super) fn shell_state(
             Vec::new()
         }
         "source" | "." => {
-            if let Some(file) = rest.iter().find(|a| !a.starts_with('-')) {
-                script_stream(eff, name, file, stdin);
-            }
+            // fish's `source` with no file, or with `-`, reads its script from its input
+            // (`echo 'rm -rf ~' | source`).
+            let file = rest
+                .iter()
+                .find(|a| *a == "-" || !a.starts_with('-'))
+                .map_or("-", String::as_str);
+            script_stream(eff, name, file, stdin);
             Vec::new()
         }
         "eval" => {
