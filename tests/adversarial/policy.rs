@@ -554,7 +554,8 @@ async fn hidden_commands_run_nothing_in_a_real_shell() {
 /// fish's `source` with no file (or `-`) runs the script it reads from its input: `echo
 /// 'rm -rf DIR' | source`, typed in a real fish, was `allowed` (the policy read `source`
 /// with no file as running nothing) and deleted DIR. Now the piped text is judged as the
-/// line it is, and a script from another command's output is asked about.
+/// line it is, and a script from another command's output is asked about. So was fish's
+/// `alias NAME 'VALUE'` (no `=`), whose value is now judged as bash's is.
 #[tokio::test(flavor = "multi_thread")]
 async fn fish_source_from_a_pipe_runs_nothing_unasked() {
     if on_path_opt("fish").is_none() {
@@ -580,6 +581,8 @@ async fn fish_source_from_a_pipe_runs_nothing_unasked() {
             format!("echo 'rm -rf {out}' | source"),
             format!("echo 'rm -rf {out}' | source -"),
             "cat cmds | source".to_string(),
+            // fish's alias takes its value as the word after the name.
+            format!("alias gone 'rm -rf {out}'; gone"),
         ] {
             let r = s.call(terminal_command(&id, &line)).await;
             assert!(

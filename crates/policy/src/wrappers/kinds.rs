@@ -74,6 +74,21 @@ pub(super) fn shell_state(
             for def in rest.iter().filter_map(|a| a.split_once('=')) {
                 eff.shell_lines.push(def.1.to_string());
             }
+            // fish's `alias [--save] NAME VALUE…`: the same, the value in the words after
+            // the name.
+            let words: Vec<&String> = rest.iter().filter(|a| !a.starts_with('-')).collect();
+            if let [name, value @ ..] = &words[..]
+                && !name.contains('=')
+                && !value.is_empty()
+            {
+                eff.shell_lines.push(
+                    value
+                        .iter()
+                        .map(|v| v.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+            }
             Vec::new()
         }
         "trap" => {
