@@ -608,3 +608,46 @@ async fn fish_source_from_a_pipe_runs_nothing_unasked() {
         s.stop().await;
     }
 }
+
+/// Typed at a real python3 REPL, with nobody to ask: a tree the line computes
+/// (`shutil.rmtree(p)`) and every file a listing of the home names, handed to `unlink`, were
+/// `allowed` and deleted them. Now the first is asked about (declined here) and the second
+/// blocked; the files are still there and the REPL goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repl_deleting_what_it_computes_or_lists_deletes_nothing_unasked() {
+    for who in identities() {
+        let p = place(who);
+        let out = p.out.display().to_string();
+        let notes = p.home.join("notes.txt");
+        std::fs::write(&notes, "mine\n").unwrap();
+        if who == Who::Nobody {
+            chown_tree(&p.base, NOBODY);
+        }
+        let s = start_declining(who, &p).await;
+        let id = open_shell(&s).await;
+        let prompt = Some(">>> $");
+        let r = s.call(terminal_input(&id, "python3 -q\r", prompt)).await;
+        assert_eq!(r["success"], true, "{who:?}: {r:#}");
+        for line in [
+            format!("import shutil; p = '{out}'; shutil.rmtree(p)\r"),
+            "import pathlib; [f.unlink() for f in pathlib.Path.home().rglob('*')]\r".to_string(),
+        ] {
+            let r = s.call(terminal_input(&id, &line, prompt)).await;
+            assert_eq!(r["success"], false, "{who:?}: {line:?} ran: {r:#}");
+            assert!(
+                p.out.join("keep.txt").exists(),
+                "{who:?}: {line:?} deleted {out}"
+            );
+            assert!(notes.exists(), "{who:?}: {line:?} deleted the home's files");
+        }
+        let r = s.call(terminal_input(&id, "print(6*7)\r", prompt)).await;
+        assert!(
+            r["result"]["output"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("42"),
+            "{who:?}: {r:#}"
+        );
+        s.stop().await;
+    }
+}

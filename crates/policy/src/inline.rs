@@ -413,7 +413,9 @@ pub(crate) fn scan_code(lang: &str, code: &str, found: &mut Found) {
 /// `code` read as each of `langs` (a REPL line whose language is not known): its deletes and
 /// literals found once, not once per language.
 pub(crate) fn scan_code_as(langs: &[&str], code: &str, found: &mut Found) {
-    found.shell_lines.extend(crate::repl::home_deletes(code));
+    found
+        .shell_lines
+        .extend(crate::repl_trees::home_deletes(code));
     let code: Vec<char> = code.chars().take(MAX_CODE).collect();
     let literals = literals(&code);
     for lang in langs {

@@ -26,6 +26,7 @@ mod repl;
 mod repl_env;
 mod repl_files;
 mod repl_tokens;
+mod repl_trees;
 pub mod rules;
 mod runners;
 mod safety_hint;

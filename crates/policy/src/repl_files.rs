@@ -145,7 +145,71 @@ pub(crate) fn file_lines(ps: &[Piece]) -> Vec<String> {
             out.push(format!("{program} {}", quoted(&target)));
         }
     }
+    out.extend(listing_deleted(ps));
     out
+}
+
+/// Calls that list a directory's files (a whole tree's: `rglob`, `walk`).
+const LISTINGS: &[&str] = &[
+    "rglob",
+    "glob",
+    "iglob",
+    "walk",
+    "listdir",
+    "scandir",
+    "iterdir",
+    "readdirsync",
+    "readdir",
+    "entries",
+    "children",
+    "each_child",
+];
+
+/// A line that lists a directory and deletes (`[f.unlink() for f in
+/// Path.home().rglob("*")]`, `for f in os.listdir(d): os.remove(f)`): as the shell's `find
+/// DIR -type f | xargs rm -f`, DIR the place listed when the line names it, else as paths
+/// the line does not show handed to `rm`.
+fn listing_deleted(ps: &[Piece]) -> Option<String> {
+    let mut deletes = false;
+    let mut listed: Option<Option<String>> = None;
+    for (k, p) in ps.iter().enumerate() {
+        let Token::Name { path, after_call } = &p.token else {
+            continue;
+        };
+        if ps.get(k + 1).map(|p| &p.token) != Some(&Token::Punct('(')) {
+            continue;
+        }
+        let lower = path.to_ascii_lowercase();
+        let last = lower.rsplit('.').next().unwrap_or_default();
+        if DELETES.contains(&lower.as_str())
+            || ((*after_call || lower.contains('.')) && PATH_DELETES.contains(&last))
+            || crate::inline::TREE_DELETES.contains(&last)
+        {
+            deletes = true;
+        }
+        if LISTINGS.contains(&last) {
+            let place = if *after_call {
+                path_of(&ps[unspaced_receiver_start(ps, k)..k])
+            } else {
+                crate::repl::arguments(ps, k + 1)
+                    .first()
+                    .and_then(|a| path_of(a))
+            };
+            // The first place known is kept; any unknown one makes the whole unknown.
+            listed = Some(match (listed, place) {
+                (Some(None), _) | (_, None) => None,
+                (Some(Some(known)), _) => Some(known),
+                (None, Some(p)) => Some(p),
+            });
+        }
+    }
+    if !deletes {
+        return None;
+    }
+    Some(match listed? {
+        Some(place) => format!("find {} -type f | xargs rm -f", quoted(&place)),
+        None => "cat '(a listing the line computes)' | xargs rm -f".to_string(),
+    })
 }
 
 /// A deletion of a path the line names ([`DELETES`], [`PATH_DELETES`]), as `rm PATH`.
@@ -252,6 +316,26 @@ fn quoted(path: &str) -> String {
     }
 }
 
+/// Where the receiver that ends just before `k` begins, written without blanks at its own
+/// level: `Path('.')` of `for p in Path('.').glob(…)`, where [`receiver_start`] reads back
+/// over the loop's words too.
+fn unspaced_receiver_start(ps: &[Piece], k: usize) -> usize {
+    let start = receiver_start(ps, k);
+    let (mut depth, mut j) = (0usize, k);
+    while j > start {
+        match ps[j - 1].token {
+            Token::Punct(')' | ']') => depth += 1,
+            Token::Punct('(' | '[') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        j -= 1;
+        if depth == 0 && ps[j].blank_before {
+            break;
+        }
+    }
+    j
+}
+
 /// Where the expression that ends just before `k` begins: back over names, literals,
 /// bracketed groups and `/` or `+` between them.
 fn receiver_start(ps: &[Piece], k: usize) -> usize {
@@ -311,7 +395,7 @@ fn eval(t: &[&Token], depth: usize) -> Option<String> {
 }
 
 fn term(t: &[&Token], depth: usize) -> Option<String> {
-    if crate::repl::is_home_tokens(t) {
+    if crate::repl_trees::is_home_tokens(t) {
         return Some("~".to_string());
     }
     if let Some(joined) = joined_onto(t, depth) {

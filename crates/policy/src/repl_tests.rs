@@ -99,7 +99,32 @@ fn the_home_directory_as_a_language_names_it_is_deleted_as_home() {
             repl_calls(line)
         );
     }
-    assert!(repl_calls("shutil.rmtree(Path.home() / 'build')").is_empty());
+    assert_eq!(
+        repl_calls("shutil.rmtree(Path.home() / 'build')"),
+        vec!["rm -rf '~/build'".to_string()]
+    );
+    // A tree the line computes, or every file a listing of the home names: never unread.
+    let p = crate::Policy::default();
+    let verdict = |line: &str| p.evaluate_in_terminal(line, None).authorization;
+    use crate::Authorization::*;
+    for (line, expected) in [
+        ("p = '/etc'; shutil.rmtree(p)", AllowedWithWarning),
+        ("shutil.rmtree(chr(47))", AllowedWithWarning),
+        (
+            "[f.unlink() for f in pathlib.Path.home().rglob('*')]",
+            Blocked,
+        ),
+        ("[os.remove(f) for f in glob.glob('/etc/*')]", Blocked),
+        (
+            "fs.readdirSync(os.homedir()).forEach(f => fs.unlinkSync(f))",
+            Blocked,
+        ),
+        ("for f in os.listdir(d): os.remove(f)", AllowedWithWarning),
+        ("for f in os.listdir('.'): os.remove(f)", Allowed),
+        ("[p.unlink() for p in Path('.').glob('*.pyc')]", Allowed),
+    ] {
+        assert_eq!(verdict(line), expected, "{line}");
+    }
     assert_eq!(
         repl_calls("fs.rm('/etc', {recursive: true})"),
         vec!["rm -rf /etc".to_string()]

@@ -120,9 +120,14 @@ fn compound_commands_run_their_bodies() {
         argvs("if true; then rm -rf /; else ls; fi"),
         vec![v(&["true"]), v(&["rm", "-rf", "/"]), v(&["ls"])]
     );
+    // The loop's header assigns its variable every word at once (judged so in the body).
     assert_eq!(
         argvs("for i in a b; do rm -r \"$i\"; done"),
-        vec![v(&["rm", "-r", "$i"])]
+        vec![v(&[]), v(&["rm", "-r", "$i"])]
+    );
+    assert_eq!(
+        parse("for i in a b; do :; done").commands[0].assignments,
+        vec![("i".to_string(), "a b".to_string())]
     );
     assert_eq!(
         argvs("while ! false; do sleep 1; done"),

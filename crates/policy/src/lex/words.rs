@@ -88,6 +88,16 @@ pub(super) fn words_to_simple(words: Vec<Word>) -> Simple {
         .first()
         .is_some_and(|w| LOOP_HEADERS.contains(&w.text.as_str()))
     {
+        // `for NAME in WORDS…`: NAME takes each word in turn, and keeps the last after the
+        // loop. Read as NAME holding them all, so that the body's `rm -f $NAME` is judged as
+        // `rm -f WORDS…`, every word at once (`for f in ~/*; do rm -f "$f"; done`).
+        if let [_, name, keyword, values @ ..] = &words[..]
+            && keyword.text == "in"
+            && assignment(&format!("{}=", name.text)).is_some()
+        {
+            let values: Vec<&str> = values.iter().map(|w| w.text.as_str()).collect();
+            s.assignments.push((name.text.clone(), values.join(" ")));
+        }
         return s;
     }
     let mut it = words.into_iter().peekable();
