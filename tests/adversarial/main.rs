@@ -149,6 +149,20 @@ async fn start(who: Who, p: &Place, args: &[&str], env: &[(&str, &str)]) -> Serv
 
 /// The server as `who`, its terminals bash, with nobody to ask: a warned command is
 /// declined, so whatever runs is what the policy let through.
+/// The answer to a line that would delete `p.out`: held (blocked, or declined with nobody to
+/// ask), and what it would delete still there.
+fn assert_held(who: Who, p: &Place, line: &str, r: &Value) {
+    assert!(
+        matches!(code(r), "PM_TERM_BLOCKED_DESTRUCTIVE" | "PM_TERM_DECLINED"),
+        "{who:?}: ran unasked: {line}: {r:#}"
+    );
+    assert!(
+        p.out.join("keep.txt").exists(),
+        "{who:?}: {line} deleted {}",
+        p.out.display()
+    );
+}
+
 async fn start_declining(who: Who, p: &Place) -> Server {
     let env = [
         ("PM_TERM_APPROVAL_DEFAULT", "decline"),

@@ -516,14 +516,7 @@ async fn hidden_commands_run_nothing_in_a_real_shell() {
         ];
         for line in &lines {
             let r = s.call(terminal_command(&id, line)).await;
-            assert!(
-                matches!(code(&r), "PM_TERM_BLOCKED_DESTRUCTIVE" | "PM_TERM_DECLINED"),
-                "{who:?}: ran unasked: {line}: {r:#}"
-            );
-            assert!(
-                p.out.join("keep.txt").exists(),
-                "{who:?}: {line} deleted {out}"
-            );
+            assert_held(who, &p, line, &r);
         }
         // A line the policy lets pass turns Ctrl-C off until its end, which the timeout
         // comes before: the command is still ended, and the terminal goes on.
@@ -585,14 +578,7 @@ async fn fish_source_from_a_pipe_runs_nothing_unasked() {
             format!("alias gone 'rm -rf {out}'; gone"),
         ] {
             let r = s.call(terminal_command(&id, &line)).await;
-            assert!(
-                matches!(code(&r), "PM_TERM_BLOCKED_DESTRUCTIVE" | "PM_TERM_DECLINED"),
-                "{who:?}: ran unasked: {line}: {r:#}"
-            );
-            assert!(
-                p.out.join("keep.txt").exists(),
-                "{who:?}: {line} deleted {out}"
-            );
+            assert_held(who, &p, &line, &r);
         }
         // fish still sources what is plainly text on the line.
         let r = s
