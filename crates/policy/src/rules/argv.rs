@@ -160,7 +160,8 @@ fn deletions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
     let flags = &c.flags;
     let targets = &c.targets;
     match name.as_str() {
-        "rm" | "rimraf" if recursive => {
+        // `srm -r` and `wipe -r` delete a tree as `rm -r` does (overwriting it first).
+        "rm" | "rimraf" | "srm" | "wipe" if recursive => {
             // A glob deletes whatever it matches: judged by where its matches lie.
             let critical: Vec<String> = targets
                 .iter()
@@ -251,6 +252,24 @@ fn deletions(c: &Cmd<'_>, out: &mut Vec<Finding>) {
                     argv,
                 ));
             }
+        }
+        // `rsync -a --delete empty/ ~/` deletes everything at the destination the source
+        // lacks: all of it, from an empty source.
+        "rsync"
+            if flags.iter().any(|f| f.starts_with("--delete"))
+                && targets
+                    .last()
+                    .is_some_and(|d| is_critical(&normalize(d, cwd))) =>
+        {
+            out.push(finding(
+                Block,
+                "rm_recursive_critical",
+                format!(
+                    "rsync --delete empties {} of whatever its source lacks",
+                    targets.last().copied().unwrap_or_default()
+                ),
+                argv,
+            ));
         }
         "rsync"
             if flags

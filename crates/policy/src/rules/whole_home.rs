@@ -65,10 +65,46 @@ fn sources<'a>(c: &Cmd<'a>) -> Option<Vec<&'a str>> {
     })
 }
 
+/// Whether a copying program is told to delete what it copied: `tar --remove-files`, `zip -m`
+/// (`--move`), `7z -sdel`, `rsync --remove-source-files`.
+fn deletes_sources(c: &Cmd<'_>) -> bool {
+    match c.name.as_str() {
+        "tar" | "bsdtar" => c.flags.contains(&"--remove-files"),
+        "zip" => {
+            c.flags.contains(&"--move")
+                || c.flags
+                    .iter()
+                    .any(|f| !f.starts_with("--") && f.contains('m'))
+        }
+        "7z" | "7za" | "7zr" => c.flags.contains(&"-sdel"),
+        "rsync" => c.flags.contains(&"--remove-source-files"),
+        _ => false,
+    }
+}
+
 pub(super) fn whole_home(c: &Cmd<'_>, out: &mut Vec<Finding>) {
     let Some(sources) = sources(c) else {
         return;
     };
+    // Copied, then deleted: `tar -cf x.tar --remove-files ~` is `rm -rf ~` with a copy kept
+    // wherever the archive goes.
+    if deletes_sources(c) {
+        if let Some(dir) = sources.iter().find(|s| is_critical(&normalize(s, c.cwd))) {
+            out.push(finding(
+                Severity::Block,
+                "rm_recursive_critical",
+                format!("{} deletes {dir} after copying it", c.name),
+                c.argv,
+            ));
+            return;
+        }
+        out.push(finding(
+            Severity::Warn,
+            "recursive_delete",
+            format!("{} deletes what it copies", c.name),
+            c.argv,
+        ));
+    }
     if let Some(dir) = sources.iter().find(|s| holds_homes(&normalize(s, c.cwd))) {
         out.push(finding(
             Severity::Warn,
@@ -86,6 +122,41 @@ pub(super) fn whole_home(c: &Cmd<'_>, out: &mut Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_copy_that_deletes_its_sources_is_a_deletion() {
+        let p = crate::Policy::default();
+        for (line, expected) in [
+            (
+                "tar -cf /dev/null --remove-files ~",
+                crate::Authorization::Blocked,
+            ),
+            ("zip -rm /tmp/x.zip ~", crate::Authorization::Blocked),
+            ("7z a -sdel x.7z /etc", crate::Authorization::Blocked),
+            (
+                "rsync -a --remove-source-files ~/ host:/b/",
+                crate::Authorization::Blocked,
+            ),
+            ("rsync -a --delete empty/ ~/", crate::Authorization::Blocked),
+            ("srm -r ~", crate::Authorization::Blocked),
+            ("wipe -rf /etc", crate::Authorization::Blocked),
+            (
+                "tar -czf x.tgz --remove-files build",
+                crate::Authorization::AllowedWithWarning,
+            ),
+            (
+                "rsync -a --delete src/ dest/",
+                crate::Authorization::AllowedWithWarning,
+            ),
+            ("zip -r x.zip ~/project", crate::Authorization::Allowed),
+        ] {
+            assert_eq!(
+                p.evaluate(line, Some("/work/p")).authorization,
+                expected,
+                "{line}"
+            );
+        }
+    }
 
     #[test]
     fn homes_and_what_holds_them() {
