@@ -51,6 +51,35 @@ pub(super) fn disks(c: &Cmd<'_>, out: &mut Vec<Finding>) {
                 out.push(finding(Warn, "shred", "shreds files beyond recovery", argv));
             }
         }
+        // Erasers and destructive tests of a whole disk: `badblocks -w` (writes patterns
+        // over every block), `hdparm --security-erase`, `nvme format` / `sanitize`.
+        "badblocks" | "hdparm" | "nvme" => {
+            let devices: Vec<&str> = targets
+                .iter()
+                .copied()
+                .filter(|t| is_block_device(t))
+                .collect();
+            let erases = match name.as_str() {
+                "badblocks" => has_short(flags, &['w']),
+                "hdparm" => flags.iter().any(|f| {
+                    f.starts_with("--security-erase")
+                        || f.starts_with("--trim-sector")
+                        || f.starts_with("--write-sector")
+                        || f.starts_with("--make-bad-sector")
+                }),
+                _ => targets
+                    .first()
+                    .is_some_and(|v| matches!(*v, "format" | "sanitize" | "write-zeroes")),
+            };
+            if erases && !devices.is_empty() {
+                out.push(finding(
+                    Block,
+                    "device_wipe",
+                    format!("{name} erases the disk device {}", devices.join(", ")),
+                    argv,
+                ));
+            }
+        }
         "tee" | "cp" | "mv" | "cat" | "truncate" | "ln" => {
             let last_is_device = if matches!(name.as_str(), "cp" | "mv" | "ln") {
                 targets.last().is_some_and(|t| is_block_device(t))
