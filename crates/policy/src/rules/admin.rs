@@ -29,6 +29,15 @@ pub fn admin_destructive(name: &str, targets: &[&str], flags: &[&str]) -> Option
         "docker" | "podman" if first == "volume" && matches!(second, "rm" | "remove") => {
             "deletes volumes, and the data in them"
         }
+        // `docker compose down -v` (and `docker-compose`, `podman compose`): the project's
+        // volumes go with its containers — its databases' data.
+        "docker" | "podman" | "docker-compose" | "podman-compose"
+            if targets.contains(&"down")
+                && (name.ends_with("-compose") || first == "compose")
+                && (flags.contains(&"--volumes") || has_short(flags, &['v'])) =>
+        {
+            "deletes the project's volumes, and the data in them"
+        }
         // `docker rm -f $(docker ps -aq)`: every container (or image) a listing prints.
         "docker" | "podman"
             if (matches!(first, "rm" | "rmi" | "kill")
