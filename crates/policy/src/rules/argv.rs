@@ -71,6 +71,7 @@ pub fn check_argv(argv: &[String], redirects: &[String], cwd: Option<&str>) -> V
     super::bulk_signals::bulk_signals(&c, &mut out);
     super::option_names::option_names(&c, redirects, &mut out);
     super::whole_home::whole_home(&c, &mut out);
+    super::terminals::other_terminals(&c, redirects, &mut out);
     others(&c, &mut out);
     let Cmd {
         name,

@@ -371,6 +371,9 @@ pub fn check_read(path: &str, argv: &[String], cwd: Option<&str>) -> Option<Find
     if let Some(f) = shell_network(path, argv) {
         return Some(f);
     }
+    if let Some(f) = super::terminals::terminal_opened(path, argv, cwd) {
+        return Some(f);
+    }
     if let Some(what) = super::system::raw_device_read("", &[path], cwd) {
         return Some(finding(Severity::Warn, "raw_device_read", what, argv));
     }

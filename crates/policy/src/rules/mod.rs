@@ -35,6 +35,7 @@ mod startup;
 mod startup_given;
 pub mod stty;
 mod system;
+mod terminals;
 mod whole_home;
 mod windows;
 mod windows_unread;
