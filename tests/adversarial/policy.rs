@@ -637,3 +637,43 @@ async fn a_repl_deleting_what_it_computes_or_lists_deletes_nothing_unasked() {
         s.stop().await;
     }
 }
+
+/// Another terminal of the same user, with a line a person typed into it: `cat` of its
+/// device took that line (`allowed`), and `echo … > DEVICE` showed them anything. With
+/// nobody to ask, both are now declined, naming the setting, and the typed line stays
+/// unread.
+#[tokio::test(flavor = "multi_thread")]
+async fn another_terminal_is_neither_read_nor_written_unasked() {
+    for who in identities() {
+        let p = place(who);
+        if who == Who::Nobody {
+            chown_tree(&p.base, NOBODY);
+        }
+        let other = nix::pty::openpty(None, None).unwrap();
+        let device = std::fs::read_link(format!(
+            "/proc/self/fd/{}",
+            std::os::fd::AsRawFd::as_raw_fd(&other.slave)
+        ))
+        .unwrap()
+        .display()
+        .to_string();
+        if who == Who::Nobody {
+            std::os::unix::fs::chown(&device, Some(NOBODY), None).unwrap();
+        }
+        nix::unistd::write(&other.master, b"-secret- typed by a person\n").unwrap();
+        let s = start_declining(who, &p).await;
+        for line in [
+            format!("timeout 2 cat {device}"),
+            format!("echo 'sudo password:' > {device}"),
+        ] {
+            let r = s.call(in_dir(&line, &p.ws)).await;
+            assert_eq!(r["success"], false, "{who:?}: {line} ran: {r:#}");
+            assert_eq!(
+                r["error"]["details"]["setting"], "PM_TERM_APPROVAL_DEFAULT",
+                "{who:?}: {line}: {r:#}"
+            );
+            assert!(!printed(&r).contains("-secret-"), "{who:?}: {line}: {r:#}");
+        }
+        s.stop().await;
+    }
+}
