@@ -225,6 +225,25 @@ impl Listener {
 }
 
 /// An unrelated process of `who`'s (a `sleep` of `secs`), outside every session.
+/// Another terminal of the same user (a person's shell, say), its device owned by `who`, with
+/// a line typed into it: reading the device takes what is typed, writing it shows the person
+/// anything. The pty stays open while the first value lives.
+fn other_terminal(who: Who) -> (nix::pty::OpenptyResult, String) {
+    let pty = nix::pty::openpty(None, None).unwrap();
+    let device = std::fs::read_link(format!(
+        "/proc/self/fd/{}",
+        std::os::fd::AsRawFd::as_raw_fd(&pty.slave)
+    ))
+    .unwrap()
+    .display()
+    .to_string();
+    if who == Who::Nobody {
+        std::os::unix::fs::chown(&device, Some(NOBODY), None).unwrap();
+    }
+    nix::unistd::write(&pty.master, b"-secret- typed by a person\n").unwrap();
+    (pty, device)
+}
+
 fn victim(who: Who, secs: &str) -> std::process::Child {
     match who {
         Who::Me => std::process::Command::new("sleep")

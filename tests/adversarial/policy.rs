@@ -649,18 +649,7 @@ async fn another_terminal_is_neither_read_nor_written_unasked() {
         if who == Who::Nobody {
             chown_tree(&p.base, NOBODY);
         }
-        let other = nix::pty::openpty(None, None).unwrap();
-        let device = std::fs::read_link(format!(
-            "/proc/self/fd/{}",
-            std::os::fd::AsRawFd::as_raw_fd(&other.slave)
-        ))
-        .unwrap()
-        .display()
-        .to_string();
-        if who == Who::Nobody {
-            std::os::unix::fs::chown(&device, Some(NOBODY), None).unwrap();
-        }
-        nix::unistd::write(&other.master, b"-secret- typed by a person\n").unwrap();
+        let (_other, device) = other_terminal(who);
         let s = start_declining(who, &p).await;
         for line in [
             format!("timeout 2 cat {device}"),

@@ -31,20 +31,8 @@ async fn sandbox_escapes(who: Who, mechanism: &str) -> Vec<String> {
     let kept_name = unique("itmcp-kept-");
     let kept = Key::add(&kept_name, "key-secret-0123456789");
     let planted_name = unique("itmcp-planted-");
-    // Another terminal of the same user (a person's shell, say) with a line typed into it:
-    // reading its device takes what is typed, writing it shows the person anything.
-    let other_terminal = nix::pty::openpty(None, None).unwrap();
-    let victim_tty = std::fs::read_link(format!(
-        "/proc/self/fd/{}",
-        std::os::fd::AsRawFd::as_raw_fd(&other_terminal.slave)
-    ))
-    .unwrap()
-    .display()
-    .to_string();
-    if who == Who::Nobody {
-        std::os::unix::fs::chown(&victim_tty, Some(NOBODY), None).unwrap();
-    }
-    nix::unistd::write(&other_terminal.master, b"-secret- typed by a person\n").unwrap();
+    // Another terminal of the same user, with a line typed into it.
+    let (_other_terminal, victim_tty) = other_terminal(who);
     let out = p.out.display().to_string();
     let attempts: Vec<(&str, String)> = vec![
         (
