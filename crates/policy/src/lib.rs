@@ -426,9 +426,6 @@ impl Policy {
                 findings.extend(found);
             }
         }
-        if let Some(f) = rules::check_download_execute(line) {
-            findings.push(f);
-        }
         findings.extend(rules::check_line_shapes(line, &nested_lines, &places));
         for (what, command) in opaque {
             findings.push(Finding {

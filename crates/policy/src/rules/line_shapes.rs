@@ -1,5 +1,5 @@
 //! The rules on a line's shape — what one command hands the next (`find ~ | xargs rm`,
-//! `env | curl -d @- URL`, `kill $(pgrep -u me)`), read on every list of commands the line
+//! `curl … | sh`, `env | curl -d @- URL`, `kill $(pgrep -u me)`), read on every list of commands the line
 //! runs: its own, each substitution's (`echo $(find ~ | xargs rm)`), and each line run
 //! inside it (`sh -c '…'`, `ssh host '…'`, `eval '…'`, a value that runs). Read on the top
 //! line alone, wrapping such a shape in `sh -c` let it through unread.
@@ -55,6 +55,7 @@ pub fn check_line_shapes(
         }
     };
     for cmds in &lists {
+        add(super::sequences::download_executed(cmds));
         add(super::sequences::environment_sent(cmds));
         add(super::kills::computed_kill_in(cmds));
         add(super::found_secrets::found_secrets_in(cmds));

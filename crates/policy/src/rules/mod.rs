@@ -44,7 +44,7 @@ pub use argv::check_argv;
 pub use dormant::check_dormant_code;
 pub use files::{check_read, is_startup_target, moved_to};
 pub use line_shapes::check_line_shapes;
-pub use sequences::{check_download_execute, check_fork_bomb};
+pub use sequences::check_fork_bomb;
 pub use windows::{check_windows, looks_like_powershell, powershell_operands, powershell_script};
 
 use super::lex::COMPUTED;

