@@ -16,6 +16,7 @@ mod credentials;
 mod deletes;
 mod keys;
 mod policy;
+mod repl;
 mod requests;
 mod sandbox;
 mod strict;

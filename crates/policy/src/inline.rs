@@ -60,6 +60,17 @@ const SHELL_CALLS: &[&str] = &[
     "command",
     "cmd",
     "program",
+    // Python's asyncio, Node's execa, Octave's and MATLAB's own.
+    "create_subprocess_exec",
+    "create_subprocess_shell",
+    "subprocess_exec",
+    "subprocess_shell",
+    "execa",
+    "execasync",
+    "execacommand",
+    "execacommandsync",
+    "unix",
+    "dos",
 ];
 
 /// Calls that delete one file: judged as `rm PATH`.
@@ -75,6 +86,10 @@ pub(crate) const TREE_DELETES: &[&str] = &[
     "rmsync",
     "rimraf",
     "remove_entry_secure",
+    // Ruby's `FileUtils.remove_dir` and `remove_entry`, Go's `os.RemoveAll`.
+    "remove_dir",
+    "remove_entry",
+    "removeall",
 ];
 
 /// Interpreters and the option that takes their inline program.
@@ -427,6 +442,11 @@ fn scan_literals(lang: &str, literals: &[Literal], found: &mut Found) {
     let mut i = 0;
     while i < literals.len() {
         let lit = &literals[i];
+        if lit.callee == "open"
+            && let Some(command) = pipe_open(&lit.text, literals.get(i + 1))
+        {
+            found.shell_lines.push(command);
+        }
         if lit.backtick && matches!(lang, "perl" | "ruby" | "php") {
             found.shell_lines.push(lit.text.clone());
         } else if SHELL_CALLS.contains(&lit.callee.as_str()) {
@@ -465,6 +485,20 @@ fn scan_literals(lang: &str, literals: &[Literal], found: &mut Found) {
         }
         i += 1;
     }
+}
+
+/// The command an `open` runs: Ruby's `open("|cmd")` (`Kernel.open`, `URI.open`), Perl's
+/// two-argument `open(F, "cmd|")` and `open(F, "|cmd")`, and its three-argument
+/// `open(F, "-|", "cmd")` whose command is the next literal.
+fn pipe_open(text: &str, next: Option<&Literal>) -> Option<String> {
+    let t = text.trim();
+    if matches!(t, "-|" | "|-") {
+        return next.map(|n| n.text.clone());
+    }
+    t.strip_prefix('|')
+        .or_else(|| t.strip_suffix('|'))
+        .map(|c| c.trim().to_string())
+        .filter(|c| !c.is_empty())
 }
 
 #[cfg(test)]

@@ -27,7 +27,12 @@ fn identifier_before(code: &[char], mut end: usize) -> String {
 }
 
 /// Calls whose arguments, one each, are a command's words.
-const ARGV_PARAMETERS: &[&str] = &["processbuilder", "command"];
+const ARGV_PARAMETERS: &[&str] = &[
+    "processbuilder",
+    "command",
+    "create_subprocess_exec",
+    "subprocess_exec",
+];
 
 /// The call a literal starting at `at` is an argument of: `f("…")`, `f "…"` (perl, ruby),
 /// `f(["…", …])` (in a list).
@@ -65,6 +70,9 @@ fn callee(
             // The words of a command given one argument each (`ProcessBuilder("rm", "-rf",
             // "/")`, `exec.Command("rm", "-rf", "/")`): read as a list's.
             (None, Some(c)) if ARGV_PARAMETERS.contains(&c.as_str()) => (c.clone(), true),
+            // A later argument of `open` (Perl's `open(F, "cmd|")`, `open(F, "-|", "cmd")`):
+            // its mode or its command.
+            _ if enclosing_call(code, j - 1).as_deref() == Some("open") => ("open".into(), false),
             _ => (String::new(), false),
         },
         Some(c) if c.is_alphanumeric() || c == '_' => (identifier_before(code, j), false),
@@ -72,34 +80,57 @@ fn callee(
     }
 }
 
+/// The name of the call whose argument list holds `at` (lower-cased).
+fn enclosing_call(code: &[char], at: usize) -> Option<String> {
+    let mut depth = 0usize;
+    for j in (0..at).rev() {
+        match code[j] {
+            ')' | ']' | '}' => depth += 1,
+            '(' if depth == 0 => return Some(identifier_before(code, j)),
+            '(' | '[' | '{' => depth = depth.checked_sub(1)?,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether only blanks (or a line continued with a backslash) lie between `from` and `to`.
+fn blank_between(code: &[char], from: usize, to: usize) -> bool {
+    from <= to
+        && code[from..to]
+            .iter()
+            .all(|c| c.is_whitespace() || *c == '\\')
+}
+
 pub(crate) fn literals(code: &[char]) -> Vec<Literal> {
     let mut out = Vec::new();
     let mut list_callee: Option<String> = None;
     // The call whose first argument was the last literal (`spawnSync('rm', …`).
     let mut call: Option<String> = None;
+    // Where the last literal ended.
+    let mut last_end: Option<usize> = None;
     let mut i = 0;
     while i < code.len() {
         let c = code[i];
         match c {
             '\'' | '"' | '`' => {
-                let (callee, in_list) = callee(code, i, &list_callee, &call);
+                let prefix = crate::string_escapes::prefix_before(code, i);
+                let raw = prefix.as_deref().is_some_and(|p| p.contains('r'));
+                let opening = i - prefix.as_ref().map_or(0, String::len);
+                let (text, end) = crate::string_escapes::literal_text(code, i, raw);
+                // Adjacent literals are one string (`"rm -rf" " ~"` in Python and Ruby).
+                if let Some(last) = out.last_mut()
+                    && last_end.is_some_and(|e| blank_between(code, e, opening))
+                {
+                    let last: &mut Literal = last;
+                    last.text.push_str(&text);
+                    last_end = Some(end);
+                    i = end;
+                    continue;
+                }
+                let (callee, in_list) = callee(code, opening, &list_callee, &call);
                 if !in_list {
                     call = (!callee.is_empty()).then(|| callee.clone());
-                }
-                let mut text = String::new();
-                let mut j = i + 1;
-                while j < code.len() && code[j] != c {
-                    if code[j] == '\\' && j + 1 < code.len() {
-                        j += 1;
-                        text.push(match code[j] {
-                            'n' => '\n',
-                            't' => '\t',
-                            other => other,
-                        });
-                    } else {
-                        text.push(code[j]);
-                    }
-                    j += 1;
                 }
                 list_callee = in_list.then(|| callee.clone());
                 out.push(Literal {
@@ -108,7 +139,8 @@ pub(crate) fn literals(code: &[char]) -> Vec<Literal> {
                     in_list,
                     backtick: c == '`',
                 });
-                i = j + 1;
+                last_end = Some(end);
+                i = end;
             }
             ']' => {
                 list_callee = None;

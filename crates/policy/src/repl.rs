@@ -37,6 +37,8 @@ fn repl_calls_within(line: &str, depth: usize) -> Vec<String> {
             .filter(|l| !l.is_empty()),
     );
     out.extend(found.argvs.iter().map(shell_words::join));
+    // Programs named as a module's attributes (`sh.rm("-rf", "/")`).
+    out.extend(crate::repl_runners::attribute_commands(&ps));
     // Code handed to the language itself as a string (`exec("import os; os.system(…)")`,
     // `eval(compile("…", …))`, `new Function("…")`): read as another line typed there.
     if depth > 0 {
@@ -53,7 +55,21 @@ fn repl_calls_within(line: &str, depth: usize) -> Vec<String> {
 /// `compile`, JavaScript's `eval` and `Function`, Ruby's `eval` and `instance_eval`.
 fn code_strings(line: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for call in ["exec(", "eval(", "compile(", "Function("] {
+    // pdb's, profile's, timeit's and `code`'s runners take code as a string too.
+    for call in [
+        "exec(",
+        "eval(",
+        "compile(",
+        "Function(",
+        "run(",
+        "runeval(",
+        "runctx(",
+        "timeit(",
+        "repeat(",
+        "Timer(",
+        "runsource(",
+        "runcode(",
+    ] {
         let mut from = 0;
         while let Some(at) = line[from..].find(call) {
             let start = from + at + call.len();
@@ -123,6 +139,15 @@ const RUNS_COMMANDS: &[&str] = &[
     "spawnvpe",
     "posix_spawn",
     "posix_spawnp",
+    "create_subprocess_exec",
+    "create_subprocess_shell",
+    "subprocess_exec",
+    "subprocess_shell",
+    "execa",
+    "execasync",
+    "execacommand",
+    "execacommandsync",
+    "unix",
 ];
 
 /// Modules (or what they are commonly bound to) whose members below run commands.
@@ -247,6 +272,11 @@ fn name_unread(
     {
         return Some(why);
     }
+    if let Some(why) = crate::repl_runners::unread(ps, k, path, after_call)
+        && !only_looked_at(ps, k)
+    {
+        return Some(why);
+    }
     let native = |n: &&str| {
         lower
             .strip_prefix(*n)
@@ -351,7 +381,7 @@ fn only_looked_at(ps: &[Piece], k: usize) -> bool {
 }
 
 /// `import subprocess` as a statement of its own: its calls stay `subprocess.run(…)`.
-fn plain_import(ps: &[Piece], k: usize) -> bool {
+pub(crate) fn plain_import(ps: &[Piece], k: usize) -> bool {
     let before = k.checked_sub(1).map(|j| &ps[j].token);
     let after = ps.get(k + 1).map(|p| &p.token);
     matches!(before, Some(Token::Name { path, .. }) if path == "import")

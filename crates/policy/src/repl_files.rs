@@ -14,6 +14,9 @@ const WRITES: &[&str] = &[
     "appendfile",
     "createwritestream",
     "file_put_contents",
+    // Emptied to a length: `os.truncate(PATH, 0)`, `fs.truncateSync(PATH)`.
+    "truncate",
+    "truncatesync",
 ];
 
 /// Calls that take a source and a destination, as the shell command each amounts to:

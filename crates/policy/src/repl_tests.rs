@@ -241,3 +241,63 @@ fn a_file_deleted_by_a_path_the_line_names_is_judged_as_rm() {
         assert_eq!(verdict(line), Allowed, "{line}");
     }
 }
+
+/// A string's text as the language builds it: escapes, prefixes and adjacent literals.
+/// Each of these was `allowed` (`\x72m` read as a program `x72m`, `b"…"` as no call's
+/// argument, `"rm -rf" " ~"` as `rm -rf`).
+#[test]
+fn a_command_spelled_with_escapes_prefixes_or_adjacent_strings_is_read() {
+    let policy = crate::Policy::default();
+    for line in [
+        r#"os.system("\x72m -rf ~")"#,
+        r#"os.system("\162m -rf ~")"#,
+        r#"os.system("\u0072m -rf ~")"#,
+        r#"execSync("\u{72}m -rf ~")"#,
+        r#"system("\x{72}m -rf ~")"#,
+        r#"os.system(b"rm -rf ~")"#,
+        r#"os.system(rb"rm -rf ~")"#,
+        r#"os.system(U"rm -rf ~")"#,
+        r#"os.system("rm -rf" " ~")"#,
+        r#"os.system('''rm -rf ~''')"#,
+        r#"import asyncio; asyncio.run(asyncio.create_subprocess_exec("rm", "-rf", "/root"))"#,
+        r#"asyncio.create_subprocess_shell("rm -rf ~")"#,
+        r#"execa('rm', ['-rf', '/root'])"#,
+        r#"Kernel.open("|rm -rf ~")"#,
+        r#"open(my $fh, "-|", "rm -rf ~")"#,
+        r#"unix("rm -rf ~")"#,
+        r#"import sh; sh.rm("-rf", "/root")"#,
+        r#"import pdb; pdb.run("import os; os.system('rm -rf ~')")"#,
+        r#"FileUtils.remove_dir(Dir.home)"#,
+        r#"os.RemoveAll("/root")"#,
+    ] {
+        let d = policy.evaluate_in_terminal(line, Some("/"));
+        assert_eq!(d.authorization.as_str(), "blocked", "{line}: {d:?}");
+    }
+}
+
+/// Runners reached by other shapes are asked about: what they run is not on the line.
+#[test]
+fn runners_reached_through_objects_builders_or_attributes_are_named() {
+    for line in [
+        r#"Runtime.getRuntime().exec(new String[]{"rm","-rf","/root"})"#,
+        r#"std::process::Command::new("rm").arg("-rf").arg("/root").status()"#,
+        r#"from sh import rm"#,
+        r#"import sh as s"#,
+        r#"from plumbum.cmd import rm"#,
+        r#"from plumbum import local; local["rm"]("-rf", "/root")"#,
+        r#"sh.rm("-rf", d)"#,
+        r#"threading.Thread(target=shutil.rmtree, args=("/root",)).start()"#,
+        r#"os.__dict__["sys" "tem"]("id")"#,
+    ] {
+        assert!(unread(line).is_some(), "{line}");
+    }
+    for line in [
+        "import sh",
+        "sh.ls('-la')",
+        r#"subprocess.run(["git", "status"])"#,
+        "help(shutil.rmtree)",
+        r#"print(b"bytes", r"\d+", "a" "b")"#,
+    ] {
+        assert!(unread(line).is_none(), "{line}");
+    }
+}

@@ -91,11 +91,28 @@ pub(crate) fn pieces(code: &str, limit: usize) -> Vec<Piece> {
             if prefix.is_some() {
                 out.pop();
             }
-            let (text, end) = literal(&code, i);
+            let raw = prefix.as_deref().is_some_and(|p| p.contains('r'));
+            let (text, end) = crate::string_escapes::literal_text(&code, i, raw);
             let computed = prefix.is_some_and(|p| p.contains('f'))
+                || text.contains(crate::lex::COMPUTED)
                 || (c == '`' && text.contains("${"))
                 || (c != '\'' && (text.contains("#{") || perl_interpolates(&text)));
             i = end;
+            // Adjacent literals are one string (`"sys" "tem"` in Python and Ruby).
+            if let Some(Piece {
+                token:
+                    Token::Literal {
+                        text: last,
+                        computed: last_computed,
+                    },
+                ..
+            }) = out.last_mut()
+            {
+                last.push_str(&text);
+                *last_computed |= computed;
+                blank = false;
+                continue;
+            }
             Token::Literal { text, computed }
         } else if ident_char(c) || (c == '.' && code.get(i + 1).is_some_and(|&n| ident_char(n))) {
             let after_call = c == '.'
@@ -127,21 +144,6 @@ pub(crate) fn pieces(code: &str, limit: usize) -> Vec<Piece> {
         blank = false;
     }
     out
-}
-
-/// The text of the literal opening at `at`, and where it ends (after its closing quote).
-fn literal(code: &[char], at: usize) -> (String, usize) {
-    let quote = code[at];
-    let mut text = String::new();
-    let mut j = at + 1;
-    while j < code.len() && code[j] != quote {
-        if code[j] == '\\' && j + 1 < code.len() {
-            j += 1;
-        }
-        text.push(code[j]);
-        j += 1;
-    }
-    (text, j + 1)
 }
 
 /// A `$name` or `@name` in a double-quoted string: Perl and PHP put the variable's value

@@ -1,0 +1,153 @@
+//! Lines read by programs other than bash: fish, and a REPL at its prompt.
+
+use super::*;
+
+/// fish's `source` with no file (or `-`) runs the script it reads from its input: `echo
+/// 'rm -rf DIR' | source`, typed in a real fish, was `allowed` (the policy read `source`
+/// with no file as running nothing) and deleted DIR. Now the piped text is judged as the
+/// line it is, and a script from another command's output is asked about. So was fish's
+/// `alias NAME 'VALUE'` (no `=`), whose value is now judged as bash's is.
+#[tokio::test(flavor = "multi_thread")]
+async fn fish_source_from_a_pipe_runs_nothing_unasked() {
+    if on_path_opt("fish").is_none() {
+        return;
+    }
+    for who in identities() {
+        let p = place(who);
+        let out = p.out.display().to_string();
+        std::fs::write(p.ws.join("cmds"), format!("rm -rf {out}\n")).unwrap();
+        if who == Who::Nobody {
+            chown_tree(&p.base, NOBODY);
+        }
+        let s = start(who, &p, &[], &[("PM_TERM_APPROVAL_DEFAULT", "decline")]).await;
+        let opened = s
+            .call(json!({"action": "execute", "invocation": {"mode": "interactive", "intent": "open_only"},
+                "execution": {"shell": "fish"}, "runtime": {"cwd": p.ws.display().to_string()}}))
+            .await;
+        let id = opened["identity"]["terminal_id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{who:?}: the terminal opens: {opened:#}"))
+            .to_string();
+        for line in [
+            format!("echo 'rm -rf {out}' | source"),
+            format!("echo 'rm -rf {out}' | source -"),
+            "cat cmds | source".to_string(),
+            // fish's alias takes its value as the word after the name.
+            format!("alias gone 'rm -rf {out}'; gone"),
+        ] {
+            let r = s.call(terminal_command(&id, &line)).await;
+            assert_held(who, &p, &line, &r);
+        }
+        // fish still sources what is plainly text on the line.
+        let r = s
+            .call(terminal_command(&id, "echo 'echo sourced-fine' | source"))
+            .await;
+        assert!(
+            r["result"]["output"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("sourced-fine"),
+            "{who:?}: {r:#}"
+        );
+        s.stop().await;
+    }
+}
+
+/// Typed at a real python3 REPL, with nobody to ask: a tree the line computes
+/// (`shutil.rmtree(p)`) and every file a listing of the home names, handed to `unlink`, were
+/// `allowed` and deleted them. Now the first is asked about (declined here) and the second
+/// blocked; the files are still there and the REPL goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repl_deleting_what_it_computes_or_lists_deletes_nothing_unasked() {
+    for who in identities() {
+        let p = place(who);
+        let out = p.out.display().to_string();
+        let notes = p.home.join("notes.txt");
+        std::fs::write(&notes, "mine\n").unwrap();
+        if who == Who::Nobody {
+            chown_tree(&p.base, NOBODY);
+        }
+        let s = start_declining(who, &p).await;
+        let id = open_shell(&s).await;
+        let prompt = Some(">>> $");
+        let r = s.call(terminal_input(&id, "python3 -q\r", prompt)).await;
+        assert_eq!(r["success"], true, "{who:?}: {r:#}");
+        for line in [
+            format!("import shutil; p = '{out}'; shutil.rmtree(p)\r"),
+            "import pathlib; [f.unlink() for f in pathlib.Path.home().rglob('*')]\r".to_string(),
+        ] {
+            let r = s.call(terminal_input(&id, &line, prompt)).await;
+            assert_eq!(r["success"], false, "{who:?}: {line:?} ran: {r:#}");
+            assert!(
+                p.out.join("keep.txt").exists(),
+                "{who:?}: {line:?} deleted {out}"
+            );
+            assert!(notes.exists(), "{who:?}: {line:?} deleted the home's files");
+        }
+        let r = s.call(terminal_input(&id, "print(6*7)\r", prompt)).await;
+        assert!(
+            r["result"]["output"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("42"),
+            "{who:?}: {r:#}"
+        );
+        s.stop().await;
+    }
+}
+
+/// Typed at a real python3 REPL, with nobody to ask: a command spelled with escapes
+/// (`"\x72m"`), a bytes or raw prefix (`b"…"`), adjacent strings Python joins, asyncio's
+/// runner, and code handed to pdb as a string were all `allowed` (read as a program named
+/// `x72m`, as no call's argument, as `rm -rf` of nothing) and emptied the directory. Now each
+/// is judged as the `rm -rf DIR` it is (declined: asked about, and nobody to ask); the
+/// directory stays and the REPL goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repls_strings_are_read_as_the_language_builds_them() {
+    for who in identities() {
+        let p = place(who);
+        let out = p.out.display().to_string();
+        if who == Who::Nobody {
+            chown_tree(&p.base, NOBODY);
+        }
+        let s = start_declining(who, &p).await;
+        let id = open_shell(&s).await;
+        let prompt = Some(">>> $");
+        let r = s.call(terminal_input(&id, "python3 -q\r", prompt)).await;
+        assert_eq!(r["success"], true, "{who:?}: {r:#}");
+        let r = s
+            .call(terminal_input(&id, "import os, asyncio, pdb\r", prompt))
+            .await;
+        assert_eq!(r["success"], true, "{who:?}: {r:#}");
+        for line in [
+            format!("os.system(\"\\x72m -rf {out}\")\r"),
+            format!("os.system(\"\\162m -rf {out}\")\r"),
+            format!("os.system(b\"rm -rf {out}\")\r"),
+            format!("os.system(rb\"rm -rf {out}\")\r"),
+            format!("os.system(\"rm -rf\" \" {out}\")\r"),
+            format!("asyncio.run(asyncio.create_subprocess_exec(\"rm\", \"-rf\", \"{out}\"))\r"),
+            format!("pdb.run(\"os.system('rm -rf {out}')\")\r"),
+        ] {
+            let r = s.call(terminal_input(&id, &line, prompt)).await;
+            assert_eq!(r["success"], false, "{who:?}: {line:?} ran: {r:#}");
+            assert!(
+                p.out.join("keep.txt").exists(),
+                "{who:?}: {line:?} deleted {out}"
+            );
+        }
+        // Everyday strings still run: bytes, raw and joined literals that run nothing.
+        let r = s
+            .call(terminal_input(
+                &id,
+                "print(b\"by\" + b\"tes\", r\"\\d+\", \"jo\" \"ined\")\r",
+                prompt,
+            ))
+            .await;
+        let output = r["result"]["output"].as_str().unwrap_or_default();
+        assert!(
+            output.contains("b'bytes'") && output.contains("joined"),
+            "{who:?}: {r:#}"
+        );
+        s.stop().await;
+    }
+}
