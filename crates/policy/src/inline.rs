@@ -71,6 +71,9 @@ const SHELL_CALLS: &[&str] = &[
     "execacommandsync",
     "unix",
     "dos",
+    // PHP's `pcntl_exec(PATH, [ARGS])`, R's `system2(CMD, ARGS)`.
+    "pcntl_exec",
+    "system2",
 ];
 
 /// Calls that delete one file: judged as `rm PATH`.
@@ -90,6 +93,9 @@ pub(crate) const TREE_DELETES: &[&str] = &[
     "remove_dir",
     "remove_entry",
     "removeall",
+    // Haskell's `System.Directory`.
+    "removedirectoryrecursive",
+    "removepathforcibly",
 ];
 
 /// Interpreters and the option that takes their inline program.

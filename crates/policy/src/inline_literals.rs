@@ -16,6 +16,10 @@ fn identifier_before(code: &[char], mut end: usize) -> String {
     while end > 0 && code[end - 1].is_whitespace() {
         end -= 1;
     }
+    // Ruby's and Elixir's `rm_rf!(…)`, `exists?(…)`: the mark is part of the name.
+    if end > 1 && matches!(code[end - 1], '!' | '?') && code[end - 2].is_alphanumeric() {
+        end -= 1;
+    }
     let mut start = end;
     while start > 0 && (code[start - 1].is_alphanumeric() || code[start - 1] == '_') {
         start -= 1;
@@ -80,6 +84,34 @@ fn callee(
     }
 }
 
+/// Whether the string that ends at `end` is run by what follows it (`.!`, `.!!`,
+/// `.execute()`; after Scala's `Process("cmd")`, its `)` skipped by the caller).
+fn runs_after(code: &[char], end: usize) -> bool {
+    let rest: String = code[end.min(code.len())..].iter().take(10).collect();
+    rest.starts_with(".!") || rest.starts_with(".execute(")
+}
+
+/// Perl's `qx{…}` (any delimiter): a command, read as a backticked string is. Returns the
+/// text and the index after the closing delimiter, when `at` starts one.
+fn perl_qx(code: &[char], at: usize) -> Option<(String, usize)> {
+    let starts_word = at == 0 || !(code[at - 1].is_alphanumeric() || code[at - 1] == '_');
+    if !starts_word || code.get(at) != Some(&'q') || code.get(at + 1) != Some(&'x') {
+        return None;
+    }
+    let open = *code.get(at + 2)?;
+    let close = match open {
+        '{' => '}',
+        '(' => ')',
+        '[' => ']',
+        '<' => '>',
+        c if c.is_ascii_punctuation() && !matches!(c, '\'' | '"' | '`' | '_') => c,
+        _ => return None,
+    };
+    let start = at + 3;
+    let len = code[start..].iter().position(|&c| c == close)?;
+    Some((code[start..start + len].iter().collect(), start + len + 1))
+}
+
 /// The name of the call whose argument list holds `at` (lower-cased).
 fn enclosing_call(code: &[char], at: usize) -> Option<String> {
     let mut depth = 0usize;
@@ -112,6 +144,17 @@ pub(crate) fn literals(code: &[char]) -> Vec<Literal> {
     let mut i = 0;
     while i < code.len() {
         let c = code[i];
+        if let Some((text, end)) = perl_qx(code, i) {
+            out.push(Literal {
+                text,
+                callee: "qx".into(),
+                in_list: false,
+                backtick: true,
+            });
+            last_end = None;
+            i = end;
+            continue;
+        }
         match c {
             '\'' | '"' | '`' => {
                 let prefix = crate::string_escapes::prefix_before(code, i);
@@ -128,7 +171,11 @@ pub(crate) fn literals(code: &[char]) -> Vec<Literal> {
                     i = end;
                     continue;
                 }
-                let (callee, in_list) = callee(code, opening, &list_callee, &call);
+                let (mut callee, in_list) = callee(code, opening, &list_callee, &call);
+                // Scala's `"cmd".!` and `.!!`, Groovy's `"cmd".execute()`: the string runs.
+                if runs_after(code, end) || (callee == "process" && runs_after(code, end + 1)) {
+                    callee = "system".into();
+                }
                 if !in_list {
                     call = (!callee.is_empty()).then(|| callee.clone());
                 }

@@ -39,6 +39,7 @@ fn repl_calls_within(line: &str, depth: usize) -> Vec<String> {
     out.extend(found.argvs.iter().map(shell_words::join));
     // Programs named as a module's attributes (`sh.rm("-rf", "/")`).
     out.extend(crate::repl_runners::attribute_commands(&ps));
+    out.extend(crate::repl_runners::tcl_delete(line));
     // Code handed to the language itself as a string (`exec("import os; os.system(…)")`,
     // `eval(compile("…", …))`, `new Function("…")`): read as another line typed there.
     if depth > 0 {
@@ -55,7 +56,7 @@ fn repl_calls_within(line: &str, depth: usize) -> Vec<String> {
 /// `compile`, JavaScript's `eval` and `Function`, Ruby's `eval` and `instance_eval`.
 fn code_strings(line: &str) -> Vec<String> {
     let mut out = Vec::new();
-    // pdb's, profile's, timeit's and `code`'s runners take code as a string too.
+    // pdb's, profile's, timeit's, `code`'s and Node's `vm` runners take code as a string too.
     for call in [
         "exec(",
         "eval(",
@@ -69,6 +70,11 @@ fn code_strings(line: &str) -> Vec<String> {
         "Timer(",
         "runsource(",
         "runcode(",
+        // Node's `vm`.
+        "runInThisContext(",
+        "runInNewContext(",
+        "runInContext(",
+        "Script(",
     ] {
         let mut from = 0;
         while let Some(at) = line[from..].find(call) {
@@ -148,6 +154,8 @@ const RUNS_COMMANDS: &[&str] = &[
     "execacommand",
     "execacommandsync",
     "unix",
+    "pcntl_exec",
+    "system2",
 ];
 
 /// Modules (or what they are commonly bound to) whose members below run commands.

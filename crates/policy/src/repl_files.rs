@@ -17,6 +17,9 @@ const WRITES: &[&str] = &[
     // Emptied to a length: `os.truncate(PATH, 0)`, `fs.truncateSync(PATH)`.
     "truncate",
     "truncatesync",
+    // Deno's.
+    "writetextfile",
+    "writetextfilesync",
 ];
 
 /// Calls that take a source and a destination, as the shell command each amounts to:
@@ -129,7 +132,9 @@ pub(crate) fn file_lines(ps: &[Piece]) -> Vec<String> {
                 "open" => Some((mode_writes(args.first().copied()), target)),
                 _ => None,
             }
-        } else if WRITES.contains(&last) || matches!(path.as_str(), "File.write" | "IO.write") {
+        } else if WRITES.contains(&last)
+            || matches!(path.as_str(), "File.write" | "IO.write" | "Bun.write")
+        {
             first.map(|f| (true, f))
         } else if READS.contains(&last)
             || matches!(path.as_str(), "File.read" | "IO.read" | "File.readlines")
@@ -375,9 +380,13 @@ fn eval(t: &[&Token], depth: usize) -> Option<String> {
         match tok {
             Token::Punct('(' | '[' | '{') => level += 1,
             Token::Punct(')' | ']' | '}') => level = level.saturating_sub(1),
-            Token::Punct(c @ ('/' | '+')) if level == 0 => {
+            // Lua's `..` and PHP's `.` put strings together as `+` does.
+            Token::Punct('.') if level == 0 && i == start && op == '+' && !parts.is_empty() => {
+                start = i + 1;
+            }
+            Token::Punct(c @ ('/' | '+' | '.')) if level == 0 => {
                 parts.push((op, &t[start..i]));
-                (start, op) = (i + 1, *c);
+                (start, op) = (i + 1, if *c == '.' { '+' } else { *c });
             }
             _ => {}
         }
@@ -400,6 +409,20 @@ fn eval(t: &[&Token], depth: usize) -> Option<String> {
 fn term(t: &[&Token], depth: usize) -> Option<String> {
     if crate::repl_trees::is_home_tokens(t) {
         return Some("~".to_string());
+    }
+    // `Path("~/.bashrc").expanduser()`: the path its receiver names, `~` expanded.
+    if let [
+        receiver @ ..,
+        Token::Name {
+            path,
+            after_call: true,
+        },
+        Token::Punct('('),
+        Token::Punct(')'),
+    ] = t
+        && matches!(path.as_str(), "expanduser" | "resolve" | "absolute")
+    {
+        return eval(receiver, depth + 1);
     }
     if let Some(joined) = joined_onto(t, depth) {
         return Some(joined);

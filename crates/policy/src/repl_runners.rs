@@ -153,3 +153,23 @@ fn called_before(ps: &[Piece], k: usize) -> Option<String> {
     }
     None
 }
+
+/// Tcl's `file delete [-force] PATH…` (at `tclsh`'s prompt): `rm` of each path, `rm -rf`
+/// with `-force`, which deletes directories and what they hold.
+pub(crate) fn tcl_delete(line: &str) -> Option<String> {
+    let words = shell_words::split(line.trim()).ok()?;
+    let [file, delete, rest @ ..] = words.as_slice() else {
+        return None;
+    };
+    if file != "file" || delete != "delete" {
+        return None;
+    }
+    let force = rest.iter().any(|w| w == "-force");
+    let mut argv = vec!["rm".to_string()];
+    if force {
+        argv.push("-rf".into());
+    }
+    argv.push("--".into());
+    argv.extend(rest.iter().filter(|w| !w.starts_with('-')).cloned());
+    Some(shell_words::join(argv))
+}

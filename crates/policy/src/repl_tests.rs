@@ -301,3 +301,41 @@ fn runners_reached_through_objects_builders_or_attributes_are_named() {
         assert!(unread(line).is_none(), "{line}");
     }
 }
+
+/// More languages' runners and deleters, each `allowed` before: Node's `vm`, Perl's `qx{}`,
+/// PHP's `pcntl_exec`, Scala's `.!`, Groovy's `.execute()`, Elixir's `rm_rf!`, Haskell's
+/// `removeDirectoryRecursive`, Deno's `remove(…, {recursive})`, Octave's `rmdir(D, "s")`,
+/// Tcl's `file delete -force`.
+#[test]
+fn other_languages_runners_and_deleters_are_judged() {
+    let policy = crate::Policy::default();
+    for line in [
+        r#"vm.runInThisContext("require('child_process').execSync('rm -rf ~')")"#,
+        "qx{rm -rf ~}",
+        r#"pcntl_exec("/bin/rm", ["-rf", "/root"])"#,
+        r#""rm -rf /root".!"#,
+        r#"Process("rm -rf /root").!"#,
+        r#""rm -rf /root".execute()"#,
+        r#"File.rm_rf!(System.user_home())"#,
+        r#"removeDirectoryRecursive "/root""#,
+        r#"Deno.remove("/root", {recursive: true})"#,
+        r#"rmdir("/root", "s")"#,
+        "file delete -force ~",
+    ] {
+        let d = policy.evaluate_in_terminal(line, Some("/"));
+        assert_eq!(d.authorization.as_str(), "blocked", "{line}: {d:?}");
+    }
+    for line in [
+        r#"os.remove(os.getenv("HOME") .. "/.ssh/id_rsa")"#,
+        r#"Deno.writeTextFileSync(Deno.env.get("HOME") + "/.bashrc", "x")"#,
+        r#"Path("~/.bashrc").expanduser().write_text("x")"#,
+        r#"system2("rm", c("-rf", d))"#,
+    ] {
+        let d = policy.evaluate_in_terminal(line, Some("/"));
+        assert_ne!(d.authorization.as_str(), "allowed", "{line}: {d:?}");
+    }
+    for line in [r#"print("ok".upper())"#, "file notes.txt", r#"Deno.remove("tmp.txt")"#] {
+        let d = policy.evaluate_in_terminal(line, Some("/"));
+        assert_eq!(d.authorization.as_str(), "allowed", "{line}: {d:?}");
+    }
+}

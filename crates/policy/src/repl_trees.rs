@@ -16,7 +16,12 @@ pub(crate) fn home_deletes(line: &str) -> Vec<String> {
         let Token::Name { path, .. } = &p.token else {
             continue;
         };
-        if ps.get(k + 1).map(|p| &p.token) != Some(&Token::Punct('(')) {
+        // Elixir's `File.rm_rf!(…)`: the mark ends the name.
+        let open = match ps.get(k + 1).map(|p| &p.token) {
+            Some(Token::Punct('!')) => k + 2,
+            _ => k + 1,
+        };
+        if ps.get(open).map(|p| &p.token) != Some(&Token::Punct('(')) {
             continue;
         }
         let last = path
@@ -24,13 +29,21 @@ pub(crate) fn home_deletes(line: &str) -> Vec<String> {
             .next()
             .unwrap_or_default()
             .to_ascii_lowercase();
-        let args = arguments(&ps, k + 1);
+        let args = arguments(&ps, open);
         let recursive = args.iter().skip(1).any(|a| {
             a.iter()
                 .any(|p| matches!(&p.token, Token::Name { path, .. } if path == "recursive"))
         });
+        // Octave's and MATLAB's `rmdir(DIR, "s")`.
+        let octave_s = last == "rmdir"
+            && matches!(args.get(1).map(|a| a.iter().map(|p| &p.token).collect::<Vec<_>>()).as_deref(),
+                Some([Token::Literal { text, .. }]) if text == "s");
         let tree = crate::inline::TREE_DELETES.contains(&last.as_str())
-            || (matches!(last.as_str(), "rm" | "rmdir" | "rmdirsync" | "unlink") && recursive);
+            || octave_s
+            || (matches!(
+                last.as_str(),
+                "rm" | "rmdir" | "rmdirsync" | "unlink" | "remove" | "removesync"
+            ) && recursive);
         let Some(first) = args.first().filter(|_| tree) else {
             continue;
         };
@@ -93,6 +106,7 @@ pub(crate) fn is_home_tokens(tokens: &[&Token]) -> bool {
     }
     let t = t.trim_end_matches('/');
     t.ends_with("homedir()")
+        || t.ends_with("user_home()")
         || t.ends_with("Path.home()")
         || t == "Dir.home"
         || t.ends_with(".expanduser()")
