@@ -96,6 +96,14 @@ fn hostile_typed() -> Vec<(&'static str, String)> {
         ("2 KiB of typed Up + Enter", "\x1b[A\r".repeat(512)),
         ("2 KiB of typed Left", "\x1b[D".repeat(680) + "\r"),
         ("128 KiB of typed Up + Enter", "\x1b[A\r".repeat(32_000)),
+        // Read as a REPL's code: each string's call, each `qx` quote, each string joined
+        // to the one before.
+        (
+            "64 KiB of string arguments to one call",
+            format!("f({})\r", "\"a\", ".repeat(10_900)),
+        ),
+        ("64 KiB of unclosed `qx{`", "qx{".repeat(21_800) + "\r"),
+        ("64 KiB of adjacent strings", "\"a\" ".repeat(16_300) + "\r"),
     ]
 }
 

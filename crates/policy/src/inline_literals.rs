@@ -45,6 +45,7 @@ fn callee(
     at: usize,
     list_callee: &Option<String>,
     call: &Option<String>,
+    enclosing: Option<usize>,
 ) -> (String, bool) {
     let mut j = at;
     while j > 0 && code[j - 1].is_whitespace() {
@@ -76,7 +77,9 @@ fn callee(
             (None, Some(c)) if ARGV_PARAMETERS.contains(&c.as_str()) => (c.clone(), true),
             // A later argument of `open` (Perl's `open(F, "cmd|")`, `open(F, "-|", "cmd")`):
             // its mode or its command.
-            _ if enclosing_call(code, j - 1).as_deref() == Some("open") => ("open".into(), false),
+            _ if enclosing.is_some_and(|open| identifier_before(code, open) == "open") => {
+                ("open".into(), false)
+            }
             _ => (String::new(), false),
         },
         Some(c) if c.is_alphanumeric() || c == '_' => (identifier_before(code, j), false),
@@ -108,22 +111,15 @@ fn perl_qx(code: &[char], at: usize) -> Option<(String, usize)> {
         _ => return None,
     };
     let start = at + 3;
-    let len = code[start..].iter().position(|&c| c == close)?;
-    Some((code[start..start + len].iter().collect(), start + len + 1))
-}
-
-/// The name of the call whose argument list holds `at` (lower-cased).
-fn enclosing_call(code: &[char], at: usize) -> Option<String> {
-    let mut depth = 0usize;
-    for j in (0..at).rev() {
-        match code[j] {
-            ')' | ']' | '}' => depth += 1,
-            '(' if depth == 0 => return Some(identifier_before(code, j)),
-            '(' | '[' | '{' => depth = depth.checked_sub(1)?,
-            _ => {}
-        }
-    }
-    None
+    // Unclosed, it runs to the end (read once, not again from each later `qx`).
+    let len = code[start..]
+        .iter()
+        .position(|&c| c == close)
+        .unwrap_or(code.len() - start);
+    Some((
+        code[start..start + len].iter().collect(),
+        (start + len + 1).min(code.len()),
+    ))
 }
 
 /// Whether only blanks (or a line continued with a backslash) lie between `from` and `to`.
@@ -141,6 +137,8 @@ pub(crate) fn literals(code: &[char]) -> Vec<Literal> {
     let mut call: Option<String> = None;
     // Where the last literal ended.
     let mut last_end: Option<usize> = None;
+    // The `(` of each call whose arguments are being read, innermost last.
+    let mut opens: Vec<usize> = Vec::new();
     let mut i = 0;
     while i < code.len() {
         let c = code[i];
@@ -171,7 +169,8 @@ pub(crate) fn literals(code: &[char]) -> Vec<Literal> {
                     i = end;
                     continue;
                 }
-                let (mut callee, in_list) = callee(code, opening, &list_callee, &call);
+                let (mut callee, in_list) =
+                    callee(code, opening, &list_callee, &call, opens.last().copied());
                 // Scala's `"cmd".!` and `.!!`, Groovy's `"cmd".execute()`: the string runs.
                 if runs_after(code, end) || (callee == "process" && runs_after(code, end + 1)) {
                     callee = "system".into();
@@ -193,8 +192,13 @@ pub(crate) fn literals(code: &[char]) -> Vec<Literal> {
                 list_callee = None;
                 i += 1;
             }
+            '(' => {
+                opens.push(i);
+                i += 1;
+            }
             ')' => {
                 call = None;
+                opens.pop();
                 i += 1;
             }
             _ => i += 1,
