@@ -104,6 +104,8 @@ fn hostile_typed() -> Vec<(&'static str, String)> {
         ),
         ("64 KiB of unclosed `qx{`", "qx{".repeat(21_800) + "\r"),
         ("64 KiB of adjacent strings", "\"a\" ".repeat(16_300) + "\r"),
+        // Every line leaves a statement open: read joined, 64 lines at most.
+        ("64 KiB of lines each opening a call", "f(\r".repeat(21_800)),
     ]
 }
 

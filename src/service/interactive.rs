@@ -291,7 +291,7 @@ impl Service {
         // policy could not see) typed nothing, and the line editor still holds what was left
         // there — counted as entered, a refused Enter let the next line be judged without it.
         let typed = match &op {
-            TermRequest::Run(a) => Some((a.terminal_id.clone(), "\r".to_string())),
+            TermRequest::Run(a) => Some((a.terminal_id.clone(), format!("{}\r", a.command))),
             TermRequest::Input(a) => Some((a.terminal_id.clone(), a.data.clone())),
             _ => None,
         };
@@ -318,8 +318,11 @@ impl Service {
             // reach the shell's line editor: nothing is left unentered there.
             let to_program = matches!(&handled.result,
                 Ok(Outcome::Terminal(o)) if o.reached_line_editor == Some(false));
-            if sent && !to_program {
-                self.unentered.typed(&id, &text);
+            // A command line that finished leaves the shell at its prompt: no statement open.
+            let finished = matches!(&handled.result,
+                Ok(Outcome::Terminal(o)) if o.command.as_ref().is_some_and(|c| c.complete));
+            if sent {
+                self.unentered.typed(&id, &text, !to_program, finished);
             }
         }
         if let Ok(Outcome::Terminal(out)) = &mut handled.result {

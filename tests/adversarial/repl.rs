@@ -151,3 +151,55 @@ async fn a_repls_strings_are_read_as_the_language_builds_them() {
         s.stop().await;
     }
 }
+
+/// A statement entered over two calls — `os.system(` Enter at Python's prompt, then the
+/// command and `)` Enter; `rm -f \` Enter at bash's, then `-r DIR` and Enter — runs as one,
+/// and each call alone showed nothing to judge: the second ran `rm -rf DIR` unasked.
+/// Now the lines of a statement still open are kept and judged with what follows: declined
+/// with nobody to ask, the directory still there, as root and as `nobody`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_statement_entered_over_several_calls_is_judged_whole() {
+    for who in identities() {
+        let p = place(who);
+        let out = p.out.display().to_string();
+        if who == Who::Nobody {
+            chown_tree(&p.base, NOBODY);
+        }
+        let s = start_declining(who, &p).await;
+        let id = open_shell(&s).await;
+        let r = s
+            .call(terminal_input(&id, "python3 -q\r", Some(">>> $")))
+            .await;
+        assert_eq!(r["success"], true, "{who:?}: {r:#}");
+        let r = s
+            .call(terminal_input(
+                &id,
+                "import os; os.system(\r",
+                Some("\\.\\.\\. $"),
+            ))
+            .await;
+        assert_eq!(r["success"], true, "{who:?}: {r:#}");
+        let line = format!("\"rm -rf {out}\")\r");
+        let r = s.call(terminal_input(&id, &line, Some(">>> $"))).await;
+        assert_eq!(r["success"], false, "{who:?}: {line:?} ran: {r:#}");
+        assert!(p.out.join("keep.txt").exists(), "{who:?}: deleted {out}");
+        // Abandoned with Ctrl-C, the REPL goes on and a plain line runs.
+        let r = s.call(terminal_input(&id, "\u{3}", Some(">>> $"))).await;
+        assert_eq!(r["success"], true, "{who:?}: {r:#}");
+        let r = s
+            .call(terminal_input(&id, "print(6*7)\r", Some(">>> $")))
+            .await;
+        let said = r["result"]["output"].as_str().unwrap_or_default();
+        assert!(said.contains("42"), "{who:?}: {r:#}");
+        let r = s.call(terminal_input(&id, "exit()\r", Some("\\$ $"))).await;
+        assert_eq!(r["success"], true, "{who:?}: {r:#}");
+        // bash's continuation line.
+        let r = s.call(terminal_input(&id, "rm -f \\\r", Some("> $"))).await;
+        assert_eq!(r["success"], true, "{who:?}: {r:#}");
+        let line = format!("-r {out}\r");
+        let r = s.call(terminal_input(&id, &line, None)).await;
+        assert_eq!(r["success"], false, "{who:?}: {line:?} ran: {r:#}");
+        assert!(p.out.join("keep.txt").exists(), "{who:?}: deleted {out}");
+        s.stop().await;
+    }
+}

@@ -133,11 +133,15 @@ impl crate::Policy {
     pub fn evaluate_in_terminal(&self, line: &str, cwd: Option<&str>) -> crate::Decision {
         let _budget = crate::rules::globs::Budget::start();
         let mut findings = self.evaluate(line, cwd).findings;
-        for call in line.lines().flat_map(crate::repl::repl_calls) {
+        // Each line, and each statement that runs over several (`os.system(` Enter
+        // `"rm -rf ~")`), read as a REPL reads it.
+        let statements = crate::statements::joined(line);
+        let lines = || line.lines().chain(statements.iter().map(String::as_str));
+        for call in lines().flat_map(crate::repl::repl_calls) {
             findings.extend(self.evaluate(&call, cwd).findings);
         }
         // What a REPL would run that the line computes, or a runner taken to call later.
-        findings.extend(line.lines().filter_map(|l| {
+        findings.extend(lines().filter_map(|l| {
             crate::repl::unread(l).map(|why| crate::Finding {
                 severity: crate::Severity::Warn,
                 rule: "computed_command",
