@@ -57,6 +57,7 @@ fn repl_calls_within(line: &str, depth: usize) -> Vec<String> {
 /// `compile`, JavaScript's `eval` and `Function`, Ruby's `eval` and `instance_eval`.
 fn code_strings(line: &str) -> Vec<String> {
     let mut out = Vec::new();
+    let chars: Vec<char> = line.chars().collect();
     // pdb's, profile's, timeit's, `code`'s and Node's `vm` runners take code as a string too.
     for call in [
         "exec(",
@@ -77,32 +78,36 @@ fn code_strings(line: &str) -> Vec<String> {
         "runInContext(",
         "Script(",
     ] {
-        let mut from = 0;
-        while let Some(at) = line[from..].find(call) {
-            let start = from + at + call.len();
-            from = start;
-            let rest = line[start..].trim_start();
-            let Some(quote) = rest
-                .chars()
-                .next()
-                .filter(|c| matches!(c, '"' | '\'' | '`'))
-            else {
+        let call: Vec<char> = call.chars().collect();
+        let mut i = 0;
+        while i + call.len() <= chars.len() {
+            if chars[i..i + call.len()] != call[..] {
+                i += 1;
                 continue;
-            };
-            let mut text = String::new();
-            let mut chars = rest[1..].chars();
-            while let Some(c) = chars.next() {
-                match c {
-                    '\\' => {
-                        if let Some(n) = chars.next() {
-                            text.push(n);
-                        }
-                    }
-                    c if c == quote => break,
-                    c => text.push(c),
-                }
             }
+            let mut j = i + call.len();
+            while j < chars.len() && chars[j].is_whitespace() {
+                j += 1;
+            }
+            // A prefix glued to the quote (`exec(r"…")`), then the string, read as the
+            // language builds it (escapes, triple quotes).
+            let mut q = j;
+            while q < chars.len() && q - j < 2 && chars[q].is_ascii_alphabetic() {
+                q += 1;
+            }
+            if !chars.get(q).is_some_and(|c| matches!(c, '"' | '\'' | '`')) {
+                i = j;
+                continue;
+            }
+            let raw =
+                crate::string_escapes::prefix_before(&chars, q).is_some_and(|p| p.contains('r'));
+            if q > j && crate::string_escapes::prefix_before(&chars, q).is_none() {
+                i = j;
+                continue;
+            }
+            let (text, end) = crate::string_escapes::literal_text(&chars, q, raw);
             out.push(text);
+            i = end;
         }
     }
     out

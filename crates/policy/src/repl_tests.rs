@@ -370,3 +370,29 @@ fn the_environment_sent_from_a_repl_is_asked_about() {
         assert_eq!(d.authorization.as_str(), "allowed", "{line}: {d:?}");
     }
 }
+
+/// Code handed to `exec` in a triple-quoted, raw or escaped string is read as the language
+/// builds it, and a statement over several lines as one.
+#[test]
+fn code_strings_and_statements_over_lines_are_read_whole() {
+    let policy = crate::Policy::default();
+    for keys in [
+        "exec(\"\"\"\rimport os\ros.system(\r'rm -rf ~')\"\"\")\r",
+        "exec(r\"import os; os.system('rm -rf ~')\")\r",
+        "exec(\"import os; os.system('\\x72m -rf ~')\")\r",
+        "os.system(\r\"rm -rf ~\")\r",
+        "subprocess.run([\r\"rm\",\r\"-rf\",\r\"/root\"])\r",
+        "rm -rf \\\r~\r",
+    ] {
+        let d = policy.evaluate_input(keys, Some("/"));
+        assert_eq!(d.authorization.as_str(), "blocked", "{keys:?}: {d:?}");
+    }
+    for keys in [
+        "exec(\"print(1)\")\r",
+        "x = [\r1,\r2]\r",
+        "def f():\r    return 1\r\r",
+    ] {
+        let d = policy.evaluate_input(keys, Some("/"));
+        assert_eq!(d.authorization.as_str(), "allowed", "{keys:?}: {d:?}");
+    }
+}
