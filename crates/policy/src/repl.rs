@@ -246,12 +246,12 @@ pub fn unread(line: &str) -> Option<String> {
 
 /// What a name can do: run commands, run code, or neither.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Runs {
+pub(crate) enum Runs {
     Commands,
     Code,
 }
 
-fn runs(path: &str, after_call: bool, line_binds_child_process: bool) -> Option<Runs> {
+pub(crate) fn runs(path: &str, after_call: bool, line_binds_child_process: bool) -> Option<Runs> {
     let segments: Vec<&str> = path.split('.').collect();
     let last = segments.last().copied().unwrap_or_default();
     let lower = last.to_ascii_lowercase();

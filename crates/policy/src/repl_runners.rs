@@ -74,6 +74,19 @@ pub(crate) fn unread(ps: &[Piece], k: usize, path: &str, after_call: bool) -> Op
             "plumbum's `local[…]` names a program to run: what runs cannot be read".into(),
         );
     }
+    // A runner called through one of its own members (`os.system.__call__(…)`,
+    // `execSync.apply(null, […])`): what it is given is not read as its arguments.
+    if let Some((runner, via)) = path.rsplit_once('.')
+        && matches!(
+            via,
+            "__call__" | "call" | "apply" | "bind" | "__func__" | "__wrapped__"
+        )
+        && crate::repl::runs(runner, after_call, true).is_some()
+    {
+        return Some(format!(
+            "{path} calls a runner through one of its members: what it runs is not read"
+        ));
+    }
     // A program's arguments given by a non-literal to `sh.X(…)`.
     if let Some((module, _)) = path.rsplit_once('.')
         && PROGRAM_MODULES.contains(&module)

@@ -288,6 +288,8 @@ fn runners_reached_through_objects_builders_or_attributes_are_named() {
         r#"sh.rm("-rf", d)"#,
         r#"threading.Thread(target=shutil.rmtree, args=("/root",)).start()"#,
         r#"os.__dict__["sys" "tem"]("id")"#,
+        r#"os.system.__call__("rm -rf ~")"#,
+        r#"require("child_process").execSync.apply(null, ["rm -rf ~"])"#,
     ] {
         assert!(unread(line).is_some(), "{line}");
     }
