@@ -69,7 +69,9 @@ impl Unentered {
             Some(end) => {
                 let entered = format!("{open}{tail}{}", &text[..=end]);
                 open = if crate::policy::open_statement(&entered) {
-                    last_chars(entered)
+                    // Too long, its start and its end are kept: where a call begins and
+                    // what ends it.
+                    ends(entered)
                 } else {
                     String::new()
                 };
@@ -101,6 +103,18 @@ impl Unentered {
     fn typed_here(&self, id: &str, text: &str) {
         self.typed(id, text, true, false);
     }
+}
+
+/// The first and the last half of [`KEPT_CHARS`] characters of `text`, when it is longer.
+fn ends(text: String) -> String {
+    let count = text.chars().count();
+    if count <= KEPT_CHARS {
+        return text;
+    }
+    let half = KEPT_CHARS / 2;
+    let head: String = text.chars().take(half).collect();
+    let tail: String = text.chars().skip(count - half).collect();
+    format!("{head}\r{tail}")
 }
 
 /// The last [`KEPT_CHARS`] characters of `text`.
@@ -154,5 +168,11 @@ mod tests {
         assert_eq!(u.before("t"), "", "a blank line ends it");
         u.typed_here("t", "\u{1b}[A\r");
         assert_eq!(u.before("t"), "", "keys are not brackets");
+        let padded = format!("os.system(\r{}\r", " ".repeat(KEPT_CHARS * 2));
+        u.typed_here("t", &padded);
+        assert!(
+            u.before("t").starts_with("os.system("),
+            "a long statement keeps its start"
+        );
     }
 }

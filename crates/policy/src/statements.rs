@@ -6,7 +6,7 @@
 //! with what follows them (`open_statement`) and for a terminal's text to be read a
 //! statement at a time (`joined`).
 
-/// Most lines kept together as one statement: a longer one is read from its last lines.
+/// Most lines read together as one statement: a longer one is read in parts of this many.
 const MAX_LINES: usize = 64;
 
 /// How a line's quotes are read: a shell's (no escape inside `'…'`, a `#` comment only at a
@@ -20,8 +20,127 @@ enum Reading {
 /// Whether `text` (typed keys: `\r` ends a line) leaves a statement open in either reading:
 /// what comes next is read with it.
 pub fn open_statement(text: &str) -> bool {
-    let text = plain(text);
-    open_in(&text, Reading::Shell) || open_in(&text, Reading::Code)
+    let mut scans = Scans::default();
+    for line in plain(text).lines() {
+        scans.feed(line);
+    }
+    scans.open()
+}
+
+/// Both readings of the lines fed so far.
+#[derive(Default)]
+struct Scans {
+    shell: Scan,
+    code: Scan,
+}
+
+impl Scans {
+    fn feed(&mut self, line: &str) {
+        let chars: Vec<char> = line.chars().collect();
+        self.shell.feed(&chars, Reading::Shell);
+        self.code.feed(&chars, Reading::Code);
+    }
+
+    fn open(&self) -> bool {
+        self.shell.open(Reading::Shell) || self.code.open(Reading::Code)
+    }
+}
+
+/// One reading's state after the lines fed so far: read a line at a time, so a text of many
+/// lines is read once, not again for each line it gains.
+#[derive(Default)]
+struct Scan {
+    depth: usize,
+    /// The open quote, and whether it is tripled.
+    quote: Option<(char, bool)>,
+    lines: usize,
+    /// The last line that was not blank, its end trimmed.
+    last: String,
+    /// A line ended with `:` (a block begun).
+    block: bool,
+    /// A blank line came after the last one that was not.
+    ended_blank: bool,
+}
+
+impl Scan {
+    fn feed(&mut self, chars: &[char], reading: Reading) {
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if let Some((q, triple)) = self.quote {
+                if c == '\\' && !(reading == Reading::Shell && q == '\'') {
+                    i += 2;
+                    continue;
+                }
+                if c == q
+                    && (!triple || (chars.get(i + 1) == Some(&q) && chars.get(i + 2) == Some(&q)))
+                {
+                    self.quote = None;
+                    i += if triple { 3 } else { 1 };
+                    continue;
+                }
+                i += 1;
+                continue;
+            }
+            match c {
+                '\\' => i += 1,
+                // A comment runs to the line's end.
+                '#' if reading == Reading::Code
+                    || i == 0
+                    || chars[i - 1].is_whitespace()
+                    || matches!(chars[i - 1], ';' | '&' | '|') =>
+                {
+                    break;
+                }
+                '\'' | '"' | '`' => {
+                    let triple = reading == Reading::Code
+                        && chars.get(i + 1) == Some(&c)
+                        && chars.get(i + 2) == Some(&c);
+                    self.quote = Some((c, triple));
+                    i += if triple { 2 } else { 0 };
+                }
+                '(' | '[' | '{' => self.depth += 1,
+                ')' | ']' | '}' => self.depth = self.depth.saturating_sub(1),
+                _ => {}
+            }
+            i += 1;
+        }
+        self.lines += 1;
+        let line: String = chars.iter().collect();
+        let trimmed = line.trim_end();
+        if trimmed.trim_start().is_empty() {
+            self.ended_blank = self.lines > 1;
+        } else {
+            self.ended_blank = false;
+            self.block |= trimmed.ends_with(':');
+            self.last = trimmed.to_string();
+        }
+    }
+
+    fn open(&self, reading: Reading) -> bool {
+        if self.quote.is_some() || self.depth > 0 {
+            return true;
+        }
+        let last = self.last.as_str();
+        if last.is_empty() {
+            return false;
+        }
+        let backslashes = last.chars().rev().take_while(|&c| c == '\\').count();
+        if backslashes % 2 == 1 {
+            return true;
+        }
+        match reading {
+            // A pipe or a list waiting for its next command.
+            Reading::Shell => last.ends_with('|') || last.ends_with("&&"),
+            // A block begun (`for f in x:`) goes on while its lines are indented, until a
+            // blank line ends it.
+            Reading::Code => {
+                !self.ended_blank
+                    && (last.ends_with(':')
+                        || (self.lines > 1 && last.starts_with([' ', '\t']) && self.block))
+            }
+        }
+    }
 }
 
 /// Typed keys as the text of their lines: `\r` a line end, escape sequences (`ESC [ A`)
@@ -58,104 +177,32 @@ fn plain(text: &str) -> String {
     out
 }
 
-fn open_in(text: &str, reading: Reading) -> bool {
-    let chars: Vec<char> = text.chars().collect();
-    let mut depth = 0usize;
-    // The open quote, and whether it is tripled.
-    let mut quote: Option<(char, bool)> = None;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if let Some((q, triple)) = quote {
-            if c == '\\' && !(reading == Reading::Shell && q == '\'') {
-                i += 2;
-                continue;
-            }
-            if c == q && (!triple || (chars.get(i + 1) == Some(&q) && chars.get(i + 2) == Some(&q)))
-            {
-                quote = None;
-                i += if triple { 3 } else { 1 };
-                continue;
-            }
-            i += 1;
-            continue;
-        }
-        match c {
-            '\\' => i += 1,
-            '#' if reading == Reading::Code
-                || i == 0
-                || chars[i - 1].is_whitespace()
-                || matches!(chars[i - 1], ';' | '&' | '|') =>
-            {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            '\'' | '"' | '`' => {
-                let triple = reading == Reading::Code
-                    && chars.get(i + 1) == Some(&c)
-                    && chars.get(i + 2) == Some(&c);
-                quote = Some((c, triple));
-                i += if triple { 2 } else { 0 };
-            }
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        i += 1;
-    }
-    if quote.is_some() || depth > 0 {
-        return true;
-    }
-    let lines: Vec<&str> = text.lines().collect();
-    let last = lines.iter().rev().find(|l| !l.trim().is_empty());
-    let Some(last) = last.map(|l| l.trim_end()) else {
-        return false;
-    };
-    let backslashes = last.chars().rev().take_while(|&c| c == '\\').count();
-    if backslashes % 2 == 1 {
-        return true;
-    }
-    match reading {
-        // A pipe or a list waiting for its next command.
-        Reading::Shell => last.ends_with('|') || last.ends_with("&&"),
-        // A block begun (`for f in x:`) goes on while its lines are indented, until a blank
-        // line ends it.
-        Reading::Code => {
-            let ended_blank = text.trim_end_matches([' ', '\t']).ends_with("\n\n")
-                || lines.last().is_some_and(|l| l.trim().is_empty()) && lines.len() > 1;
-            !ended_blank
-                && (last.ends_with(':')
-                    || (lines.len() > 1
-                        && last.starts_with([' ', '\t'])
-                        && lines.iter().any(|l| l.trim_end().ends_with(':'))))
-        }
-    }
-}
-
 /// The statements of a terminal's text that run over several lines, each joined as the
 /// program reads it (`os.system(\n"rm -rf ~")`): what a line-by-line reading cannot see.
-pub(crate) fn joined(text: &str) -> Vec<String> {
+/// `true` with them when a statement ran over more than [`MAX_LINES`] lines and was read in
+/// parts (then what it runs may not be in any one part: the caller asks).
+pub(crate) fn joined(text: &str) -> (Vec<String>, bool) {
     let mut out = Vec::new();
+    let mut in_parts = false;
     let mut acc: Vec<&str> = Vec::new();
-    for line in text.split(['\n', '\r']) {
+    let mut scans = Scans::default();
+    for line in text.lines() {
         acc.push(line);
-        if acc.len() > MAX_LINES {
-            acc.remove(0);
-        }
-        let together = acc.join("\n");
-        if !open_statement(&together) {
+        scans.feed(&plain(line));
+        let open = scans.open();
+        if !open || acc.len() >= MAX_LINES {
+            in_parts |= open;
             if acc.len() > 1 {
-                out.push(together);
+                out.push(acc.join("\n"));
             }
             acc.clear();
+            scans = Scans::default();
         }
     }
     if acc.len() > 1 {
         out.push(acc.join("\n"));
     }
-    out
+    (out, in_parts)
 }
 
 #[cfg(test)]
@@ -196,8 +243,10 @@ mod tests {
     fn statements_over_several_lines_are_joined() {
         assert_eq!(
             joined("import os\nos.system(\n  \"rm -rf ~\"\n)\nprint(1)"),
-            vec!["os.system(\n  \"rm -rf ~\"\n)".to_string()]
+            (vec!["os.system(\n  \"rm -rf ~\"\n)".to_string()], false)
         );
-        assert!(joined("ls\npwd\n").is_empty());
+        assert_eq!(joined("ls\npwd\n"), (vec![], false));
+        let long = format!("os.system(\n{}\"rm -rf ~\")", " \n".repeat(MAX_LINES));
+        assert!(joined(&long).1, "read in parts");
     }
 }

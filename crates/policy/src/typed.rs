@@ -135,7 +135,17 @@ impl crate::Policy {
         let mut findings = self.evaluate(line, cwd).findings;
         // Each line, and each statement that runs over several (`os.system(` Enter
         // `"rm -rf ~")`), read as a REPL reads it.
-        let statements = crate::statements::joined(line);
+        let (statements, in_parts) = crate::statements::joined(line);
+        if in_parts {
+            findings.push(crate::Finding {
+                severity: crate::Severity::Warn,
+                rule: "computed_command",
+                message: "a statement runs over more lines than are read together: what it runs \
+                          may be in no one part"
+                    .into(),
+                command: line.chars().take(200).collect(),
+            });
+        }
         let lines = || line.lines().chain(statements.iter().map(String::as_str));
         for call in lines().flat_map(crate::repl::repl_calls) {
             findings.extend(self.evaluate(&call, cwd).findings);
