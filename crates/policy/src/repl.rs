@@ -57,7 +57,10 @@ fn repl_calls_within(line: &str, depth: usize) -> Vec<String> {
 /// `compile`, JavaScript's `eval` and `Function`, Ruby's `eval` and `instance_eval`.
 fn code_strings(line: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let chars: Vec<char> = line.chars().collect();
+    if !line.contains('(') {
+        return out;
+    }
+    let mut read: Option<(Vec<char>, Vec<usize>)> = None;
     // pdb's, profile's, timeit's, `code`'s and Node's `vm` runners take code as a string too.
     for call in [
         "exec(",
@@ -78,14 +81,18 @@ fn code_strings(line: &str) -> Vec<String> {
         "runInContext(",
         "Script(",
     ] {
-        let call: Vec<char> = call.chars().collect();
-        let mut i = 0;
-        while i + call.len() <= chars.len() {
-            if chars[i..i + call.len()] != call[..] {
-                i += 1;
-                continue;
-            }
-            let mut j = i + call.len();
+        let mut from = 0;
+        while let Some(at) = line[from..].find(call) {
+            // The line's characters, read once and only when a call is found.
+            let (chars, offsets) = read.get_or_insert_with(|| {
+                (
+                    line.chars().collect(),
+                    line.char_indices().map(|(b, _)| b).collect(),
+                )
+            });
+            let byte = from + at + call.len();
+            from = byte;
+            let mut j = offsets.partition_point(|&o| o < byte);
             while j < chars.len() && chars[j].is_whitespace() {
                 j += 1;
             }
@@ -96,18 +103,16 @@ fn code_strings(line: &str) -> Vec<String> {
                 q += 1;
             }
             if !chars.get(q).is_some_and(|c| matches!(c, '"' | '\'' | '`')) {
-                i = j;
                 continue;
             }
-            let raw =
-                crate::string_escapes::prefix_before(&chars, q).is_some_and(|p| p.contains('r'));
-            if q > j && crate::string_escapes::prefix_before(&chars, q).is_none() {
-                i = j;
+            let prefix = crate::string_escapes::prefix_before(chars, q);
+            if q > j && prefix.is_none() {
                 continue;
             }
-            let (text, end) = crate::string_escapes::literal_text(&chars, q, raw);
+            let raw = prefix.is_some_and(|p| p.contains('r'));
+            let (text, end) = crate::string_escapes::literal_text(chars, q, raw);
             out.push(text);
-            i = end;
+            from = offsets.get(end).copied().unwrap_or(line.len());
         }
     }
     out

@@ -170,6 +170,9 @@ fn called_before(ps: &[Piece], k: usize) -> Option<String> {
 /// Tcl's `file delete [-force] PATH…` (at `tclsh`'s prompt): `rm` of each path, `rm -rf`
 /// with `-force`, which deletes directories and what they hold.
 pub(crate) fn tcl_delete(line: &str) -> Option<String> {
+    if !line.trim_start().starts_with("file") {
+        return None;
+    }
     let words = shell_words::split(line.trim()).ok()?;
     let [file, delete, rest @ ..] = words.as_slice() else {
         return None;

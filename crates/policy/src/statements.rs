@@ -184,6 +184,10 @@ fn plain(text: &str) -> String {
 pub(crate) fn joined(text: &str) -> (Vec<String>, bool) {
     let mut out = Vec::new();
     let mut in_parts = false;
+    // One line is a statement of one line: nothing to join (most typed input).
+    if !text.trim_end_matches(['\r', '\n']).contains(['\r', '\n']) {
+        return (out, in_parts);
+    }
     let mut acc: Vec<&str> = Vec::new();
     let mut scans = Scans::default();
     for line in text.lines() {
