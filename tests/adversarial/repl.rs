@@ -2,6 +2,31 @@
 
 use super::*;
 
+/// Python's prompt at the end of a terminal's output.
+const PROMPT: Option<&str> = Some(">>> $");
+
+/// A server declining what it would ask about (nobody to ask), as `who`, with a python3
+/// REPL open in a terminal of it: the server and the terminal's id.
+async fn python_repl(who: Who, p: &Place) -> (Server, String) {
+    if who == Who::Nobody {
+        chown_tree(&p.base, NOBODY);
+    }
+    let s = start_declining(who, p).await;
+    let id = open_shell(&s).await;
+    let r = s.call(terminal_input(&id, "python3 -q\r", PROMPT)).await;
+    assert_eq!(r["success"], true, "{who:?}: {r:#}");
+    (s, id)
+}
+
+/// Whether `line`, typed at the REPL, printed `want` (the REPL goes on after a refusal).
+async fn repl_prints(s: &Server, id: &str, line: &str, want: &str) -> bool {
+    let r = s.call(terminal_input(id, line, PROMPT)).await;
+    r["result"]["output"]
+        .as_str()
+        .unwrap_or_default()
+        .contains(want)
+}
+
 /// fish's `source` with no file (or `-`) runs the script it reads from its input: `echo
 /// 'rm -rf DIR' | source`, typed in a real fish, was `allowed` (the policy read `source`
 /// with no file as running nothing) and deleted DIR. Now the piped text is judged as the
@@ -64,14 +89,8 @@ async fn a_repl_deleting_what_it_computes_or_lists_deletes_nothing_unasked() {
         let out = p.out.display().to_string();
         let notes = p.home.join("notes.txt");
         std::fs::write(&notes, "mine\n").unwrap();
-        if who == Who::Nobody {
-            chown_tree(&p.base, NOBODY);
-        }
-        let s = start_declining(who, &p).await;
-        let id = open_shell(&s).await;
-        let prompt = Some(">>> $");
-        let r = s.call(terminal_input(&id, "python3 -q\r", prompt)).await;
-        assert_eq!(r["success"], true, "{who:?}: {r:#}");
+        let (s, id) = python_repl(who, &p).await;
+        let prompt = PROMPT;
         for line in [
             format!("import shutil; p = '{out}'; shutil.rmtree(p)\r"),
             "import pathlib; [f.unlink() for f in pathlib.Path.home().rglob('*')]\r".to_string(),
@@ -84,14 +103,7 @@ async fn a_repl_deleting_what_it_computes_or_lists_deletes_nothing_unasked() {
             );
             assert!(notes.exists(), "{who:?}: {line:?} deleted the home's files");
         }
-        let r = s.call(terminal_input(&id, "print(6*7)\r", prompt)).await;
-        assert!(
-            r["result"]["output"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("42"),
-            "{who:?}: {r:#}"
-        );
+        assert!(repl_prints(&s, &id, "print(6*7)\r", "42").await, "{who:?}");
         s.stop().await;
     }
 }
@@ -107,14 +119,8 @@ async fn a_repls_strings_are_read_as_the_language_builds_them() {
     for who in identities() {
         let p = place(who);
         let out = p.out.display().to_string();
-        if who == Who::Nobody {
-            chown_tree(&p.base, NOBODY);
-        }
-        let s = start_declining(who, &p).await;
-        let id = open_shell(&s).await;
-        let prompt = Some(">>> $");
-        let r = s.call(terminal_input(&id, "python3 -q\r", prompt)).await;
-        assert_eq!(r["success"], true, "{who:?}: {r:#}");
+        let (s, id) = python_repl(who, &p).await;
+        let prompt = PROMPT;
         let r = s
             .call(terminal_input(&id, "import os, asyncio, pdb\r", prompt))
             .await;
@@ -136,17 +142,10 @@ async fn a_repls_strings_are_read_as_the_language_builds_them() {
             );
         }
         // Everyday strings still run: bytes, raw and joined literals that run nothing.
-        let r = s
-            .call(terminal_input(
-                &id,
-                "print(b\"by\" + b\"tes\", r\"\\d+\", \"jo\" \"ined\")\r",
-                prompt,
-            ))
-            .await;
-        let output = r["result"]["output"].as_str().unwrap_or_default();
+        let line = "print(b\"by\" + b\"tes\", r\"\\d+\", \"jo\" \"ined\")\r";
         assert!(
-            output.contains("b'bytes'") && output.contains("joined"),
-            "{who:?}: {r:#}"
+            repl_prints(&s, &id, line, "b'bytes' \\d+ joined").await,
+            "{who:?}"
         );
         s.stop().await;
     }
@@ -162,15 +161,7 @@ async fn a_statement_entered_over_several_calls_is_judged_whole() {
     for who in identities() {
         let p = place(who);
         let out = p.out.display().to_string();
-        if who == Who::Nobody {
-            chown_tree(&p.base, NOBODY);
-        }
-        let s = start_declining(who, &p).await;
-        let id = open_shell(&s).await;
-        let r = s
-            .call(terminal_input(&id, "python3 -q\r", Some(">>> $")))
-            .await;
-        assert_eq!(r["success"], true, "{who:?}: {r:#}");
+        let (s, id) = python_repl(who, &p).await;
         let r = s
             .call(terminal_input(
                 &id,
@@ -180,17 +171,13 @@ async fn a_statement_entered_over_several_calls_is_judged_whole() {
             .await;
         assert_eq!(r["success"], true, "{who:?}: {r:#}");
         let line = format!("\"rm -rf {out}\")\r");
-        let r = s.call(terminal_input(&id, &line, Some(">>> $"))).await;
+        let r = s.call(terminal_input(&id, &line, PROMPT)).await;
         assert_eq!(r["success"], false, "{who:?}: {line:?} ran: {r:#}");
         assert!(p.out.join("keep.txt").exists(), "{who:?}: deleted {out}");
         // Abandoned with Ctrl-C, the REPL goes on and a plain line runs.
-        let r = s.call(terminal_input(&id, "\u{3}", Some(">>> $"))).await;
+        let r = s.call(terminal_input(&id, "\u{3}", PROMPT)).await;
         assert_eq!(r["success"], true, "{who:?}: {r:#}");
-        let r = s
-            .call(terminal_input(&id, "print(6*7)\r", Some(">>> $")))
-            .await;
-        let said = r["result"]["output"].as_str().unwrap_or_default();
-        assert!(said.contains("42"), "{who:?}: {r:#}");
+        assert!(repl_prints(&s, &id, "print(6*7)\r", "42").await, "{who:?}");
         let r = s.call(terminal_input(&id, "exit()\r", Some("\\$ $"))).await;
         assert_eq!(r["success"], true, "{who:?}: {r:#}");
         // bash's continuation line.

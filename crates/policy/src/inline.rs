@@ -60,7 +60,14 @@ const SHELL_CALLS: &[&str] = &[
     "command",
     "cmd",
     "program",
-    // Python's asyncio, Node's execa, Octave's and MATLAB's own.
+    // MATLAB's.
+    "dos",
+];
+
+/// Other languages' and libraries' runners, named alike at a REPL's prompt and in inline
+/// code: Python's asyncio, Node's execa, Octave's and MATLAB's `unix`, PHP's
+/// `pcntl_exec(PATH, [ARGS])`, R's `system2(CMD, ARGS)`.
+pub(crate) const OTHER_RUNNERS: &[&str] = &[
     "create_subprocess_exec",
     "create_subprocess_shell",
     "subprocess_exec",
@@ -70,8 +77,6 @@ const SHELL_CALLS: &[&str] = &[
     "execacommand",
     "execacommandsync",
     "unix",
-    "dos",
-    // PHP's `pcntl_exec(PATH, [ARGS])`, R's `system2(CMD, ARGS)`.
     "pcntl_exec",
     "system2",
 ];
@@ -455,7 +460,9 @@ fn scan_literals(lang: &str, literals: &[Literal], found: &mut Found) {
         }
         if lit.backtick && matches!(lang, "perl" | "ruby" | "php") {
             found.shell_lines.push(lit.text.clone());
-        } else if SHELL_CALLS.contains(&lit.callee.as_str()) {
+        } else if SHELL_CALLS.contains(&lit.callee.as_str())
+            || OTHER_RUNNERS.contains(&lit.callee.as_str())
+        {
             // A list (`run(["rm", "-rf", "/"])`), or a program and its arguments' list
             // (`spawnSync('rm', ['-rf', '/'])`, `execFile`, `os.execvp`): an argv.
             let listed = literals

@@ -156,17 +156,6 @@ const RUNS_COMMANDS: &[&str] = &[
     "spawnvpe",
     "posix_spawn",
     "posix_spawnp",
-    "create_subprocess_exec",
-    "create_subprocess_shell",
-    "subprocess_exec",
-    "subprocess_shell",
-    "execa",
-    "execasync",
-    "execacommand",
-    "execacommandsync",
-    "unix",
-    "pcntl_exec",
-    "system2",
 ];
 
 /// Modules (or what they are commonly bound to) whose members below run commands.
@@ -265,7 +254,9 @@ pub(crate) fn runs(path: &str, after_call: bool, line_binds_child_process: bool)
         1 => None,
         n => Some(segments[n - 2].to_ascii_lowercase()),
     };
-    if RUNS_COMMANDS.contains(&lower.as_str()) {
+    if RUNS_COMMANDS.contains(&lower.as_str())
+        || crate::inline::OTHER_RUNNERS.contains(&lower.as_str())
+    {
         return Some(Runs::Commands);
     }
     let module_member = COMMAND_MEMBERS.contains(&lower.as_str())
@@ -449,6 +440,7 @@ fn literal_unread(ps: &[Piece], k: usize, text: &str) -> Option<String> {
         }
     }
     let names_runner = RUNS_COMMANDS.contains(&lower.as_str())
+        || crate::inline::OTHER_RUNNERS.contains(&lower.as_str())
         || matches!(
             lower.as_str(),
             "exec" | "spawn" | "execute" | "eval" | "__import__"
