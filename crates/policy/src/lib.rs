@@ -29,6 +29,7 @@ mod repl_runners;
 mod repl_tokens;
 mod repl_trees;
 pub mod rules;
+mod runner_names;
 mod runners;
 mod safety_hint;
 mod statements;
