@@ -115,7 +115,19 @@ pub async fn serve(
         tokio::spawn(async move {
             let handler = hyper::service::service_fn(move |req: Request<Incoming>| {
                 let (service, token, live) = (service.clone(), token.clone(), live.clone());
-                async move { Ok::<_, Infallible>(answer(&service, &token, &live, req).await) }
+                async move {
+                    let mut r = answer(&service, &token, &live, req).await;
+                    // A refusal is sent before the request's body is read, and hyper then
+                    // closes the connection: said in the answer, so that a client does not
+                    // send its next request on it in the meantime (and get no answer).
+                    if r.status().is_client_error() {
+                        r.headers_mut().insert(
+                            hyper::header::CONNECTION,
+                            hyper::header::HeaderValue::from_static("close"),
+                        );
+                    }
+                    Ok::<_, Infallible>(r)
+                }
             });
             if let Err(e) = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), handler)
