@@ -19,8 +19,18 @@ async fn python_repl(who: Who, p: &Place) -> (Server, String) {
 }
 
 /// Whether `line`, typed at the REPL, printed `want` (the REPL goes on after a refusal).
+/// The read ends on `want` and then the prompt: a prompt drawn late for an earlier line
+/// (after Ctrl-C, Python's comes once the interrupt is handled) does not end it.
 async fn repl_prints(s: &Server, id: &str, line: &str, want: &str) -> bool {
-    let r = s.call(terminal_input(id, line, PROMPT)).await;
+    let escaped: String = want
+        .chars()
+        .flat_map(|c| {
+            let meta = "\\.+*?()|[]{}^$".contains(c);
+            meta.then_some('\\').into_iter().chain([c])
+        })
+        .collect();
+    let until = format!("{escaped}[\\s\\S]*>>> $");
+    let r = s.call(terminal_input(id, line, Some(&until))).await;
     r["result"]["output"]
         .as_str()
         .unwrap_or_default()
